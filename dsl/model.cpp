@@ -1,0 +1,208 @@
+// The model builder: every call interns nodes through the graph and records latents,
+// data slots and log-density terms; errors name the variable or slot at fault.
+#include "model.hpp"
+
+#include <cctype>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include <advi/graph/error.hpp>
+
+namespace advi {
+
+Dist dist(std::string_view name, std::vector<Arg> args) {
+    return Dist{&distribution(name), std::move(args)};
+}
+
+namespace {
+
+// Re-throws an error of the graph or distribution layer with the model context first:
+// "param `beta` prior: normal: argument `sigma` must be positive, got -1".
+template <class F>
+auto in_context(const std::string& context, F&& f) {
+    try {
+        return f();
+    } catch (const ShapeError& e) {
+        throw ShapeError(context + ": " + e.what());
+    } catch (const DataError& e) {
+        throw DataError(context + ": " + e.what());
+    } catch (const ModelError& e) {
+        throw ModelError(context + ": " + e.what());
+    }
+}
+
+}  // namespace
+
+void Model::check_name(const std::string& name) const {
+    const bool ok = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
+    if (!ok) throw ModelError(fmt::format("`{}` is not a valid name", name));
+    for (const auto& v : latents_) {
+        if (v.name == name) throw ModelError(fmt::format("`{}` is already a parameter", name));
+    }
+    for (const auto& d : data_) {
+        if (d.name == name) throw ModelError(fmt::format("`{}` is already a data slot", name));
+    }
+}
+
+Expr Model::bind(std::string name, Shape shape, DType dtype, const double* real, const int* ints) {
+    check_name(name);
+    if (real != nullptr) {
+        for (int k = 0; k < shape.size(); ++k) {
+            if (!std::isfinite(real[k])) {
+                throw DataError(fmt::format("data slot `{}`: element {} is {}, not a finite number",
+                                            name, k, real[k]));
+            }
+        }
+    }
+    const auto slot = static_cast<std::int64_t>(data_.size());
+    data_.push_back({name, shape, dtype, real, ints});
+    return wrap(graph_.leaf(Op::Data, shape, dtype, slot, name));
+}
+
+Expr Model::data(std::string name, const Eigen::VectorXd& v) {
+    return bind(std::move(name), Shape::vector(static_cast<int>(v.size())), DType::Real, v.data(), nullptr);
+}
+Expr Model::data(std::string name, const Eigen::MatrixXd& m) {
+    return bind(std::move(name), Shape::matrix(static_cast<int>(m.rows()), static_cast<int>(m.cols())),
+                DType::Real, m.data(), nullptr);
+}
+Expr Model::data(std::string name, const Eigen::VectorXi& v) {
+    return bind(std::move(name), Shape::vector(static_cast<int>(v.size())), DType::Int, nullptr, v.data());
+}
+Expr Model::data(std::string name, double v) {
+    owned_reals_.push_back(std::make_unique<double>(v));
+    return bind(std::move(name), Shape::scalar(), DType::Real, owned_reals_.back().get(), nullptr);
+}
+Expr Model::data(std::string name, int v) {
+    owned_ints_.push_back(std::make_unique<int>(v));
+    return bind(std::move(name), Shape::scalar(), DType::Int, nullptr, owned_ints_.back().get());
+}
+
+NodeId Model::resolve(const Arg& a) {
+    if (!a.is_expr()) return graph_.constant(a.value());
+    if (&a.expr().model() != this) throw ModelError("an expression of another model was used here");
+    return a.expr().id();
+}
+
+Expr Model::apply(Op op, const Expr& a, const Expr& b) {
+    auto real = [&](const Expr& e) -> NodeId {
+        if (&e.model() != this) throw ModelError("an expression of another model was used here");
+        const bool reads_ints = op == Op::Gather || op == Op::ScatterAdd;
+        if (graph_[e.id()].dtype == DType::Int && !(reads_ints && &e == &b)) {
+            return graph_.apply(Op::ToReal, e.id());
+        }
+        return e.id();
+    };
+    const NodeId x = real(a);
+    const NodeId y = b.valid() ? real(b) : kNoNode;
+    return wrap(graph_.apply(op, x, y));
+}
+
+Expr Model::param(std::string name, const Dist& prior, ParamOptions options) {
+    return param(std::move(name), prior, -1, -1, options);
+}
+
+Expr Model::param(std::string name, const Dist& prior, Eigen::Index n, ParamOptions options) {
+    if (n < 0) throw ModelError(fmt::format("param `{}`: negative size {}", name, n));
+    return param(std::move(name), prior, n, -2, options);
+}
+
+Expr Model::param(std::string name, const Dist& prior, Eigen::Index rows, Eigen::Index cols,
+                  ParamOptions options) {
+    check_name(name);
+    // (-1, -1): scalar; (n, -2): vector(n); else matrix(rows, cols).
+    Shape shape;
+    if (rows == -1 && cols == -1) {
+        shape = Shape::scalar();
+    } else if (cols == -2) {
+        shape = Shape::vector(static_cast<int>(rows));
+    } else {
+        if (rows < 0 || cols < 0) {
+            throw ModelError(fmt::format("param `{}`: negative size {}x{}", name, rows, cols));
+        }
+        shape = Shape::matrix(static_cast<int>(rows), static_cast<int>(cols));
+    }
+    const std::string context = fmt::format("param `{}` prior", name);
+    return in_context(context, [&] {
+        if (prior.info == nullptr) throw ModelError("no distribution given");
+        const DistInfo& d = *prior.info;
+        if (d.variate == DType::Int) {
+            throw ModelError(fmt::format("{} is a distribution over integers; a latent variable "
+                                         "needs a continuous prior",
+                                         d.name));
+        }
+        std::vector<NodeId> args;
+        for (const Arg& a : prior.args) args.push_back(resolve(a));
+        const Support natural = natural_support(graph_, d, args);
+        const Support support = options.support.value_or(natural);
+        if (!natural.covers(support)) {
+            throw ModelError(fmt::format("support {} is wider than {}'s support {}",
+                                         support.str(), d.name, natural.str()));
+        }
+        const auto index = static_cast<std::int64_t>(latents_.size());
+        const NodeId node = graph_.leaf(Op::Param, shape, DType::Real, index, name);
+        add_term(log_density(graph_, d, node, args));
+        latents_.push_back({name, shape, support, options.transform, node});
+        return wrap(node);
+    });
+}
+
+void Model::observe(const Expr& y, const Dist& d) {
+    const std::string& label = graph_.label(y.id());
+    const std::string context =
+        label.empty() ? fmt::format("observe %{}", y.id()) : fmt::format("observe `{}`", label);
+    in_context(context, [&] {
+        if (&y.model() != this) throw ModelError("an expression of another model was used here");
+        if (d.info == nullptr) throw ModelError("no distribution given");
+        std::vector<NodeId> args;
+        for (const Arg& a : d.args) args.push_back(resolve(a));
+        const Node& n = graph_[y.id()];
+        // Data values are known now: check them against the support once, here, rather
+        // than meet a NaN in the middle of a fit.
+        if (n.op == Op::Data) {
+            const DataSlot& slot = data_[n.index];
+            if (d.info->variate == DType::Int && slot.ints != nullptr) {
+                for (int k = 0; k < slot.shape.size(); ++k) {
+                    if (!d.info->valid_int(slot.ints[k])) {
+                        throw DataError(fmt::format("value {} at index {} is outside the support of {}",
+                                                    slot.ints[k], k, d.info->name));
+                    }
+                }
+            } else if (d.info->variate == DType::Real) {
+                const Support s = natural_support(graph_, *d.info, args);
+                for (int k = 0; k < slot.shape.size(); ++k) {
+                    const double v = slot.real ? slot.real[k] : slot.ints[k];
+                    if (!s.contains(v) && !(s.kind == Support::Kind::Real)) {
+                        throw DataError(fmt::format("value {} at index {} is outside the support {} of {}",
+                                                    v, k, s.str(), d.info->name));
+                    }
+                }
+            }
+        }
+        add_term(log_density(graph_, *d.info, y.id(), args));
+        return 0;
+    });
+}
+
+void Model::target_add(const Expr& term) {
+    if (&term.model() != this) throw ModelError("target_add: an expression of another model");
+    NodeId t = apply(Op::Sum, term).id();
+    add_term(t);
+}
+
+void Model::add_term(NodeId term) { terms_.push_back(term); }
+
+Graph Model::graph() const {
+    Graph g = graph_;
+    NodeId lp = g.constant(0.0);
+    for (std::size_t k = 0; k < terms_.size(); ++k) {
+        lp = k == 0 ? terms_[0] : g.apply(Op::Add, lp, terms_[k]);
+    }
+    g.set_output("lp", lp);
+    return g;
+}
+
+ModelSpec Model::spec() const { return ModelSpec{graph(), latents_, data_}; }
+
+}  // namespace advi

@@ -1,0 +1,83 @@
+// The model builder of the embedded DSL: data slots bound by reference, latent variables
+// with priors (support inferred from the prior or given), likelihood terms.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <advi/compile/program.hpp>
+#include <advi/model/model_spec.hpp>
+
+#include "distributions.hpp"
+#include "expr.hpp"
+
+namespace advi {
+
+struct ParamOptions {
+    // The support; by default the prior's natural support. It may be narrower than the
+    // prior's (a half-normal: normal prior, positive support), never wider.
+    std::optional<Support> support;
+    // T1 (log) or T2 (softplus^-1) for bounded supports (paper section 3.3).
+    PositiveTransform transform = PositiveTransform::Log;
+};
+
+class Model {
+public:
+    Model() = default;
+    Model(const Model&) = delete;  // expressions point at their model
+    Model& operator=(const Model&) = delete;
+
+    // Data, bound by reference: the caller keeps it alive and unchanged while the model,
+    // its programs and fits are in use. Scalars are copied.
+    Expr data(std::string name, const Eigen::VectorXd& v);
+    Expr data(std::string name, const Eigen::MatrixXd& m);
+    Expr data(std::string name, const Eigen::VectorXi& v);
+    Expr data(std::string name, double v);
+    Expr data(std::string name, int v);
+    // Temporaries would dangle: bind a named object.
+    Expr data(std::string name, Eigen::VectorXd&& v) = delete;
+    Expr data(std::string name, Eigen::MatrixXd&& m) = delete;
+    Expr data(std::string name, Eigen::VectorXi&& v) = delete;
+
+    // A latent variable with its prior: scalar, vector(n) or matrix(rows, cols).
+    Expr param(std::string name, const Dist& prior, ParamOptions options = {});
+    Expr param(std::string name, const Dist& prior, Eigen::Index n, ParamOptions options = {});
+    Expr param(std::string name, const Dist& prior, Eigen::Index rows, Eigen::Index cols,
+               ParamOptions options = {});
+
+    // A likelihood term: log p(y | ...) added to the target. Data values are checked
+    // against the distribution's support here.
+    void observe(const Expr& y, const Dist& d);
+    // A raw log-density term (summed if not a scalar).
+    void target_add(const Expr& term);
+
+    // The model graph with output "lp" (the log joint density over the latents).
+    [[nodiscard]] Graph graph() const;
+    // The model as the engine sees it.
+    [[nodiscard]] ModelSpec spec() const;
+
+    // For Expr and its operators.
+    [[nodiscard]] const Graph& nodes() const { return graph_; }
+    Expr wrap(NodeId id) { return {this, id}; }
+    NodeId resolve(const Arg& a);
+    // Interns op(a, b) with int data converted to real where the op reads reals.
+    Expr apply(Op op, const Expr& a, const Expr& b = {});
+
+private:
+    Expr bind(std::string name, Shape shape, DType dtype, const double* real, const int* ints);
+    void check_name(const std::string& name) const;
+    void add_term(NodeId term);
+
+    Graph graph_;
+    std::vector<LatentVariable> latents_;
+    std::vector<DataSlot> data_;
+    std::vector<NodeId> terms_;
+    std::vector<std::unique_ptr<double>> owned_reals_;
+    std::vector<std::unique_ptr<int>> owned_ints_;
+};
+
+}  // namespace advi

@@ -1,0 +1,30 @@
+// The pipeline from a model to programs: constrain -> differentiate -> simplify -> compile.
+// Set ADVI_DUMP=model,constrain,diff,simplify,program (or "all") to print each stage.
+#pragma once
+
+#include <iosfwd>
+
+#include <advi/compile/program.hpp>
+#include <advi/model/model_spec.hpp>
+
+namespace advi {
+
+// The gradient program: run(zeta, grad) -> log p(x, T^-1(zeta)) + log|det J| and its
+// gradient over zeta.
+[[nodiscard]] Program compile(const ModelSpec& m);
+
+// The constrain program: run(zeta, theta) writes every latent's constrained values at
+// ModelSpec::theta_offsets().
+[[nodiscard]] Program compile_constrain_map(const ModelSpec& m);
+
+// The stages of compile(), for printing: the model graph, the graph on zeta, the raw
+// gradient graph and the simplified one.
+struct Stages {
+    Graph model;
+    Graph constrained;
+    Graph gradient;
+    Graph simplified;
+};
+[[nodiscard]] Stages stages(const ModelSpec& m);
+
+}  // namespace advi

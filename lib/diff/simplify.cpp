@@ -1,0 +1,151 @@
+// Rewrite rules applied by a simplifying constructor while the graph is rebuilt: each
+// rule is local, keeps the node's shape, and never makes the graph bigger.
+#include "simplify.hpp"
+
+namespace advi {
+namespace {
+
+class Simplifier {
+public:
+    explicit Simplifier(Graph& g) : g_(g) {}
+
+    NodeId make(Node n) {
+        const OpInfo& info = op_info(n.op);
+        if (n.arity() == 0) return g_.intern(n);
+        n.shape = info.shape(g_, n);
+        if (auto r = rewrite(n, info)) return *r;
+        return g_.intern(n);
+    }
+
+private:
+    Graph& g_;
+
+    NodeId apply(Op op, NodeId a, NodeId b = kNoNode) {
+        Node n;
+        n.op = op;
+        n.in = {a, b, kNoNode};
+        return make(n);
+    }
+    std::optional<double> cv(NodeId id) const { return g_.const_value(id); }
+    bool is(NodeId id, double v) const { return g_.is_const(id, v); }
+    // `x` at shape `s`: itself, or a scalar broadcast to s.
+    NodeId at(NodeId x, const Shape& s) {
+        if (g_[x].shape == s) return x;
+        if (auto c = cv(x)) return g_.constant(*c, s);
+        return g_.broadcast(x, s);
+    }
+
+    std::optional<NodeId> rewrite(const Node& n, const OpInfo& info) {
+        const NodeId a = n.in[0];
+        const NodeId b = n.in[1];
+        // Constant folding: every input a constant (scalar or filled) -> one constant.
+        if (info.fold != nullptr && n.op != Op::ToReal) {
+            bool all_const = true;
+            for (int k = 0; k < n.arity(); ++k) all_const = all_const && cv(n.in[k]).has_value();
+            if (all_const) {
+                const double x = *cv(a);
+                const double y = n.arity() > 1 ? *cv(b) : 0.0;
+                return g_.constant(info.fold(x, y), n.shape);
+            }
+        }
+        // An elementwise op does its own scalar broadcasting: broadcast(s) op v -> s op v.
+        if (info.elementwise && n.arity() == 2) {
+            if (g_[a].op == Op::Broadcast && g_[b].shape == n.shape) {
+                return apply(n.op, g_[a].in[0], b);
+            }
+            if (g_[b].op == Op::Broadcast && g_[a].shape == n.shape) {
+                return apply(n.op, a, g_[b].in[0]);
+            }
+        }
+        switch (n.op) {
+            case Op::Add:
+                if (is(b, 0)) return at(a, n.shape);                       // x + 0 = x
+                if (is(a, 0)) return at(b, n.shape);                       // 0 + x = x
+                if (g_[b].op == Op::Neg) return apply(Op::Sub, a, g_[b].in[0]);  // x + -y = x - y
+                if (g_[a].op == Op::Neg) return apply(Op::Sub, b, g_[a].in[0]);  // -x + y = y - x
+                break;
+            case Op::Sub:
+                if (is(b, 0)) return at(a, n.shape);                       // x - 0 = x
+                if (is(a, 0)) return at(apply(Op::Neg, b), n.shape);       // 0 - x = -x
+                if (g_[b].op == Op::Neg) return apply(Op::Add, a, g_[b].in[0]);  // x - -y = x + y
+                break;
+            case Op::Mul:
+                // x * 0 = 0: safe here because zeros come from constants of the model
+                // (an adjoint that does not flow), not from values that could be inf.
+                if (is(a, 0) || is(b, 0)) return g_.constant(0.0, n.shape);
+                if (is(b, 1)) return at(a, n.shape);                       // x * 1 = x
+                if (is(a, 1)) return at(b, n.shape);                       // 1 * x = x
+                if (is(b, -1)) return at(apply(Op::Neg, a), n.shape);      // x * -1 = -x
+                if (is(a, -1)) return at(apply(Op::Neg, b), n.shape);
+                if (g_[a].op == Op::Neg && g_[b].op == Op::Neg) {          // -x * -y = x * y
+                    return apply(Op::Mul, g_[a].in[0], g_[b].in[0]);
+                }
+                if (g_[a].op == Op::Neg) return apply(Op::Neg, apply(Op::Mul, g_[a].in[0], b));
+                if (g_[b].op == Op::Neg) return apply(Op::Neg, apply(Op::Mul, a, g_[b].in[0]));
+                // c1 * (c2 * x) = (c1 c2) * x
+                if (cv(a) && g_[b].op == Op::Mul && cv(g_[b].in[0]) && g_[a].shape.is_scalar()) {
+                    return apply(Op::Mul, g_.constant(*cv(a) * *cv(g_[b].in[0])), g_[b].in[1]);
+                }
+                if (cv(b) && !cv(a)) return apply(Op::Mul, b, a);          // constants first
+                break;
+            case Op::Div:
+                if (is(b, 1)) return at(a, n.shape);                       // x / 1 = x
+                if (is(a, 0)) return g_.constant(0.0, n.shape);            // 0 / x = 0
+                if (auto c = cv(b); c && g_[b].shape.is_scalar() && *c != 0) {
+                    return apply(Op::Mul, g_.constant(1.0 / *c), a);       // x / c = (1/c) x
+                }
+                break;
+            case Op::Neg:
+                if (g_[a].op == Op::Neg) return g_[a].in[0];               // --x = x
+                break;
+            case Op::Pow:
+                if (is(b, 1)) return at(a, n.shape);                       // x^1 = x
+                if (is(b, 2)) return at(apply(Op::Square, a), n.shape);    // x^2 = square(x)
+                if (is(b, 0.5)) return at(apply(Op::Sqrt, a), n.shape);    // x^0.5 = sqrt(x)
+                break;
+            case Op::Sum: {
+                const Node& x = g_[a];
+                if (x.shape.is_scalar()) return a;                         // sum(s) = s
+                if (auto c = cv(a)) return g_.constant(*c * x.shape.size());
+                // sum(broadcast(s)) = n s
+                if (x.op == Op::Broadcast) {
+                    return apply(Op::Mul, g_.constant(x.shape.size()), x.in[0]);
+                }
+                // sum(s * v) = s sum(v) for a scalar s: one multiply instead of n.
+                if (x.op == Op::Mul && g_[x.in[0]].shape.is_scalar()) {
+                    return apply(Op::Mul, x.in[0], apply(Op::Sum, x.in[1]));
+                }
+                if (x.op == Op::Mul && g_[x.in[1]].shape.is_scalar()) {
+                    return apply(Op::Mul, x.in[1], apply(Op::Sum, x.in[0]));
+                }
+                if (x.op == Op::Neg) return apply(Op::Neg, apply(Op::Sum, x.in[0]));
+                break;
+            }
+            case Op::Broadcast:
+                if (auto c = cv(a)) return g_.constant(*c, n.shape);
+                break;
+            default: break;
+        }
+        return std::nullopt;
+    }
+};
+
+}  // namespace
+
+Graph simplify(const Graph& g) {
+    // Rules can expose new opportunities upstream of a rewritten node's users; a few
+    // rounds reach the fixed point on every graph we have seen.
+    Graph cur = g;
+    for (int round = 0; round < 4; ++round) {
+        Graph next = rebuild(cur, [](Graph& out, const Node& n, NodeId) {
+            Simplifier s(out);
+            return s.make(n);
+        });
+        const bool same = next.size() == cur.size();
+        cur = std::move(next);
+        if (same && round > 0) break;
+    }
+    return cur;
+}
+
+}  // namespace advi

@@ -1,0 +1,46 @@
+// The error hierarchy: every user-facing failure is an advi::Error whose message names
+// the thing at fault (variable, data slot with expected and actual shape, argument).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace advi {
+
+// Base of every exception advi throws on purpose.
+class Error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// A model that cannot be built: unknown name, duplicate name, bad argument.
+class ModelError : public Error {
+public:
+    using Error::Error;
+};
+
+// Shapes that do not fit together, with the expected and actual shape in the message.
+class ShapeError : public ModelError {
+public:
+    using ModelError::ModelError;
+};
+
+// Bad data: wrong shape or type for a data slot, values outside a declared domain.
+class DataError : public Error {
+public:
+    using Error::Error;
+};
+
+// A fit that could not proceed (every draw non-finite, every step size failed).
+class FitError : public Error {
+public:
+    using Error::Error;
+};
+
+// Our own bug: an invariant that should hold whatever the user wrote.
+class InternalError : public Error {
+public:
+    using Error::Error;
+};
+
+}  // namespace advi

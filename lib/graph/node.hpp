@@ -1,0 +1,35 @@
+// A graph node is a value, not a statement: {op, shape, dtype, inputs, attributes}.
+// Nodes are created only through Graph::intern, so equal nodes are one node.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "op.hpp"
+#include "shape.hpp"
+
+namespace advi {
+
+using NodeId = std::int32_t;
+inline constexpr NodeId kNoNode = -1;
+inline constexpr int kMaxArity = 3;
+
+struct Node {
+    Op op = Op::Const;
+    Shape shape;
+    DType dtype = DType::Real;
+    std::array<NodeId, kMaxArity> in{kNoNode, kNoNode, kNoNode};
+    // Attributes: `value` of a Const (broadcast over `shape`); `index` of a leaf:
+    // the latent variable of a Param, the slot of a Data, the offset into zeta of a Zeta.
+    double value = 0.0;
+    std::int64_t index = 0;
+
+    [[nodiscard]] int arity() const;
+    bool operator==(const Node& o) const;
+};
+
+struct NodeHash {
+    std::size_t operator()(const Node& n) const;
+};
+
+}  // namespace advi

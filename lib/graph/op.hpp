@@ -1,0 +1,77 @@
+// The op table: one row per op (name, arity, shape rule, elementwise, kernel, adjoint rule,
+// test domain). Adding an op means adding an enumerator here and a row in op_table.cpp.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+#include "shape.hpp"
+
+namespace advi {
+
+enum class Op : std::uint8_t {
+    // leaves
+    Const, Data, Param, Zeta,
+    // elementwise unary
+    Neg, Exp, Log, Log1p, Expm1, Sqrt, Square, InvLogit, LogInvLogit, Log1pExp,
+    Lgamma, Digamma, Trigamma, ToReal,
+    // elementwise binary, scalars broadcast
+    Add, Sub, Mul, Div, Pow,
+    // reductions, linear algebra, indexing
+    Sum, Broadcast, Dot, MatVec, MatTVec, Outer, Gather, ScatterAdd,
+    Count_
+};
+inline constexpr int kOpCount = static_cast<int>(Op::Count_);
+
+class Graph;
+struct Node;
+using NodeId = std::int32_t;
+
+// A read-only view of a kernel input: real values, or int values for integer data.
+struct View {
+    const double* x = nullptr;
+    const int* i = nullptr;
+    int rows = 1;
+    int cols = 1;
+    [[nodiscard]] int size() const { return rows * cols; }
+};
+
+struct KernelArgs {
+    std::array<View, 3> in;
+    double* out = nullptr;
+    int out_rows = 1;
+    int out_cols = 1;
+    const Node* node = nullptr;  // attributes (Const value, ...)
+    [[nodiscard]] int out_size() const { return out_rows * out_cols; }
+};
+
+using Kernel = void (*)(const KernelArgs&);
+// Shape of the node `proto` (whose inputs are set) or a ShapeError naming the op.
+using ShapeRule = Shape (*)(const Graph& g, const Node& proto);
+// Adjoint rule: given the node `self` and the adjoint `adj` of its output, the adjoint
+// contribution for each input (kNoNode: none). A contribution may have the node's shape
+// where the input was broadcast from a scalar; the reverse pass sums it back.
+using AdjointRule = void (*)(Graph& g, NodeId self, NodeId adj, std::array<NodeId, 3>& contrib);
+// Scalar evaluation of elementwise ops, used for constant folding and tests.
+using Fold = double (*)(double a, double b);
+
+// Where finite-difference tests draw each op's inputs.
+enum class Domain : std::uint8_t { Real, Positive, Unit, None };
+
+struct OpInfo {
+    Op op;
+    std::string_view name;
+    int arity;
+    bool elementwise;
+    ShapeRule shape;
+    Kernel kernel;
+    AdjointRule adjoint;  // nullptr: not differentiable (the reverse pass names the op)
+    Fold fold;            // nullptr unless elementwise
+    Domain domain;
+};
+
+[[nodiscard]] const OpInfo& op_info(Op op);
+[[nodiscard]] std::string_view op_name(Op op);
+
+}  // namespace advi

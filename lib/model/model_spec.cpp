@@ -1,0 +1,59 @@
+// Offsets and lookups over a model's latent variables.
+#include "model_spec.hpp"
+
+#include <fmt/format.h>
+
+#include <advi/graph/error.hpp>
+#include <advi/transform/transform.hpp>
+
+namespace advi {
+
+std::vector<int> ModelSpec::zeta_offsets() const {
+    std::vector<int> off;
+    int at = 0;
+    for (const auto& v : latents) {
+        off.push_back(at);
+        at += transform_for(v.support, v.positive).unconstrained_shape(v.shape).size();
+    }
+    return off;
+}
+
+int ModelSpec::zeta_dim() const {
+    int at = 0;
+    for (const auto& v : latents) {
+        at += transform_for(v.support, v.positive).unconstrained_shape(v.shape).size();
+    }
+    return at;
+}
+
+std::vector<int> ModelSpec::theta_offsets() const {
+    std::vector<int> off;
+    int at = 0;
+    for (const auto& v : latents) {
+        off.push_back(at);
+        at += v.shape.size();
+    }
+    return off;
+}
+
+int ModelSpec::theta_dim() const {
+    int at = 0;
+    for (const auto& v : latents) at += v.shape.size();
+    return at;
+}
+
+int ModelSpec::latent_index(std::string_view name) const {
+    for (std::size_t k = 0; k < latents.size(); ++k) {
+        if (latents[k].name == name) return static_cast<int>(k);
+    }
+    std::string names;
+    for (const auto& v : latents) names += (names.empty() ? "" : ", ") + v.name;
+    throw ModelError(fmt::format("no latent variable named `{}` (the model has: {})", name,
+                                 names.empty() ? "none" : names));
+}
+
+const LatentVariable& ModelSpec::latent(std::string_view name) const {
+    return latents[latent_index(name)];
+}
+
+}  // namespace advi

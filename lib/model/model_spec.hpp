@@ -1,0 +1,46 @@
+// The model as the engine sees it, whichever front end built it: a graph whose output
+// "lp" is log p(x, theta), the latent variables with their supports, and the data slots.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <advi/graph/graph.hpp>
+#include <advi/transform/support.hpp>
+
+namespace advi {
+
+struct LatentVariable {
+    std::string name;
+    Shape shape;
+    Support support;
+    PositiveTransform positive = PositiveTransform::Log;
+    NodeId node = kNoNode;  // its Param leaf in the model graph
+};
+
+// A data slot points at the caller's memory (no copy): reals or ints, column-major.
+struct DataSlot {
+    std::string name;
+    Shape shape;
+    DType dtype = DType::Real;
+    const double* real = nullptr;
+    const int* ints = nullptr;
+};
+
+struct ModelSpec {
+    Graph graph;  // output "lp": the log joint density over Param leaves
+    std::vector<LatentVariable> latents;
+    std::vector<DataSlot> data;
+
+    // Offsets of each latent's unconstrained coordinates in zeta, and their total (dim).
+    [[nodiscard]] std::vector<int> zeta_offsets() const;
+    [[nodiscard]] int zeta_dim() const;
+    // Offsets of each latent's constrained values in a flat theta vector, and the total.
+    [[nodiscard]] std::vector<int> theta_offsets() const;
+    [[nodiscard]] int theta_dim() const;
+    // The latent named `name`, or a ModelError listing the names there are.
+    [[nodiscard]] const LatentVariable& latent(std::string_view name) const;
+    [[nodiscard]] int latent_index(std::string_view name) const;
+};
+
+}  // namespace advi

@@ -1,0 +1,217 @@
+// Every distribution of the table: log density against Boost.Math at several points
+// (vectorised, with scalar broadcasting), gradients against finite differences with respect
+// to every real argument and the variate, and argument checks that name the argument.
+#include <cmath>
+#include <functional>
+#include <map>
+
+#include <boost/math/distributions.hpp>
+#include <catch2/catch.hpp>
+
+#include <advi/dist/distribution.hpp>
+#include <advi/graph/error.hpp>
+
+#include "support/gradient_check.hpp"
+
+namespace advi {
+namespace {
+
+namespace bm = boost::math;
+using Ref = std::function<double(double x, const std::vector<double>& a)>;
+
+double inv_logit(double a) { return 1 / (1 + std::exp(-a)); }
+
+// Reference log densities, from Boost.Math's pdf.
+const std::map<std::string_view, Ref>& references() {
+    static const std::map<std::string_view, Ref> r = {
+        {"normal", [](double x, auto& a) { return std::log(bm::pdf(bm::normal(a[0], a[1]), x)); }},
+        {"lognormal", [](double x, auto& a) { return std::log(bm::pdf(bm::lognormal(a[0], a[1]), x)); }},
+        {"cauchy", [](double x, auto& a) { return std::log(bm::pdf(bm::cauchy(a[0], a[1]), x)); }},
+        {"student_t", [](double x, auto& a) {
+             return std::log(bm::pdf(bm::students_t(a[0]), (x - a[1]) / a[2]) / a[2]);
+         }},
+        {"gamma", [](double x, auto& a) { return std::log(bm::pdf(bm::gamma_distribution<>(a[0], 1 / a[1]), x)); }},
+        {"inv_gamma", [](double x, auto& a) { return std::log(bm::pdf(bm::inverse_gamma(a[0], a[1]), x)); }},
+        {"weibull", [](double x, auto& a) { return std::log(bm::pdf(bm::weibull(a[0], a[1]), x)); }},
+        {"exponential", [](double x, auto& a) { return std::log(bm::pdf(bm::exponential(a[0]), x)); }},
+        {"beta", [](double x, auto& a) { return std::log(bm::pdf(bm::beta_distribution<>(a[0], a[1]), x)); }},
+        {"uniform", [](double x, auto& a) { return std::log(bm::pdf(bm::uniform(a[0], a[1]), x)); }},
+        {"poisson", [](double x, auto& a) { return std::log(bm::pdf(bm::poisson(a[0]), x)); }},
+        {"poisson_log", [](double x, auto& a) { return std::log(bm::pdf(bm::poisson(std::exp(a[0])), x)); }},
+        {"bernoulli", [](double x, auto& a) { return std::log(bm::pdf(bm::bernoulli(a[0]), x)); }},
+        {"bernoulli_logit", [](double x, auto& a) { return std::log(bm::pdf(bm::bernoulli(inv_logit(a[0])), x)); }},
+    };
+    return r;
+}
+
+// Points (variate values, argument sets) inside each distribution's domain, including
+// near the edges of its support.
+struct Points {
+    std::vector<double> x;
+    std::vector<std::vector<double>> args;
+};
+const std::map<std::string_view, Points>& points() {
+    static const std::map<std::string_view, Points> p = {
+        {"normal", {{-3.1, 0.0, 0.7, 12.0}, {{0.0, 1.0}, {1.5, 0.2}, {-4.0, 7.0}}}},
+        {"lognormal", {{1e-3, 0.4, 1.0, 25.0}, {{0.0, 1.0}, {1.5, 0.2}, {-2.0, 3.0}}}},
+        {"cauchy", {{-30.0, 0.0, 0.9, 4.0}, {{0.0, 1.0}, {2.0, 0.3}}}},
+        {"student_t", {{-8.0, 0.1, 2.5}, {{3.0, 0.0, 1.0}, {0.7, -1.0, 2.0}, {40.0, 0.5, 0.1}}}},
+        {"gamma", {{1e-3, 0.5, 2.0, 30.0}, {{1.0, 2.0}, {2.5, 4.2}, {10.0, 10.0}, {0.5, 0.1}}}},
+        {"inv_gamma", {{0.01, 0.5, 2.0, 30.0}, {{1.0, 2.0}, {3.0, 0.5}}}},
+        {"weibull", {{1e-3, 0.5, 2.0, 6.0}, {{1.5, 2.0}, {0.6, 0.8}, {5.0, 3.0}}}},
+        {"exponential", {{1e-4, 0.5, 10.0}, {{1.0}, {0.2}, {7.0}}}},
+        {"beta", {{1e-3, 0.3, 0.5, 0.999}, {{1.0, 1.0}, {0.5, 0.5}, {2.0, 7.0}}}},
+        {"uniform", {{-0.9, 0.0, 2.9}, {{-1.0, 3.0}, {-2.0, 5.0}}}},
+        {"poisson", {{0.0, 1.0, 4.0, 17.0}, {{0.3}, {4.0}, {25.0}}}},
+        {"poisson_log", {{0.0, 1.0, 4.0, 17.0}, {{-1.2}, {1.4}, {3.0}}}},
+        {"bernoulli", {{0.0, 1.0}, {{0.01}, {0.5}, {0.93}}}},
+        {"bernoulli_logit", {{0.0, 1.0}, {{-4.0}, {0.0}, {2.5}}}},
+    };
+    return p;
+}
+
+// log p(x | args) through the graph: x a data vector (broadcast over scalar args), args
+// as zeta scalars; returns lp at those values. Integer distributions read int data.
+struct Built {
+    Graph g;
+    std::vector<DataSlot> data;
+    Eigen::VectorXd xr;
+    Eigen::VectorXi xi;
+    Eigen::VectorXd zeta;
+};
+
+void build(Built& b, const DistInfo& d, const std::vector<double>& xs, const std::vector<double>& args,
+           bool x_is_latent) {
+    const int n = static_cast<int>(xs.size());
+    NodeId x;
+    int dim = 0;
+    std::vector<double> z;
+    if (d.variate == DType::Int) {
+        b.xi.resize(n);
+        for (int i = 0; i < n; ++i) b.xi[i] = static_cast<int>(xs[i]);
+        b.data.push_back({"y", Shape::vector(n), DType::Int, nullptr, b.xi.data()});
+        x = b.g.leaf(Op::Data, Shape::vector(n), DType::Int, 0, "y");
+    } else if (x_is_latent) {
+        x = b.g.leaf(Op::Zeta, Shape::vector(n), DType::Real, 0, "x");
+        z.insert(z.end(), xs.begin(), xs.end());
+        dim = n;
+    } else {
+        b.xr = Eigen::Map<const Eigen::VectorXd>(xs.data(), n);
+        b.data.push_back({"y", Shape::vector(n), DType::Real, b.xr.data(), nullptr});
+        x = b.g.leaf(Op::Data, Shape::vector(n), DType::Real, 0, "y");
+    }
+    std::vector<NodeId> a;
+    for (double v : args) {
+        a.push_back(b.g.leaf(Op::Zeta, Shape::scalar(), DType::Real, dim++, ""));
+        z.push_back(v);
+    }
+    b.g.set_output("lp", log_density(b.g, d, x, a));
+    b.zeta = Eigen::Map<const Eigen::VectorXd>(z.data(), static_cast<Eigen::Index>(z.size()));
+}
+
+}  // namespace
+
+TEST_CASE("every distribution has a reference and test points", "[dist]") {
+    for (const DistInfo& d : distributions()) {
+        INFO(d.name);
+        CHECK(references().count(d.name) == 1);
+        CHECK(points().count(d.name) == 1);
+    }
+}
+
+TEST_CASE("log densities match Boost.Math, summed over a vector variate", "[dist]") {
+    for (const DistInfo& d : distributions()) {
+        const Points& pt = points().at(d.name);
+        for (const auto& args : pt.args) {
+            Built b;
+            build(b, d, pt.x, args, false);
+            Program p = test::value_program(b.g, b.data, static_cast<int>(b.zeta.size()));
+            double expected = 0;
+            for (double x : pt.x) expected += references().at(d.name)(x, args);
+            // Boost's pdf underflows to 0 far in a tail, where our log density is finite:
+            // compare such sets pointwise only where Boost is finite.
+            if (!std::isfinite(expected)) {
+                for (double x : pt.x) {
+                    const double r = references().at(d.name)(x, args);
+                    if (!std::isfinite(r)) continue;
+                    Built one;
+                    build(one, d, {x}, args, false);
+                    Program q = test::value_program(one.g, one.data, static_cast<int>(one.zeta.size()));
+                    CHECK(test::value_at(q, one.zeta) == Approx(r).epsilon(1e-10).margin(1e-10));
+                }
+                continue;
+            }
+            INFO(d.name << " args " << Catch::Detail::stringify(args));
+            CHECK(test::value_at(p, b.zeta) == Approx(expected).epsilon(1e-10).margin(1e-10));
+        }
+    }
+}
+
+TEST_CASE("distribution gradients match finite differences in every real argument", "[dist]") {
+    for (const DistInfo& d : distributions()) {
+        const Points& pt = points().at(d.name);
+        for (const auto& args : pt.args) {
+            Built b;
+            // the variate is a latent too where it is real
+            build(b, d, pt.x, args, d.variate == DType::Real);
+            INFO(d.name << " args " << Catch::Detail::stringify(args));
+            test::check_gradient(b.g, b.data, b.zeta, 1e-5);
+        }
+    }
+}
+
+TEST_CASE("vector arguments broadcast elementwise against the variate", "[dist]") {
+    Graph g;
+    Eigen::VectorXd y(3), mu(3);
+    y << 0.5, -1.0, 2.0;
+    mu << 0.0, 1.0, -1.0;
+    std::vector<DataSlot> data{{"y", Shape::vector(3), DType::Real, y.data(), nullptr},
+                               {"mu", Shape::vector(3), DType::Real, mu.data(), nullptr}};
+    const NodeId yd = g.leaf(Op::Data, Shape::vector(3), DType::Real, 0, "y");
+    const NodeId md = g.leaf(Op::Data, Shape::vector(3), DType::Real, 1, "mu");
+    const NodeId sigma = g.constant(2.0);
+    const std::array<NodeId, 2> args{md, sigma};
+    g.set_output("lp", log_density(g, distribution("normal"), yd, args));
+    Program p = test::value_program(g, data, 0);
+    double expected = 0;
+    for (int i = 0; i < 3; ++i) expected += std::log(bm::pdf(bm::normal(mu[i], 2.0), y[i]));
+    CHECK(test::value_at(p, Eigen::VectorXd()) == Approx(expected).epsilon(1e-12));
+}
+
+TEST_CASE("propto drops the terms that do not depend on a latent", "[dist]") {
+    Graph g;
+    const NodeId x = g.leaf(Op::Zeta, Shape::vector(2), DType::Real, 0, "x");
+    const std::array<NodeId, 2> args{g.constant(1.0), g.constant(3.0)};
+    g.set_output("lp", log_density(g, distribution("normal"), x, args, /*propto=*/true));
+    Program p = test::value_program(g, {}, 2);
+    Eigen::VectorXd z(2);
+    z << 1.0, 4.0;
+    CHECK(test::value_at(p, z) == Approx(-0.5 * (0.0 + 1.0)));
+}
+
+TEST_CASE("bad distribution arguments are named", "[dist]") {
+    Graph g;
+    const NodeId x = g.leaf(Op::Zeta, Shape::vector(3), DType::Real, 0, "x");
+    const NodeId v4 = g.leaf(Op::Zeta, Shape::vector(4), DType::Real, 3, "v");
+    const std::array<NodeId, 2> neg_sigma{g.constant(0.0), g.constant(-1.0)};
+    CHECK_THROWS_WITH(log_density(g, distribution("normal"), x, neg_sigma),
+                      Catch::Contains("normal") && Catch::Contains("`sigma` must be positive, got -1"));
+    const std::array<NodeId, 2> bad_shape{v4, g.constant(1.0)};
+    CHECK_THROWS_AS(log_density(g, distribution("normal"), x, bad_shape), ShapeError);
+    CHECK_THROWS_WITH(log_density(g, distribution("normal"), x, bad_shape),
+                      Catch::Contains("`mu` is vec[4] but the variate is vec[3]"));
+    const std::array<NodeId, 1> one{g.constant(1.0)};
+    CHECK_THROWS_WITH(log_density(g, distribution("normal"), x, one),
+                      Catch::Contains("normal: expects 2 arguments, got 1"));
+    CHECK_THROWS_WITH(log_density(g, distribution("poisson"), x, one),
+                      Catch::Contains("poisson: the variate must be integer data"));
+    CHECK_THROWS_WITH(distribution("nromal"), Catch::Contains("unknown distribution `nromal`") &&
+                                                   Catch::Contains("normal"));
+    const std::array<NodeId, 1> p15{g.constant(1.5)};
+    Eigen::VectorXi y(1);
+    const NodeId yd = g.leaf(Op::Data, Shape::vector(1), DType::Int, 0, "y");
+    CHECK_THROWS_WITH(log_density(g, distribution("bernoulli"), yd, p15),
+                      Catch::Contains("`theta` must be in [0, 1], got 1.5"));
+}
+
+}  // namespace advi
