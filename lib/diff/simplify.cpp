@@ -48,8 +48,15 @@ private:
                 return g_.constant(info.fold(x, y), n.shape);
             }
         }
-        // An elementwise op does its own scalar broadcasting: broadcast(s) op v -> s op v.
+        // An elementwise op does its own scalar broadcasting: broadcast(s) op v -> s op v,
+        // and a filled constant against a full operand is just its scalar.
         if (info.elementwise && n.arity() == 2) {
+            if (auto c = cv(a); c && !g_[a].shape.is_scalar() && g_[b].shape == n.shape) {
+                return apply(n.op, g_.constant(*c), b);
+            }
+            if (auto c = cv(b); c && !g_[b].shape.is_scalar() && g_[a].shape == n.shape) {
+                return apply(n.op, a, g_.constant(*c));
+            }
             if (g_[a].op == Op::Broadcast && g_[b].shape == n.shape) {
                 return apply(n.op, g_[a].in[0], b);
             }
@@ -77,6 +84,7 @@ private:
                 if (is(a, 1)) return at(b, n.shape);                       // 1 * x = x
                 if (is(b, -1)) return at(apply(Op::Neg, a), n.shape);      // x * -1 = -x
                 if (is(a, -1)) return at(apply(Op::Neg, b), n.shape);
+                if (a == b) return apply(Op::Square, a);                   // x * x = square(x)
                 if (g_[a].op == Op::Neg && g_[b].op == Op::Neg) {          // -x * -y = x * y
                     return apply(Op::Mul, g_[a].in[0], g_[b].in[0]);
                 }
@@ -91,12 +99,16 @@ private:
             case Op::Div:
                 if (is(b, 1)) return at(a, n.shape);                       // x / 1 = x
                 if (is(a, 0)) return g_.constant(0.0, n.shape);            // 0 / x = 0
+                if (g_[a].op == Op::Neg) return apply(Op::Neg, apply(Op::Div, g_[a].in[0], b));  // -x / y = -(x / y)
                 if (auto c = cv(b); c && g_[b].shape.is_scalar() && *c != 0) {
                     return apply(Op::Mul, g_.constant(1.0 / *c), a);       // x / c = (1/c) x
                 }
                 break;
             case Op::Neg:
                 if (g_[a].op == Op::Neg) return g_[a].in[0];               // --x = x
+                break;
+            case Op::Log:
+                if (g_[a].op == Op::Exp) return g_[a].in[0];               // log(exp(x)) = x
                 break;
             case Op::Pow:
                 if (is(b, 1)) return at(a, n.shape);                       // x^1 = x

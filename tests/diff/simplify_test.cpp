@@ -1,0 +1,75 @@
+// Simplification rules: each keeps the value and the shape, and makes the graph smaller.
+#include <catch2/catch.hpp>
+
+#include <advi/diff/simplify.hpp>
+
+#include "support/gradient_check.hpp"
+
+namespace advi {
+namespace {
+
+// The simplified root of `make(g, x)` over a vec[3] zeta x, printed.
+std::string simplified(NodeId (*make)(Graph&, NodeId)) {
+    Graph g;
+    const NodeId x = g.leaf(Op::Zeta, Shape::vector(3), DType::Real, 0, "x");
+    g.set_output("out", make(g, x), 0);
+    return simplify(g).str();
+}
+
+}  // namespace
+
+TEST_CASE("algebraic identities", "[diff][simplify]") {
+    CHECK(simplified([](Graph& g, NodeId x) { return g.apply(Op::Add, x, g.constant(0)); }) ==
+          "%0 vec[3] = zeta[0:3] x\nout out[0:3] = %0\n");
+    CHECK(simplified([](Graph& g, NodeId x) { return g.apply(Op::Mul, g.constant(1), x); }) ==
+          "%0 vec[3] = zeta[0:3] x\nout out[0:3] = %0\n");
+    CHECK(simplified([](Graph& g, NodeId x) { return g.apply(Op::Mul, x, g.constant(0)); }) ==
+          "%0 vec[3] = const 0\nout out[0:3] = %0\n");
+    CHECK(simplified([](Graph& g, NodeId x) { return g.apply(Op::Neg, g.apply(Op::Neg, x)); }) ==
+          "%0 vec[3] = zeta[0:3] x\nout out[0:3] = %0\n");
+    CHECK(simplified([](Graph& g, NodeId x) { return g.apply(Op::Log, g.apply(Op::Exp, x)); }) ==
+          "%0 vec[3] = zeta[0:3] x\nout out[0:3] = %0\n");
+    CHECK(simplified([](Graph& g, NodeId x) { return g.apply(Op::Pow, x, g.constant(2)); }) ==
+          "%0 vec[3] = zeta[0:3] x\n%1 vec[3] = square %0\nout out[0:3] = %1\n");
+    // c1 * (c2 * x) = (c1 c2) * x, and constants fold
+    CHECK(simplified([](Graph& g, NodeId x) {
+              return g.apply(Op::Mul, g.constant(3), g.apply(Op::Mul, g.constant(2), x));
+          }) == "%0 vec[3] = zeta[0:3] x\n%1 real = const 6\n%2 vec[3] = mul %1 %0\nout out[0:3] = %2\n");
+    CHECK(simplified([](Graph& g, NodeId x) {
+              return g.apply(Op::Add, x, g.apply(Op::Exp, g.constant(0)));
+          }) == "%0 vec[3] = zeta[0:3] x\n%1 real = const 1\n%2 vec[3] = add %0 %1\nout out[0:3] = %2\n");
+}
+
+TEST_CASE("sums of broadcasts and scaled vectors", "[diff][simplify]") {
+    Graph g;
+    const NodeId s = g.leaf(Op::Zeta, Shape::scalar(), DType::Real, 0, "s");
+    const NodeId v = g.leaf(Op::Zeta, Shape::vector(4), DType::Real, 1, "v");
+    g.set_output("a", g.apply(Op::Sum, g.broadcast(s, Shape::vector(4))), 0);
+    g.set_output("b", g.apply(Op::Sum, g.apply(Op::Mul, s, v)), 1);
+    CHECK(simplify(g).str() ==
+          "%0 real = zeta[0:1] s\n"
+          "%1 vec[4] = zeta[1:5] v\n"
+          "%2 real = const 4\n"
+          "%3 real = mul %2 %0\n"
+          "%4 real = sum %1\n"
+          "%5 real = mul %0 %4\n"
+          "out a[0:1] = %3\n"
+          "out b[1:2] = %5\n");
+}
+
+TEST_CASE("simplification keeps the value", "[diff][simplify]") {
+    Graph g;
+    const NodeId x = g.leaf(Op::Zeta, Shape::vector(3), DType::Real, 0, "x");
+    NodeId e = g.apply(Op::Mul, g.apply(Op::Neg, x), g.apply(Op::Neg, g.apply(Op::Exp, x)));
+    e = g.apply(Op::Div, g.apply(Op::Neg, e), g.constant(4));
+    e = g.apply(Op::Add, e, g.apply(Op::Mul, x, x));
+    g.set_output("lp", g.apply(Op::Sum, g.apply(Op::Sub, g.constant(0), e)));
+    Eigen::VectorXd z(3);
+    z << 0.3, -1.2, 2.0;
+    Program raw = Program::compile(g, {}, 3, 0);
+    Program simple = Program::compile(simplify(g), {}, 3, 0);
+    CHECK(test::value_at(simple, z) == Approx(test::value_at(raw, z)).epsilon(1e-14));
+    CHECK(simplify(g).size() < g.size());
+}
+
+}  // namespace advi
