@@ -1,0 +1,118 @@
+// The model-level fit: program, engine, draws mapped to constrained space, summaries.
+#include "fit.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <advi/compile/pipeline.hpp>
+#include <advi/graph/error.hpp>
+
+namespace advi {
+
+Fit::Fit(ModelSpec spec, AdviResult result, Eigen::MatrixXd theta_draws, Eigen::VectorXd theta_at_mu)
+    : spec_(std::move(spec)),
+      result_(std::move(result)),
+      theta_draws_(std::move(theta_draws)),
+      theta_at_mu_(std::move(theta_at_mu)) {}
+
+std::pair<int, int> Fit::columns(std::string_view name) const {
+    const int k = spec_.latent_index(name);
+    return {spec_.theta_offsets()[k], spec_.latents[k].shape.size()};
+}
+
+Eigen::MatrixXd Fit::draws(std::string_view name) const {
+    auto [off, n] = columns(name);
+    return theta_draws_.middleCols(off, n);
+}
+
+Eigen::VectorXd Fit::mean(std::string_view name) const {
+    return draws(name).colwise().mean().transpose();
+}
+
+Eigen::VectorXd Fit::sd(std::string_view name) const {
+    const Eigen::MatrixXd d = draws(name);
+    const Eigen::RowVectorXd m = d.colwise().mean();
+    const double n = static_cast<double>(d.rows());
+    return ((d.rowwise() - m).array().square().colwise().sum() / std::max(n - 1.0, 1.0))
+        .sqrt()
+        .transpose();
+}
+
+namespace {
+
+// The p-quantile of sorted values by linear interpolation (R's type 7, numpy's default).
+double quantile_sorted(const std::vector<double>& v, double p) {
+    if (v.empty()) return std::nan("");
+    const double h = (static_cast<double>(v.size()) - 1.0) * p;
+    const auto lo = static_cast<std::size_t>(std::floor(h));
+    const std::size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (h - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+}  // namespace
+
+Eigen::VectorXd Fit::quantile(std::string_view name, double p) const {
+    if (!(p >= 0 && p <= 1)) throw ModelError(fmt::format("quantile: p = {} is not in [0, 1]", p));
+    const Eigen::MatrixXd d = draws(name);
+    Eigen::VectorXd q(d.cols());
+    std::vector<double> col(d.rows());
+    for (Eigen::Index j = 0; j < d.cols(); ++j) {
+        for (Eigen::Index i = 0; i < d.rows(); ++i) col[i] = d(i, j);
+        std::sort(col.begin(), col.end());
+        q[j] = quantile_sorted(col, p);
+    }
+    return q;
+}
+
+Eigen::VectorXd Fit::at_mu(std::string_view name) const {
+    auto [off, n] = columns(name);
+    return theta_at_mu_.segment(off, n);
+}
+
+std::string Fit::summary() const {
+    const AdviResult& r = result_;
+    std::string s = fmt::format(
+        "ADVI {} fit: {} iterations, eta {}, {} ({:.3f} s); final ELBO {:.6g}; {} draws\n",
+        r.q.family() == Family::MeanField ? "mean-field" : "full-rank", r.iterations, r.eta,
+        r.converged ? "converged: " + r.stop_reason : "not converged: " + r.stop_reason, r.seconds,
+        r.elbo_trace.empty() ? std::nan("") : r.elbo_trace.back(), theta_draws_.rows());
+    if (r.dropped_draws > 0) s += fmt::format("{} draws with a non-finite log density were dropped\n", r.dropped_draws);
+    s += fmt::format("{:<20} {:>12} {:>12} {:>12} {:>12} {:>12}\n", "", "mean", "sd", "5%", "50%", "95%");
+    for (const auto& v : spec_.latents) {
+        const Eigen::VectorXd m = mean(v.name);
+        const Eigen::VectorXd sdv = sd(v.name);
+        const Eigen::VectorXd q5 = quantile(v.name, 0.05);
+        const Eigen::VectorXd q50 = quantile(v.name, 0.5);
+        const Eigen::VectorXd q95 = quantile(v.name, 0.95);
+        for (Eigen::Index k = 0; k < m.size(); ++k) {
+            std::string label = v.name;
+            if (v.shape.is_vector()) label += fmt::format("[{}]", k);
+            if (v.shape.is_matrix()) label += fmt::format("[{},{}]", k % v.shape.rows, k / v.shape.rows);
+            s += fmt::format("{:<20} {:>12.4g} {:>12.4g} {:>12.4g} {:>12.4g} {:>12.4g}\n", label, m[k],
+                             sdv[k], q5[k], q50[k], q95[k]);
+        }
+    }
+    return s;
+}
+
+Fit fit(const ModelSpec& m, const Options& options) {
+    Program gradient = compile(m);
+    TargetRef<Program> target(gradient);
+    AdviResult result = run_advi(target, options);
+    Program to_theta = compile_constrain_map(m);
+    Eigen::MatrixXd theta(result.draws.rows(), m.theta_dim());
+    Eigen::VectorXd zeta(m.zeta_dim());
+    Eigen::VectorXd t(m.theta_dim());
+    for (Eigen::Index i = 0; i < result.draws.rows(); ++i) {
+        zeta = result.draws.row(i).transpose();
+        to_theta.run(zeta, t);
+        theta.row(i) = t.transpose();
+    }
+    to_theta.run(result.q.mean(), t);
+    return Fit(m, std::move(result), std::move(theta), t);
+}
+
+}  // namespace advi

@@ -1,0 +1,43 @@
+// What the ADVI engine optimises against: the log joint density in unconstrained space,
+// log p(x, T^-1(zeta)) + log|det J_T^-1(zeta)|, and its gradient (paper Eqs. 5-7).
+#pragma once
+
+#include <concepts>
+
+#include <Eigen/Core>
+
+namespace advi {
+
+// The engine knows nothing about graphs or transforms: a compiled model, or a hand-written
+// density in a test, is just a dimension and a log density with gradient.
+class Target {
+public:
+    virtual ~Target() = default;
+    virtual int dim() const = 0;
+    // log p(x, T^-1(zeta)) + log|det J|; writes its gradient into grad (already sized dim()).
+    // A non-finite return value (or gradient) is allowed: the engine drops such draws.
+    virtual double log_density_gradient(const Eigen::VectorXd& zeta, Eigen::VectorXd& grad) = 0;
+};
+
+template <class T>
+concept LogDensity = requires(T& t, const Eigen::VectorXd& z, Eigen::VectorXd& g) {
+    { t.dim() } -> std::convertible_to<int>;
+    { t.log_density_gradient(z, g) } -> std::convertible_to<double>;
+};
+
+// Lets any LogDensity (a lambda-holding struct, a compiled program) be used as a Target
+// without inheriting from it; the wrapped object must outlive the TargetRef.
+template <LogDensity T>
+class TargetRef final : public Target {
+public:
+    explicit TargetRef(T& t) : t_(t) {}
+    int dim() const override { return static_cast<int>(t_.dim()); }
+    double log_density_gradient(const Eigen::VectorXd& zeta, Eigen::VectorXd& grad) override {
+        return static_cast<double>(t_.log_density_gradient(zeta, grad));
+    }
+
+private:
+    T& t_;
+};
+
+}  // namespace advi
