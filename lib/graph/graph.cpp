@@ -21,7 +21,7 @@ bool Node::operator==(const Node& o) const {
     // Compare values bitwise so that distinct NaN payloads or -0.0 never merge wrongly.
     return op == o.op && shape == o.shape && dtype == o.dtype && in == o.in &&
            std::bit_cast<std::uint64_t>(value) == std::bit_cast<std::uint64_t>(o.value) &&
-           index == o.index;
+           index == o.index && aux == o.aux;
 }
 
 std::size_t NodeHash::operator()(const Node& n) const {
@@ -35,6 +35,7 @@ std::size_t NodeHash::operator()(const Node& n) const {
     for (NodeId i : n.in) mix(static_cast<std::uint64_t>(i));
     mix(std::bit_cast<std::uint64_t>(n.value));
     mix(static_cast<std::uint64_t>(n.index));
+    mix(static_cast<std::uint64_t>(n.aux));
     return static_cast<std::size_t>(h);
 }
 

@@ -20,9 +20,12 @@ struct Node {
     DType dtype = DType::Real;
     std::array<NodeId, kMaxArity> in{kNoNode, kNoNode, kNoNode};
     // Attributes: `value` of a Const (broadcast over `shape`); `index` of a leaf:
-    // the latent variable of a Param, the slot of a Data, the offset into zeta of a Zeta.
+    // the latent variable of a Param, the slot of a Data, the offset into zeta of a Zeta;
+    // `index` and `aux` are free for other ops' integer attributes (a segment's start, a
+    // block's first row and column).
     double value = 0.0;
     std::int64_t index = 0;
+    std::int64_t aux = 0;
 
     [[nodiscard]] int arity() const;
     bool operator==(const Node& o) const;
