@@ -45,6 +45,29 @@ void Model::check_name(const std::string& name) const {
     }
 }
 
+void Model::check_known_arguments(const DistInfo& d, std::span<const NodeId> args) const {
+    for (std::size_t k = 0; k < args.size() && k < static_cast<std::size_t>(d.arity); ++k) {
+        const NodeId a = args[k];
+        if (graph_.is_variable(a) || graph_[a].op == Op::Const || graph_[a].dtype != DType::Real) {
+            continue;
+        }
+        // Evaluate the data-only expression with a program of its own.
+        Graph g = graph_;
+        g.clear_outputs();
+        const int n = graph_[a].shape.size();
+        g.set_output("value", a, 0);
+        Program p = Program::compile(rebuild(g), data_, 0, n);
+        Eigen::VectorXd none, value(n);
+        p.run(none, value);
+        const std::string& label = graph_.label(a);
+        for (int i = 0; i < n; ++i) {
+            check_argument_value(d, static_cast<int>(k), value[i],
+                                 fmt::format("element {} of {}", i,
+                                             label.empty() ? "an expression of data" : "data `" + label + "`"));
+        }
+    }
+}
+
 Expr Model::bind(std::string name, Shape shape, DType dtype, const double* real, const int* ints) {
     check_name(name);
     if (real != nullptr) {
@@ -135,6 +158,7 @@ Expr Model::param(std::string name, const Dist& prior, Eigen::Index rows, Eigen:
         std::vector<NodeId> args;
         for (const Arg& a : prior.args) args.push_back(resolve(a));
         const Support natural = natural_support(graph_, d, args);
+        check_known_arguments(d, args);
         const Support support = options.support.value_or(natural);
         if (!natural.covers(support)) {
             throw ModelError(fmt::format("support {} is wider than {}'s support {}",
@@ -157,6 +181,7 @@ void Model::observe(const Expr& y, const Dist& d) {
         if (d.info == nullptr) throw ModelError("no distribution given");
         std::vector<NodeId> args;
         for (const Arg& a : d.args) args.push_back(resolve(a));
+        check_known_arguments(*d.info, args);
         const Node& n = graph_[y.id()];
         // Data values are known now: check them against the support once, here, rather
         // than meet a NaN in the middle of a fit.

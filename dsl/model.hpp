@@ -70,6 +70,9 @@ public:
 private:
     Expr bind(std::string name, Shape shape, DType dtype, const double* real, const int* ints);
     void check_name(const std::string& name) const;
+    // Arguments computed from data and constants only are known now: check their values
+    // against the distribution's argument domains before any fit.
+    void check_known_arguments(const DistInfo& d, std::span<const NodeId> args) const;
     void add_term(NodeId term);
 
     Graph graph_;

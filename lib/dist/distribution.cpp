@@ -61,14 +61,18 @@ void check_args(const Graph& g, const DistInfo& d, std::span<const NodeId> args,
                 "{}: argument `{}` is {} but the variate is {} (expected real or {})", d.name,
                 d.arg_names[k], a.shape.str(), variate->str(), variate->str()));
         }
-        if (auto v = g.const_value(args[k]); v && !in_domain(d.arg_domains[k], *v)) {
-            throw ModelError(fmt::format("{}: argument `{}` must be {}, got {}", d.name,
-                                         d.arg_names[k], domain_name(d.arg_domains[k]), *v));
-        }
+        if (auto v = g.const_value(args[k])) check_argument_value(d, k, *v);
     }
 }
 
 }  // namespace
+
+void check_argument_value(const DistInfo& d, int k, double v, std::string_view where) {
+    if (in_domain(d.arg_domains[k], v)) return;
+    throw ModelError(fmt::format("{}: argument `{}` must be {}, got {}{}", d.name, d.arg_names[k],
+                                 domain_name(d.arg_domains[k]), v,
+                                 where.empty() ? "" : fmt::format(" ({})", where)));
+}
 
 const DistInfo& distribution(std::string_view name) {
     for (const DistInfo& d : distributions()) {

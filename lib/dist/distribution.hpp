@@ -67,6 +67,11 @@ private:
 [[nodiscard]] NodeId log_density(Graph& g, const DistInfo& d, NodeId x,
                                  std::span<const NodeId> args, bool propto = false);
 
+// Checks a known value of argument k (a constant, or computed from data before the fit):
+// a ModelError naming the distribution and the argument unless it lies in its domain.
+// `where` says where the value came from (e.g. "element 3 of data").
+void check_argument_value(const DistInfo& d, int k, double v, std::string_view where = "");
+
 // The natural support of the variate, after the same checks of the arguments.
 [[nodiscard]] Support natural_support(const Graph& g, const DistInfo& d,
                                       std::span<const NodeId> args);

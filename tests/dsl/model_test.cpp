@@ -132,3 +132,25 @@ TEST_CASE("the model graph prints with names, and int data is converted for arit
 }
 
 }  // namespace advi
+
+namespace advi {
+
+TEST_CASE("arguments computed from data are checked before the fit, naming the element", "[dsl]") {
+    Eigen::VectorXd y = Eigen::VectorXd::Zero(3);
+    Eigen::VectorXd s(3);
+    s << 1.0, -2.0, 0.5;
+    Model m;
+    auto yd = m.data("y", y);
+    auto sd = m.data("s", s);
+    CHECK_THROWS_WITH(m.observe(yd, normal(0.0, sd)),
+                      Catch::Contains("observe `y`: normal: argument `sigma` must be positive, got -2 "
+                                      "(element 1 of data `s`)"));
+    CHECK_THROWS_WITH(m.param("mu", normal(0.0, sd * sd - 1.0), 3),
+                      Catch::Contains("param `mu` prior: normal: argument `sigma` must be positive, got 0 "
+                                      "(element 0 of an expression of data)"));
+    // a parameter-valued argument is not known before the fit: no error now
+    auto tau = m.param("tau", normal(0, 1));
+    CHECK_NOTHROW(m.observe(yd, normal(0.0, tau)));
+}
+
+}  // namespace advi
