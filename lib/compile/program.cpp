@@ -33,6 +33,13 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
         for (int k = 0; k < g[id].arity(); ++k) last_use[g[id].in[k]] = id;
     }
     for (const auto& o : g.outputs()) last_use[o.id] = n;
+    // Data-only nodes read by per-run nodes or outputs must survive between runs.
+    std::vector<bool> kept(n, false);
+    for (const auto& o : g.outputs()) kept[o.id] = true;
+    for (NodeId id = 0; id < n; ++id) {
+        if (!live[id] || !g.is_variable(id)) continue;
+        for (int k = 0; k < g[id].arity(); ++k) kept[g[id].in[k]] = true;
+    }
 
     std::vector<Ref> refs(n);
     // Persistent slots (constants, data-only nodes) come first in the arena; per-run
@@ -97,24 +104,26 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
         ins.arity = node.arity();
         for (int k = 0; k < ins.arity; ++k) ins.in[k] = refs[node.in[k]];
         p.node_bytes_ += static_cast<std::size_t>(size) * sizeof(double);
-        if (!g.is_variable(id)) {
+        // Data-only nodes run once per data (the prologue). Those the per-run code or an
+        // output reads keep a persistent slot; the rest are scratch, whose slots come from
+        // the per-run region: the prologue never runs while per-run values are live.
+        const bool once = !g.is_variable(id);
+        if (once && kept[id]) {
             r.offset = static_cast<std::int64_t>(persistent);
             persistent += static_cast<std::size_t>(size);
-            ins.out = r;
-            p.prologue_.push_back(ins);
         } else {
             r.offset = alloc_transient(size);
             transient_slot[id] = true;
-            ins.out = r;
-            p.body_.push_back(ins);
-            // Inputs whose last use is this node are dead now; their slots serve later nodes.
-            for (int k = 0; k < ins.arity; ++k) {
-                const NodeId in = node.in[k];
-                if (transient_slot[in] && last_use[in] == id) {
-                    bool repeated = false;
-                    for (int j = 0; j < k; ++j) repeated = repeated || node.in[j] == in;
-                    if (!repeated) free_slots.emplace(g[in].shape.size(), refs[in].offset);
-                }
+        }
+        ins.out = r;
+        (once ? p.prologue_ : p.body_).push_back(ins);
+        // Inputs whose last use is this node are dead now; their slots serve later nodes.
+        for (int k = 0; k < ins.arity; ++k) {
+            const NodeId in = node.in[k];
+            if (transient_slot[in] && last_use[in] == id) {
+                bool repeated = false;
+                for (int j = 0; j < k; ++j) repeated = repeated || node.in[j] == in;
+                if (!repeated) free_slots.emplace(g[in].shape.size(), refs[in].offset);
             }
         }
     }
