@@ -118,9 +118,11 @@ void bernoulli(Terms& t, NodeId y, Args a) {
     t.add(t.mul(t.sub(t.c(1), y), t.f(Op::Log1p, t.neg(a[0]))));
 }
 // bernoulli_logit(y | alpha) = y log logit^-1(alpha) + (1 - y) log logit^-1(-alpha)
+//                            = y alpha - log(1 + exp(alpha)),
+// one transcendental pass for the value and one (logit^-1) for the gradient.
 void bernoulli_logit(Terms& t, NodeId y, Args a) {
-    t.add(t.mul(y, t.f(Op::LogInvLogit, a[0])));
-    t.add(t.mul(t.sub(t.c(1), y), t.f(Op::LogInvLogit, t.neg(a[0]))));
+    t.add(t.mul(y, a[0]));
+    t.add(t.neg(t.f(Op::Log1pExp, a[0])));
 }
 
 bool count(int y) { return y >= 0; }
