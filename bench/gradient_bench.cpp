@@ -1,11 +1,13 @@
 // One gradient evaluation at the paper's sizes, the compiled program against a hand-written
 // Eigen gradient of the same log density: linear regression (N = 10000, D = 250) and
-// hierarchical logistic regression (N = 10000, election-like). Report the ratio of medians:
+// linear regression with ARD (same X, y) and hierarchical logistic regression (N = 10000,
+// election-like). Report the ratio of medians:
 //   build/bench/gradient_bench --benchmark_repetitions=20 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
 #include "hier_logistic_model.hpp"
 #include "linear_regression_model.hpp"
+#include "linreg_ard_model.hpp"
 
 namespace {
 
@@ -69,8 +71,24 @@ void BM_hier_logistic_build(benchmark::State& state) {
     }
 }
 
+void BM_linreg_ard_compiled(benchmark::State& state) {
+    advi::Model m;
+    advi::bench::build_linreg_ard(m, data());
+    advi::Program p = advi::compile(m);
+    Eigen::VectorXd zeta = point(p.dim()), grad(p.dim());
+    for (auto _ : state) benchmark::DoNotOptimize(p.run(zeta, grad));
+}
+
+void BM_linreg_ard_hand(benchmark::State& state) {
+    advi::bench::LinregArdHand h(data());
+    Eigen::VectorXd zeta = point(h.dim()), grad(h.dim());
+    for (auto _ : state) benchmark::DoNotOptimize(h.log_density_gradient(zeta, grad));
+}
+
 }  // namespace
 
+BENCHMARK(BM_linreg_ard_compiled)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_linreg_ard_hand)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_hier_logistic_compiled)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_hier_logistic_hand)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_hier_logistic_build)->Unit(benchmark::kMicrosecond);
