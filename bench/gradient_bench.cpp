@@ -1,6 +1,6 @@
 // One gradient evaluation at the paper's sizes, the compiled program against a hand-written
-// Eigen gradient of the same log density: linear regression (N = 10000, D = 250) and
-// linear regression with ARD (same X, y) and hierarchical logistic regression (N = 10000,
+// Eigen gradient of the same log density: linear regression (N = 10000, D = 250), linear
+// regression with ARD (same X and y) and hierarchical logistic regression (N = 10000,
 // election-like). Report the ratio of medians:
 //   build/bench/gradient_bench --benchmark_repetitions=20 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
