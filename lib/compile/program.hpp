@@ -49,7 +49,9 @@ public:
 private:
     // Where an instruction's operand lives.
     struct Ref {
-        enum class Src : std::uint8_t { None, Arena, Input, Extern };
+        // Arena: the persistent region (constants, data-only values); Transient: the per-run
+        // region, slots reused by liveness; Block: a fused group's block temporaries.
+        enum class Src : std::uint8_t { None, Arena, Transient, Block, Input, Extern };
         Src src = Src::None;
         std::int64_t offset = 0;
         const double* real = nullptr;
@@ -63,7 +65,18 @@ private:
         Ref out;
         std::array<Ref, 3> in;
         int arity = 0;
+        int group = -1;  // >= 0: runs groups_[group] instead of `kernel`
     };
+    // A fused group: a tree of elementwise nodes over n values whose intermediates have no
+    // other reader, run block by block so that intermediates stay in cache (kBlock values
+    // each) instead of full buffers; the root is elementwise, or a sum of the tree.
+    struct Group {
+        int n = 0;
+        int block = 0;  // values per block: min(kBlock, n)
+        bool sum_root = false;
+        std::vector<Instr> steps;  // members in order; the last is the root
+    };
+    static constexpr int kBlock = 512;
     struct OutputCopy {
         std::string name;
         Ref from;
@@ -71,7 +84,9 @@ private:
     };
 
     void exec(const std::vector<Instr>& code, const double* zeta);
+    void exec_group(const Group& group, const Ref& out, const double* zeta);
     [[nodiscard]] View view(const Ref& r, const double* zeta) const;
+    [[nodiscard]] double* out_ptr(const Ref& r);
     [[nodiscard]] std::string ref_str(const Ref& r) const;
 
     std::vector<Node> nodes_;          // attributes for kernels, and for printing
@@ -79,11 +94,13 @@ private:
     std::vector<DataSlot> data_;
     std::vector<Instr> prologue_;  // data-only nodes: once at compile and reload_data()
     std::vector<Instr> body_;      // every run
+    std::vector<Group> groups_;
     std::vector<OutputCopy> outputs_;
     Ref lp_;
     bool has_lp_ = false;
     std::vector<double> arena_;
     std::size_t persistent_ = 0;  // arena doubles held by constants and data-only nodes
+    std::size_t block_base_ = 0;  // where the block temporaries start
     std::size_t node_bytes_ = 0;
     int input_dim_ = 0;
     int output_dim_ = 0;

@@ -28,14 +28,14 @@ namespace {
 
 // lp = sum(log1p(exp(A x) ^ 2)) - sum(y * x') ... a chain long enough to reuse slots.
 struct Chain {
-    Eigen::MatrixXd A = Eigen::MatrixXd::Random(50, 4);
+    Eigen::MatrixXd A = Eigen::MatrixXd::Random(5000, 4) * 0.1;
     Eigen::VectorXd y = Eigen::VectorXd::LinSpaced(4, -1, 1);
     Graph g;
-    std::vector<DataSlot> data{{"A", Shape::matrix(50, 4), DType::Real, A.data(), nullptr},
+    std::vector<DataSlot> data{{"A", Shape::matrix(5000, 4), DType::Real, A.data(), nullptr},
                                {"y", Shape::vector(4), DType::Real, y.data(), nullptr}};
     Chain() {
         const NodeId x = g.leaf(Op::Zeta, Shape::vector(4), DType::Real, 0, "x");
-        const NodeId Ad = g.leaf(Op::Data, Shape::matrix(50, 4), DType::Real, 0, "A");
+        const NodeId Ad = g.leaf(Op::Data, Shape::matrix(5000, 4), DType::Real, 0, "A");
         const NodeId yd = g.leaf(Op::Data, Shape::vector(4), DType::Real, 1, "y");
         NodeId e = g.apply(Op::MatVec, Ad, x);
         for (Op op : {Op::Exp, Op::Square, Op::Log1p, Op::Sqrt, Op::Log1pExp}) e = g.apply(op, e);
@@ -95,6 +95,43 @@ TEST_CASE("the program listing shows slots and outputs", "[compile]") {
     CHECK(s.find("instructions per run") != std::string::npos);
     CHECK(s.find("matvec %1(A) %0(x)") != std::string::npos);
     CHECK(s.find("out[0:4] <-") != std::string::npos);
+}
+
+}  // namespace advi
+
+namespace advi {
+
+TEST_CASE("fused elementwise groups run in blocks, with a ragged last block", "[compile]") {
+    // lp = sum(log1p_exp(a x + b) * w) over n = 1237 values: one fused, summed group of
+    // several blocks; its gradient is another fused group.
+    const int n = 1237;
+    Eigen::VectorXd x = Eigen::VectorXd::LinSpaced(n, -3, 4);
+    Eigen::VectorXd w = Eigen::VectorXd::LinSpaced(n, 1, 2);
+    Graph g;
+    const NodeId ab = g.leaf(Op::Zeta, Shape::scalar(), DType::Real, 0, "a");
+    const NodeId bb = g.leaf(Op::Zeta, Shape::scalar(), DType::Real, 1, "b");
+    const NodeId xd = g.leaf(Op::Data, Shape::vector(n), DType::Real, 0, "x");
+    const NodeId wd = g.leaf(Op::Data, Shape::vector(n), DType::Real, 1, "w");
+    const NodeId e = g.apply(Op::Add, g.apply(Op::Mul, ab, xd), bb);
+    g.set_output("lp", g.apply(Op::Sum, g.apply(Op::Mul, g.apply(Op::Log1pExp, e), wd)));
+    std::vector<DataSlot> data{{"x", Shape::vector(n), DType::Real, x.data(), nullptr},
+                               {"w", Shape::vector(n), DType::Real, w.data(), nullptr}};
+    Program p = test::gradient_program(g, data, 2);
+    CHECK(p.str().find("fused over 1237 values in blocks of 512, summed") != std::string::npos);
+    Eigen::VectorXd z(2), grad(2);
+    z << 0.7, -0.4;
+    const double lp = p.run(z, grad);
+    double expected = 0, ga = 0, gb = 0;
+    for (int i = 0; i < n; ++i) {
+        const double t = z[0] * x[i] + z[1];
+        const double s = 1 / (1 + std::exp(-t));
+        expected += std::log1p(std::exp(t)) * w[i];
+        ga += s * w[i] * x[i];
+        gb += s * w[i];
+    }
+    CHECK(lp == Approx(expected).epsilon(1e-12));
+    CHECK(grad[0] == Approx(ga).epsilon(1e-12));
+    CHECK(grad[1] == Approx(gb).epsilon(1e-12));
 }
 
 }  // namespace advi
