@@ -7,6 +7,8 @@
 #include <advi/compile/pipeline.hpp>
 #include <advi/dsl/distributions.hpp>
 #include <advi/dsl/expr.hpp>
+#include <advi/dsl/linalg.hpp>
+#include <advi/dsl/math.hpp>
 #include <advi/dsl/model.hpp>
 
 namespace advi {

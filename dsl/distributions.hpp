@@ -33,6 +33,35 @@ struct Dist {
 [[nodiscard]] inline Dist poisson_log(Arg alpha)                { return dist("poisson_log", {alpha}); }
 [[nodiscard]] inline Dist bernoulli(Arg theta)                  { return dist("bernoulli", {theta}); }
 [[nodiscard]] inline Dist bernoulli_logit(Arg alpha)            { return dist("bernoulli_logit", {alpha}); }
+// N: a number or integer data (a scalar, or a vector of the variate's shape)
+[[nodiscard]] inline Dist binomial(Arg N, Arg theta)            { return dist("binomial", {N, theta}); }
+[[nodiscard]] inline Dist binomial_logit(Arg N, Arg alpha)      { return dist("binomial_logit", {N, alpha}); }
+[[nodiscard]] inline Dist beta_binomial(Arg N, Arg alpha, Arg beta) { return dist("beta_binomial", {N, alpha, beta}); }
+[[nodiscard]] inline Dist neg_binomial_2(Arg mu, Arg phi)       { return dist("neg_binomial_2", {mu, phi}); }
+[[nodiscard]] inline Dist neg_binomial_2_log(Arg eta, Arg phi)  { return dist("neg_binomial_2_log", {eta, phi}); }
+[[nodiscard]] inline Dist double_exponential(Arg mu, Arg sigma) { return dist("double_exponential", {mu, sigma}); }
+[[nodiscard]] inline Dist logistic(Arg mu, Arg sigma)           { return dist("logistic", {mu, sigma}); }
+[[nodiscard]] inline Dist gumbel(Arg mu, Arg beta)              { return dist("gumbel", {mu, beta}); }
+[[nodiscard]] inline Dist skew_normal(Arg xi, Arg omega, Arg alpha) { return dist("skew_normal", {xi, omega, alpha}); }
+[[nodiscard]] inline Dist chi_square(Arg nu)                    { return dist("chi_square", {nu}); }
+[[nodiscard]] inline Dist inv_chi_square(Arg nu)                { return dist("inv_chi_square", {nu}); }
+[[nodiscard]] inline Dist scaled_inv_chi_square(Arg nu, Arg sigma) { return dist("scaled_inv_chi_square", {nu, sigma}); }
+[[nodiscard]] inline Dist frechet(Arg alpha, Arg sigma)         { return dist("frechet", {alpha, sigma}); }
+[[nodiscard]] inline Dist pareto(Arg y_min, Arg alpha)          { return dist("pareto", {y_min, alpha}); }
+[[nodiscard]] inline Dist pareto_type_2(Arg mu, Arg lambda, Arg alpha) { return dist("pareto_type_2", {mu, lambda, alpha}); }
+[[nodiscard]] inline Dist von_mises(Arg mu, Arg kappa)          { return dist("von_mises", {mu, kappa}); }
+// Multivariate (lib/dist/multivariate.hpp): y is vec[K] or mat[N,K] with one draw per row;
+// categories are 0-based integer data (Stan's 1..K minus one).
+[[nodiscard]] inline Dist multi_normal(Arg mu, Arg Sigma)       { return dist("multi_normal", {mu, Sigma}); }
+[[nodiscard]] inline Dist multi_normal_cholesky(Arg mu, Arg L)  { return dist("multi_normal_cholesky", {mu, L}); }
+[[nodiscard]] inline Dist dirichlet(Arg alpha)                  { return dist("dirichlet", {alpha}); }
+[[nodiscard]] inline Dist categorical(Arg theta)                { return dist("categorical", {theta}); }
+[[nodiscard]] inline Dist categorical_logit(Arg beta)           { return dist("categorical_logit", {beta}); }
+[[nodiscard]] inline Dist ordered_logistic(Arg eta, Arg c)      { return dist("ordered_logistic", {eta, c}); }
+[[nodiscard]] inline Dist lkj_corr_cholesky(Arg eta)            { return dist("lkj_corr_cholesky", {eta}); }
+[[nodiscard]] inline Dist lkj_corr(Arg eta)                     { return dist("lkj_corr", {eta}); }
+[[nodiscard]] inline Dist wishart(Arg nu, Arg S)                { return dist("wishart", {nu, S}); }
+[[nodiscard]] inline Dist inv_wishart(Arg nu, Arg S)            { return dist("inv_wishart", {nu, S}); }
 // clang-format on
 
 }  // namespace advi

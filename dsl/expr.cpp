@@ -19,7 +19,9 @@ Shape Expr::shape() const { return model().nodes()[id_].shape; }
 Expr Expr::operator[](const Expr& idx) const {
     Model& m = model();
     if (idx.valid() && &idx.model() != &m) throw ModelError("index: expressions of two different models");
-    return m.wrap(const_cast<Graph&>(m.nodes()).apply(Op::Gather, id_, idx.id()));
+    // A matrix indexed by a vector of row numbers gives those rows (Stan's M[idx]).
+    const Op op = shape().is_matrix() ? Op::GatherRows : Op::Gather;
+    return m.wrap(const_cast<Graph&>(m.nodes()).apply(op, id_, idx.id()));
 }
 
 namespace {
@@ -43,6 +45,7 @@ Expr operator*(const Expr& a, const Arg& b) {
     Model& m = a.model();
     const Expr e = m.wrap(m.resolve(b));
     if (a.shape().is_matrix() && e.shape().is_vector()) return m.apply(Op::MatVec, a, e);
+    if (a.shape().is_matrix() && e.shape().is_matrix()) return m.apply(Op::MatMul, a, e);
     return m.apply(Op::Mul, a, e);
 }
 Expr operator*(double a, const Expr& b) { return binary(Op::Mul, a, b); }

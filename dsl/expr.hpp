@@ -18,7 +18,7 @@ public:
     [[nodiscard]] Shape shape() const;
     [[nodiscard]] bool valid() const { return model_ != nullptr; }
 
-    // v[idx]: gather by an integer data vector of 0-based indices.
+    // v[idx]: gather by an integer data vector of 0-based indices; for a matrix, its rows.
     Expr operator[](const Expr& idx) const;
 
 private:
@@ -41,8 +41,8 @@ private:
     double value_ = 0.0;
 };
 
-// Arithmetic; `*` of a matrix and a vector is the matrix-vector product, every other `*`
-// is elementwise.
+// Arithmetic; `*` of a matrix and a vector or of two matrices is the matrix product (as
+// Stan), every other `*` is elementwise (elt_multiply in linalg.hpp for two matrices).
 Expr operator+(const Expr& a, const Arg& b);
 Expr operator+(double a, const Expr& b);
 Expr operator-(const Expr& a, const Arg& b);

@@ -2,12 +2,14 @@
 // data slots and log-density terms; errors name the variable or slot at fault.
 #include "model.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include <advi/graph/error.hpp>
+#include <advi/transform/transform.hpp>
 
 namespace advi {
 
@@ -45,25 +47,66 @@ void Model::check_name(const std::string& name) const {
     }
 }
 
+std::vector<double> Model::known_values(NodeId a) const {
+    const Node& n = graph_[a];
+    const int size = n.shape.size();
+    if (n.op == Op::Const) return std::vector<double>(size, n.value);
+    if (n.op == Op::Data && n.dtype == DType::Int) {  // integer data: read in place
+        const int* v = data_[n.index].ints;
+        return {v, v + size};
+    }
+    // Evaluate the data-only expression with a program of its own.
+    Graph g = graph_;
+    g.clear_outputs();
+    g.set_output("value", a, 0);
+    Program p = Program::compile(rebuild(g), data_, 0, size);
+    Eigen::VectorXd none, value(size);
+    p.run(none, value);
+    return {value.data(), value.data() + size};
+}
+
 void Model::check_known_arguments(const DistInfo& d, std::span<const NodeId> args) const {
     for (std::size_t k = 0; k < args.size() && k < static_cast<std::size_t>(d.arity); ++k) {
         const NodeId a = args[k];
-        if (graph_.is_variable(a) || graph_[a].op == Op::Const || graph_[a].dtype != DType::Real) {
-            continue;
-        }
-        // Evaluate the data-only expression with a program of its own.
-        Graph g = graph_;
-        g.clear_outputs();
-        const int n = graph_[a].shape.size();
-        g.set_output("value", a, 0);
-        Program p = Program::compile(rebuild(g), data_, 0, n);
-        Eigen::VectorXd none, value(n);
-        p.run(none, value);
+        if (graph_.is_variable(a) || graph_[a].op == Op::Const) continue;
+        const std::vector<double> value = known_values(a);
         const std::string& label = graph_.label(a);
-        for (int i = 0; i < n; ++i) {
+        for (std::size_t i = 0; i < value.size(); ++i) {
             check_argument_value(d, static_cast<int>(k), value[i],
                                  fmt::format("element {} of {}", i,
                                              label.empty() ? "an expression of data" : "data `" + label + "`"));
+        }
+    }
+}
+
+void Model::check_upper_bound(const DistInfo& d, const DataSlot& y, NodeId bound) const {
+    if (graph_.is_variable(bound)) return;
+    const std::vector<double> n = known_values(bound);
+    // Either may be a scalar against the other's elements.
+    const int size = std::max(y.shape.size(), static_cast<int>(n.size()));
+    for (int k = 0; k < size; ++k) {
+        const int yk = y.ints[y.shape.size() == 1 ? 0 : k];
+        const double nk = n[n.size() == 1 ? 0 : k];
+        if (yk > nk) {
+            throw DataError(fmt::format("value {} at index {} is above {}'s `{}` = {}", yk, k,
+                                        d.name, d.arg_names[d.upper_arg], nk));
+        }
+    }
+}
+
+void Model::check_draws(const DistInfo& d, const Support& s, const DataSlot& y) const {
+    // A simplex is a vector: in a matrix of draws, each row is one; matrix supports
+    // (correlation, covariance) hold for the whole variate.
+    const bool rows = s.kind == Support::Kind::Simplex && y.shape.is_matrix();
+    const Eigen::Map<const Eigen::MatrixXd> v(y.real, y.shape.rows, y.shape.cols);
+    for (int r = 0; r < (rows ? y.shape.rows : 1); ++r) {
+        const Eigen::VectorXd draw = rows ? Eigen::VectorXd(v.row(r).transpose())
+                                          : Eigen::Map<const Eigen::VectorXd>(y.real, y.shape.size());
+        const Shape shape = rows ? Shape::vector(y.shape.cols) : y.shape;
+        if (!s.contains(draw, shape)) {
+            throw DataError(fmt::format("{} is outside the support {} of {}",
+                                        rows ? fmt::format("row {}", r) : std::string("the value"),
+                                        s.str(), d.name));
         }
     }
 }
@@ -131,6 +174,46 @@ Expr Model::param(std::string name, const Dist& prior, Eigen::Index n, ParamOpti
     return param(std::move(name), prior, n, -2, options);
 }
 
+std::optional<Support> Model::declared_support(const std::string& name, Shape shape,
+                                               const ParamOptions& options) {
+    const bool bounds = options.lower || options.upper;
+    const bool affine = options.offset || options.multiplier;
+    if (!bounds && !affine) return options.support;
+    if (options.support) {
+        throw ModelError(fmt::format("param `{}`: give either a support or lower/upper/offset/"
+                                     "multiplier, not both",
+                                     name));
+    }
+    if (bounds && affine) {
+        throw ModelError(fmt::format("param `{}`: bounds (lower, upper) cannot be combined with "
+                                     "offset and multiplier",
+                                     name));
+    }
+    auto arg = [&](const std::optional<Arg>& a, std::string_view what, double absent) -> SupportArg {
+        if (!a) return absent;
+        if (!a->is_expr()) return a->value();
+        NodeId id = resolve(*a);
+        if (graph_[id].dtype == DType::Int) id = graph_.apply(Op::ToReal, id);
+        const Shape& s = graph_[id].shape;
+        if (!s.is_scalar() && s != shape) {
+            throw ShapeError(fmt::format("param `{}`: the {} is {} but the parameter is {} "
+                                         "(expected real or {})",
+                                         name, what, s.str(), shape.str(), shape.str()));
+        }
+        return SupportArg::expression(id);
+    };
+    if (affine) {
+        return Support::affine(arg(options.offset, "offset", 0.0),
+                               arg(options.multiplier, "multiplier", 1.0));
+    }
+    if (options.lower && options.upper) {
+        return Support::interval(arg(options.lower, "lower bound", 0.0),
+                                 arg(options.upper, "upper bound", 0.0));
+    }
+    if (options.lower) return Support::lower_bound(arg(options.lower, "lower bound", 0.0));
+    return Support::upper_bound(arg(options.upper, "upper bound", 0.0));
+}
+
 Expr Model::param(std::string name, const Dist& prior, Eigen::Index rows, Eigen::Index cols,
                   ParamOptions options) {
     check_name(name);
@@ -147,7 +230,8 @@ Expr Model::param(std::string name, const Dist& prior, Eigen::Index rows, Eigen:
         shape = Shape::matrix(static_cast<int>(rows), static_cast<int>(cols));
     }
     const std::string context = fmt::format("param `{}` prior", name);
-    return in_context(context, [&] {
+    std::vector<NodeId> args;
+    const Support natural = in_context(context, [&] {
         if (prior.info == nullptr) throw ModelError("no distribution given");
         const DistInfo& d = *prior.info;
         if (d.variate == DType::Int) {
@@ -155,18 +239,31 @@ Expr Model::param(std::string name, const Dist& prior, Eigen::Index rows, Eigen:
                                          "needs a continuous prior",
                                          d.name));
         }
-        std::vector<NodeId> args;
         for (const Arg& a : prior.args) args.push_back(resolve(a));
-        const Support natural = natural_support(graph_, d, args);
+        const Support s = natural_support(graph_, d, args);
         check_known_arguments(d, args);
-        const Support support = options.support.value_or(natural);
-        if (!natural.covers(support)) {
-            throw ModelError(fmt::format("support {} is wider than {}'s support {}",
-                                         support.str(), d.name, natural.str()));
+        return s;
+    });
+    const Support support = declared_support(name, shape, options).value_or(natural);
+    if (!natural.covers(support)) {
+        if (support.has_expression()) {
+            throw ModelError(fmt::format("param `{}`: support {} has expression arguments and "
+                                         "cannot be checked against {}'s support {}; give "
+                                         "constant bounds or a prior over the real line",
+                                         name, support.str(), prior.info->name, natural.str()));
         }
+        throw ModelError(fmt::format("{}: support {} is wider than {}'s support {}", context,
+                                     support.str(), prior.info->name, natural.str()));
+    }
+    try {
+        check_support_shape(support, shape);
+    } catch (const ShapeError& e) {
+        throw ShapeError(fmt::format("param `{}`: {}", name, e.what()));
+    }
+    return in_context(context, [&] {
         const auto index = static_cast<std::int64_t>(latents_.size());
         const NodeId node = graph_.leaf(Op::Param, shape, DType::Real, index, name);
-        add_term(log_density(graph_, d, node, args));
+        add_term(log_density(graph_, *prior.info, node, args));
         latents_.push_back({name, shape, support, options.transform, node});
         return wrap(node);
     });
@@ -194,6 +291,7 @@ void Model::observe(const Expr& y, const Dist& d) {
                                                     slot.ints[k], k, d.info->name));
                     }
                 }
+                if (d.info->upper_arg >= 0) check_upper_bound(*d.info, slot, args[d.info->upper_arg]);
             } else if (d.info->variate == DType::Real) {
                 const Support s = natural_support(graph_, *d.info, args);
                 for (int k = 0; k < slot.shape.size(); ++k) {
@@ -203,6 +301,7 @@ void Model::observe(const Expr& y, const Dist& d) {
                                                     v, k, s.str(), d.info->name));
                     }
                 }
+                if (d.info->multivariate && slot.real != nullptr) check_draws(*d.info, s, slot);
             }
         }
         add_term(log_density(graph_, *d.info, y.id(), args));

@@ -20,9 +20,18 @@ namespace advi {
 struct ParamOptions {
     // The support; by default the prior's natural support. It may be narrower than the
     // prior's (a half-normal: normal prior, positive support), never wider.
-    std::optional<Support> support;
+    std::optional<Support> support{};
     // T1 (log) or T2 (softplus^-1) for bounded supports (paper section 3.3).
     PositiveTransform transform = PositiveTransform::Log;
+    // Stan's <lower = a, upper = b> and <offset = mu, multiplier = tau>, instead of
+    // `support`: numbers, or expressions of data and of parameters declared before (real or
+    // of the parameter's shape), e.g. {.offset = mu, .multiplier = tau} for a non-centred
+    // normal(mu, tau). Bounds cannot be combined with offset/multiplier. Constant vectors:
+    // Support::lower_bound(v), Support::affine(offset, multiplier).
+    std::optional<Arg> lower{};
+    std::optional<Arg> upper{};
+    std::optional<Arg> offset{};
+    std::optional<Arg> multiplier{};
 };
 
 class Model {
@@ -70,9 +79,19 @@ public:
 private:
     Expr bind(std::string name, Shape shape, DType dtype, const double* real, const int* ints);
     void check_name(const std::string& name) const;
+    // The support a parameter declares through its options (nothing: the prior's).
+    std::optional<Support> declared_support(const std::string& name, Shape shape,
+                                            const ParamOptions& options);
     // Arguments computed from data and constants only are known now: check their values
     // against the distribution's argument domains before any fit.
     void check_known_arguments(const DistInfo& d, std::span<const NodeId> args) const;
+    // The values of a node that depends on data and constants only (one per element).
+    [[nodiscard]] std::vector<double> known_values(NodeId a) const;
+    // Integer data against the argument that bounds it above (binomial's N), if known.
+    void check_upper_bound(const DistInfo& d, const DataSlot& y, NodeId bound) const;
+    // Data of a multivariate distribution against its support, draw by draw (a simplex per
+    // row, a covariance matrix as a whole).
+    void check_draws(const DistInfo& d, const Support& s, const DataSlot& y) const;
     void add_term(NodeId term);
 
     Graph graph_;

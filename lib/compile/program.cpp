@@ -99,14 +99,16 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
         transient += static_cast<std::size_t>(size);
         return off;
     };
+    // A slot is freed once: members of one group (and the root) can share an input whose
+    // last use is the group's position, and a second free would hand the slot out twice.
+    std::vector<bool> released(n, false);
     auto release_inputs = [&](NodeId id, NodeId at) {
         const Node& node = g[id];
         for (int k = 0; k < node.arity(); ++k) {
             const NodeId in = node.in[k];
-            if (!transient_slot[in] || last_use[in] != at) continue;
-            bool repeated = false;
-            for (int j = 0; j < k; ++j) repeated = repeated || node.in[j] == in;
-            if (!repeated) free_slots.emplace(g[in].shape.size(), refs[in].offset);
+            if (!transient_slot[in] || last_use[in] != at || released[in]) continue;
+            released[in] = true;
+            free_slots.emplace(g[in].shape.size(), refs[in].offset);
         }
     };
     auto make_instr = [&](NodeId id) {

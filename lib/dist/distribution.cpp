@@ -34,6 +34,7 @@ std::string_view domain_name(ArgDomain d) {
         case ArgDomain::Positive: return "positive";
         case ArgDomain::NonNegative: return "non-negative";
         case ArgDomain::Unit: return "in [0, 1]";
+        case ArgDomain::Count: return "a non-negative integer";
     }
     return "?";
 }
@@ -44,6 +45,7 @@ bool in_domain(ArgDomain d, double v) {
         case ArgDomain::Positive: return v > 0 && std::isfinite(v);
         case ArgDomain::NonNegative: return v >= 0 && std::isfinite(v);
         case ArgDomain::Unit: return v >= 0 && v <= 1;
+        case ArgDomain::Count: return v >= 0 && std::isfinite(v) && v == std::floor(v);
     }
     return false;
 }
@@ -86,12 +88,17 @@ const DistInfo& distribution(std::string_view name) {
 NodeId log_density(Graph& g, const DistInfo& d, NodeId x, std::span<const NodeId> args,
                    bool propto) {
     const Shape variate = g[x].shape;
-    check_args(g, d, args, &variate);
+    check_args(g, d, args, d.multivariate ? nullptr : &variate);
     if (d.variate == DType::Int && g[x].dtype != DType::Int) {
         throw ModelError(fmt::format("{}: the variate must be integer data (counts or outcomes), "
                                      "got a real {}{}",
                                      d.name, variate.str(),
                                      g.label(x).empty() ? "" : " `" + g.label(x) + "`"));
+    }
+    if (d.multivariate) {
+        Terms t(g, Shape::scalar(), propto);
+        d.log_density(t, x, args);
+        return t.total();
     }
     // The density is over the broadcast of variate and arguments (a scalar variate with a
     // vector argument counts once per argument element).

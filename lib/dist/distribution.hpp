@@ -12,7 +12,8 @@
 namespace advi {
 
 // The domain of a distribution argument, checked where the argument is a known value.
-enum class ArgDomain { Real, Positive, NonNegative, Unit };
+// Count: a non-negative integer (binomial's N), whether given as a number or integer data.
+enum class ArgDomain { Real, Positive, NonNegative, Unit, Count };
 
 class Terms;
 
@@ -30,6 +31,14 @@ struct DistInfo {
     void (*log_density)(Terms& t, NodeId x, std::span<const NodeId> args);
     // For integer distributions: whether a value is in the support.
     bool (*valid_int)(int y);
+    // For integer distributions: the argument that bounds the variate above (binomial's N),
+    // or -1. Model::observe checks data against it where its value is known (a number or
+    // data); valid_int checks the rest of the support.
+    int upper_arg = -1;
+    // Multivariate rows (lib/dist/multivariate.hpp) check the shapes of their variate and
+    // arguments themselves (no scalar broadcasting) and add scalar terms; an integer variate
+    // reaches them as integer data, unconverted (they index with it).
+    bool multivariate = false;
 };
 
 // Accumulates log density terms over the broadcast shape of variate and arguments: a

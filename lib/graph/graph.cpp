@@ -147,6 +147,8 @@ std::string node_rhs(const Graph& g, NodeId id) {
     }
     std::string s(op_name(n.op));
     for (int k = 0; k < n.arity(); ++k) s += fmt::format(" %{}", n.in[k]);
+    // Integer attributes of ops that have them (a block's first row and column).
+    if (n.index != 0 || n.aux != 0) s += fmt::format(" [{},{}]", n.index, n.aux);
     return s;
 }
 

@@ -18,8 +18,21 @@ enum class Op : std::uint8_t {
     Lgamma, Digamma, Trigamma, ToReal,
     // elementwise binary, scalars broadcast
     Add, Sub, Mul, Div, Pow,
+    // scalar functions (helper A): elementwise; unary, then binary with scalars broadcast
+    Step, Fabs, Sin, Cos, Tanh, Cbrt, Erf, Erfc, Phi, LogPhi, Log1mExp, LogBesselI0,
+    BesselI1OverI0, Fmin, Fmax, Lmultiply,
     // reductions, linear algebra, indexing
     Sum, Broadcast, Dot, MatVec, MatTVec, Outer, Gather, ScatterAdd,
+    // linear algebra, reductions, slicing (helper B)
+    MatMul, MatTMul, MatMulT, Transpose, DiagMatrix, Diagonal, Tril, Cholesky, CholeskyAdjoint,
+    TriLowSolve, TriLowTSolve, LogDeterminant, Inverse, LogSumExp, LogSumExpRows, LogSumExpCols,
+    CumulativeSum, ReverseCumulativeSum, Prod, ProdOthers, Min, Max, Block, Embed, Reshape,
+    AppendRow, AppendCol, RepCols, RepRows, RowSums, ColSums, GatherRows, ScatterAddRows,
+    // transforms (helper C): a constant vector leaf, fused constrain ops and their vector-Jacobian products
+    ConstVector, SimplexConstrain, SimplexConstrainVjp, OrderedConstrain, OrderedConstrainVjp,
+    PositiveOrderedConstrain, PositiveOrderedConstrainVjp, CholeskyCorrConstrain,
+    CholeskyCorrConstrainVjp, CholeskyCovConstrain, CholeskyCovConstrainVjp, LowerTriSelfTranspose,
+    LowerTriSelfTransposeVjp,
     Count_
 };
 inline constexpr int kOpCount = static_cast<int>(Op::Count_);
@@ -57,7 +70,8 @@ using AdjointRule = void (*)(Graph& g, NodeId self, NodeId adj, std::array<NodeI
 using Fold = double (*)(double a, double b);
 
 // Where finite-difference tests draw each op's inputs.
-enum class Domain : std::uint8_t { Real, Positive, Unit, None };
+// Negative: (-inf, 0), e.g. log1m_exp.
+enum class Domain : std::uint8_t { Real, Positive, Unit, Negative, None };
 
 struct OpInfo {
     Op op;

@@ -9,6 +9,14 @@
 
 #include "error.hpp"
 #include "graph.hpp"
+#include "ops_math.hpp"
+#include "ops_linalg.hpp"
+// transforms (helper C): fused constrain ops, kernels in lib/transform/
+#include <advi/transform/cholesky.hpp>
+#include <advi/transform/const_vector.hpp>
+#include <advi/transform/fused.hpp>
+#include <advi/transform/ordered.hpp>
+#include <advi/transform/simplex.hpp>
 
 namespace advi {
 namespace {
@@ -405,6 +413,25 @@ constexpr OpInfo kOps[] = {
     {Op::Mul,         "mul",            2, true,  broadcast_shapes,  binary_kernel<MulF>,       adj_mul,            fold<MulF>,          Domain::Real},
     {Op::Div,         "div",            2, true,  broadcast_shapes,  binary_kernel<DivF>,       adj_div,            fold<DivF>,          Domain::Positive},
     {Op::Pow,         "pow",            2, true,  broadcast_shapes,  binary_kernel<PowF>,       adj_pow,            fold<PowF>,          Domain::Positive},
+    // scalar functions (helper A): functors and adjoints in ops_math.cpp. cbrt is tested on
+    // positive points only: at the real points' 1e-7, its third derivative swamps the finite
+    // difference; tests/graph/ops_math_test.cpp checks negative arguments.
+    {Op::Step,        "step",           1, true,  unary_shape,       unary_kernel<math::StepF>, math::adj_step,     fold<math::StepF>,   Domain::Real},
+    {Op::Fabs,        "fabs",           1, true,  unary_shape,       unary_kernel<math::FabsF>, math::adj_fabs,     fold<math::FabsF>,   Domain::Real},
+    {Op::Sin,         "sin",            1, true,  unary_shape,       unary_kernel<math::SinF>,  math::adj_sin,      fold<math::SinF>,    Domain::Real},
+    {Op::Cos,         "cos",            1, true,  unary_shape,       unary_kernel<math::CosF>,  math::adj_cos,      fold<math::CosF>,    Domain::Real},
+    {Op::Tanh,        "tanh",           1, true,  unary_shape,       unary_kernel<math::TanhF>, math::adj_tanh,     fold<math::TanhF>,   Domain::Real},
+    {Op::Cbrt,        "cbrt",           1, true,  unary_shape,       unary_kernel<math::CbrtF>, math::adj_cbrt,     fold<math::CbrtF>,   Domain::Positive},
+    {Op::Erf,         "erf",            1, true,  unary_shape,       unary_kernel<math::ErfF>,  math::adj_erf,      fold<math::ErfF>,    Domain::Real},
+    {Op::Erfc,        "erfc",           1, true,  unary_shape,       unary_kernel<math::ErfcF>, math::adj_erfc,     fold<math::ErfcF>,   Domain::Real},
+    {Op::Phi,         "Phi",            1, true,  unary_shape,       unary_kernel<math::PhiF>,  math::adj_phi,      fold<math::PhiF>,    Domain::Real},
+    {Op::LogPhi,      "log_Phi",        1, true,  unary_shape,       unary_kernel<math::LogPhiF>, math::adj_log_phi, fold<math::LogPhiF>, Domain::Real},
+    {Op::Log1mExp,    "log1m_exp",      1, true,  unary_shape,       unary_kernel<math::Log1mExpF>, math::adj_log1m_exp, fold<math::Log1mExpF>, Domain::Negative},
+    {Op::LogBesselI0, "log_bessel_i0",  1, true,  unary_shape,       unary_kernel<math::LogBesselI0F>, math::adj_log_bessel_i0, fold<math::LogBesselI0F>, Domain::Positive},
+    {Op::BesselI1OverI0, "bessel_i1_over_i0", 1, true, unary_shape, unary_kernel<math::BesselI1OverI0F>, math::adj_bessel_i1_over_i0, fold<math::BesselI1OverI0F>, Domain::Positive},
+    {Op::Fmin,        "fmin",           2, true,  broadcast_shapes,  binary_kernel<math::FminF>, math::adj_fmin,    fold<math::FminF>,   Domain::Real},
+    {Op::Fmax,        "fmax",           2, true,  broadcast_shapes,  binary_kernel<math::FmaxF>, math::adj_fmax,    fold<math::FmaxF>,   Domain::Real},
+    {Op::Lmultiply,   "lmultiply",      2, true,  broadcast_shapes,  binary_kernel<math::LmultiplyF>, math::adj_lmultiply, fold<math::LmultiplyF>, Domain::Positive},
     {Op::Sum,         "sum",            1, false, sum_shape,         sum_kernel,                adj_sum,            nullptr,             Domain::Real},
     {Op::Broadcast,   "broadcast",      1, false, broadcast_shape,   broadcast_kernel,          adj_broadcast,      nullptr,             Domain::Real},
     {Op::Dot,         "dot",            2, false, dot_shape,         dot_kernel,                adj_dot,            nullptr,             Domain::Real},
@@ -413,6 +440,54 @@ constexpr OpInfo kOps[] = {
     {Op::Outer,       "outer",          2, false, outer_shape,       outer_kernel,              adj_outer,          nullptr,             Domain::Real},
     {Op::Gather,      "gather",         2, false, gather_shape,      gather_kernel,             adj_gather,         nullptr,             Domain::Real},
     {Op::ScatterAdd,  "scatter_add",    2, false, scatter_add_shape, scatter_add_kernel,        adj_scatter_add,    nullptr,             Domain::Real},
+    {Op::MatMul,           "matmul",                  2, false, linalg::matmul_shape,            linalg::matmul_kernel,                   linalg::adj_matmul,                  nullptr,             Domain::Real},
+    {Op::MatTMul,          "mattmul",                 2, false, linalg::mattmul_shape,           linalg::mattmul_kernel,                  linalg::adj_mattmul,                 nullptr,             Domain::Real},
+    {Op::MatMulT,          "matmult",                 2, false, linalg::matmult_shape,           linalg::matmult_kernel,                  linalg::adj_matmult,                 nullptr,             Domain::Real},
+    {Op::Transpose,        "transpose",               1, false, linalg::transpose_shape,         linalg::transpose_kernel,                linalg::adj_transpose,               nullptr,             Domain::Real},
+    {Op::DiagMatrix,       "diag_matrix",             1, false, linalg::diag_matrix_shape,       linalg::diag_matrix_kernel,              linalg::adj_diag_matrix,             nullptr,             Domain::Real},
+    {Op::Diagonal,         "diagonal",                1, false, linalg::diagonal_shape,          linalg::diagonal_kernel,                 linalg::adj_diagonal,                nullptr,             Domain::Real},
+    {Op::Tril,             "tril",                    1, false, linalg::same_matrix_shape,       linalg::tril_kernel,                     linalg::adj_tril,                    nullptr,             Domain::Real},
+    {Op::Cholesky,         "cholesky_decompose",      1, false, linalg::square_shape,            linalg::cholesky_kernel,                 linalg::adj_cholesky,                nullptr,             Domain::None},
+    {Op::CholeskyAdjoint,  "cholesky_adjoint",        2, false, linalg::cholesky_adjoint_shape,  linalg::cholesky_adjoint_kernel,         nullptr,                             nullptr,             Domain::None},
+    {Op::TriLowSolve,      "mdivide_left_tri_low",    2, false, linalg::tri_solve_shape,         linalg::tri_low_solve_kernel,            linalg::adj_tri_low_solve,           nullptr,             Domain::None},
+    {Op::TriLowTSolve,     "mdivide_left_tri_low_t",  2, false, linalg::tri_solve_shape,         linalg::tri_low_t_solve_kernel,          linalg::adj_tri_low_t_solve,         nullptr,             Domain::None},
+    {Op::LogDeterminant,   "log_determinant",         1, false, linalg::square_to_scalar_shape,  linalg::log_determinant_kernel,          linalg::adj_log_determinant,         nullptr,             Domain::None},
+    {Op::Inverse,          "inverse",                 1, false, linalg::square_shape,            linalg::inverse_kernel,                  linalg::adj_inverse,                 nullptr,             Domain::None},
+    {Op::LogSumExp,        "log_sum_exp",             1, false, linalg::to_scalar_shape,         linalg::log_sum_exp_kernel,              linalg::adj_log_sum_exp,             nullptr,             Domain::Real},
+    {Op::LogSumExpRows,    "log_sum_exp_rows",        1, false, linalg::row_reduce_shape,        linalg::log_sum_exp_rows_kernel,         linalg::adj_log_sum_exp_rows,        nullptr,             Domain::Real},
+    {Op::LogSumExpCols,    "log_sum_exp_cols",        1, false, linalg::col_reduce_shape,        linalg::log_sum_exp_cols_kernel,         linalg::adj_log_sum_exp_cols,        nullptr,             Domain::Real},
+    {Op::CumulativeSum,    "cumulative_sum",          1, false, linalg::vector_shape,            linalg::cumulative_sum_kernel,           linalg::adj_cumulative_sum,          nullptr,             Domain::Real},
+    {Op::ReverseCumulativeSum, "reverse_cumulative_sum",  1, false, linalg::vector_shape,            linalg::reverse_cumulative_sum_kernel,   linalg::adj_reverse_cumulative_sum,  nullptr,             Domain::Real},
+    {Op::Prod,             "prod",                    1, false, linalg::to_scalar_shape,         linalg::prod_kernel,                     linalg::adj_prod,                    nullptr,             Domain::Real},
+    {Op::ProdOthers,       "prod_others",             1, false, linalg::same_shape,              linalg::prod_others_kernel,              nullptr,                             nullptr,             Domain::None},
+    {Op::Min,              "min",                     1, false, linalg::to_scalar_shape,         linalg::min_kernel,                      nullptr,                             nullptr,             Domain::None},
+    {Op::Max,              "max",                     1, false, linalg::to_scalar_shape,         linalg::max_kernel,                      nullptr,                             nullptr,             Domain::None},
+    {Op::Block,            "block",                   1, false, linalg::block_shape,             linalg::block_kernel,                    linalg::adj_block,                   nullptr,             Domain::Real},
+    {Op::Embed,            "embed",                   1, false, linalg::embed_shape,             linalg::embed_kernel,                    linalg::adj_embed,                   nullptr,             Domain::Real},
+    {Op::Reshape,          "reshape",                 1, false, linalg::reshape_shape,           linalg::reshape_kernel,                  linalg::adj_reshape,                 nullptr,             Domain::Real},
+    {Op::AppendRow,        "append_row",              2, false, linalg::append_row_shape,        linalg::append_row_kernel,               linalg::adj_append_row,              nullptr,             Domain::Real},
+    {Op::AppendCol,        "append_col",              2, false, linalg::append_col_shape,        linalg::append_col_kernel,               linalg::adj_append_col,              nullptr,             Domain::Real},
+    {Op::RepCols,          "rep_cols",                1, false, linalg::rep_cols_shape,          linalg::rep_cols_kernel,                 linalg::adj_rep_cols,                nullptr,             Domain::Real},
+    {Op::RepRows,          "rep_rows",                1, false, linalg::rep_rows_shape,          linalg::rep_rows_kernel,                 linalg::adj_rep_rows,                nullptr,             Domain::Real},
+    {Op::RowSums,          "row_sums",                1, false, linalg::row_reduce_shape,        linalg::row_sums_kernel,                 linalg::adj_row_sums,                nullptr,             Domain::Real},
+    {Op::ColSums,          "col_sums",                1, false, linalg::col_reduce_shape,        linalg::col_sums_kernel,                 linalg::adj_col_sums,                nullptr,             Domain::Real},
+    {Op::GatherRows,       "gather_rows",             2, false, linalg::gather_rows_shape,       linalg::gather_rows_kernel,              linalg::adj_gather_rows,             nullptr,             Domain::Real},
+    {Op::ScatterAddRows,   "scatter_add_rows",        2, false, linalg::scatter_add_rows_shape,  linalg::scatter_add_rows_kernel,         linalg::adj_scatter_add_rows,        nullptr,             Domain::Real},
+    // transforms (helper C): kernels and vector-Jacobian products in lib/transform/ (fused.hpp
+    // generates the rows' functions from each transform's kernel struct)
+    {Op::ConstVector,                 "const_vector",                   0, false, const_vector_shape,                                  const_vector_kernel,                                    nullptr,                                            nullptr, Domain::None},
+    {Op::SimplexConstrain,            "simplex_constrain",              1, false, fused::Op1<SimplexKernels>::shape,                   fused::Op1<SimplexKernels>::kernel,                     fused::Op1<SimplexKernels>::adjoint,                nullptr, Domain::None},
+    {Op::SimplexConstrainVjp,         "simplex_constrain_vjp",          2, false, fused::Op1<SimplexKernels>::vjp_shape,               fused::Op1<SimplexKernels>::vjp_kernel,                 nullptr,                                            nullptr, Domain::None},
+    {Op::OrderedConstrain,            "ordered_constrain",              1, false, fused::Op1<OrderedKernels>::shape,                   fused::Op1<OrderedKernels>::kernel,                     fused::Op1<OrderedKernels>::adjoint,                nullptr, Domain::None},
+    {Op::OrderedConstrainVjp,         "ordered_constrain_vjp",          2, false, fused::Op1<OrderedKernels>::vjp_shape,               fused::Op1<OrderedKernels>::vjp_kernel,                 nullptr,                                            nullptr, Domain::None},
+    {Op::PositiveOrderedConstrain,    "positive_ordered_constrain",     1, false, fused::Op1<PositiveOrderedKernels>::shape,           fused::Op1<PositiveOrderedKernels>::kernel,             fused::Op1<PositiveOrderedKernels>::adjoint,        nullptr, Domain::None},
+    {Op::PositiveOrderedConstrainVjp, "positive_ordered_constrain_vjp", 2, false, fused::Op1<PositiveOrderedKernels>::vjp_shape,       fused::Op1<PositiveOrderedKernels>::vjp_kernel,         nullptr,                                            nullptr, Domain::None},
+    {Op::CholeskyCorrConstrain,       "cholesky_corr_constrain",        1, false, fused::Op1<CholeskyCorrKernels>::shape,              fused::Op1<CholeskyCorrKernels>::kernel,                fused::Op1<CholeskyCorrKernels>::adjoint,           nullptr, Domain::None},
+    {Op::CholeskyCorrConstrainVjp,    "cholesky_corr_constrain_vjp",    2, false, fused::Op1<CholeskyCorrKernels>::vjp_shape,          fused::Op1<CholeskyCorrKernels>::vjp_kernel,            nullptr,                                            nullptr, Domain::None},
+    {Op::CholeskyCovConstrain,        "cholesky_cov_constrain",         1, false, fused::Op1<CholeskyCovKernels>::shape,               fused::Op1<CholeskyCovKernels>::kernel,                 fused::Op1<CholeskyCovKernels>::adjoint,            nullptr, Domain::None},
+    {Op::CholeskyCovConstrainVjp,     "cholesky_cov_constrain_vjp",     2, false, fused::Op1<CholeskyCovKernels>::vjp_shape,           fused::Op1<CholeskyCovKernels>::vjp_kernel,             nullptr,                                            nullptr, Domain::None},
+    {Op::LowerTriSelfTranspose,       "lower_tri_self_transpose",       1, false, fused::Op1<LowerTriSelfTransposeKernels>::shape,     fused::Op1<LowerTriSelfTransposeKernels>::kernel,       fused::Op1<LowerTriSelfTransposeKernels>::adjoint,  nullptr, Domain::None},
+    {Op::LowerTriSelfTransposeVjp,    "lower_tri_self_transpose_vjp",   2, false, fused::Op1<LowerTriSelfTransposeKernels>::vjp_shape, fused::Op1<LowerTriSelfTransposeKernels>::vjp_kernel,   nullptr,                                            nullptr, Domain::None},
 };
 // clang-format on
 

@@ -42,6 +42,32 @@ int ModelSpec::theta_dim() const {
     return at;
 }
 
+Eigen::VectorXd ModelSpec::unconstrain(const Eigen::VectorXd& theta) const {
+    if (theta.size() != theta_dim()) {
+        throw DataError(fmt::format("unconstrain: expected {} constrained values, got {}",
+                                    theta_dim(), theta.size()));
+    }
+    Eigen::VectorXd zeta(zeta_dim());
+    const std::vector<int> in = theta_offsets();
+    const std::vector<int> out = zeta_offsets();
+    for (std::size_t k = 0; k < latents.size(); ++k) {
+        const LatentVariable& v = latents[k];
+        const Eigen::VectorXd x = theta.segment(in[k], v.shape.size());
+        if (!v.support.has_expression() && !v.support.contains(x, v.shape)) {
+            throw DataError(fmt::format("unconstrain: the values of `{}` are outside its support {}",
+                                        v.name, v.support.str()));
+        }
+        try {
+            const Transform& t = transform_for(v.support, v.positive);
+            const Eigen::VectorXd z = t.unconstrain(x, v.shape, v.support);
+            zeta.segment(out[k], z.size()) = z;
+        } catch (const ModelError& e) {
+            throw ModelError(fmt::format("unconstrain `{}`: {}", v.name, e.what()));
+        }
+    }
+    return zeta;
+}
+
 int ModelSpec::latent_index(std::string_view name) const {
     for (std::size_t k = 0; k < latents.size(); ++k) {
         if (latents[k].name == name) return static_cast<int>(k);

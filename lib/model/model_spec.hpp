@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include <advi/graph/graph.hpp>
 #include <advi/transform/support.hpp>
 
@@ -38,6 +40,10 @@ struct ModelSpec {
     // Offsets of each latent's constrained values in a flat theta vector, and the total.
     [[nodiscard]] std::vector<int> theta_offsets() const;
     [[nodiscard]] int theta_dim() const;
+    // T on values: the flat theta (at theta_offsets(), column-major per latent) mapped to
+    // zeta, e.g. for initial values (Options::init). A ModelError names the latent whose
+    // values lie outside its support or whose support has expression arguments.
+    [[nodiscard]] Eigen::VectorXd unconstrain(const Eigen::VectorXd& theta) const;
     // The latent named `name`, or a ModelError listing the names there are.
     [[nodiscard]] const LatentVariable& latent(std::string_view name) const;
     [[nodiscard]] int latent_index(std::string_view name) const;

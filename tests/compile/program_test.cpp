@@ -135,3 +135,28 @@ TEST_CASE("fused elementwise groups run in blocks, with a ragged last block", "[
 }
 
 }  // namespace advi
+
+namespace advi {
+
+// A group's members and its root can read one input whose last use is the group: its slot
+// must be freed once, or two later values share it (found by a constrained LKJ model).
+TEST_CASE("a slot read by several members of a fused group is freed once", "[compile]") {
+    Graph g;
+    const NodeId z = g.leaf(Op::Zeta, Shape::vector(3), DType::Real, 0, "z");
+    const NodeId a = g.apply(Op::Mul, g.constant(2.0), z);
+    const NodeId c = g.apply(Op::Sub, a, g.apply(Op::Log1pExp, a));  // a read by member and root
+    const NodeId p1 = g.apply(Op::Dot, c, c);
+    const NodeId p2 = g.apply(Op::Sum, z);
+    const NodeId p3 = g.apply(Op::Sum, c);
+    const NodeId p4 = g.apply(Op::Dot, z, z);
+    g.set_output("lp", g.apply(Op::Add, g.apply(Op::Add, g.apply(Op::Add, p1, p2), p3), p4));
+    Program p = Program::compile(g, {}, 3, 0);
+    Eigen::VectorXd zeta(3), none;
+    zeta << 0.3, -0.2, 0.5;
+    const Eigen::ArrayXd av = 2 * zeta.array();
+    const Eigen::ArrayXd cv = av - (1 + av.exp()).log();
+    const double want = cv.square().sum() + zeta.sum() + cv.sum() + zeta.squaredNorm();
+    CHECK(p.run(zeta, none) == Approx(want).epsilon(1e-14));
+}
+
+}  // namespace advi

@@ -1,12 +1,17 @@
 // Every distribution of the table: log density against Boost.Math at several points
 // (vectorised, with scalar broadcasting), gradients against finite differences with respect
 // to every real argument and the variate, and argument checks that name the argument.
+#include <array>
 #include <cmath>
 #include <functional>
 #include <map>
 
 #include <boost/math/distributions.hpp>
+#include <boost/math/special_functions/bessel.hpp>
+#include <boost/math/special_functions/beta.hpp>
+#include <boost/math/special_functions/binomial.hpp>
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <advi/dist/distribution.hpp>
 #include <advi/graph/error.hpp>
@@ -40,6 +45,47 @@ const std::map<std::string_view, Ref>& references() {
         {"poisson_log", [](double x, auto& a) { return std::log(bm::pdf(bm::poisson(std::exp(a[0])), x)); }},
         {"bernoulli", [](double x, auto& a) { return std::log(bm::pdf(bm::bernoulli(a[0]), x)); }},
         {"bernoulli_logit", [](double x, auto& a) { return std::log(bm::pdf(bm::bernoulli(inv_logit(a[0])), x)); }},
+        // Boost where it has the distribution, else a formula written here
+        {"binomial", [](double x, auto& a) { return std::log(bm::pdf(bm::binomial(a[0], a[1]), x)); }},
+        {"binomial_logit", [](double x, auto& a) { return std::log(bm::pdf(bm::binomial(a[0], inv_logit(a[1])), x)); }},
+        {"beta_binomial", [](double x, auto& a) {
+             // C(N, n) B(n + alpha, N - n + beta) / B(alpha, beta), by Boost's special functions
+             return std::log(bm::binomial_coefficient<double>(static_cast<unsigned>(a[0]), static_cast<unsigned>(x))) +
+                    std::log(bm::beta(x + a[1], a[0] - x + a[2])) - std::log(bm::beta(a[1], a[2]));
+         }},
+        // Stan's (mu, phi) is Boost's (r, p) = (phi, phi / (mu + phi)): failures before the r-th success
+        {"neg_binomial_2", [](double x, auto& a) {
+             return std::log(bm::pdf(bm::negative_binomial(a[1], a[1] / (a[0] + a[1])), x));
+         }},
+        {"neg_binomial_2_log", [](double x, auto& a) {
+             return std::log(bm::pdf(bm::negative_binomial(a[1], a[1] / (std::exp(a[0]) + a[1])), x));
+         }},
+        {"double_exponential", [](double x, auto& a) { return std::log(bm::pdf(bm::laplace(a[0], a[1]), x)); }},
+        {"logistic", [](double x, auto& a) { return std::log(bm::pdf(bm::logistic(a[0], a[1]), x)); }},
+        {"gumbel", [](double x, auto& a) { return std::log(bm::pdf(bm::extreme_value(a[0], a[1]), x)); }},
+        {"skew_normal", [](double x, auto& a) { return std::log(bm::pdf(bm::skew_normal(a[0], a[1], a[2]), x)); }},
+        {"chi_square", [](double x, auto& a) { return std::log(bm::pdf(bm::chi_squared(a[0]), x)); }},
+        // Boost's inverse_chi_squared(nu) has scale 1/nu: the unscaled form, Stan's inv_chi_square
+        {"inv_chi_square", [](double x, auto& a) { return std::log(bm::pdf(bm::inverse_chi_squared(a[0]), x)); }},
+        // Boost's scale is Stan's sigma^2
+        {"scaled_inv_chi_square", [](double x, auto& a) {
+             return std::log(bm::pdf(bm::inverse_chi_squared(a[0], a[1] * a[1]), x));
+         }},
+        // Frechet: alpha/sigma (y/sigma)^-(1+alpha) exp(-(y/sigma)^-alpha), in logs
+        {"frechet", [](double x, auto& a) {
+             const double u = x / a[1];
+             return std::log(a[0] / a[1]) - (1 + a[0]) * std::log(u) - std::pow(u, -a[0]);
+         }},
+        {"pareto", [](double x, auto& a) { return std::log(bm::pdf(bm::pareto(a[0], a[1]), x)); }},
+        // Lomax shifted by mu: alpha/lambda (1 + (y - mu)/lambda)^-(alpha+1)
+        {"pareto_type_2", [](double x, auto& a) {
+             return std::log(a[2] / a[1] * std::pow(1 + (x - a[0]) / a[1], -(a[2] + 1)));
+         }},
+        // exp(kappa cos(y - mu)) / (2 pi I0(kappa)), I0 in long double (finite beyond kappa = 713)
+        {"von_mises", [](double x, auto& a) {
+             const long double i0 = bm::cyl_bessel_i(0.0L, static_cast<long double>(a[1]));
+             return static_cast<double>(a[1] * std::cos(x - a[0]) - std::log(2 * M_PI) - std::log(i0));
+         }},
     };
     return r;
 }
@@ -66,6 +112,24 @@ const std::map<std::string_view, Points>& points() {
         {"poisson_log", {{0.0, 1.0, 4.0, 17.0}, {{-1.2}, {1.4}, {3.0}}}},
         {"bernoulli", {{0.0, 1.0}, {{0.01}, {0.5}, {0.93}}}},
         {"bernoulli_logit", {{0.0, 1.0}, {{-4.0}, {0.0}, {2.5}}}},
+        // Integer distributions with N: N is at least every x. Real ones: x lies in
+        // the support for every argument set (pareto: x >= y_min, pareto_type_2: x >= mu).
+        {"binomial", {{0.0, 1.0, 5.0, 10.0}, {{10.0, 0.3}, {10.0, 0.999}, {12.0, 1e-3}}}},
+        {"binomial_logit", {{0.0, 1.0, 5.0, 10.0}, {{10.0, -2.0}, {10.0, 0.0}, {15.0, 4.5}}}},
+        {"beta_binomial", {{0.0, 1.0, 5.0, 10.0}, {{10.0, 1.0, 1.0}, {10.0, 0.5, 3.0}, {20.0, 30.0, 0.2}}}},
+        {"neg_binomial_2", {{0.0, 1.0, 4.0, 30.0}, {{2.0, 1.0}, {0.05, 0.3}, {20.0, 1e4}}}},
+        {"neg_binomial_2_log", {{0.0, 1.0, 4.0, 30.0}, {{0.5, 1.0}, {-3.0, 0.3}, {3.0, 1e4}}}},
+        {"double_exponential", {{-3.1, 0.2, 0.7, 12.0}, {{0.0, 1.0}, {1.5, 0.2}, {-4.0, 7.0}}}},
+        {"logistic", {{-30.0, 0.0, 0.9, 40.0}, {{0.0, 1.0}, {2.0, 0.3}, {-1.0, 5.0}}}},
+        {"gumbel", {{-2.0, 0.0, 1.5, 20.0}, {{0.0, 1.0}, {1.0, 0.5}, {-1.0, 3.0}}}},
+        {"skew_normal", {{-3.0, 0.0, 0.7, 5.0}, {{0.0, 1.0, 0.0}, {0.5, 2.0, 4.0}, {-1.0, 0.7, -3.0}}}},
+        {"chi_square", {{1e-3, 0.5, 3.0, 30.0}, {{1.0}, {3.0}, {12.5}}}},
+        {"inv_chi_square", {{0.02, 0.5, 2.0, 30.0}, {{1.0}, {3.0}, {9.0}}}},
+        {"scaled_inv_chi_square", {{0.02, 0.5, 2.0, 30.0}, {{1.0, 0.5}, {3.0, 2.0}, {9.0, 1.0}}}},
+        {"frechet", {{0.05, 0.5, 2.0, 30.0}, {{1.0, 1.0}, {3.0, 2.0}, {0.7, 0.4}}}},
+        {"pareto", {{1.000001, 1.5, 3.0, 100.0}, {{1.0, 1.0}, {0.5, 3.0}, {0.9, 0.2}}}},
+        {"pareto_type_2", {{-0.999, 0.0, 2.0, 50.0}, {{-1.0, 1.0, 1.0}, {-1.0, 0.5, 3.0}, {-2.0, 3.0, 0.4}}}},
+        {"von_mises", {{-3.1, -1.0, 0.5, 3.1}, {{0.0, 1.0}, {1.0, 0.01}, {-2.0, 30.0}, {0.5, 800.0}}}},
     };
     return p;
 }
@@ -78,6 +142,7 @@ struct Built {
     Eigen::VectorXd xr;
     Eigen::VectorXi xi;
     Eigen::VectorXd zeta;
+    std::array<int, 3> counts{};  // integer (ArgDomain::Count) arguments: int data
 };
 
 void build(Built& b, const DistInfo& d, const std::vector<double>& xs, const std::vector<double>& args,
@@ -101,9 +166,16 @@ void build(Built& b, const DistInfo& d, const std::vector<double>& xs, const std
         x = b.g.leaf(Op::Data, Shape::vector(n), DType::Real, 0, "y");
     }
     std::vector<NodeId> a;
-    for (double v : args) {
+    for (std::size_t k = 0; k < args.size(); ++k) {
+        if (d.arg_domains[k] == ArgDomain::Count) {  // binomial's N: an integer data argument
+            b.counts[k] = static_cast<int>(args[k]);
+            const auto slot = static_cast<std::int64_t>(b.data.size());
+            b.data.push_back({"N", Shape::scalar(), DType::Int, nullptr, &b.counts[k]});
+            a.push_back(b.g.leaf(Op::Data, Shape::scalar(), DType::Int, slot, "N"));
+            continue;
+        }
         a.push_back(b.g.leaf(Op::Zeta, Shape::scalar(), DType::Real, dim++, ""));
-        z.push_back(v);
+        z.push_back(args[k]);
     }
     b.g.set_output("lp", log_density(b.g, d, x, a));
     b.zeta = Eigen::Map<const Eigen::VectorXd>(z.data(), static_cast<Eigen::Index>(z.size()));
@@ -113,6 +185,7 @@ void build(Built& b, const DistInfo& d, const std::vector<double>& xs, const std
 
 TEST_CASE("every distribution has a reference and test points", "[dist]") {
     for (const DistInfo& d : distributions()) {
+        if (d.multivariate) continue;  // tests/dist/multivariate_test.cpp
         INFO(d.name);
         CHECK(references().count(d.name) == 1);
         CHECK(points().count(d.name) == 1);
@@ -121,6 +194,7 @@ TEST_CASE("every distribution has a reference and test points", "[dist]") {
 
 TEST_CASE("log densities match Boost.Math, summed over a vector variate", "[dist]") {
     for (const DistInfo& d : distributions()) {
+        if (d.multivariate) continue;  // tests/dist/multivariate_test.cpp
         const Points& pt = points().at(d.name);
         for (const auto& args : pt.args) {
             Built b;
@@ -149,6 +223,7 @@ TEST_CASE("log densities match Boost.Math, summed over a vector variate", "[dist
 
 TEST_CASE("distribution gradients match finite differences in every real argument", "[dist]") {
     for (const DistInfo& d : distributions()) {
+        if (d.multivariate) continue;  // tests/dist/multivariate_test.cpp
         const Points& pt = points().at(d.name);
         for (const auto& args : pt.args) {
             Built b;
@@ -212,6 +287,101 @@ TEST_CASE("bad distribution arguments are named", "[dist]") {
     const NodeId yd = g.leaf(Op::Data, Shape::vector(1), DType::Int, 0, "y");
     CHECK_THROWS_WITH(log_density(g, distribution("bernoulli"), yd, p15),
                       Catch::Contains("`theta` must be in [0, 1], got 1.5"));
+}
+
+TEST_CASE("scalar rows take vector arguments of the variate's shape, element by element",
+          "[dist]") {
+    // Element j of the variate goes with argument set j (mod the number of sets), every
+    // argument a vector: real ones latent, integer ones (binomial's N) int data.
+    for (std::string_view name :
+         {"binomial", "binomial_logit", "beta_binomial", "neg_binomial_2", "neg_binomial_2_log",
+          "double_exponential", "logistic", "gumbel", "skew_normal", "chi_square",
+          "inv_chi_square", "scaled_inv_chi_square", "frechet", "pareto", "pareto_type_2",
+          "von_mises", "normal", "gamma", "poisson", "bernoulli_logit"}) {
+        const DistInfo& d = distribution(name);
+        const Points& pt = points().at(name);
+        const int n = static_cast<int>(pt.x.size());
+        const int sets = static_cast<int>(pt.args.size());
+        Graph g;
+        std::vector<DataSlot> data;
+        Eigen::VectorXd xr = Eigen::Map<const Eigen::VectorXd>(pt.x.data(), n);
+        Eigen::VectorXi xi = xr.cast<int>();
+        std::vector<Eigen::VectorXi> counts;
+        counts.reserve(3);
+        std::vector<double> z;
+        NodeId x;
+        if (d.variate == DType::Int) {
+            data.push_back({"y", Shape::vector(n), DType::Int, nullptr, xi.data()});
+            x = g.leaf(Op::Data, Shape::vector(n), DType::Int, 0, "y");
+        } else {
+            data.push_back({"y", Shape::vector(n), DType::Real, xr.data(), nullptr});
+            x = g.leaf(Op::Data, Shape::vector(n), DType::Real, 0, "y");
+        }
+        std::vector<NodeId> a;
+        for (int k = 0; k < d.arity; ++k) {
+            if (d.arg_domains[k] == ArgDomain::Count) {
+                counts.emplace_back(n);
+                for (int j = 0; j < n; ++j) counts.back()[j] = static_cast<int>(pt.args[j % sets][k]);
+                const auto slot = static_cast<std::int64_t>(data.size());
+                data.push_back({"N", Shape::vector(n), DType::Int, nullptr, counts.back().data()});
+                a.push_back(g.leaf(Op::Data, Shape::vector(n), DType::Int, slot, "N"));
+                continue;
+            }
+            a.push_back(g.leaf(Op::Zeta, Shape::vector(n), DType::Real, static_cast<int>(z.size()), ""));
+            for (int j = 0; j < n; ++j) z.push_back(pt.args[j % sets][k]);
+        }
+        g.set_output("lp", log_density(g, d, x, a));
+        const Eigen::VectorXd zeta = Eigen::Map<const Eigen::VectorXd>(z.data(), static_cast<Eigen::Index>(z.size()));
+        double expected = 0;
+        for (int j = 0; j < n; ++j) expected += references().at(name)(pt.x[j], pt.args[j % sets]);
+        INFO(name);
+        REQUIRE(std::isfinite(expected));
+        Program p = test::value_program(g, data, static_cast<int>(zeta.size()));
+        CHECK(test::value_at(p, zeta) == Approx(expected).epsilon(1e-10));
+        test::check_gradient(g, data, zeta, 1e-5);
+    }
+}
+
+TEST_CASE("integer arguments and argument-bounded supports", "[dist]") {
+    Graph g;
+    Eigen::VectorXi y(3);
+    const NodeId yd = g.leaf(Op::Data, Shape::vector(3), DType::Int, 0, "y");
+    const NodeId theta = g.constant(0.4);
+    for (double bad : {2.5, -1.0}) {
+        const std::array<NodeId, 2> args{g.constant(bad), theta};
+        CHECK_THROWS_WITH(log_density(g, distribution("binomial"), yd, args),
+                          Catch::Contains("binomial: argument `N` must be a non-negative integer, got " +
+                                          fmt::format("{}", bad)));
+    }
+    const NodeId n4 = g.leaf(Op::Data, Shape::vector(4), DType::Int, 1, "N");
+    const std::array<NodeId, 3> wrong{n4, g.constant(1.0), g.constant(2.0)};
+    CHECK_THROWS_AS(log_density(g, distribution("beta_binomial"), yd, wrong), ShapeError);
+    CHECK_THROWS_WITH(log_density(g, distribution("beta_binomial"), yd, wrong),
+                      Catch::Contains("beta_binomial: argument `N` is vec[4] but the variate is vec[3]"));
+    const std::array<NodeId, 2> neg_phi{g.constant(1.0), g.constant(-2.0)};
+    CHECK_THROWS_WITH(log_density(g, distribution("neg_binomial_2"), yd, neg_phi),
+                      Catch::Contains("neg_binomial_2: argument `phi` must be positive, got -2"));
+    CHECK(distribution("binomial").upper_arg == 0);
+    CHECK(distribution("beta_binomial").upper_arg == 0);
+    CHECK(distribution("neg_binomial_2").upper_arg == -1);
+
+    // pareto: lower(y_min), pareto_type_2: lower(mu), when constant; von_mises: (-pi, pi).
+    const std::array<NodeId, 2> p23{g.constant(2.0), g.constant(3.0)};
+    CHECK(natural_support(g, distribution("pareto"), p23) == Support::lower_bound(2.0));
+    const std::array<NodeId, 3> p2{g.constant(-1.0), g.constant(3.0), g.constant(0.5)};
+    CHECK(natural_support(g, distribution("pareto_type_2"), p2) == Support::lower_bound(-1.0));
+    const std::array<NodeId, 2> vm{g.constant(0.3), g.constant(2.0)};
+    CHECK(natural_support(g, distribution("von_mises"), vm) == Support::interval(-M_PI, M_PI));
+    const NodeId free = g.leaf(Op::Zeta, Shape::scalar(), DType::Real, 0, "m");
+    const std::array<NodeId, 2> p_free{free, g.constant(3.0)};
+    CHECK_THROWS_WITH(natural_support(g, distribution("pareto"), p_free),
+                      Catch::Contains("pareto") && Catch::Contains("`y_min`"));
+    const std::array<NodeId, 3> p2_free{free, g.constant(3.0), g.constant(0.5)};
+    CHECK_THROWS_WITH(natural_support(g, distribution("pareto_type_2"), p2_free),
+                      Catch::Contains("pareto_type_2") && Catch::Contains("`mu`"));
+    const std::array<NodeId, 2> neg_kappa{g.constant(0.0), g.constant(-1.0)};
+    CHECK_THROWS_WITH(natural_support(g, distribution("von_mises"), neg_kappa),
+                      Catch::Contains("von_mises: argument `kappa` must be non-negative, got -1"));
 }
 
 }  // namespace advi

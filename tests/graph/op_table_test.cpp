@@ -15,6 +15,8 @@ std::vector<std::vector<double>> points(Domain d) {
         case Domain::Real: return {{-1.3, 0.4, 2.1}, {-25.0, 1e-7, 30.0}, {-0.01, 0.7, -4.0}};
         case Domain::Positive: return {{0.3, 1.7, 4.2}, {1e-3, 0.05, 60.0}};
         case Domain::Unit: return {{0.2, 0.5, 0.9}};
+        // near 0 (within the finite-difference step's reach), both sides of -log 2, far out
+        case Domain::Negative: return {{-0.3, -1.7, -4.2}, {-1e-3, -0.05, -60.0}, {-0.69, -0.7, -12.0}};
         case Domain::None: return {};
     }
     return {};
