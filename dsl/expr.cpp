@@ -24,7 +24,7 @@ Expr Expr::operator[](const Expr& idx) const {
     return m.wrap(const_cast<Graph&>(m.nodes()).apply(op, id_, idx.id()));
 }
 
-namespace {
+namespace detail {
 
 Expr binary(Op op, const Expr& a, const Arg& b) {
     Model& m = a.model();
@@ -35,7 +35,9 @@ Expr binary(Op op, double a, const Expr& b) {
     return m.apply(op, m.wrap(m.resolve(a)), b);
 }
 
-}  // namespace
+}  // namespace detail
+
+using detail::binary;
 
 Expr operator+(const Expr& a, const Arg& b) { return binary(Op::Add, a, b); }
 Expr operator+(double a, const Expr& b) { return binary(Op::Add, a, b); }

@@ -41,6 +41,12 @@ private:
     double value_ = 0.0;
 };
 
+namespace detail {
+// op(a, b) interned in the model of the expression; a number becomes a constant.
+Expr binary(Op op, const Expr& a, const Arg& b);
+Expr binary(Op op, double a, const Expr& b);
+}  // namespace detail
+
 // Arithmetic; `*` of a matrix and a vector or of two matrices is the matrix product (as
 // Stan), every other `*` is elementwise (elt_multiply in linalg.hpp for two matrices).
 Expr operator+(const Expr& a, const Arg& b);

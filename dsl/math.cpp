@@ -15,14 +15,7 @@ namespace advi {
 namespace {
 
 Expr unary(Op op, const Expr& x) { return x.model().apply(op, x); }
-Expr binary(Op op, const Expr& a, const Arg& b) {
-    Model& m = a.model();
-    return m.apply(op, a, m.wrap(m.resolve(b)));
-}
-Expr binary(Op op, double a, const Expr& b) {
-    Model& m = b.model();
-    return m.apply(op, m.wrap(m.resolve(a)), b);
-}
+using detail::binary;
 // The second argument as an expression of a's model (a number becomes a constant).
 Expr expr_of(const Expr& a, const Arg& b) {
     Model& m = a.model();
