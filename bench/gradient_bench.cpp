@@ -1,13 +1,14 @@
 // One gradient evaluation at the paper's sizes, the compiled program against a hand-written
 // Eigen gradient of the same log density: linear regression (N = 10000, D = 250), linear
-// regression with ARD (same X and y) and hierarchical logistic regression (N = 10000,
-// election-like). Report the ratio of medians:
+// regression with ARD (same X and y), hierarchical logistic regression (N = 10000,
+// election-like) and stochastic volatility (T = 500). Report the ratio of medians:
 //   build/bench/gradient_bench --benchmark_repetitions=20 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
 #include "hier_logistic_model.hpp"
 #include "linear_regression_model.hpp"
 #include "linreg_ard_model.hpp"
+#include "stochvol_model.hpp"
 
 namespace {
 
@@ -85,8 +86,29 @@ void BM_linreg_ard_hand(benchmark::State& state) {
     for (auto _ : state) benchmark::DoNotOptimize(h.log_density_gradient(zeta, grad));
 }
 
+const advi::bench::StochVolData& stochvol() {
+    static const advi::bench::StochVolData d(500);
+    return d;
+}
+
+void BM_stochvol_compiled(benchmark::State& state) {
+    advi::Model m;
+    advi::bench::build_stochvol(m, stochvol());
+    advi::Program p = advi::compile(m);
+    Eigen::VectorXd zeta = point(p.dim()), grad(p.dim());
+    for (auto _ : state) benchmark::DoNotOptimize(p.run(zeta, grad));
+}
+
+void BM_stochvol_hand(benchmark::State& state) {
+    advi::bench::StochVolHand h(stochvol());
+    Eigen::VectorXd zeta = point(h.dim()), grad(h.dim());
+    for (auto _ : state) benchmark::DoNotOptimize(h.log_density_gradient(zeta, grad));
+}
+
 }  // namespace
 
+BENCHMARK(BM_stochvol_compiled)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_stochvol_hand)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_linreg_ard_compiled)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_linreg_ard_hand)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_hier_logistic_compiled)->Unit(benchmark::kMicrosecond);

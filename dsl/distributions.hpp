@@ -19,6 +19,9 @@ struct Dist {
 [[nodiscard]] Dist dist(std::string_view name, std::vector<Arg> args);
 
 // clang-format off
+// The improper flat prior: a latent whose density is given by other terms (observe on an
+// expression of it, target_add).
+[[nodiscard]] inline Dist flat()                                { return dist("flat", {}); }
 [[nodiscard]] inline Dist normal(Arg mu, Arg sigma)             { return dist("normal", {mu, sigma}); }
 [[nodiscard]] inline Dist lognormal(Arg mu, Arg sigma)          { return dist("lognormal", {mu, sigma}); }
 [[nodiscard]] inline Dist cauchy(Arg mu, Arg sigma)             { return dist("cauchy", {mu, sigma}); }
@@ -62,6 +65,9 @@ struct Dist {
 [[nodiscard]] inline Dist lkj_corr(Arg eta)                     { return dist("lkj_corr", {eta}); }
 [[nodiscard]] inline Dist wishart(Arg nu, Arg S)                { return dist("wishart", {nu, S}); }
 [[nodiscard]] inline Dist inv_wishart(Arg nu, Arg S)            { return dist("inv_wishart", {nu, S}); }
+// Over a Cholesky factor L_W of a covariance matrix, given the Cholesky factor L_S of the scale
+[[nodiscard]] inline Dist wishart_cholesky(Arg nu, Arg L_S)     { return dist("wishart_cholesky", {nu, L_S}); }
+[[nodiscard]] inline Dist inv_wishart_cholesky(Arg nu, Arg L_S) { return dist("inv_wishart_cholesky", {nu, L_S}); }
 // clang-format on
 
 }  // namespace advi

@@ -101,6 +101,9 @@ void beta(Terms& t, NodeId x, Args a) {
 // uniform(x | a, b) = -log(b - a) on (a, b); the support guarantees x inside for latents,
 // and observe() checks data against it.
 void uniform(Terms& t, NodeId, Args a) { t.add(t.neg(t.f(Op::Log, t.sub(a[1], a[0])))); }
+// flat: the improper uniform density on the reals (log density 0), for a latent whose
+// density comes from other terms, as a Stan parameter without a sampling statement.
+void flat(Terms&, NodeId, Args) {}
 // poisson(y | lambda) = y log(lambda) - lambda - lgamma(y + 1)
 void poisson(Terms& t, NodeId y, Args a) {
     t.add(t.mul(y, t.f(Op::Log, a[0])));
@@ -291,6 +294,7 @@ namespace mv = multivariate;
 // clang-format off
 constexpr DistInfo kDistributions[] = {
     // name              ar  argument names               domains                                  variate     support          log density      valid_int
+    {"flat",            0, {},                          {},                                       DType::Real, real,            flat,            nullptr},
     {"normal",          2, {"mu", "sigma"},             {D::Real, D::Positive},                   DType::Real, real,            normal,          nullptr},
     {"lognormal",       2, {"mu", "sigma"},             {D::Real, D::Positive},                   DType::Real, positive,        lognormal,       nullptr},
     {"cauchy",          2, {"mu", "sigma"},             {D::Real, D::Positive},                   DType::Real, real,            cauchy,          nullptr},
@@ -334,6 +338,8 @@ constexpr DistInfo kDistributions[] = {
     {"lkj_corr",        1, {"eta"},                     {D::Positive},                            DType::Real, mv::corr_matrix_support, mv::lkj_corr, nullptr, -1, true},
     {"wishart",         2, {"nu", "S"},                 {D::Positive, D::Real},                   DType::Real, mv::cov_matrix_support, mv::wishart, nullptr, -1, true},
     {"inv_wishart",     2, {"nu", "S"},                 {D::Positive, D::Real},                   DType::Real, mv::cov_matrix_support, mv::inv_wishart, nullptr, -1, true},
+    {"wishart_cholesky", 2, {"nu", "L_S"},              {D::Positive, D::Real},                   DType::Real, mv::cholesky_factor_cov_support, mv::wishart_cholesky, nullptr, -1, true},
+    {"inv_wishart_cholesky", 2, {"nu", "L_S"},          {D::Positive, D::Real},                   DType::Real, mv::cholesky_factor_cov_support, mv::inv_wishart_cholesky, nullptr, -1, true},
 };
 // clang-format on
 

@@ -142,6 +142,7 @@ Support simplex_support(const Graph&, Args) { return Support::simplex(); }
 Support cholesky_factor_corr_support(const Graph&, Args) { return Support::cholesky_factor_corr(); }
 Support corr_matrix_support(const Graph&, Args) { return Support::corr_matrix(); }
 Support cov_matrix_support(const Graph&, Args) { return Support::cov_matrix(); }
+Support cholesky_factor_cov_support(const Graph&, Args) { return Support::cholesky_factor_cov(); }
 Support no_support(const Graph&, Args) { return Support::real(); }
 
 bool category(int y) { return y >= 0; }
@@ -294,6 +295,60 @@ void inv_wishart(Terms& t, NodeId W, Args a) {
     t.add(t.mul(t.c(-0.5), sum(t, t.f(Op::Square, op(t, Op::TriLowSolve, LW, LS)))));
     t.add(t.mul(t.c(-K * kLog2), half_nu));
     t.add(t.neg(lmgamma(t, K, half_nu)));
+}
+
+// The Cholesky variants are densities over the factor L_W (Stan's wishart_cholesky and
+// inv_wishart_cholesky): the density of W = L_W L_W' times the Jacobian of L_W -> W,
+//   |dW/dL_W| = 2^K prod_{k=1}^K L_W[k,k]^(K - k + 1)   (1-based k),
+// the lower-triangular entries of L_W mapped to those of W: row by row, dW_ij/dL_ij = L_jj for
+// j < i and dW_ii/dL_ii = 2 L_ii, a triangular Jacobian whose diagonal gives the product.
+// With log|W| = 2 sum log L_W[k,k], the log-diagonal terms of the two factors merge into one
+// dot product with a weight per k.
+
+// wishart_cholesky(L_W | nu, L_S)
+//   = wishart(L_W L_W' | nu, L_S L_S') + K log 2 + sum_k (K - k + 1) log L_W[k,k]
+//   = sum_k (nu - k) log L_W[k,k] - |L_S^-1 L_W|_F^2 / 2 - nu sum_k log L_S[k,k]
+//     + K log 2 (1 - nu/2) - log Gamma_K(nu/2),
+// as (nu - K - 1) + (K - k + 1) = nu - k.
+void wishart_cholesky(Terms& t, NodeId L_W, Args a) {
+    const Shape ws = shape(t, L_W);
+    const int K = square_variate("wishart_cholesky", ws);
+    const NodeId nu = real(t, a[0]);
+    require_scalar("wishart_cholesky", "nu", shape(t, nu), ws);
+    require_square("wishart_cholesky", "L_S", shape(t, a[1]), ws, K);
+    check_nu(t, "wishart_cholesky", nu, K);
+    // The solve reads only the lower triangle of its first argument; Tril does the same for
+    // the right-hand side, so that L_S^-1 L_W is lower-triangular and its whole Frobenius
+    // norm is tr(S^-1 W).
+    const NodeId LW = op(t, Op::Tril, real(t, L_W));
+    const NodeId LS = real(t, a[1]);
+    const NodeId log_diag = t.f(Op::Log, op(t, Op::Diagonal, LW));
+    t.add(op(t, Op::Dot, t.sub(nu, one_to_n(t, K)), log_diag));
+    t.add(t.mul(t.c(-0.5), sum(t, t.f(Op::Square, op(t, Op::TriLowSolve, LS, LW)))));
+    t.add(t.neg(t.mul(nu, sum_log_diagonal(t, LS))));
+    t.add(t.mul(t.c(K * kLog2), t.sub(t.c(1), t.mul(t.c(0.5), nu))));
+    t.add(t.neg(lmgamma(t, K, t.mul(t.c(0.5), nu))));
+}
+// inv_wishart_cholesky(L_W | nu, L_S)
+//   = inv_wishart(L_W L_W' | nu, L_S L_S') + K log 2 + sum_k (K - k + 1) log L_W[k,k]
+//   = nu sum_k log L_S[k,k] - sum_k (nu + k) log L_W[k,k] - |L_W^-1 L_S|_F^2 / 2
+//     + K log 2 (1 - nu/2) - log Gamma_K(nu/2),
+// as -(nu + K + 1) + (K - k + 1) = -(nu + k), and tr(S W^-1) = |L_W^-1 L_S|_F^2.
+void inv_wishart_cholesky(Terms& t, NodeId L_W, Args a) {
+    const Shape ws = shape(t, L_W);
+    const int K = square_variate("inv_wishart_cholesky", ws);
+    const NodeId nu = real(t, a[0]);
+    require_scalar("inv_wishart_cholesky", "nu", shape(t, nu), ws);
+    require_square("inv_wishart_cholesky", "L_S", shape(t, a[1]), ws, K);
+    check_nu(t, "inv_wishart_cholesky", nu, K);
+    const NodeId LW = real(t, L_W);
+    const NodeId LS = op(t, Op::Tril, real(t, a[1]));  // as above: a lower-triangular solve
+    const NodeId log_diag = t.f(Op::Log, op(t, Op::Diagonal, LW));
+    t.add(t.neg(op(t, Op::Dot, t.add(nu, one_to_n(t, K)), log_diag)));
+    t.add(t.mul(t.c(-0.5), sum(t, t.f(Op::Square, op(t, Op::TriLowSolve, LW, LS)))));
+    t.add(t.mul(nu, sum_log_diagonal(t, LS)));
+    t.add(t.mul(t.c(K * kLog2), t.sub(t.c(1), t.mul(t.c(0.5), nu))));
+    t.add(t.neg(lmgamma(t, K, t.mul(t.c(0.5), nu))));
 }
 
 }  // namespace advi::multivariate

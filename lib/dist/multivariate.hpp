@@ -23,6 +23,9 @@ namespace advi::multivariate {
 //     lkj_corr(eta): Omega mat[K,K], a correlation matrix.
 //   wishart(nu, S), inv_wishart(nu, S): W mat[K,K] symmetric positive definite; S mat[K,K];
 //     nu > K - 1.
+//   wishart_cholesky(nu, L_S), inv_wishart_cholesky(nu, L_S): L_W mat[K,K], a Cholesky factor
+//     of a covariance matrix (lower-triangular, positive diagonal); L_S lower-triangular
+//     mat[K,K]; nu > K - 1. Both read only the lower triangles of L_W and L_S.
 using Args = std::span<const NodeId>;
 
 Support real_support(const Graph& g, Args a);
@@ -30,6 +33,7 @@ Support simplex_support(const Graph& g, Args a);
 Support cholesky_factor_corr_support(const Graph& g, Args a);
 Support corr_matrix_support(const Graph& g, Args a);
 Support cov_matrix_support(const Graph& g, Args a);
+Support cholesky_factor_cov_support(const Graph& g, Args a);
 Support no_support(const Graph& g, Args a);  // integer variates
 
 void multi_normal(Terms& t, NodeId y, Args a);
@@ -42,6 +46,8 @@ void lkj_corr_cholesky(Terms& t, NodeId L, Args a);
 void lkj_corr(Terms& t, NodeId Omega, Args a);
 void wishart(Terms& t, NodeId W, Args a);
 void inv_wishart(Terms& t, NodeId W, Args a);
+void wishart_cholesky(Terms& t, NodeId L_W, Args a);
+void inv_wishart_cholesky(Terms& t, NodeId L_W, Args a);
 
 // Integer variates: a 0-based category.
 bool category(int y);

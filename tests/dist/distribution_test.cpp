@@ -41,6 +41,8 @@ const std::map<std::string_view, Ref>& references() {
         {"exponential", [](double x, auto& a) { return std::log(bm::pdf(bm::exponential(a[0]), x)); }},
         {"beta", [](double x, auto& a) { return std::log(bm::pdf(bm::beta_distribution<>(a[0], a[1]), x)); }},
         {"uniform", [](double x, auto& a) { return std::log(bm::pdf(bm::uniform(a[0], a[1]), x)); }},
+        // the improper flat density: log 1 everywhere
+        {"flat", [](double, auto&) { return 0.0; }},
         {"poisson", [](double x, auto& a) { return std::log(bm::pdf(bm::poisson(a[0]), x)); }},
         {"poisson_log", [](double x, auto& a) { return std::log(bm::pdf(bm::poisson(std::exp(a[0])), x)); }},
         {"bernoulli", [](double x, auto& a) { return std::log(bm::pdf(bm::bernoulli(a[0]), x)); }},
@@ -108,6 +110,7 @@ const std::map<std::string_view, Points>& points() {
         {"exponential", {{1e-4, 0.5, 10.0}, {{1.0}, {0.2}, {7.0}}}},
         {"beta", {{1e-3, 0.3, 0.5, 0.999}, {{1.0, 1.0}, {0.5, 0.5}, {2.0, 7.0}}}},
         {"uniform", {{-0.9, 0.0, 2.9}, {{-1.0, 3.0}, {-2.0, 5.0}}}},
+        {"flat", {{-1e6, -0.3, 0.0, 42.0}, {{}}}},
         {"poisson", {{0.0, 1.0, 4.0, 17.0}, {{0.3}, {4.0}, {25.0}}}},
         {"poisson_log", {{0.0, 1.0, 4.0, 17.0}, {{-1.2}, {1.4}, {3.0}}}},
         {"bernoulli", {{0.0, 1.0}, {{0.01}, {0.5}, {0.93}}}},

@@ -146,7 +146,9 @@ double lmgamma(int K, double x) {
 TEST_CASE("every multivariate row has a test here", "[dist][multivariate]") {
     const std::set<std::string_view> tested = {
         "multi_normal", "multi_normal_cholesky", "dirichlet", "categorical", "categorical_logit",
-        "ordered_logistic", "lkj_corr_cholesky", "lkj_corr", "wishart", "inv_wishart"};
+        "ordered_logistic", "lkj_corr_cholesky", "lkj_corr", "wishart", "inv_wishart",
+        // tests/dist/wishart_cholesky_test.cpp
+        "wishart_cholesky", "inv_wishart_cholesky"};
     for (const DistInfo& d : distributions()) {
         if (!d.multivariate) continue;
         INFO(d.name);
