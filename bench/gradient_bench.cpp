@@ -1,10 +1,12 @@
 // One gradient evaluation at the paper's sizes, the compiled program against a hand-written
 // Eigen gradient of the same log density: linear regression (N = 10000, D = 250), linear
 // regression with ARD (same X and y), hierarchical logistic regression (N = 10000,
-// election-like) and stochastic volatility (T = 500). Report the ratio of medians:
+// election-like), stochastic volatility (T = 500) and a Gaussian mixture (N = 10000,
+// D = 20, K = 10). Report the ratio of medians:
 //   build/bench/gradient_bench --benchmark_repetitions=20 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
+#include "gmm_model.hpp"
 #include "hier_logistic_model.hpp"
 #include "linear_regression_model.hpp"
 #include "linreg_ard_model.hpp"
@@ -105,8 +107,40 @@ void BM_stochvol_hand(benchmark::State& state) {
     for (auto _ : state) benchmark::DoNotOptimize(h.log_density_gradient(zeta, grad));
 }
 
+const advi::bench::GmmData& gmm() {
+    static const advi::bench::GmmData d(10000, 20, 10);
+    return d;
+}
+
+void BM_gmm_compiled(benchmark::State& state) {
+    advi::Model m;
+    advi::bench::build_gmm(m, gmm());
+    advi::Program p = advi::compile(m);
+    Eigen::VectorXd zeta = point(p.dim()), grad(p.dim());
+    for (auto _ : state) benchmark::DoNotOptimize(p.run(zeta, grad));
+    state.counters["arena_bytes"] = static_cast<double>(p.arena_bytes());
+}
+
+void BM_gmm_hand(benchmark::State& state) {
+    advi::bench::GmmHand h(gmm());
+    Eigen::VectorXd zeta = point(h.dim()), grad(h.dim());
+    for (auto _ : state) benchmark::DoNotOptimize(h.log_density_gradient(zeta, grad));
+}
+
+void BM_gmm_build(benchmark::State& state) {
+    for (auto _ : state) {
+        advi::Model m;
+        advi::bench::build_gmm(m, gmm());
+        advi::Program p = advi::compile(m);
+        benchmark::DoNotOptimize(p.dim());
+    }
+}
+
 }  // namespace
 
+BENCHMARK(BM_gmm_compiled)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_gmm_hand)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_gmm_build)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_stochvol_compiled)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_stochvol_hand)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_linreg_ard_compiled)->Unit(benchmark::kMicrosecond);
