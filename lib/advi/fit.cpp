@@ -80,6 +80,17 @@ std::string Fit::summary() const {
         r.converged ? "converged: " + r.stop_reason : "not converged: " + r.stop_reason, r.seconds,
         r.elbo_trace.empty() ? std::nan("") : r.elbo_trace.back(), theta_draws_.rows());
     if (r.dropped_draws > 0) s += fmt::format("{} draws with a non-finite log density were dropped\n", r.dropped_draws);
+    if (theta_draws_.rows() == 0) {
+        // No draws to summarise (output_samples = 0): show T^-1 of q's mean instead of NaNs.
+        s += "no draws (output_samples = 0); T^-1(mu), the constrained image of q's mean:\n";
+        for (const auto& v : spec_.latents) {
+            const Eigen::VectorXd m = at_mu(v.name);
+            for (Eigen::Index k = 0; k < m.size(); ++k) {
+                s += fmt::format("{:<20} {:>12.4g}\n", v.shape.is_scalar() ? v.name : fmt::format("{}[{}]", v.name, k), m[k]);
+            }
+        }
+        return s;
+    }
     s += fmt::format("{:<20} {:>12} {:>12} {:>12} {:>12} {:>12}\n", "", "mean", "sd", "5%", "50%", "95%");
     for (const auto& v : spec_.latents) {
         const Eigen::VectorXd m = mean(v.name);

@@ -131,3 +131,18 @@ TEST_CASE("the same seed gives a bit-identical fit", "[dsl][fit]") {
 }
 
 }  // namespace advi
+
+namespace advi {
+
+TEST_CASE("a fit without output draws summarises T^-1(mu), not NaNs", "[dsl][fit]") {
+    Model m;
+    auto s = m.param("s", lognormal(0.5, 0.3));
+    (void)s;
+    Fit f = fit(m, {.seed = 2, .output_samples = 0});
+    const std::string text = f.summary();
+    CHECK(text.find("no draws") != std::string::npos);
+    CHECK(text.find("nan") == std::string::npos);
+    CHECK(f.at_mu("s")[0] == Approx(std::exp(f.result().q.mu()[0])));
+}
+
+}  // namespace advi
