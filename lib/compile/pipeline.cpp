@@ -32,7 +32,9 @@ Stages stages(const ModelSpec& m) {
     Stages s;
     s.model = m.graph;
     show("model", s.model);
-    s.constrained = constrain(m);
+    // Simplified before differentiating too: a simpler forward graph (log(exp x) = x,
+    // x / exp(y) = x exp(-y), ...) has a simpler derivative than one simplified afterwards.
+    s.constrained = simplify(constrain(m));
     show("constrain", s.constrained);
     s.gradient = differentiate(s.constrained);
     show("diff", s.gradient);

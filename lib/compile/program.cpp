@@ -1,22 +1,85 @@
-// Compilation of a graph into a Program: classify nodes (input, data, data-only, per-run),
-// compute each buffer's last use, and give dead buffers' arena slots to later nodes.
+// Compilation of a graph into a Program: classify nodes (input, data, data-only, per-run,
+// alias), group elementwise and index-mapped trees into fused loops, compute each buffer's
+// last use, and give dead buffers' arena slots to later nodes.
 #include "program.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 
 #include <fmt/format.h>
 
 #include <advi/graph/error.hpp>
 
+#include "thread_pool.hpp"
+
 namespace advi {
 
+namespace {
+
+// A loop over fewer values than this per thread runs on one thread: below it, waking a
+// worker costs more than the work.
+constexpr int kMinValuesPerPart = 16384;
+// A matrix product with fewer multiply-adds than this runs on one thread.
+constexpr double kMinFlopsPerPart = 1 << 17;
+
+// Whether a node's value is a contiguous run of its input's values (a vector slice, a
+// range of whole columns, a reshape), so that it can alias the input instead of copying.
+// Returns the start offset, or -1.
+std::int64_t alias_start(const Graph& g, NodeId id) {
+    const Node& n = g[id];
+    if (n.op == Op::Reshape) return 0;
+    if (n.op != Op::Block) return -1;
+    const Shape& in = g[n.in[0]].shape;
+    // Whole columns, or a run within one column.
+    if (n.shape.rows == in.rows || n.shape.cols == 1) {
+        return n.index + n.aux * static_cast<std::int64_t>(in.rows);
+    }
+    return -1;
+}
+
+// Whether an embed places its input as one contiguous run of its output.
+bool contiguous_embed(const Graph& g, NodeId id) {
+    const Node& n = g[id];
+    const Shape& in = g[n.in[0]].shape;
+    return n.op == Op::Embed && (in.rows == n.shape.rows || (in.cols == 1 && n.shape.cols == 1));
+}
+
+}  // namespace
+
+Program::Program(const Program& other)
+    : nodes_(other.nodes_), labels_(other.labels_), data_(other.data_),
+      prologue_(other.prologue_), body_(other.body_), groups_(other.groups_),
+      outputs_(other.outputs_), lp_(other.lp_), has_lp_(other.has_lp_), arena_(other.arena_),
+      persistent_(other.persistent_), transient_(other.transient_),
+      block_doubles_(other.block_doubles_), partial_doubles_(other.partial_doubles_),
+      input_base_(other.input_base_), block_base_(other.block_base_),
+      partial_base_(other.partial_base_), sums_base_(other.sums_base_),
+      node_bytes_(other.node_bytes_), data_bytes_per_run_(other.data_bytes_per_run_),
+      input_dim_(other.input_dim_), output_dim_(other.output_dim_), threads_(other.threads_),
+      pool_(other.pool_) {
+    // The copy's instructions must point into its own arena.
+    for (auto& ins : prologue_) bind_instr(ins);
+    for (auto& ins : body_) bind_instr(ins);
+    for (auto& gr : groups_)
+        for (auto& st : gr.steps) bind_instr(st);
+}
+
+Program& Program::operator=(const Program& other) {
+    if (this != &other) {
+        Program copy(other);
+        *this = std::move(copy);
+    }
+    return *this;
+}
+
 Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_dim,
-                         int output_dim) {
+                         int output_dim, int threads) {
     Program p;
     p.data_ = std::move(data);
     p.input_dim_ = input_dim;
     p.output_dim_ = output_dim;
+    p.threads_ = std::max(threads, 0);
     const int n = g.size();
     const std::vector<bool> live = live_nodes(g);
     p.nodes_.resize(n);
@@ -26,9 +89,26 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
         p.labels_[id] = g.label(id);
     }
 
-    // Fusion: an elementwise per-run node whose only reader is an elementwise per-run node
-    // of the same size (or a sum of it), and which is no output, becomes an internal member
-    // of its reader's group: it is computed block by block when the group's root runs.
+    // Aliases: a node whose value is a contiguous run of another's is no instruction; it
+    // reads the other's buffer at an offset. `source` resolves chains of aliases.
+    std::vector<NodeId> source(n);
+    std::vector<std::int64_t> start(n, 0);
+    std::vector<bool> alias(n, false);
+    for (NodeId id = 0; id < n; ++id) {
+        source[id] = id;
+        if (!live[id] || g[id].arity() == 0) continue;
+        const std::int64_t s = alias_start(g, id);
+        if (s < 0) continue;
+        alias[id] = true;
+        source[id] = source[g[id].in[0]];
+        start[id] = start[g[id].in[0]] + s;
+    }
+
+    // Fusion. A member is a per-run node computed block by block inside its one reader's
+    // loop: an elementwise op, a gather from data indices, or an index-mapped read
+    // (rep_cols, rep_rows, broadcast, contiguous embed). Its reader reads it at the
+    // block's offset: an elementwise op or member of the same size, or the sum or
+    // scatter-add at the root of the loop.
     std::vector<int> readers(n, 0);
     std::vector<NodeId> reader(n, kNoNode);
     for (NodeId id = 0; id < n; ++id) {
@@ -43,39 +123,89 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
     }
     std::vector<bool> is_output(n, false);
     for (const auto& o : g.outputs()) is_output[o.id] = true;
-    auto per_run_elementwise = [&](NodeId id) {
-        return g.is_variable(id) && g[id].arity() > 0 && op_info(g[id].op).elementwise;
+    auto loop_op = [&](NodeId id) {
+        const Node& node = g[id];
+        if (!g.is_variable(id) || node.arity() == 0 || alias[id] || node.shape.size() < 2) {
+            return false;
+        }
+        switch (node.op) {
+            case Op::Gather: return g[node.in[1]].op == Op::Data && node.shape.cols == 1;
+            case Op::RepCols:
+            case Op::RepRows:
+            case Op::Broadcast: return true;
+            case Op::Embed: return contiguous_embed(g, id);
+            default: return op_info(node.op).elementwise;
+        }
+    };
+    // Whether input slot k of a loop op is read at the block's offset.
+    auto sliced_slot = [&](NodeId r, int k) {
+        switch (g[r].op) {
+            case Op::Gather: return k == 1;
+            case Op::RepCols:
+            case Op::RepRows:
+            case Op::Broadcast:
+            case Op::Embed: return false;
+            default: return true;
+        }
+    };
+    auto scatter_root = [&](NodeId r) {
+        return g[r].op == Op::ScatterAdd && g.is_variable(r) && g[g[r].in[1]].op == Op::Data &&
+               g[r].shape.cols == 1;
     };
     std::vector<bool> internal(n, false);
     for (NodeId id = 0; id < n; ++id) {
-        if (!live[id] || !per_run_elementwise(id) || is_output[id] || readers[id] != 1) continue;
+        if (!live[id] || !loop_op(id) || is_output[id] || readers[id] != 1) continue;
         const NodeId r = reader[id];
         const int size = g[id].shape.size();
-        internal[id] = size >= 2 && ((per_run_elementwise(r) && g[r].shape.size() == size) ||
-                                     (g[r].op == Op::Sum && g.is_variable(r)));
+        bool ok = false;
+        if (loop_op(r) && g[r].shape.size() == size) {
+            ok = true;
+            for (int k = 0; k < g[r].arity(); ++k) ok = ok && (g[r].in[k] != id || sliced_slot(r, k));
+        } else if (g[r].op == Op::Sum && g.is_variable(r)) {
+            ok = true;
+        } else if (scatter_root(r)) {
+            ok = g[r].in[0] == id && g[r].in[1] != id;
+        }
+        internal[id] = ok;
     }
     std::vector<NodeId> root(n, kNoNode);
     for (NodeId id = n - 1; id >= 0; --id) {
         if (internal[id]) root[id] = internal[reader[id]] ? root[reader[id]] : reader[id];
     }
+    std::vector<std::vector<NodeId>> members(n);
+    for (NodeId id = 0; id < n; ++id) {
+        if (internal[id]) members[root[id]].push_back(id);
+    }
     // The position at which a node's value is read: its own, or its group root's.
     auto position = [&](NodeId id) { return internal[id] ? root[id] : id; };
 
-    // Last use of every node (outputs stay alive to the end).
+    // Last use of every buffer (outputs stay alive to the end); a read through an alias
+    // is a read of its source.
     std::vector<int> last_use(n, -1);
     for (NodeId id = 0; id < n; ++id) {
-        if (!live[id]) continue;
+        if (!live[id] || alias[id]) continue;
         for (int k = 0; k < g[id].arity(); ++k) {
-            last_use[g[id].in[k]] = std::max(last_use[g[id].in[k]], position(id));
+            const NodeId in = source[g[id].in[k]];
+            last_use[in] = std::max(last_use[in], position(id));
         }
     }
-    for (const auto& o : g.outputs()) last_use[o.id] = n;
+    for (const auto& o : g.outputs()) last_use[source[o.id]] = n;
     // Data-only nodes read by per-run nodes or outputs must survive between runs.
     std::vector<bool> kept(n, false);
-    for (const auto& o : g.outputs()) kept[o.id] = true;
+    for (const auto& o : g.outputs()) kept[source[o.id]] = true;
+    std::vector<bool> data_read(p.data_.size(), false);
     for (NodeId id = 0; id < n; ++id) {
-        if (!live[id] || !g.is_variable(id)) continue;
-        for (int k = 0; k < g[id].arity(); ++k) kept[g[id].in[k]] = true;
+        if (!live[id] || alias[id] || !g.is_variable(id)) continue;
+        for (int k = 0; k < g[id].arity(); ++k) {
+            const NodeId in = source[g[id].in[k]];
+            kept[in] = true;
+            if (g[in].op == Op::Data && !data_read[g[in].index]) {
+                data_read[g[in].index] = true;
+                const auto& d = p.data_[g[in].index];
+                p.data_bytes_per_run_ += static_cast<std::size_t>(d.shape.size()) *
+                                         (d.dtype == DType::Int ? sizeof(int) : sizeof(double));
+            }
+        }
     }
 
     std::vector<Ref> refs(n);
@@ -105,7 +235,7 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
     auto release_inputs = [&](NodeId id, NodeId at) {
         const Node& node = g[id];
         for (int k = 0; k < node.arity(); ++k) {
-            const NodeId in = node.in[k];
+            const NodeId in = source[node.in[k]];
             if (!transient_slot[in] || last_use[in] != at || released[in]) continue;
             released[in] = true;
             free_slots.emplace(g[in].shape.size(), refs[in].offset);
@@ -120,15 +250,43 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
         ins.out = refs[id];
         return ins;
     };
-    std::vector<std::vector<NodeId>> members(n);
-    for (NodeId id = 0; id < n; ++id) {
-        if (internal[id]) members[root[id]].push_back(id);
-    }
+    // How a step of a loop over `len` values reads input k.
+    auto step_kind = [&](NodeId id, int k, int len) {
+        const NodeId in = g[id].in[k];
+        if (internal[in]) return Kind::Temp;
+        if (g[in].shape.size() == 1) return Kind::Scalar;
+        const bool root_reads_len = g[id].op == Op::Sum || g[id].op == Op::ScatterAdd;
+        if ((root_reads_len || sliced_slot(id, k)) && g[in].shape.size() == len) {
+            return Kind::Sliced;
+        }
+        return Kind::Whole;
+    };
+    auto step_access = [&](NodeId id) {
+        switch (g[id].op) {
+            case Op::RepCols: return Access::RepCols;
+            case Op::RepRows: return Access::RepRows;
+            case Op::Embed: return Access::Embed;
+            case Op::Broadcast: return Access::Fill;
+            default: return Access::Kernel;
+        }
+    };
 
     for (NodeId id = 0; id < n; ++id) {
         if (!live[id]) continue;
         const Node& node = g[id];
         Ref& r = refs[id];
+        if (alias[id]) {
+            r = refs[source[id]];
+            r.rows = node.shape.rows;
+            r.cols = node.shape.cols;
+            if (r.src == Ref::Src::Extern) {
+                if (r.real != nullptr) r.real += start[id];
+                if (r.ints != nullptr) r.ints += start[id];
+            } else {
+                r.offset += start[id];
+            }
+            continue;
+        }
         r.rows = node.shape.rows;
         r.cols = node.shape.cols;
         const int size = node.shape.size();
@@ -179,14 +337,35 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
             r.offset = alloc_transient(size);
             transient_slot[id] = true;
         }
-        if (members[id].empty()) {
-            (once ? p.prologue_ : p.body_).push_back(make_instr(id));
+        const bool loop_root = !once && (loop_op(id) || !members[id].empty());
+        if (!loop_root) {
+            Instr ins = make_instr(id);
+            if (!once) {
+                // Long matrix products split over threads by columns.
+                const Shape& a = g[node.in[0]].shape;
+                const double flops = static_cast<double>(a.size()) *
+                                     (node.arity() > 1 ? g[node.in[1]].shape.cols : 1);
+                if (flops >= 2 * kMinFlopsPerPart) {
+                    switch (node.op) {
+                        case Op::MatMul:
+                        case Op::MatTMul:
+                        case Op::MatTVec: ins.split = Split::OutCols; break;
+                        case Op::MatVec:
+                        case Op::MatMulT: ins.split = Split::InnerSum; break;
+                        default: break;
+                    }
+                }
+            }
+            (once ? p.prologue_ : p.body_).push_back(ins);
             release_inputs(id, id);
             continue;
         }
         Group group;
-        group.n = g[members[id].front()].shape.size();
-        group.sum_root = node.op == Op::Sum;
+        group.n = (node.op == Op::Sum || node.op == Op::ScatterAdd) ? g[node.in[0]].shape.size()
+                                                                     : size;
+        group.root = node.op == Op::Sum          ? Root::Sum
+                     : node.op == Op::ScatterAdd ? Root::ScatterAdd
+                                                 : Root::Store;
         group.block = std::min(kBlock, group.n);
         // Block temporaries are reused within the group: a member's block is free once its
         // one reader (a later member) has its own block.
@@ -207,20 +386,24 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
             }
         }
         block_doubles = std::max(block_doubles, static_cast<std::size_t>(blocks * group.block));
-        for (NodeId m : members[id]) group.steps.push_back(make_instr(m));
-        group.steps.push_back(make_instr(id));
+        members[id].push_back(id);  // the root is the last step
+        for (NodeId m : members[id]) {
+            Instr st = make_instr(m);
+            st.access = step_access(m);
+            for (int k = 0; k < st.arity; ++k) st.kind[k] = step_kind(m, k, group.n);
+            group.steps.push_back(st);
+        }
         Instr ins = make_instr(id);
         ins.kernel = nullptr;
         ins.group = static_cast<int>(p.groups_.size());
         p.groups_.push_back(std::move(group));
         p.body_.push_back(ins);
         for (NodeId m : members[id]) release_inputs(m, id);
-        release_inputs(id, id);
     }
 
     p.persistent_ = persistent;
-    p.block_base_ = persistent + transient;
-    p.arena_.assign(persistent + transient + block_doubles, 0.0);
+    p.transient_ = transient;
+    p.block_doubles_ = block_doubles;
 
     for (const auto& o : g.outputs()) {
         if (o.name == "lp") {
@@ -235,23 +418,75 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
             p.outputs_.push_back({o.name, refs[o.id], o.offset});
         }
     }
-    p.reload_data();
+    p.bind();
     return p;
 }
 
-View Program::view(const Ref& r, const double* zeta) const {
+int Program::effective_threads() const {
+    return threads_ > 0 ? threads_ : ThreadPool::hardware_threads();
+}
+
+void Program::set_threads(int threads) {
+    threads_ = std::max(threads, 0);
+    bind();
+}
+
+void Program::bind() {
+    const int t = effective_threads();
+    pool_ = t > 1 ? &ThreadPool::shared(t) : nullptr;
+    partial_doubles_ = 0;
+    for (auto& gr : groups_) {
+        const int blocks = (gr.n + gr.block - 1) / gr.block;
+        const int parts = std::clamp(gr.n / kMinValuesPerPart, 1, t);
+        gr.blocks_per_part = (blocks + parts - 1) / parts;
+        gr.parts = (blocks + gr.blocks_per_part - 1) / gr.blocks_per_part;
+        if (gr.root == Root::ScatterAdd && gr.parts > 1) {
+            partial_doubles_ = std::max(partial_doubles_,
+                                        static_cast<std::size_t>(gr.steps.back().out.rows));
+        }
+    }
+    for (const auto& ins : body_) {
+        if (ins.split == Split::InnerSum) {
+            partial_doubles_ = std::max(
+                partial_doubles_, static_cast<std::size_t>(ins.out.rows) * ins.out.cols);
+        }
+    }
+    if (t == 1) partial_doubles_ = 0;
+    input_base_ = persistent_ + transient_;
+    block_base_ = input_base_ + static_cast<std::size_t>(input_dim_);
+    partial_base_ = block_base_ + block_doubles_ * t;
+    sums_base_ = partial_base_ + partial_doubles_ * (t - 1);
+    arena_.assign(sums_base_ + t, 0.0);
+    for (auto& ins : prologue_) bind_instr(ins);
+    for (auto& ins : body_) bind_instr(ins);
+    for (auto& gr : groups_)
+        for (auto& st : gr.steps) bind_instr(st);
+    reload_data();
+}
+
+void Program::bind_instr(Instr& ins) {
+    KernelArgs& a = ins.args;
+    for (int k = 0; k < ins.arity; ++k) a.in[k] = view(ins.in[k]);
+    a.out = ins.out.src == Ref::Src::Block ? nullptr : out_ptr(ins.out);
+    a.out_rows = ins.out.rows;
+    a.out_cols = ins.out.cols;
+    a.node = &nodes_[ins.id];
+}
+
+View Program::view(const Ref& r) const {
     View v;
     v.rows = r.rows;
     v.cols = r.cols;
+    double* base = const_cast<double*>(arena_.data());
     switch (r.src) {
-        case Ref::Src::Arena: v.x = arena_.data() + r.offset; break;
-        case Ref::Src::Transient: v.x = arena_.data() + persistent_ + r.offset; break;
-        case Ref::Src::Block: v.x = arena_.data() + block_base_ + r.offset; break;
-        case Ref::Src::Input: v.x = zeta + r.offset; break;
+        case Ref::Src::Arena: v.x = base + r.offset; break;
+        case Ref::Src::Transient: v.x = base + persistent_ + r.offset; break;
+        case Ref::Src::Input: v.x = base + input_base_ + r.offset; break;
         case Ref::Src::Extern:
             v.x = r.real;
             v.i = r.ints;
             break;
+        case Ref::Src::Block:  // per thread: resolved when the group runs
         case Ref::Src::None: break;
     }
     return v;
@@ -261,67 +496,248 @@ double* Program::out_ptr(const Ref& r) {
     switch (r.src) {
         case Ref::Src::Arena: return arena_.data() + r.offset;
         case Ref::Src::Transient: return arena_.data() + persistent_ + r.offset;
-        case Ref::Src::Block: return arena_.data() + block_base_ + r.offset;
         default: break;
     }
     throw InternalError("an instruction writes outside the arena");
 }
 
-void Program::exec(const std::vector<Instr>& code, const double* zeta) {
-    KernelArgs a;
-    for (const Instr& ins : code) {
-        if (ins.group >= 0) {
-            exec_group(groups_[ins.group], ins.out, zeta);
-            continue;
+namespace {
+struct GroupContext {
+    Program* program;
+    const void* group;
+    const void* root;
+};
+struct SplitContext {
+    Program* program;
+    const void* ins;
+    int parts;
+};
+}  // namespace
+
+void Program::group_task(void* context, int part) {
+    auto* c = static_cast<GroupContext*>(context);
+    c->program->exec_group(*static_cast<const Group*>(c->group),
+                           *static_cast<const Instr*>(c->root), part);
+}
+
+void Program::split_task(void* context, int part) {
+    auto* c = static_cast<SplitContext*>(context);
+    Program& p = *c->program;
+    const Instr& ins = *static_cast<const Instr*>(c->ins);
+    KernelArgs a = ins.args;
+    // Column range of this part: in1's columns (products by output columns), or the
+    // inner columns shared by in0 and in1 (in1's rows for a matrix-vector product).
+    auto range = [&](int cols, int& c0, int& c1) {
+        c0 = static_cast<int>(static_cast<std::int64_t>(cols) * part / c->parts);
+        c1 = static_cast<int>(static_cast<std::int64_t>(cols) * (part + 1) / c->parts);
+    };
+    int c0 = 0;
+    int c1 = 0;
+    switch (p.nodes_[ins.id].op) {
+        case Op::MatMul:
+        case Op::MatTMul:
+            range(a.in[1].cols, c0, c1);
+            a.in[1].x += static_cast<std::int64_t>(c0) * a.in[1].rows;
+            a.in[1].cols = c1 - c0;
+            a.out += static_cast<std::int64_t>(c0) * a.out_rows;
+            a.out_cols = c1 - c0;
+            break;
+        case Op::MatTVec:
+            range(a.in[0].cols, c0, c1);
+            a.in[0].x += static_cast<std::int64_t>(c0) * a.in[0].rows;
+            a.in[0].cols = c1 - c0;
+            a.out += c0;
+            a.out_rows = c1 - c0;
+            break;
+        case Op::MatVec:
+            range(a.in[0].cols, c0, c1);
+            a.in[0].x += static_cast<std::int64_t>(c0) * a.in[0].rows;
+            a.in[0].cols = c1 - c0;
+            a.in[1].x += c0;
+            a.in[1].rows = c1 - c0;
+            if (part > 0) a.out = p.arena_.data() + p.partial_base_ + (part - 1) * p.partial_doubles_;
+            break;
+        case Op::MatMulT:
+            range(a.in[0].cols, c0, c1);
+            a.in[0].x += static_cast<std::int64_t>(c0) * a.in[0].rows;
+            a.in[0].cols = c1 - c0;
+            a.in[1].x += static_cast<std::int64_t>(c0) * a.in[1].rows;
+            a.in[1].cols = c1 - c0;
+            if (part > 0) a.out = p.arena_.data() + p.partial_base_ + (part - 1) * p.partial_doubles_;
+            break;
+        default: throw InternalError("split of an op that does not split");
+    }
+    ins.kernel(a);
+}
+
+void Program::exec_plain(const Instr& ins) {
+    const int t = pool_ != nullptr ? pool_->size() : 1;
+    if (ins.split == Split::None || t == 1) {
+        ins.kernel(ins.args);
+        return;
+    }
+    const View& a0 = ins.args.in[0];
+    const View& a1 = ins.args.in[1];
+    const int cols = (ins.split == Split::OutCols && a0.cols != 1 && nodes_[ins.id].op != Op::MatTVec)
+                         ? a1.cols
+                         : a0.cols;
+    const double flops = static_cast<double>(a0.size()) * (ins.arity > 1 ? a1.cols : 1);
+    const int parts = std::clamp(static_cast<int>(flops / kMinFlopsPerPart), 1, std::min(t, cols));
+    if (parts == 1) {
+        ins.kernel(ins.args);
+        return;
+    }
+    SplitContext c{this, &ins, parts};
+    pool_->run(parts, &Program::split_task, &c);
+    if (ins.split == Split::InnerSum) {
+        const int size = ins.args.out_size();
+        double* out = ins.args.out;
+        for (int part = 1; part < parts; ++part) {
+            const double* partial = arena_.data() + partial_base_ + (part - 1) * partial_doubles_;
+            for (int i = 0; i < size; ++i) out[i] += partial[i];
         }
-        for (int k = 0; k < ins.arity; ++k) a.in[k] = view(ins.in[k], zeta);
-        a.out = out_ptr(ins.out);
-        a.out_rows = ins.out.rows;
-        a.out_cols = ins.out.cols;
-        a.node = &nodes_[ins.id];
-        ins.kernel(a);
     }
 }
 
-void Program::exec_group(const Group& group, const Ref& out, const double* zeta) {
-    // Every step sees the block [b, b + len) of its full-size operands; scalars broadcast
-    // as they are; intermediates live in kBlock-sized temporaries.
-    KernelArgs a;
-    double partial = 0.0;
-    double total = 0.0;
-    const std::size_t last = group.steps.size() - 1;
-    for (int b = 0; b < group.n; b += group.block) {
-        const int len = std::min(group.block, group.n - b);
-        for (std::size_t s = 0; s <= last; ++s) {
-            const Instr& st = group.steps[s];
-            for (int k = 0; k < st.arity; ++k) {
-                View v = view(st.in[k], zeta);
-                if (st.in[k].src != Ref::Src::Block && v.size() != 1) {
-                    if (v.x != nullptr) v.x += b;
-                    if (v.i != nullptr) v.i += b;
-                }
-                v.rows = v.size() == 1 && st.in[k].src != Ref::Src::Block ? 1 : len;
-                v.cols = 1;
-                a.in[k] = v;
+void Program::exec(std::vector<Instr>& code) {
+    for (const Instr& ins : code) {
+        if (ins.group < 0) {
+            exec_plain(ins);
+            continue;
+        }
+        const Group& gr = groups_[ins.group];
+        const Instr& root = gr.steps.back();
+        const int parts = pool_ != nullptr ? gr.parts : 1;
+        if (parts == 1) {
+            exec_group(gr, root, 0);
+        } else {
+            GroupContext c{this, &gr, &root};
+            pool_->run(parts, &Program::group_task, &c);
+        }
+        // Partial results combine in part order: the same bits for the same partition.
+        if (gr.root == Root::Sum) {
+            double total = 0.0;
+            for (int part = 0; part < parts; ++part) total += arena_[sums_base_ + part];
+            root.args.out[0] = total;
+        } else if (gr.root == Root::ScatterAdd) {
+            const int size = root.args.out_size();
+            for (int part = 1; part < parts; ++part) {
+                const double* partial =
+                    arena_.data() + partial_base_ + (part - 1) * partial_doubles_;
+                for (int i = 0; i < size; ++i) root.args.out[i] += partial[i];
             }
-            a.node = &nodes_[st.id];
-            if (s == last && group.sum_root) {
+        }
+    }
+}
+
+void Program::exec_group(const Group& group, const Instr& root, int part) {
+    // Every step sees the block [b, b + len) of its full-size operands; scalars and whole
+    // operands as they are; intermediates live in this thread's kBlock-sized temporaries.
+    const int span = group.blocks_per_part * group.block;
+    const int begin = part * span;
+    const int end = std::min(group.n, begin + span);
+    double* temps = arena_.data() + block_base_ + part * block_doubles_;
+    double* scatter = nullptr;
+    if (group.root == Root::ScatterAdd) {
+        scatter = part == 0 ? root.args.out
+                            : arena_.data() + partial_base_ + (part - 1) * partial_doubles_;
+        std::fill(scatter, scatter + root.args.out_size(), 0.0);
+    }
+    double total = 0.0;
+    double partial = 0.0;
+    for (int b = begin; b < end; b += group.block) {
+        const int len = std::min(group.block, end - b);
+        for (const Instr& st : group.steps) {
+            KernelArgs a = st.args;
+            for (int k = 0; k < st.arity; ++k) {
+                View& v = a.in[k];
+                switch (st.kind[k]) {
+                    case Kind::Scalar:
+                    case Kind::Whole: break;
+                    case Kind::Sliced:
+                        if (v.x != nullptr) v.x += b;
+                        if (v.i != nullptr) v.i += b;
+                        v.rows = len;
+                        v.cols = 1;
+                        break;
+                    case Kind::Temp:
+                        v.x = temps + st.in[k].offset;
+                        v.rows = len;
+                        v.cols = 1;
+                        break;
+                }
+            }
+            const bool last = &st == &root;
+            if (last && group.root == Root::Sum) {
                 a.out = &partial;
                 a.out_rows = a.out_cols = 1;
                 st.kernel(a);
                 total += partial;
                 continue;
             }
-            a.out = s == last ? out_ptr(out) + b : out_ptr(st.out);
+            if (last && group.root == Root::ScatterAdd) {
+                const int size = root.args.out_size();
+                const double* u = a.in[0].x;
+                const int* idx = a.in[1].i;
+                for (int t = 0; t < len; ++t) {
+                    const int j = idx[t];
+                    if (j < 0 || j >= size) {
+                        throw DataError(fmt::format("index {} at position {} is outside 0..{}", j,
+                                                    b + t, size - 1));
+                    }
+                    scatter[j] += u[t];
+                }
+                continue;
+            }
+            a.out = last ? st.args.out + b : temps + st.out.offset;
             a.out_rows = len;
             a.out_cols = 1;
-            st.kernel(a);
+            double* out = a.out;
+            const double* v = a.in[0].x;
+            switch (st.access) {
+                case Access::Kernel: st.kernel(a); break;
+                case Access::RepCols: {
+                    const int rows = st.args.out_rows;  // out(i, j) = v(i)
+                    int i = b % rows;
+                    for (int t = 0; t < len; ++t) {
+                        out[t] = v[i];
+                        if (++i == rows) i = 0;
+                    }
+                    break;
+                }
+                case Access::RepRows: {
+                    const int rows = st.args.out_rows;  // out(i, j) = v(j)
+                    int i = b % rows;
+                    int j = b / rows;
+                    for (int t = 0; t < len; ++t) {
+                        out[t] = v[j];
+                        if (++i == rows) {
+                            i = 0;
+                            ++j;
+                        }
+                    }
+                    break;
+                }
+                case Access::Embed: {
+                    const Node& node = nodes_[st.id];
+                    const std::int64_t s = node.index + node.aux * static_cast<std::int64_t>(node.shape.rows);
+                    const std::int64_t m = st.args.in[0].size();
+                    for (int t = 0; t < len; ++t) {
+                        const std::int64_t at = b + t - s;
+                        out[t] = at >= 0 && at < m ? v[at] : 0.0;
+                    }
+                    break;
+                }
+                case Access::Fill: std::fill(out, out + len, v[0]); break;
+            }
         }
     }
-    if (group.sum_root) out_ptr(out)[0] = total;
+    if (group.root == Root::Sum) arena_[sums_base_ + part] = total;
 }
 
-void Program::reload_data() { exec(prologue_, nullptr); }
+void Program::reload_data() {
+    for (const Instr& ins : prologue_) ins.kernel(ins.args);
+}
 
 double Program::run(const Eigen::VectorXd& zeta, Eigen::VectorXd& out) {
     if (zeta.size() != input_dim_) {
@@ -329,13 +745,14 @@ double Program::run(const Eigen::VectorXd& zeta, Eigen::VectorXd& out) {
                                     input_dim_, zeta.size()));
     }
     if (out.size() != output_dim_) out.resize(output_dim_);
-    exec(body_, zeta.data());
+    if (input_dim_ > 0) std::memcpy(arena_.data() + input_base_, zeta.data(), sizeof(double) * input_dim_);
+    exec(body_);
     out.setZero();
     for (const OutputCopy& o : outputs_) {
-        const View v = view(o.from, zeta.data());
+        const View v = view(o.from);
         std::copy(v.x, v.x + v.size(), out.data() + o.offset);
     }
-    return has_lp_ ? view(lp_, zeta.data()).x[0] : 0.0;
+    return has_lp_ ? view(lp_).x[0] : 0.0;
 }
 
 std::string Program::ref_str(const Ref& r) const {
@@ -351,12 +768,13 @@ std::string Program::ref_str(const Ref& r) const {
 }
 
 std::string Program::str() const {
+    const int t = pool_ != nullptr ? pool_->size() : 1;
     std::string s = fmt::format(
         "program: {} instructions per run ({} fused groups), {} once per data; arena {} doubles "
-        "({} bytes, {} persistent) for {} bytes of node values\n",
+        "({} bytes, {} persistent) for {} bytes of node values; {} thread{}\n",
         body_.size(), groups_.size(), prologue_.size(), arena_.size(), arena_bytes(), persistent_,
-        node_bytes_);
-    auto line = [&](const Instr& ins) {
+        node_bytes_, t, t == 1 ? "" : "s");
+    auto line = [&](const Instr& ins, const char* note) {
         const Node& n = nodes_[ins.id];
         std::string rhs(op_name(n.op));
         if (n.op == Op::Const) rhs += fmt::format(" {}", n.value);
@@ -365,21 +783,27 @@ std::string Program::str() const {
             rhs += fmt::format(" %{}", in);
             if (!labels_[in].empty()) rhs += fmt::format("({})", labels_[in]);
         }
-        return fmt::format("  {:>8} %{} {} = {}\n", ref_str(ins.out), ins.id, n.shape.str(), rhs);
+        return fmt::format("  {:>8} %{} {} = {}{}\n", ref_str(ins.out), ins.id, n.shape.str(), rhs,
+                           note);
     };
     s += "once per data:\n";
-    for (const auto& ins : prologue_) s += line(ins);
+    for (const auto& ins : prologue_) s += line(ins, "");
     s += "every run:\n";
     for (const auto& ins : body_) {
         if (ins.group < 0) {
-            s += line(ins);
+            s += line(ins, ins.split == Split::None       ? ""
+                           : ins.split == Split::OutCols ? "  [split by columns]"
+                                                         : "  [split, partial sums]");
             continue;
         }
-        // A fused group prints its members, indented, under a header with its length.
+        // A fused group prints its steps, indented, under a header with its length.
         const Group& gr = groups_[ins.group];
-        s += fmt::format("  fused over {} values in blocks of {}{}:\n", gr.n, gr.block,
-                         gr.sum_root ? ", summed" : "");
-        for (const auto& st : gr.steps) s += "  " + line(&st == &gr.steps.back() ? ins : st);
+        s += fmt::format("  loop over {} values in blocks of {}{}{}:\n", gr.n, gr.block,
+                         gr.root == Root::Sum          ? ", summed"
+                         : gr.root == Root::ScatterAdd ? ", scatter-added"
+                                                       : "",
+                         gr.parts > 1 && t > 1 ? fmt::format(", {} parts", gr.parts) : "");
+        for (const auto& st : gr.steps) s += "  " + line(st, "");
     }
     s += "outputs:\n";
     if (has_lp_) s += fmt::format("  lp <- {}\n", ref_str(lp_));

@@ -1,5 +1,6 @@
 // The flat gradient program: the graph's nodes in order as instructions over one
-// preallocated arena, buffers reused once dead, data read in place. run() allocates nothing.
+// preallocated arena, buffers reused once dead, data read in place, long loops split over
+// a small thread pool with a fixed partition. run() allocates nothing.
 #pragma once
 
 #include <array>
@@ -13,21 +14,30 @@
 
 namespace advi {
 
+class ThreadPool;
+
 class Program {
 public:
     Program() = default;
+    Program(const Program& other);
+    Program& operator=(const Program& other);
+    Program(Program&&) noexcept = default;
+    Program& operator=(Program&&) noexcept = default;
+    ~Program() = default;
 
     // Compiles a graph over Zeta leaves (reading `input_dim` inputs) and Data leaves (slots
     // of `data`). Outputs: an optional scalar "lp", returned by run(); every output with
     // an offset is written into run()'s output vector of size `output_dim`.
+    // `threads`: how many threads run() uses for long loops (0: the hardware's).
     [[nodiscard]] static Program compile(const Graph& g, std::vector<DataSlot> data,
-                                         int input_dim, int output_dim);
+                                         int input_dim, int output_dim, int threads = 0);
 
     [[nodiscard]] int dim() const { return input_dim_; }
     [[nodiscard]] int output_dim() const { return output_dim_; }
 
     // Evaluates the program at `zeta`: returns "lp" (0 if the graph has none) and writes
     // the other outputs into `out` (resized only if it has the wrong size).
+    // For a given thread count the results are bit-identical from run to run.
     double run(const Eigen::VectorXd& zeta, Eigen::VectorXd& out);
     // The name the ADVI engine expects of a target.
     double log_density_gradient(const Eigen::VectorXd& zeta, Eigen::VectorXd& grad) {
@@ -38,11 +48,19 @@ public:
     // call after changing the values of bound data in place.
     void reload_data();
 
+    // The number of threads run() uses (0: the hardware's). Results differ in the last
+    // bits between thread counts (sums are split), never between runs.
+    void set_threads(int threads);
+    [[nodiscard]] int threads() const { return threads_; }
+
     // The instruction listing with arena slots; see README "Reading a printed program".
     [[nodiscard]] std::string str() const;
     [[nodiscard]] std::size_t arena_bytes() const { return arena_.size() * sizeof(double); }
     // What the arena would need without reuse: the sum of every computed node's size.
     [[nodiscard]] std::size_t node_bytes() const { return node_bytes_; }
+    // Bytes of bound data that one run reads (data read only by the once-per-data
+    // prologue does not count): with run time, the effective memory bandwidth.
+    [[nodiscard]] std::size_t data_bytes_per_run() const { return data_bytes_per_run_; }
     [[nodiscard]] int instruction_count() const { return static_cast<int>(body_.size()); }
     [[nodiscard]] int prologue_count() const { return static_cast<int>(prologue_.size()); }
 
@@ -50,7 +68,8 @@ private:
     // Where an instruction's operand lives.
     struct Ref {
         // Arena: the persistent region (constants, data-only values); Transient: the per-run
-        // region, slots reused by liveness; Block: a fused group's block temporaries.
+        // region, slots reused by liveness; Block: a fused group's block temporaries
+        // (per thread); Input: zeta, copied into the arena at the start of a run.
         enum class Src : std::uint8_t { None, Arena, Transient, Block, Input, Extern };
         Src src = Src::None;
         std::int64_t offset = 0;
@@ -59,6 +78,17 @@ private:
         int rows = 1;
         int cols = 1;
     };
+    // How a fused step reads an input within a block: a scalar as it is; a full-size
+    // operand at the block's offset; a whole operand (a gather's source); a temporary.
+    enum class Kind : std::uint8_t { Scalar, Sliced, Whole, Temp };
+    // What a fused step does: its op's kernel on the block, or an index-mapped read of a
+    // whole operand computed here from the block's offset.
+    enum class Access : std::uint8_t { Kernel, RepCols, RepRows, Embed, Fill };
+    // How a long plain instruction splits over threads: by output columns, or by shared
+    // inner columns with per-thread partial results summed in order.
+    enum class Split : std::uint8_t { None, OutCols, InnerSum };
+    // What a group's root does with its block: stores it, sums it, scatter-adds it.
+    enum class Root : std::uint8_t { Store, Sum, ScatterAdd };
     struct Instr {
         Kernel kernel = nullptr;
         NodeId id = kNoNode;  // the node it computes (index into nodes_)
@@ -66,15 +96,21 @@ private:
         std::array<Ref, 3> in;
         int arity = 0;
         int group = -1;  // >= 0: runs groups_[group] instead of `kernel`
+        Split split = Split::None;
+        Access access = Access::Kernel;
+        std::array<Kind, 3> kind{};
+        KernelArgs args;  // bound at bind(): pointers into the arena and data
     };
-    // A fused group: a tree of elementwise nodes over n values whose intermediates have no
-    // other reader, run block by block so that intermediates stay in cache (kBlock values
-    // each) instead of full buffers; the root is elementwise, or a sum of the tree.
+    // A fused group: a tree of members over n values whose intermediates have no other
+    // reader, run block by block so that intermediates stay in cache (kBlock values each)
+    // instead of full buffers. Blocks are split over threads in equal runs of blocks.
     struct Group {
         int n = 0;
         int block = 0;  // values per block: min(kBlock, n)
-        bool sum_root = false;
+        Root root = Root::Store;
         std::vector<Instr> steps;  // members in order; the last is the root
+        int parts = 1;             // thread partition, set by bind()
+        int blocks_per_part = 0;
     };
     static constexpr int kBlock = 512;
     struct OutputCopy {
@@ -83,11 +119,18 @@ private:
         int offset = 0;
     };
 
-    void exec(const std::vector<Instr>& code, const double* zeta);
-    void exec_group(const Group& group, const Ref& out, const double* zeta);
-    [[nodiscard]] View view(const Ref& r, const double* zeta) const;
+    // Lays out the arena for threads_ and points every instruction at its operands.
+    void bind();
+    void exec(std::vector<Instr>& code);
+    void exec_plain(const Instr& ins);
+    void exec_group(const Group& group, const Instr& root, int part);
+    static void group_task(void* context, int part);
+    static void split_task(void* context, int part);
+    void bind_instr(Instr& ins);
+    [[nodiscard]] View view(const Ref& r) const;
     [[nodiscard]] double* out_ptr(const Ref& r);
     [[nodiscard]] std::string ref_str(const Ref& r) const;
+    [[nodiscard]] int effective_threads() const;
 
     std::vector<Node> nodes_;          // attributes for kernels, and for printing
     std::vector<std::string> labels_;  // leaf labels, for printing
@@ -99,11 +142,22 @@ private:
     Ref lp_;
     bool has_lp_ = false;
     std::vector<double> arena_;
-    std::size_t persistent_ = 0;  // arena doubles held by constants and data-only nodes
-    std::size_t block_base_ = 0;  // where the block temporaries start
+    // Arena layout: [persistent | transient | input | block temps x threads |
+    // partial results x (threads - 1) | partial sums x threads].
+    std::size_t persistent_ = 0;  // doubles held by constants and data-only nodes
+    std::size_t transient_ = 0;
+    std::size_t block_doubles_ = 0;    // one thread's block temporaries
+    std::size_t partial_doubles_ = 0;  // one thread's partial results of split instructions
+    std::size_t input_base_ = 0;
+    std::size_t block_base_ = 0;
+    std::size_t partial_base_ = 0;
+    std::size_t sums_base_ = 0;
     std::size_t node_bytes_ = 0;
+    std::size_t data_bytes_per_run_ = 0;
     int input_dim_ = 0;
     int output_dim_ = 0;
+    int threads_ = 0;
+    ThreadPool* pool_ = nullptr;
 };
 
 }  // namespace advi

@@ -1,5 +1,6 @@
 // Rewrite rules applied by a simplifying constructor while the graph is rebuilt: each
-// rule is local, keeps the node's shape, and never makes the graph bigger.
+// rule is local, keeps the node's shape, and never makes a run do more work over
+// full-size operands (a rule may add a scalar node to save a pass over a vector).
 #include "simplify.hpp"
 
 namespace advi {
@@ -103,9 +104,26 @@ private:
                 if (auto c = cv(b); c && g_[b].shape.is_scalar() && *c != 0) {
                     return apply(Op::Mul, g_.constant(1.0 / *c), a);       // x / c = (1/c) x
                 }
+                // x / exp(y) = x exp(-y): no division, and exp(-y)'s derivative is itself.
+                if (g_[b].op == Op::Exp) {
+                    return apply(Op::Mul, a, apply(Op::Exp, apply(Op::Neg, g_[b].in[0])));
+                }
+                // x / s = (1/s) x for a scalar s: one division instead of n.
+                if (g_[b].shape.is_scalar() && !g_[a].shape.is_scalar()) {
+                    return apply(Op::Mul, apply(Op::Div, g_.constant(1.0), b), a);
+                }
+                // x / v = x * (1/v): the reciprocal is interned, so every quotient by v
+                // shares one division pass (divisions cost several multiplies).
+                if (!g_[b].shape.is_scalar() && !is(a, 1)) {
+                    return apply(Op::Mul, a, apply(Op::Div, g_.constant(1.0), b));
+                }
                 break;
             case Op::Neg:
                 if (g_[a].op == Op::Neg) return g_[a].in[0];               // --x = x
+                if (g_[a].op == Op::Mul && cv(g_[a].in[0])) {              // -(c x) = (-c) x
+                    return apply(Op::Mul, g_.constant(-*cv(g_[a].in[0]), g_[g_[a].in[0]].shape),
+                                 g_[a].in[1]);
+                }
                 break;
             case Op::Log:
                 if (g_[a].op == Op::Exp) return g_[a].in[0];               // log(exp(x)) = x
@@ -134,7 +152,30 @@ private:
                 break;
             }
             case Op::Broadcast:
-                if (auto c = cv(a)) return g_.constant(*c, n.shape);
+            case Op::RepCols:
+            case Op::RepRows:
+                if (auto c = cv(a)) return g_.constant(*c, n.shape);      // filled constants
+                break;
+            case Op::MatMul:
+            case Op::MatTMul:
+            case Op::MatMulT:
+            case Op::MatVec:
+            case Op::MatTVec:
+                // (s A) B = s (A B) for a scalar s, when the product is smaller than the
+                // operand: the scaling moves to the smaller side.
+                for (int k = 0; k < 2; ++k) {
+                    const NodeId x = n.in[k];
+                    if (g_[x].shape.size() <= n.shape.size()) continue;
+                    NodeId in[2] = {a, b};
+                    if (g_[x].op == Op::Mul && g_[g_[x].in[0]].shape.is_scalar()) {
+                        in[k] = g_[x].in[1];
+                        return apply(Op::Mul, g_[x].in[0], apply(n.op, in[0], in[1]));
+                    }
+                    if (g_[x].op == Op::Neg) {
+                        in[k] = g_[x].in[0];
+                        return apply(Op::Neg, apply(n.op, in[0], in[1]));
+                    }
+                }
                 break;
             default: break;
         }
