@@ -55,6 +55,7 @@ Program::Program(const Program& other)
       block_doubles_(other.block_doubles_), partial_doubles_(other.partial_doubles_),
       input_base_(other.input_base_), block_base_(other.block_base_),
       partial_base_(other.partial_base_), sums_base_(other.sums_base_),
+      scratch_doubles_(other.scratch_doubles_), scratch_base_(other.scratch_base_),
       node_bytes_(other.node_bytes_), data_bytes_per_run_(other.data_bytes_per_run_),
       input_dim_(other.input_dim_), output_dim_(other.output_dim_), threads_(other.threads_),
       pool_(other.pool_) {
@@ -241,9 +242,14 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
             free_slots.emplace(g[in].shape.size(), refs[in].offset);
         }
     };
+    std::size_t scratch = 0;
     auto make_instr = [&](NodeId id) {
         Instr ins;
         ins.kernel = op_info(g[id].op).kernel;
+        if (const ScratchRule rule = op_info(g[id].op).scratch) {
+            ins.scratch = true;
+            scratch = std::max(scratch, static_cast<std::size_t>(rule(g, g[id])));
+        }
         ins.id = id;
         ins.arity = g[id].arity();
         for (int k = 0; k < ins.arity; ++k) ins.in[k] = refs[g[id].in[k]];
@@ -337,7 +343,11 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
             r.offset = alloc_transient(size);
             transient_slot[id] = true;
         }
-        const bool loop_root = !once && (loop_op(id) || !members[id].empty());
+        // Loops: elementwise and index-mapped ops, and sums and scatter-adds over long
+        // vectors (so that they split over threads too).
+        const bool loop_root =
+            !once && (loop_op(id) || !members[id].empty() || scatter_root(id) ||
+                      (node.op == Op::Sum && g[node.in[0]].shape.size() >= kMinValuesPerPart));
         if (!loop_root) {
             Instr ins = make_instr(id);
             if (!once) {
@@ -404,6 +414,7 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
     p.persistent_ = persistent;
     p.transient_ = transient;
     p.block_doubles_ = block_doubles;
+    p.scratch_doubles_ = scratch;
 
     for (const auto& o : g.outputs()) {
         if (o.name == "lp") {
@@ -456,7 +467,8 @@ void Program::bind() {
     block_base_ = input_base_ + static_cast<std::size_t>(input_dim_);
     partial_base_ = block_base_ + block_doubles_ * t;
     sums_base_ = partial_base_ + partial_doubles_ * (t - 1);
-    arena_.assign(sums_base_ + t, 0.0);
+    scratch_base_ = sums_base_ + t;
+    arena_.assign(scratch_base_ + scratch_doubles_, 0.0);
     for (auto& ins : prologue_) bind_instr(ins);
     for (auto& ins : body_) bind_instr(ins);
     for (auto& gr : groups_)
@@ -471,6 +483,7 @@ void Program::bind_instr(Instr& ins) {
     a.out_rows = ins.out.rows;
     a.out_cols = ins.out.cols;
     a.node = &nodes_[ins.id];
+    a.scratch = ins.scratch ? arena_.data() + scratch_base_ : nullptr;
 }
 
 View Program::view(const Ref& r) const {

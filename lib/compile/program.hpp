@@ -100,6 +100,7 @@ private:
         Access access = Access::Kernel;
         std::array<Kind, 3> kind{};
         KernelArgs args;  // bound at bind(): pointers into the arena and data
+        bool scratch = false;  // args.scratch points at the scratch region
     };
     // A fused group: a tree of members over n values whose intermediates have no other
     // reader, run block by block so that intermediates stay in cache (kBlock values each)
@@ -143,7 +144,7 @@ private:
     bool has_lp_ = false;
     std::vector<double> arena_;
     // Arena layout: [persistent | transient | input | block temps x threads |
-    // partial results x (threads - 1) | partial sums x threads].
+    // partial results x (threads - 1) | partial sums x threads | kernel scratch].
     std::size_t persistent_ = 0;  // doubles held by constants and data-only nodes
     std::size_t transient_ = 0;
     std::size_t block_doubles_ = 0;    // one thread's block temporaries
@@ -152,6 +153,8 @@ private:
     std::size_t block_base_ = 0;
     std::size_t partial_base_ = 0;
     std::size_t sums_base_ = 0;
+    std::size_t scratch_doubles_ = 0;  // the largest scratch of any kernel (one at a time)
+    std::size_t scratch_base_ = 0;
     std::size_t node_bytes_ = 0;
     std::size_t data_bytes_per_run_ = 0;
     int input_dim_ = 0;

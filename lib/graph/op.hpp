@@ -56,6 +56,7 @@ struct KernelArgs {
     int out_rows = 1;
     int out_cols = 1;
     const Node* node = nullptr;  // attributes (Const value, ...)
+    double* scratch = nullptr;   // OpInfo::scratch(node) doubles the kernel may overwrite
     [[nodiscard]] int out_size() const { return out_rows * out_cols; }
 };
 
@@ -68,6 +69,9 @@ using ShapeRule = Shape (*)(const Graph& g, const Node& proto);
 using AdjointRule = void (*)(Graph& g, NodeId self, NodeId adj, std::array<NodeId, 3>& contrib);
 // Scalar evaluation of elementwise ops, used for constant folding and tests.
 using Fold = double (*)(double a, double b);
+// Doubles of scratch space a kernel needs for the node (factorisations), so that no kernel
+// allocates: the program lays it out in its arena.
+using ScratchRule = std::int64_t (*)(const Graph& g, const Node& n);
 
 // Where finite-difference tests draw each op's inputs.
 // Negative: (-inf, 0), e.g. log1m_exp.
@@ -83,6 +87,7 @@ struct OpInfo {
     AdjointRule adjoint;  // nullptr: not differentiable (the reverse pass names the op)
     Fold fold;            // nullptr unless elementwise
     Domain domain;
+    ScratchRule scratch = nullptr;  // nullptr: no scratch
 };
 
 [[nodiscard]] const OpInfo& op_info(Op op);

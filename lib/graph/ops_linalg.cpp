@@ -331,14 +331,75 @@ void tri_low_t_solve_kernel(const KernelArgs& a) {
     in_mat(a, 0).transpose().triangularView<Eigen::Upper>().solveInPlace(out);
 }
 
-// log|det A| by column-pivoted QR, as Stan (-inf for a singular matrix). Eigen allocates the
-// factorisation here; a later issue gives ops scratch space.
+std::int64_t square_scratch(const Graph& g, const Node& n) {
+    return static_cast<std::int64_t>(g[n.in[0]].shape.size());
+}
+
+namespace {
+// Row k's partial pivot below the diagonal of M: the row with the largest |M(i, k)|, i >= k.
+Eigen::Index pivot_row(const Mat& M, Eigen::Index k) {
+    Eigen::Index p = k;
+    for (Eigen::Index i = k + 1; i < M.rows(); ++i) {
+        if (std::abs(M(i, k)) > std::abs(M(p, k))) p = i;
+    }
+    return p;
+}
+}  // namespace
+
+// log|det A| by LU with partial pivoting in the scratch copy (-inf for a singular matrix,
+// as Stan).
 void log_determinant_kernel(const KernelArgs& a) {
     const CMat A = in_mat(a, 0);
-    a.out[0] = A.rows() == 0 ? 0.0 : A.colPivHouseholderQr().logAbsDeterminant();
+    const Eigen::Index n = A.rows();
+    Mat M(a.scratch, n, n);
+    M = A;
+    double logdet = 0.0;
+    for (Eigen::Index k = 0; k < n; ++k) {
+        const Eigen::Index p = pivot_row(M, k);
+        if (p != k) M.row(k).swap(M.row(p));
+        const double d = M(k, k);
+        if (d == 0.0) {
+            a.out[0] = -kInf;
+            return;
+        }
+        logdet += std::log(std::abs(d));
+        for (Eigen::Index i = k + 1; i < n; ++i) {
+            const double f = M(i, k) / d;
+            M.row(i).tail(n - k - 1) -= f * M.row(k).tail(n - k - 1);
+        }
+    }
+    a.out[0] = logdet;
 }
-// A^-1 (partial-pivot LU, as Eigen's inverse()). Allocates the factorisation.
-void inverse_kernel(const KernelArgs& a) { out_mat(a) = in_mat(a, 0).inverse(); }
+// A^-1 by Gauss-Jordan elimination with partial pivoting: the scratch copy of A is reduced
+// to the identity while the same row operations turn the output from I into A^-1.
+void inverse_kernel(const KernelArgs& a) {
+    const CMat A = in_mat(a, 0);
+    const Eigen::Index n = A.rows();
+    Mat M(a.scratch, n, n);
+    M = A;
+    Mat X = out_mat(a);
+    X.setIdentity();
+    for (Eigen::Index k = 0; k < n; ++k) {
+        const Eigen::Index p = pivot_row(M, k);
+        if (p != k) {
+            M.row(k).swap(M.row(p));
+            X.row(k).swap(X.row(p));
+        }
+        const double d = M(k, k);
+        if (d == 0.0) {  // singular: no inverse
+            X.setConstant(kNaN);
+            return;
+        }
+        M.row(k) /= d;
+        X.row(k) /= d;
+        for (Eigen::Index i = 0; i < n; ++i) {
+            if (i == k || M(i, k) == 0.0) continue;
+            const double f = M(i, k);
+            M.row(i) -= f * M.row(k);
+            X.row(i) -= f * X.row(k);
+        }
+    }
+}
 
 // log sum exp(x) = m + log sum exp(x - m), m = max(x): no overflow, and exact for a
 // single dominant term. An infinite or NaN maximum is the answer itself.
