@@ -111,6 +111,7 @@ std::string Fit::summary() const {
 
 Fit fit(const ModelSpec& m, const Options& options) {
     Program gradient = compile(m);
+    gradient.set_threads(options.threads);
     TargetRef<Program> target(gradient);
     AdviResult result = run_advi(target, options);
     Program to_theta = compile_constrain_map(m);

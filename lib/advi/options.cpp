@@ -40,6 +40,10 @@ void validate_options(const Options& opts, int dim) {
     } else {
         require_positive(opts.eta, "eta");
     }
+    if (opts.threads < 0) {
+        throw FitError(fmt::format("option `threads` must be non-negative (0: the hardware's), got {}",
+                                   opts.threads));
+    }
     if (opts.output_samples < 0) {
         throw FitError(fmt::format("option `output_samples` must be non-negative, got {}",
                                    opts.output_samples));

@@ -34,6 +34,9 @@ struct Options {  // field order matters: users write {.family = ..., .seed = 1}
     ConvergenceRule convergence = ConvergenceRule::Robust;
     Eigen::VectorXd init{};       // initial mu; empty means zeros
     std::ostream* log = nullptr;  // progress lines (eta search, ELBO table) when set
+    // Threads of the gradient program's long loops (0: the hardware's). A fit is
+    // reproducible for a given seed and thread count.
+    int threads = 0;
 };
 
 // Throws FitError naming the first bad option (non-positive count, tol_rel_obj <= 0,
