@@ -31,7 +31,7 @@ public:
         : d_(d), Y2_(d.Y.array().square().matrix()), L_(d.N, d.K), GY_(d.K, d.D), GY2_(d.K, d.D) {}
     int dim() const { return (d_.K - 1) + 2 * d_.K * d_.D; }
     double log_density_gradient(const Eigen::VectorXd& z, Eigen::VectorXd& g) {
-        const int K = d_.K, D = d_.D, N = d_.N;
+        const int K = d_.K, D = d_.D;
         const double c = 0.5 * std::log(2 * M_PI);
         g.setZero();
         // theta: Stan's stick-breaking from K - 1 coordinates, with its log-Jacobian.
