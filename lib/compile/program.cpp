@@ -55,6 +55,7 @@ Program::Program(const Program& other)
       block_doubles_(other.block_doubles_), partial_doubles_(other.partial_doubles_),
       input_base_(other.input_base_), block_base_(other.block_base_),
       partial_base_(other.partial_base_), sums_base_(other.sums_base_),
+      sums_per_part_(other.sums_per_part_),
       scratch_doubles_(other.scratch_doubles_), scratch_base_(other.scratch_base_),
       node_bytes_(other.node_bytes_), data_bytes_per_run_(other.data_bytes_per_run_),
       input_dim_(other.input_dim_), output_dim_(other.output_dim_), threads_(other.threads_),
@@ -177,20 +178,98 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
     for (NodeId id = 0; id < n; ++id) {
         if (internal[id]) members[root[id]].push_back(id);
     }
-    // The position at which a node's value is read: its own, or its group root's.
-    auto position = [&](NodeId id) { return internal[id] ? root[id] : id; };
+    auto computed = [&](NodeId id) {
+        const Op op = g[id].op;
+        return live[id] && !alias[id] && op != Op::Zeta && op != Op::Data && op != Op::Param;
+    };
+    // Loop roots: elementwise and index-mapped ops, sums over vectors and scatter-adds
+    // from data indices (so that they split over threads and share loops), and any node
+    // with members.
+    auto loop_root = [&](NodeId id) {
+        if (!g.is_variable(id) || internal[id]) return false;
+        const Node& node = g[id];
+        return loop_op(id) || !members[id].empty() || scatter_root(id) ||
+               (node.op == Op::Sum && g[node.in[0]].shape.size() >= 2);
+    };
+    auto loop_length = [&](NodeId id) {
+        const Node& node = g[id];
+        return node.op == Op::Sum || node.op == Op::ScatterAdd ? g[node.in[0]].shape.size()
+                                                               : node.shape.size();
+    };
+    // Whether step m (a member or root of a loop over `len` values) reads input k at the
+    // block's offset.
+    auto reads_sliced = [&](NodeId m, int k, int len) {
+        const NodeId in = g[m].in[k];
+        const bool root_reads_len = g[m].op == Op::Sum || g[m].op == Op::ScatterAdd;
+        return g[in].shape.size() == len && (root_reads_len || sliced_slot(m, k));
+    };
+
+    // The schedule: units in order, each a plain node or a loop of one or more trees.
+    // A loop tree joins the last loop over the same n when everything it reads is ready
+    // where that loop runs: data-only values, values computed before that loop, or values
+    // that loop stores, read at the same index. The loop then computes both trees in one
+    // pass over memory.
+    struct Unit {
+        std::vector<NodeId> roots;  // a plain node: its one id
+        bool loop = false;
+        int n = 0;
+    };
+    std::vector<Unit> units;
+    std::vector<int> unit_of(n, -1);
+    std::vector<bool> stored_root(n, false);  // a loop root whose full buffer is written
+    int last_loop = -1;
+    auto can_join = [&](int u, NodeId r) {
+        const int len = units[u].n;
+        std::vector<NodeId> steps = members[r];
+        steps.push_back(r);
+        for (NodeId m : steps) {
+            for (int k = 0; k < g[m].arity(); ++k) {
+                const NodeId x = g[m].in[k];
+                if (internal[x] && root[x] == r) continue;
+                const NodeId xs = source[x];
+                if (!g.is_variable(xs) || g[xs].op == Op::Zeta) continue;
+                if (unit_of[xs] >= 0 && unit_of[xs] < u) continue;
+                if (unit_of[xs] == u && x == xs && stored_root[xs] && reads_sliced(m, k, len)) {
+                    continue;
+                }
+                return false;
+            }
+        }
+        return true;
+    };
+    for (NodeId id = 0; id < n; ++id) {
+        if (!computed(id) || internal[id]) continue;
+        if (!loop_root(id)) {
+            unit_of[id] = static_cast<int>(units.size());
+            units.push_back({{id}, false, 0});
+            continue;
+        }
+        const int len = loop_length(id);
+        if (last_loop >= 0 && units[last_loop].n == len && can_join(last_loop, id)) {
+            units[last_loop].roots.push_back(id);
+            unit_of[id] = last_loop;
+        } else {
+            last_loop = static_cast<int>(units.size());
+            unit_of[id] = last_loop;
+            units.push_back({{id}, true, len});
+        }
+        stored_root[id] = g[id].op != Op::Sum && g[id].op != Op::ScatterAdd;
+    }
+    // The position at which a node's value is read: its unit's.
+    auto position = [&](NodeId id) { return unit_of[internal[id] ? root[id] : id]; };
 
     // Last use of every buffer (outputs stay alive to the end); a read through an alias
     // is a read of its source.
+    const int end_of_run = static_cast<int>(units.size());
     std::vector<int> last_use(n, -1);
     for (NodeId id = 0; id < n; ++id) {
-        if (!live[id] || alias[id]) continue;
+        if (!computed(id)) continue;
         for (int k = 0; k < g[id].arity(); ++k) {
             const NodeId in = source[g[id].in[k]];
             last_use[in] = std::max(last_use[in], position(id));
         }
     }
-    for (const auto& o : g.outputs()) last_use[source[o.id]] = n;
+    for (const auto& o : g.outputs()) last_use[source[o.id]] = end_of_run;
     // Data-only nodes read by per-run nodes or outputs must survive between runs.
     std::vector<bool> kept(n, false);
     for (const auto& o : g.outputs()) kept[source[o.id]] = true;
@@ -230,10 +309,10 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
         transient += static_cast<std::size_t>(size);
         return off;
     };
-    // A slot is freed once: members of one group (and the root) can share an input whose
-    // last use is the group's position, and a second free would hand the slot out twice.
+    // A slot is freed once: steps of one loop can share an input whose last use is the
+    // loop's position, and a second free would hand the slot out twice.
     std::vector<bool> released(n, false);
-    auto release_inputs = [&](NodeId id, NodeId at) {
+    auto release_inputs = [&](NodeId id, int at) {
         const Node& node = g[id];
         for (int k = 0; k < node.arity(); ++k) {
             const NodeId in = source[node.in[k]];
@@ -256,17 +335,6 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
         ins.out = refs[id];
         return ins;
     };
-    // How a step of a loop over `len` values reads input k.
-    auto step_kind = [&](NodeId id, int k, int len) {
-        const NodeId in = g[id].in[k];
-        if (internal[in]) return Kind::Temp;
-        if (g[in].shape.size() == 1) return Kind::Scalar;
-        const bool root_reads_len = g[id].op == Op::Sum || g[id].op == Op::ScatterAdd;
-        if ((root_reads_len || sliced_slot(id, k)) && g[in].shape.size() == len) {
-            return Kind::Sliced;
-        }
-        return Kind::Whole;
-    };
     auto step_access = [&](NodeId id) {
         switch (g[id].op) {
             case Op::RepCols: return Access::RepCols;
@@ -276,26 +344,15 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
             default: return Access::Kernel;
         }
     };
-
+    // Refs of leaves and aliases (aliases follow their sources, which come first).
     for (NodeId id = 0; id < n; ++id) {
         if (!live[id]) continue;
         const Node& node = g[id];
         Ref& r = refs[id];
-        if (alias[id]) {
-            r = refs[source[id]];
-            r.rows = node.shape.rows;
-            r.cols = node.shape.cols;
-            if (r.src == Ref::Src::Extern) {
-                if (r.real != nullptr) r.real += start[id];
-                if (r.ints != nullptr) r.ints += start[id];
-            } else {
-                r.offset += start[id];
-            }
-            continue;
-        }
         r.rows = node.shape.rows;
         r.cols = node.shape.cols;
         const int size = node.shape.size();
+        if (alias[id]) continue;
         switch (node.op) {
             case Op::Zeta:
                 if (node.index < 0 || node.index + size > input_dim) {
@@ -304,7 +361,7 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
                 }
                 r.src = Ref::Src::Input;
                 r.offset = node.index;
-                continue;
+                break;
             case Op::Data: {
                 if (node.index < 0 || node.index >= static_cast<std::int64_t>(p.data_.size())) {
                     throw InternalError(fmt::format("data slot {} is not bound", node.index));
@@ -317,24 +374,46 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
                 r.src = Ref::Src::Extern;
                 r.real = d.real;
                 r.ints = d.ints;
-                continue;
+                break;
             }
             case Op::Param:
                 throw InternalError(fmt::format(
                     "param `{}` reached the compiler: constrain the graph first", g.label(id)));
             default: break;
         }
-        p.node_bytes_ += static_cast<std::size_t>(size) * sizeof(double);
-        if (internal[id]) {
-            // A block temporary of its group, assigned when the root is reached.
-            r.src = Ref::Src::Block;
-            continue;
+    }
+    auto resolve_aliases_of = [&](NodeId src) {
+        // Aliases read their source's slot at an offset; set once the source has one.
+        for (NodeId id = src + 1; id < n; ++id) {
+            if (!alias[id] || source[id] != src) continue;
+            Ref& r = refs[id];
+            const Node& node = g[id];
+            r = refs[src];
+            r.rows = node.shape.rows;
+            r.cols = node.shape.cols;
+            if (r.src == Ref::Src::Extern) {
+                if (r.real != nullptr) r.real += start[id];
+                if (r.ints != nullptr) r.ints += start[id];
+            } else {
+                r.offset += start[id];
+            }
         }
-        // Data-only nodes run once per data (the prologue). Those the per-run code or an
-        // output reads keep a persistent slot; the rest are scratch, whose slots come from
-        // the per-run region: the prologue never runs while per-run values are live.
-        const bool once = !g.is_variable(id);
-        if (once && kept[id]) {
+    };
+    for (NodeId id = 0; id < n; ++id) {
+        if (live[id] && !computed(id) && !alias[id]) resolve_aliases_of(id);
+    }
+    std::vector<bool> has_alias(n, false);
+    for (NodeId id = 0; id < n; ++id) {
+        if (alias[id]) has_alias[source[id]] = true;
+    }
+    // A full buffer for a node: persistent for data-only values that runs read, else a
+    // transient slot (the prologue never runs while per-run values are live, so its
+    // scratch shares the per-run region).
+    auto place = [&](NodeId id) {
+        Ref& r = refs[id];
+        const int size = g[id].shape.size();
+        p.node_bytes_ += static_cast<std::size_t>(size) * sizeof(double);
+        if (!g.is_variable(id) && kept[id]) {
             r.src = Ref::Src::Arena;
             r.offset = static_cast<std::int64_t>(persistent);
             persistent += static_cast<std::size_t>(size);
@@ -343,12 +422,25 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
             r.offset = alloc_transient(size);
             transient_slot[id] = true;
         }
-        // Loops: elementwise and index-mapped ops, and sums and scatter-adds over long
-        // vectors (so that they split over threads too).
-        const bool loop_root =
-            !once && (loop_op(id) || !members[id].empty() || scatter_root(id) ||
-                      (node.op == Op::Sum && g[node.in[0]].shape.size() >= kMinValuesPerPart));
-        if (!loop_root) {
+        if (has_alias[id]) resolve_aliases_of(id);
+    };
+
+    // Data-only units first: the prologue runs before every run, so loops may read its
+    // values wherever they are scheduled.
+    std::vector<int> unit_order;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (int u = 0; u < static_cast<int>(units.size()); ++u) {
+            const bool once = !units[u].loop && !g.is_variable(units[u].roots.front());
+            if (once == (pass == 0)) unit_order.push_back(u);
+        }
+    }
+    for (const int u : unit_order) {
+        const Unit& unit = units[u];
+        if (!unit.loop) {
+            const NodeId id = unit.roots.front();
+            const Node& node = g[id];
+            place(id);
+            const bool once = !g.is_variable(id);
             Instr ins = make_instr(id);
             if (!once) {
                 // Long matrix products split over threads by columns.
@@ -367,48 +459,78 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
                 }
             }
             (once ? p.prologue_ : p.body_).push_back(ins);
-            release_inputs(id, id);
+            release_inputs(id, u);
             continue;
         }
         Group group;
-        group.n = (node.op == Op::Sum || node.op == Op::ScatterAdd) ? g[node.in[0]].shape.size()
-                                                                     : size;
-        group.root = node.op == Op::Sum          ? Root::Sum
-                     : node.op == Op::ScatterAdd ? Root::ScatterAdd
-                                                 : Root::Store;
+        group.n = unit.n;
         group.block = std::min(kBlock, group.n);
-        // Block temporaries are reused within the group: a member's block is free once its
-        // one reader (a later member) has its own block.
+        // Full buffers first for every tree's root; members get block temporaries, reused
+        // within the loop: a member's block is free once its one reader (a later step) has
+        // been given its own.
+        for (NodeId r : unit.roots) place(r);
         std::vector<std::int64_t> free_blocks;
         std::int64_t blocks = 0;
-        for (NodeId m : members[id]) {
-            if (free_blocks.empty()) {
-                refs[m].offset = blocks++ * group.block;
-            } else {
-                refs[m].offset = free_blocks.back();
-                free_blocks.pop_back();
+        std::vector<NodeId> order;
+        for (NodeId r : unit.roots) {
+            for (NodeId m : members[r]) {
+                p.node_bytes_ += static_cast<std::size_t>(g[m].shape.size()) * sizeof(double);
+                refs[m].src = Ref::Src::Block;
+                refs[m].rows = g[m].shape.rows;
+                refs[m].cols = g[m].shape.cols;
+                if (free_blocks.empty()) {
+                    refs[m].offset = blocks++ * group.block;
+                } else {
+                    refs[m].offset = free_blocks.back();
+                    free_blocks.pop_back();
+                }
+                for (int k = 0; k < g[m].arity(); ++k) {
+                    const NodeId in = g[m].in[k];
+                    bool repeated = false;
+                    for (int j = 0; j < k; ++j) repeated = repeated || g[m].in[j] == in;
+                    if (internal[in] && !repeated) free_blocks.push_back(refs[in].offset);
+                }
+                order.push_back(m);
             }
-            for (int k = 0; k < g[m].arity(); ++k) {
-                const NodeId in = g[m].in[k];
+            for (int k = 0; k < g[r].arity(); ++k) {  // the root frees its members' blocks
+                const NodeId in = g[r].in[k];
                 bool repeated = false;
-                for (int j = 0; j < k; ++j) repeated = repeated || g[m].in[j] == in;
+                for (int j = 0; j < k; ++j) repeated = repeated || g[r].in[j] == in;
                 if (internal[in] && !repeated) free_blocks.push_back(refs[in].offset);
             }
+            order.push_back(r);
         }
         block_doubles = std::max(block_doubles, static_cast<std::size_t>(blocks * group.block));
-        members[id].push_back(id);  // the root is the last step
-        for (NodeId m : members[id]) {
+        for (NodeId m : order) {
             Instr st = make_instr(m);
             st.access = step_access(m);
-            for (int k = 0; k < st.arity; ++k) st.kind[k] = step_kind(m, k, group.n);
+            for (int k = 0; k < st.arity; ++k) {
+                const NodeId in = g[m].in[k];
+                st.kind[k] = internal[in]                     ? Kind::Temp
+                             : g[in].shape.size() == 1        ? Kind::Scalar
+                             : reads_sliced(m, k, group.n)    ? Kind::Sliced
+                                                              : Kind::Whole;
+            }
+            if (internal[m]) {
+                st.role = Role::Temp;
+            } else if (g[m].op == Op::Sum) {
+                st.role = Role::Sum;
+                st.slot = group.sums++;
+            } else if (g[m].op == Op::ScatterAdd) {
+                st.role = Role::ScatterAdd;
+                st.slot = group.scatter_doubles;
+                group.scatter_doubles += g[m].shape.size();
+            } else {
+                st.role = Role::Store;
+            }
             group.steps.push_back(st);
         }
-        Instr ins = make_instr(id);
+        Instr ins = make_instr(unit.roots.front());
         ins.kernel = nullptr;
         ins.group = static_cast<int>(p.groups_.size());
         p.groups_.push_back(std::move(group));
         p.body_.push_back(ins);
-        for (NodeId m : members[id]) release_inputs(m, id);
+        for (NodeId m : order) release_inputs(m, u);
     }
 
     p.persistent_ = persistent;
@@ -451,10 +573,10 @@ void Program::bind() {
         const int parts = std::clamp(gr.n / kMinValuesPerPart, 1, t);
         gr.blocks_per_part = (blocks + parts - 1) / parts;
         gr.parts = (blocks + gr.blocks_per_part - 1) / gr.blocks_per_part;
-        if (gr.root == Root::ScatterAdd && gr.parts > 1) {
-            partial_doubles_ = std::max(partial_doubles_,
-                                        static_cast<std::size_t>(gr.steps.back().out.rows));
+        if (gr.parts > 1) {
+            partial_doubles_ = std::max(partial_doubles_, static_cast<std::size_t>(gr.scatter_doubles));
         }
+        sums_per_part_ = std::max(sums_per_part_, static_cast<std::size_t>(gr.sums));
     }
     for (const auto& ins : body_) {
         if (ins.split == Split::InnerSum) {
@@ -467,7 +589,7 @@ void Program::bind() {
     block_base_ = input_base_ + static_cast<std::size_t>(input_dim_);
     partial_base_ = block_base_ + block_doubles_ * t;
     sums_base_ = partial_base_ + partial_doubles_ * (t - 1);
-    scratch_base_ = sums_base_ + t;
+    scratch_base_ = sums_base_ + sums_per_part_ * t;
     arena_.assign(scratch_base_ + scratch_doubles_, 0.0);
     for (auto& ins : prologue_) bind_instr(ins);
     for (auto& ins : body_) bind_instr(ins);
@@ -518,7 +640,6 @@ namespace {
 struct GroupContext {
     Program* program;
     const void* group;
-    const void* root;
 };
 struct SplitContext {
     Program* program;
@@ -529,8 +650,7 @@ struct SplitContext {
 
 void Program::group_task(void* context, int part) {
     auto* c = static_cast<GroupContext*>(context);
-    c->program->exec_group(*static_cast<const Group*>(c->group),
-                           *static_cast<const Instr*>(c->root), part);
+    c->program->exec_group(*static_cast<const Group*>(c->group), part);
 }
 
 void Program::split_task(void* context, int part) {
@@ -619,45 +739,50 @@ void Program::exec(std::vector<Instr>& code) {
             continue;
         }
         const Group& gr = groups_[ins.group];
-        const Instr& root = gr.steps.back();
         const int parts = pool_ != nullptr ? gr.parts : 1;
         if (parts == 1) {
-            exec_group(gr, root, 0);
+            exec_group(gr, 0);
         } else {
-            GroupContext c{this, &gr, &root};
+            GroupContext c{this, &gr};
             pool_->run(parts, &Program::group_task, &c);
         }
         // Partial results combine in part order: the same bits for the same partition.
-        if (gr.root == Root::Sum) {
-            double total = 0.0;
-            for (int part = 0; part < parts; ++part) total += arena_[sums_base_ + part];
-            root.args.out[0] = total;
-        } else if (gr.root == Root::ScatterAdd) {
-            const int size = root.args.out_size();
-            for (int part = 1; part < parts; ++part) {
-                const double* partial =
-                    arena_.data() + partial_base_ + (part - 1) * partial_doubles_;
-                for (int i = 0; i < size; ++i) root.args.out[i] += partial[i];
+        for (const Instr& st : gr.steps) {
+            if (st.role == Role::Sum) {
+                double total = 0.0;
+                for (int part = 0; part < parts; ++part) {
+                    total += arena_[sums_base_ + part * sums_per_part_ + st.slot];
+                }
+                st.args.out[0] = total;
+            } else if (st.role == Role::ScatterAdd) {
+                const int size = st.args.out_size();
+                for (int part = 1; part < parts; ++part) {
+                    const double* partial =
+                        arena_.data() + partial_base_ + (part - 1) * partial_doubles_ + st.slot;
+                    for (int i = 0; i < size; ++i) st.args.out[i] += partial[i];
+                }
             }
         }
     }
 }
 
-void Program::exec_group(const Group& group, const Instr& root, int part) {
+void Program::exec_group(const Group& group, int part) {
     // Every step sees the block [b, b + len) of its full-size operands; scalars and whole
     // operands as they are; intermediates live in this thread's kBlock-sized temporaries.
     const int span = group.blocks_per_part * group.block;
     const int begin = part * span;
     const int end = std::min(group.n, begin + span);
     double* temps = arena_.data() + block_base_ + part * block_doubles_;
-    double* scatter = nullptr;
-    if (group.root == Root::ScatterAdd) {
-        scatter = part == 0 ? root.args.out
-                            : arena_.data() + partial_base_ + (part - 1) * partial_doubles_;
-        std::fill(scatter, scatter + root.args.out_size(), 0.0);
+    double* sums = arena_.data() + sums_base_ + part * sums_per_part_;
+    double* partials =
+        part > 0 ? arena_.data() + partial_base_ + (part - 1) * partial_doubles_ : nullptr;
+    for (const Instr& st : group.steps) {
+        if (st.role == Role::Sum) sums[st.slot] = 0.0;
+        if (st.role == Role::ScatterAdd) {
+            double* target = part == 0 ? st.args.out : partials + st.slot;
+            std::fill(target, target + st.args.out_size(), 0.0);
+        }
     }
-    double total = 0.0;
-    double partial = 0.0;
     for (int b = begin; b < end; b += group.block) {
         const int len = std::min(group.block, end - b);
         for (const Instr& st : group.steps) {
@@ -680,29 +805,33 @@ void Program::exec_group(const Group& group, const Instr& root, int part) {
                         break;
                 }
             }
-            const bool last = &st == &root;
-            if (last && group.root == Root::Sum) {
-                a.out = &partial;
-                a.out_rows = a.out_cols = 1;
-                st.kernel(a);
-                total += partial;
-                continue;
-            }
-            if (last && group.root == Root::ScatterAdd) {
-                const int size = root.args.out_size();
-                const double* u = a.in[0].x;
-                const int* idx = a.in[1].i;
-                for (int t = 0; t < len; ++t) {
-                    const int j = idx[t];
-                    if (j < 0 || j >= size) {
-                        throw DataError(fmt::format("index {} at position {} is outside 0..{}", j,
-                                                    b + t, size - 1));
-                    }
-                    scatter[j] += u[t];
+            switch (st.role) {
+                case Role::Sum: {
+                    double partial = 0.0;
+                    a.out = &partial;
+                    a.out_rows = a.out_cols = 1;
+                    st.kernel(a);
+                    sums[st.slot] += partial;
+                    continue;
                 }
-                continue;
+                case Role::ScatterAdd: {
+                    const int size = st.args.out_size();
+                    double* target = part == 0 ? st.args.out : partials + st.slot;
+                    const double* u = a.in[0].x;
+                    const int* idx = a.in[1].i;
+                    for (int t = 0; t < len; ++t) {
+                        const int j = idx[t];
+                        if (j < 0 || j >= size) {
+                            throw DataError(fmt::format("index {} at position {} is outside 0..{}",
+                                                        j, b + t, size - 1));
+                        }
+                        target[j] += u[t];
+                    }
+                    continue;
+                }
+                case Role::Temp: a.out = temps + st.out.offset; break;
+                case Role::Store: a.out = st.args.out + b; break;
             }
-            a.out = last ? st.args.out + b : temps + st.out.offset;
             a.out_rows = len;
             a.out_cols = 1;
             double* out = a.out;
@@ -733,7 +862,8 @@ void Program::exec_group(const Group& group, const Instr& root, int part) {
                 }
                 case Access::Embed: {
                     const Node& node = nodes_[st.id];
-                    const std::int64_t s = node.index + node.aux * static_cast<std::int64_t>(node.shape.rows);
+                    const std::int64_t s =
+                        node.index + node.aux * static_cast<std::int64_t>(node.shape.rows);
                     const std::int64_t m = st.args.in[0].size();
                     for (int t = 0; t < len; ++t) {
                         const std::int64_t at = b + t - s;
@@ -745,7 +875,6 @@ void Program::exec_group(const Group& group, const Instr& root, int part) {
             }
         }
     }
-    if (group.root == Root::Sum) arena_[sums_base_ + part] = total;
 }
 
 void Program::reload_data() {
@@ -811,12 +940,13 @@ std::string Program::str() const {
         }
         // A fused group prints its steps, indented, under a header with its length.
         const Group& gr = groups_[ins.group];
-        s += fmt::format("  loop over {} values in blocks of {}{}{}:\n", gr.n, gr.block,
-                         gr.root == Root::Sum          ? ", summed"
-                         : gr.root == Root::ScatterAdd ? ", scatter-added"
-                                                       : "",
+        s += fmt::format("  loop over {} values in blocks of {}{}:\n", gr.n, gr.block,
                          gr.parts > 1 && t > 1 ? fmt::format(", {} parts", gr.parts) : "");
-        for (const auto& st : gr.steps) s += "  " + line(st, "");
+        for (const auto& st : gr.steps) {
+            s += "  " + line(st, st.role == Role::Sum          ? "  (summed)"
+                                 : st.role == Role::ScatterAdd ? "  (scatter-added)"
+                                                               : "");
+        }
     }
     s += "outputs:\n";
     if (has_lp_) s += fmt::format("  lp <- {}\n", ref_str(lp_));

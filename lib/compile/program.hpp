@@ -87,8 +87,10 @@ private:
     // How a long plain instruction splits over threads: by output columns, or by shared
     // inner columns with per-thread partial results summed in order.
     enum class Split : std::uint8_t { None, OutCols, InnerSum };
-    // What a group's root does with its block: stores it, sums it, scatter-adds it.
-    enum class Root : std::uint8_t { Store, Sum, ScatterAdd };
+    // What a step of a loop does with its block: keeps it in a block temporary (a member
+    // read only by later steps), stores it into its full buffer, adds its sum to a
+    // running total, or scatter-adds it.
+    enum class Role : std::uint8_t { Temp, Store, Sum, ScatterAdd };
     struct Instr {
         Kernel kernel = nullptr;
         NodeId id = kNoNode;  // the node it computes (index into nodes_)
@@ -99,18 +101,22 @@ private:
         Split split = Split::None;
         Access access = Access::Kernel;
         std::array<Kind, 3> kind{};
+        Role role = Role::Store;
+        std::int64_t slot = 0;  // Sum: its running total; ScatterAdd: offset in the partials
         KernelArgs args;  // bound at bind(): pointers into the arena and data
         bool scratch = false;  // args.scratch points at the scratch region
     };
-    // A fused group: a tree of members over n values whose intermediates have no other
-    // reader, run block by block so that intermediates stay in cache (kBlock values each)
-    // instead of full buffers. Blocks are split over threads in equal runs of blocks.
+    // A loop: one or more trees (roots with their members) over the same n values, run
+    // block by block so that intermediates stay in cache (kBlock values each) instead of
+    // full buffers, and every operand is read once per block for all the trees. Blocks
+    // are split over threads in equal runs of blocks.
     struct Group {
         int n = 0;
-        int block = 0;  // values per block: min(kBlock, n)
-        Root root = Root::Store;
-        std::vector<Instr> steps;  // members in order; the last is the root
-        int parts = 1;             // thread partition, set by bind()
+        int block = 0;             // values per block: min(kBlock, n)
+        std::vector<Instr> steps;  // in order; each root follows its members
+        int sums = 0;              // steps with Role::Sum
+        std::int64_t scatter_doubles = 0;  // one part's partial scatter-add results
+        int parts = 1;                     // thread partition, set by bind()
         int blocks_per_part = 0;
     };
     static constexpr int kBlock = 512;
@@ -124,7 +130,7 @@ private:
     void bind();
     void exec(std::vector<Instr>& code);
     void exec_plain(const Instr& ins);
-    void exec_group(const Group& group, const Instr& root, int part);
+    void exec_group(const Group& group, int part);
     static void group_task(void* context, int part);
     static void split_task(void* context, int part);
     void bind_instr(Instr& ins);
@@ -144,7 +150,7 @@ private:
     bool has_lp_ = false;
     std::vector<double> arena_;
     // Arena layout: [persistent | transient | input | block temps x threads |
-    // partial results x (threads - 1) | partial sums x threads | kernel scratch].
+    // partial results x (threads - 1) | running sums x threads | kernel scratch].
     std::size_t persistent_ = 0;  // doubles held by constants and data-only nodes
     std::size_t transient_ = 0;
     std::size_t block_doubles_ = 0;    // one thread's block temporaries
@@ -153,6 +159,7 @@ private:
     std::size_t block_base_ = 0;
     std::size_t partial_base_ = 0;
     std::size_t sums_base_ = 0;
+    std::size_t sums_per_part_ = 0;  // the most Role::Sum steps of any loop
     std::size_t scratch_doubles_ = 0;  // the largest scratch of any kernel (one at a time)
     std::size_t scratch_base_ = 0;
     std::size_t node_bytes_ = 0;
