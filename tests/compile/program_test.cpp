@@ -1,27 +1,12 @@
 // The program: arena slots reused by liveness, data read in place (and data-only nodes
-// computed once), no allocation in run(), clear errors on a wrong input.
-#include <atomic>
-#include <cstdlib>
-#include <new>
-
+// computed once), clear errors on a wrong input (no allocation in run():
+// no_allocation_test.cpp).
 #include <catch2/catch.hpp>
 
 #include <advi/compile/program.hpp>
 #include <advi/graph/error.hpp>
 
 #include "support/gradient_check.hpp"
-
-// A counting global allocator: run() must not allocate.
-namespace {
-std::atomic<long> g_allocations{0};
-}
-void* operator new(std::size_t n) {
-    ++g_allocations;
-    if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-    throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace advi {
 namespace {
@@ -52,18 +37,6 @@ TEST_CASE("dead buffers' slots are reused", "[compile]") {
     INFO(p.str());
     CHECK(p.arena_bytes() < p.node_bytes() / 2);
     CHECK(p.prologue_count() >= 1);  // exp(y) runs once per data
-}
-
-TEST_CASE("run() allocates nothing", "[compile]") {
-    Chain c;
-    Program p = test::gradient_program(c.g, c.data, 4);
-    Eigen::VectorXd z = Eigen::VectorXd::Constant(4, 0.1), grad(4);
-    p.run(z, grad);
-    const long before = g_allocations.load();
-    double lp = 0;
-    for (int k = 0; k < 10; ++k) lp += p.run(z, grad);
-    CHECK(g_allocations.load() == before);
-    CHECK(std::isfinite(lp));
 }
 
 TEST_CASE("data is read in place; reload_data refreshes data-only nodes", "[compile]") {
