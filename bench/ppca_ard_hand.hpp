@@ -51,13 +51,10 @@ public:
         const auto a = z.segment(1, M).array();
         Eigen::Map<const Eigen::MatrixXd> W(z.data() + 1 + M, D, M), Z(z.data() + 1 + M + D * M, N, M);
         Eigen::Map<Eigen::MatrixXd> gW(g.data() + 1 + M, D, M), gZ(g.data() + 1 + M + D * M, N, M);
-        // the residual, one column (N doubles) at a time while it is in cache
-        R_.noalias() = Z * W.transpose();
-        double rr = 0;
-        for (Eigen::Index j = 0; j < D; ++j) {
-            R_.col(j) = X_.col(j) - R_.col(j);
-            rr += R_.col(j).squaredNorm();
-        }
+        // the residual: a copy of X, then the product subtracted inside Eigen's kernel
+        R_ = X_;
+        R_.noalias() -= Z * W.transpose();
+        const double rr = R_.squaredNorm();
         // W's prior precisions 1 / (sigma alpha_m)^2 and the weighted column norms
         const Eigen::ArrayXd prec = inv_s2 * (-2 * a).exp();
         const Eigen::ArrayXd wq = W.colwise().squaredNorm().transpose().array() * prec;
