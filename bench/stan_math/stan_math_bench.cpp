@@ -98,9 +98,6 @@ void run_stan(benchmark::State& state, const Stan& f, int dim) {
         stan::math::gradient(f, z, lp, g);
         benchmark::DoNotOptimize(lp);
     }
-    stan::math::recover_memory();
-    state.counters["stack_bytes"] =
-        static_cast<double>(stan::math::ChainableStack::instance_->memalloc_.bytes_allocated());
 }
 
 template <class Hand>
