@@ -56,7 +56,7 @@ public:
         theta_ = zt.array().exp();
         beta_ = zb.array().exp();
         const Eigen::VectorXd st = theta_.colwise().sum().transpose();  // K
-        const Eigen::VectorXd sb = beta_.rowwise().sum();                // K
+        const Eigen::VectorXd sb = beta_.rowwise().sum();               // K
         double lp = const_ + d_.a0 * zt.sum() - d_.b0 * st.sum() + d_.c0 * zb.sum() -
                     d_.d0 * sb.sum() - st.dot(sb);
         R_.noalias() = theta_ * beta_;
@@ -73,8 +73,8 @@ public:
         gb.noalias() = theta_.transpose() * R_;
         gt.array() = theta_.array() * (gt.array().rowwise() - sb.transpose().array()) + d_.a0 -
                      d_.b0 * theta_.array();
-        gb.array() = beta_.array() * (gb.array().colwise() - st.array()) + d_.c0 -
-                     d_.d0 * beta_.array();
+        gb.array() =
+            beta_.array() * (gb.array().colwise() - st.array()) + d_.c0 - d_.d0 * beta_.array();
         return lp;
     }
 

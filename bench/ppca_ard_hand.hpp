@@ -49,7 +49,8 @@ public:
         const double c = 0.91893853320467274178;  // log(2 pi) / 2
         const double s = z[0], inv_s2 = std::exp(-2 * s);
         const auto a = z.segment(1, M).array();
-        Eigen::Map<const Eigen::MatrixXd> W(z.data() + 1 + M, D, M), Z(z.data() + 1 + M + D * M, N, M);
+        Eigen::Map<const Eigen::MatrixXd> W(z.data() + 1 + M, D, M),
+            Z(z.data() + 1 + M + D * M, N, M);
         Eigen::Map<Eigen::MatrixXd> gW(g.data() + 1 + M, D, M), gZ(g.data() + 1 + M + D * M, N, M);
         // the residual: a copy of X, then the product subtracted inside Eigen's kernel
         R_ = X_;

@@ -7,8 +7,7 @@
 
 namespace advi {
 
-TEST_CASE("Gamma-Poisson factorisation: compiled gradient equals the hand-written one",
-          "[bench]") {
+TEST_CASE("Gamma-Poisson factorisation: compiled gradient equals the hand-written one", "[bench]") {
     const bench::GammaPoissonData d(60, 35, 4);
     REQUIRE(d.y.minCoeff() >= 0);
     CHECK(d.y.cast<double>().mean() == Approx(4.0).epsilon(0.5));  // rate averages K
