@@ -58,9 +58,10 @@ public:
         gmu -= mu;
         gls -= ls;
         // likelihood
-        const Eigen::VectorXd per_k = theta.array().log().matrix() -
-                                      0.5 * (mu.array().square() * P.array()).rowwise().sum().matrix() -
-                                      ls.rowwise().sum() - Eigen::VectorXd::Constant(K, D * c);
+        const Eigen::VectorXd per_k =
+            theta.array().log().matrix() -
+            0.5 * (mu.array().square() * P.array()).rowwise().sum().matrix() - ls.rowwise().sum() -
+            Eigen::VectorXd::Constant(K, D * c);
         L_.noalias() = -0.5 * Y2_ * P.transpose();
         L_.noalias() += d_.Y * (mu.array() * P.array()).matrix().transpose();
         L_.rowwise() += per_k.transpose();

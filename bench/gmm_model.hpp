@@ -21,8 +21,8 @@ inline void build_gmm(Model& m, const GmmData& d) {
     auto P = 1.0 / square(sigma);  // K x D precisions
     // log theta_k + log prod_d normal(y_nd | mu_kd, sigma_kd), expanded so that the sum over
     // d is two matrix products: -1/2 y^2 P' + y (mu P)' - 1/2 sum_d mu^2 P - sum_d log sigma.
-    auto per_k = log(theta) - 0.5 * row_sums(elt_multiply(square(mu), P)) -
-                 row_sums(log(sigma)) - d.D * c;
+    auto per_k =
+        log(theta) - 0.5 * row_sums(elt_multiply(square(mu), P)) - row_sums(log(sigma)) - d.D * c;
     auto L = -0.5 * (elt_multiply(Y, Y) * transpose(P)) + Y * transpose(elt_multiply(mu, P)) +
              rep_matrix_rows(per_k, d.N);
     m.target_add(sum(log_sum_exp_rows(L)));

@@ -54,8 +54,7 @@ public:
     static constexpr int kSigmas = 5, kScalars = 5;  // b0, female, black, female.black, v.prev
     int dim() const {
         using D = ElectionData;
-        return kSigmas + kScalars + D::kAge + D::kEdu + D::kAge * D::kEdu + D::kRegion +
-               D::kState;
+        return kSigmas + kScalars + D::kAge + D::kEdu + D::kAge * D::kEdu + D::kRegion + D::kState;
     }
     double log_density_gradient(const Eigen::VectorXd& z, Eigen::VectorXd& g) {
         using D = ElectionData;
@@ -97,7 +96,8 @@ public:
         group(o_ae, D::kAge * D::kEdu, 2, nullptr);
         group(o_region, D::kRegion, 4, nullptr);
         Eigen::VectorXd state_mean(D::kState);
-        for (int j = 0; j < D::kState; ++j) state_mean[j] = z[o_region + d_.region[j]] + z[bv] * d_.v_prev[j];
+        for (int j = 0; j < D::kState; ++j)
+            state_mean[j] = z[o_region + d_.region[j]] + z[bv] * d_.v_prev[j];
         group(o_state, D::kState, 3, &state_mean);
         for (int j = 0; j < D::kState; ++j) {
             const double w = (z[o_state + j] - state_mean[j]) / (sigma[3] * sigma[3]);
@@ -111,7 +111,8 @@ public:
                                z[o_edu + d_.edu[n]] + z[o_ae + d_.age_edu[n]] +
                                z[o_state + d_.state[n]];
             // log logit^-1(eta) = -log1p(exp(-eta)), stable both ways
-            const double l1 = eta > 0 ? -std::log1p(std::exp(-eta)) : eta - std::log1p(std::exp(eta));
+            const double l1 =
+                eta > 0 ? -std::log1p(std::exp(-eta)) : eta - std::log1p(std::exp(eta));
             const double l0 = l1 - eta;  // log logit^-1(-eta)
             lp += d_.y[n] ? l1 : l0;
             const double r = d_.y[n] - 1 / (1 + std::exp(-eta));

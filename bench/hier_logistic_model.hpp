@@ -34,8 +34,8 @@ inline void build_hier_logistic(Model& m, const ElectionData& d) {
     auto a_edu = m.param("a_edu", normal(0, sigma_edu), D::kEdu);
     auto a_age_edu = m.param("a_age_edu", normal(0, sigma_age_edu), D::kAge * D::kEdu);
     auto a_region = m.param("a_region", normal(0, sigma_region), D::kRegion);
-    auto a_state = m.param("a_state", normal(a_region[region] + b_v_prev * v_prev, sigma_state),
-                           D::kState);
+    auto a_state =
+        m.param("a_state", normal(a_region[region] + b_v_prev * v_prev, sigma_state), D::kState);
     auto eta = b0 + b_female * female + b_black * black + b_female_black * female_black +
                a_age[age] + a_edu[edu] + a_age_edu[age_edu] + a_state[state];
     m.observe(y, bernoulli_logit(eta));

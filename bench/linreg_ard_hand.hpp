@@ -28,7 +28,8 @@ public:
         xr_.noalias() = X_.transpose() * r_;
         const double rr = r_.squaredNorm();
         const double wa = (w.array().square() * alpha).sum();
-        // inv_gamma(sigma | 1, 1) + log|J| = -2s - e^-s + s; gamma(alpha | 1, 1) + log|J| = -e^a + a
+        // inv_gamma(sigma | 1, 1) + log|J| = -2s - e^-s + s; gamma(alpha | 1, 1) + log|J| = -e^a +
+        // a
         double lp = -s - std::exp(-s) + (a.array() - alpha).sum();
         // w ~ normal(0, sigma / sqrt(alpha)): -w^2 alpha / (2 sigma^2) - s + a/2 - c
         lp += -0.5 * wa * inv_s2 - static_cast<double>(D) * (s + c) + 0.5 * a.sum();

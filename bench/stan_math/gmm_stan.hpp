@@ -23,9 +23,12 @@
 
 #include <vector>
 
+// Stan first: it adds val() and adj() to Eigen's matrices (EIGEN_MATRIXBASE_PLUGIN), which
+// must be set before Eigen is first included.
+// clang-format off
 #include <stan/math/rev/mat.hpp>
-
 #include "gmm_hand.hpp"
+// clang-format on
 
 namespace advi::bench {
 

@@ -29,9 +29,12 @@
 
 #include <vector>
 
+// Stan first: it adds val() and adj() to Eigen's matrices (EIGEN_MATRIXBASE_PLUGIN), which
+// must be set before Eigen is first included.
+// clang-format off
 #include <stan/math/rev/mat.hpp>
-
 #include "hier_logistic_hand.hpp"
+// clang-format on
 
 namespace advi::bench {
 
@@ -48,17 +51,15 @@ struct HierLogisticStan {
         T lp = 0;
         T sigma[5];  // age, edu, age_edu, state, region
         for (int k = 0; k < 5; ++k) sigma[k] = lub_constrain(z[k], 0.0, 100.0, lp);
-        const T b0 = z[5], b_female = z[6], b_black = z[7], b_female_black = z[8],
-                b_v_prev = z[9];
+        const T b0 = z[5], b_female = z[6], b_black = z[7], b_female_black = z[8], b_v_prev = z[9];
         int at = 10;
         auto take = [&](int n) {
             Vec v = z.segment(at, n);
             at += n;
             return v;
         };
-        const Vec a_age = take(D::kAge), a_edu = take(D::kEdu),
-                  a_age_edu = take(D::kAge * D::kEdu), a_region = take(D::kRegion),
-                  a_state = take(D::kState);
+        const Vec a_age = take(D::kAge), a_edu = take(D::kEdu), a_age_edu = take(D::kAge * D::kEdu),
+                  a_region = take(D::kRegion), a_state = take(D::kState);
         accumulator<T> target;
         for (int k = 0; k < 5; ++k) target.add(uniform_lpdf<false>(sigma[k], 0.0, 100.0));
         for (const T& b : {b0, b_female, b_black, b_female_black, b_v_prev})

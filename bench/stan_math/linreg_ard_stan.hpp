@@ -11,9 +11,12 @@
 //   }
 #pragma once
 
+// Stan first: it adds val() and adj() to Eigen's matrices (EIGEN_MATRIXBASE_PLUGIN), which
+// must be set before Eigen is first included.
+// clang-format off
 #include <stan/math/rev/mat.hpp>
-
 #include "linreg_ard_hand.hpp"
+// clang-format on
 
 namespace advi::bench {
 

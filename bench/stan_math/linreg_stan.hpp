@@ -12,9 +12,12 @@
 //   }
 #pragma once
 
+// Stan first: it adds val() and adj() to Eigen's matrices (EIGEN_MATRIXBASE_PLUGIN), which
+// must be set before Eigen is first included.
+// clang-format off
 #include <stan/math/rev/mat.hpp>
-
 #include "linear_regression_hand.hpp"
+// clang-format on
 
 namespace advi::bench {
 

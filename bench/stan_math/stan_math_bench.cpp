@@ -59,7 +59,9 @@ const PpcaArdData& ppca_ard() {
 }
 
 // The point of bench/gradient_bench.cpp.
-Eigen::VectorXd point(int dim) { return Eigen::VectorXd::LinSpaced(dim, -0.5, 0.5); }
+Eigen::VectorXd point(int dim) {
+    return Eigen::VectorXd::LinSpaced(dim, -0.5, 0.5);
+}
 
 // Stan's log density and gradient equal the hand-written ones at the benchmark point, to a
 // relative 1e-8 (of the largest gradient entry for the gradient).
@@ -76,14 +78,14 @@ bool same(const char* name, const Stan& f, Hand&& h) {
         return false;
     }
     const double dl = std::abs(ls - lh) / std::max(1.0, std::abs(lh));
-    const double dg = gs.size() == gh.size()
-                          ? (gs - gh).lpNorm<Eigen::Infinity>() /
-                                std::max(1.0, gh.lpNorm<Eigen::Infinity>())
-                          : INFINITY;
+    const double dg = gs.size() == gh.size() ? (gs - gh).lpNorm<Eigen::Infinity>() /
+                                                   std::max(1.0, gh.lpNorm<Eigen::Infinity>())
+                                             : INFINITY;
     const bool ok = dl <= 1e-8 && dg <= 1e-8;
-    std::fprintf(ok ? stdout : stderr,
-                 "%-14s dim %6d  log density stan %.12g hand %.12g (rel %.1e), gradient rel %.1e%s\n",
-                 name, h.dim(), ls, lh, dl, dg, ok ? "" : "  MISMATCH");
+    std::fprintf(
+        ok ? stdout : stderr,
+        "%-14s dim %6d  log density stan %.12g hand %.12g (rel %.1e), gradient rel %.1e%s\n", name,
+        h.dim(), ls, lh, dl, dg, ok ? "" : "  MISMATCH");
     return ok;
 }
 
@@ -111,25 +113,35 @@ void BM_linreg_stan(benchmark::State& s) {
     run_stan(s, advi::bench::LinearRegressionStan{linreg_data()},
              advi::bench::LinearRegressionHand(linreg_data()).dim());
 }
-void BM_linreg_hand(benchmark::State& s) { run_hand(s, advi::bench::LinearRegressionHand(linreg_data())); }
+void BM_linreg_hand(benchmark::State& s) {
+    run_hand(s, advi::bench::LinearRegressionHand(linreg_data()));
+}
 void BM_linreg_ard_stan(benchmark::State& s) {
     run_stan(s, advi::bench::LinregArdStan{linreg_data()},
              advi::bench::LinregArdHand(linreg_data()).dim());
 }
-void BM_linreg_ard_hand(benchmark::State& s) { run_hand(s, advi::bench::LinregArdHand(linreg_data())); }
+void BM_linreg_ard_hand(benchmark::State& s) {
+    run_hand(s, advi::bench::LinregArdHand(linreg_data()));
+}
 void BM_hier_logistic_stan(benchmark::State& s) {
     run_stan(s, advi::bench::HierLogisticStan(election()),
              advi::bench::HierLogisticHand(election()).dim());
 }
-void BM_hier_logistic_hand(benchmark::State& s) { run_hand(s, advi::bench::HierLogisticHand(election())); }
+void BM_hier_logistic_hand(benchmark::State& s) {
+    run_hand(s, advi::bench::HierLogisticHand(election()));
+}
 void BM_stochvol_stan(benchmark::State& s) {
     run_stan(s, advi::bench::StochVolStan{stochvol()}, advi::bench::StochVolHand(stochvol()).dim());
 }
-void BM_stochvol_hand(benchmark::State& s) { run_hand(s, advi::bench::StochVolHand(stochvol())); }
+void BM_stochvol_hand(benchmark::State& s) {
+    run_hand(s, advi::bench::StochVolHand(stochvol()));
+}
 void BM_gmm_stan(benchmark::State& s) {
     run_stan(s, advi::bench::GmmStan(gmm()), advi::bench::GmmHand(gmm()).dim());
 }
-void BM_gmm_hand(benchmark::State& s) { run_hand(s, advi::bench::GmmHand(gmm())); }
+void BM_gmm_hand(benchmark::State& s) {
+    run_hand(s, advi::bench::GmmHand(gmm()));
+}
 void BM_gamma_poisson_stan(benchmark::State& s) {
     run_stan(s, advi::bench::GammaPoissonStan(gamma_poisson()),
              advi::bench::GammaPoissonHand(gamma_poisson()).dim());
@@ -140,7 +152,9 @@ void BM_gamma_poisson_hand(benchmark::State& s) {
 void BM_ppca_ard_stan(benchmark::State& s) {
     run_stan(s, advi::bench::PpcaArdStan(ppca_ard()), advi::bench::PpcaArdHand(ppca_ard()).dim());
 }
-void BM_ppca_ard_hand(benchmark::State& s) { run_hand(s, advi::bench::PpcaArdHand(ppca_ard())); }
+void BM_ppca_ard_hand(benchmark::State& s) {
+    run_hand(s, advi::bench::PpcaArdHand(ppca_ard()));
+}
 
 }  // namespace
 
@@ -161,14 +175,17 @@ BENCHMARK(BM_linreg_hand)->Unit(benchmark::kMicrosecond);
 
 int main(int argc, char** argv) {
     benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    if (benchmark::ReportUnrecognizedArguments(argc, argv))
+        return 1;
     using namespace advi::bench;
-    bool ok = same("linreg", LinearRegressionStan{linreg_data()}, LinearRegressionHand(linreg_data()));
+    bool ok =
+        same("linreg", LinearRegressionStan{linreg_data()}, LinearRegressionHand(linreg_data()));
     ok &= same("linreg_ard", LinregArdStan{linreg_data()}, LinregArdHand(linreg_data()));
     ok &= same("hier_logistic", HierLogisticStan(election()), HierLogisticHand(election()));
     ok &= same("stochvol", StochVolStan{stochvol()}, StochVolHand(stochvol()));
     ok &= same("gmm", GmmStan(gmm()), GmmHand(gmm()));
-    ok &= same("gamma_poisson", GammaPoissonStan(gamma_poisson()), GammaPoissonHand(gamma_poisson()));
+    ok &=
+        same("gamma_poisson", GammaPoissonStan(gamma_poisson()), GammaPoissonHand(gamma_poisson()));
     ok &= same("ppca_ard", PpcaArdStan(ppca_ard()), PpcaArdHand(ppca_ard()));
     if (!ok) {
         std::fprintf(stderr, "Stan's log density or gradient differs from the hand-written one\n");
