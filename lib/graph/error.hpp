@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace advi {
 
@@ -35,6 +36,22 @@ public:
 class FitError : public Error {
 public:
     using Error::Error;
+};
+
+// Text that cannot be read (a model file, a data file): the message starts with
+// file:line:col and shows the line with a caret under the column (see lib/io/source_text.hpp).
+class ParseError : public Error {
+public:
+    ParseError(std::string message, std::string file, int line, int column)
+        : Error(std::move(message)), file_(std::move(file)), line_(line), column_(column) {}
+    [[nodiscard]] const std::string& file() const { return file_; }
+    [[nodiscard]] int line() const { return line_; }      // 1-based
+    [[nodiscard]] int column() const { return column_; }  // 1-based, in bytes
+
+private:
+    std::string file_;
+    int line_;
+    int column_;
 };
 
 // Our own bug: an invariant that should hold whatever the user wrote.
