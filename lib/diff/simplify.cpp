@@ -28,6 +28,13 @@ private:
         return make(n);
     }
     std::optional<double> cv(NodeId id) const { return g_.const_value(id); }
+    bool scalar(NodeId id) const { return g_[id].shape.is_scalar(); }
+    // A non-scalar x = s y with a scalar factor s (scalars come first in products).
+    bool scaled(NodeId id) const {
+        const Node& x = g_[id];
+        return x.op == Op::Mul && !x.shape.is_scalar() && g_[x.in[0]].shape.is_scalar() &&
+               !g_[x.in[1]].shape.is_scalar();
+    }
     bool is(NodeId id, double v) const { return g_.is_const(id, v); }
     // `x` at shape `s`: itself, or a scalar broadcast to s.
     NodeId at(NodeId x, const Shape& s) {
@@ -92,10 +99,32 @@ private:
                 if (g_[a].op == Op::Neg) return apply(Op::Neg, apply(Op::Mul, g_[a].in[0], b));
                 if (g_[b].op == Op::Neg) return apply(Op::Neg, apply(Op::Mul, a, g_[b].in[0]));
                 // c1 * (c2 * x) = (c1 c2) * x
-                if (cv(a) && g_[b].op == Op::Mul && cv(g_[b].in[0]) && g_[a].shape.is_scalar()) {
+                if (cv(a) && g_[b].op == Op::Mul && cv(g_[b].in[0]) && scalar(a)) {
                     return apply(Op::Mul, g_.constant(*cv(a) * *cv(g_[b].in[0])), g_[b].in[1]);
                 }
                 if (cv(b) && !cv(a)) return apply(Op::Mul, b, a);          // constants first
+                // Scalar factors move outward (scalars first), so that sum(s x) = s sum(x),
+                // square(s x) = s^2 square(x) and products of scalars find each other: a
+                // scale applied to a long vector in several places becomes one scalar.
+                if (scalar(b) && !scalar(a)) return apply(Op::Mul, b, a);  // x s = s x
+                if (scalar(a) && !scalar(b) && scaled(b)) {                // s (t y) = (s t) y
+                    return apply(Op::Mul, apply(Op::Mul, a, g_[b].in[0]), g_[b].in[1]);
+                }
+                if (!scalar(a) && !scalar(b)) {
+                    if (scaled(a)) {                                       // (s x) y = s (x y)
+                        return apply(Op::Mul, g_[a].in[0], apply(Op::Mul, g_[a].in[1], b));
+                    }
+                    if (scaled(b)) {                                       // x (s y) = s (x y)
+                        return apply(Op::Mul, g_[b].in[0], apply(Op::Mul, a, g_[b].in[1]));
+                    }
+                }
+                break;
+            case Op::Square:
+                if (scaled(a)) {                                 // square(s x) = s^2 square(x)
+                    return apply(Op::Mul, apply(Op::Square, g_[a].in[0]),
+                                 apply(Op::Square, g_[a].in[1]));
+                }
+                if (g_[a].op == Op::Neg) return apply(Op::Square, g_[a].in[0]);  // (-x)^2 = x^2
                 break;
             case Op::Div:
                 if (is(b, 1)) return at(a, n.shape);                       // x / 1 = x

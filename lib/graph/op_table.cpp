@@ -80,13 +80,11 @@ void unary_kernel(const KernelArgs& a) {
     for (int i = 0; i < n; ++i) o[i] = F::f(x[i], 0.0);
 }
 
-// Eigen's vectorised transcendental functions where it has them.
-void exp_kernel(const KernelArgs& a) {
-    ArrayMap(a.out, a.out_size()) = ConstArrayMap(a.in[0].x, a.out_size()).exp();
-}
-void log_kernel(const KernelArgs& a) {
-    ArrayMap(a.out, a.out_size()) = ConstArrayMap(a.in[0].x, a.out_size()).log();
-}
+// exp and log element by element through libm: on x86-64 glibc picks an FMA version at run
+// time (about 2 ns per call), which beats Eigen's SSE2 polynomial (about 4.5 ns for log) in a
+// build without -march flags.
+void exp_kernel(const KernelArgs& a) { unary_kernel<ExpF>(a); }
+void log_kernel(const KernelArgs& a) { unary_kernel<LogF>(a); }
 void sqrt_kernel(const KernelArgs& a) {
     ArrayMap(a.out, a.out_size()) = ConstArrayMap(a.in[0].x, a.out_size()).sqrt();
 }
@@ -454,7 +452,7 @@ constexpr OpInfo kOps[] = {
     {Op::LogDeterminant,   "log_determinant",         1, false, linalg::square_to_scalar_shape,  linalg::log_determinant_kernel,          linalg::adj_log_determinant,         nullptr,             Domain::None, linalg::square_scratch},
     {Op::Inverse,          "inverse",                 1, false, linalg::square_shape,            linalg::inverse_kernel,                  linalg::adj_inverse,                 nullptr,             Domain::None, linalg::square_scratch},
     {Op::LogSumExp,        "log_sum_exp",             1, false, linalg::to_scalar_shape,         linalg::log_sum_exp_kernel,              linalg::adj_log_sum_exp,             nullptr,             Domain::Real},
-    {Op::LogSumExpRows,    "log_sum_exp_rows",        1, false, linalg::row_reduce_shape,        linalg::log_sum_exp_rows_kernel,         linalg::adj_log_sum_exp_rows,        nullptr,             Domain::Real},
+    {Op::LogSumExpRows,    "log_sum_exp_rows",        1, false, linalg::row_reduce_shape,        linalg::log_sum_exp_rows_kernel,         linalg::adj_log_sum_exp_rows,        nullptr,             Domain::Real, linalg::rows_scratch},
     {Op::LogSumExpCols,    "log_sum_exp_cols",        1, false, linalg::col_reduce_shape,        linalg::log_sum_exp_cols_kernel,         linalg::adj_log_sum_exp_cols,        nullptr,             Domain::Real},
     {Op::CumulativeSum,    "cumulative_sum",          1, false, linalg::vector_shape,            linalg::cumulative_sum_kernel,           linalg::adj_cumulative_sum,          nullptr,             Domain::Real},
     {Op::ReverseCumulativeSum, "reverse_cumulative_sum",  1, false, linalg::vector_shape,            linalg::reverse_cumulative_sum_kernel,   linalg::adj_reverse_cumulative_sum,  nullptr,             Domain::Real},

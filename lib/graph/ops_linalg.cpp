@@ -411,10 +411,36 @@ double lse(const V& x) {
     return m + std::log((x.array() - m).exp().sum());
 }
 void log_sum_exp_kernel(const KernelArgs& a) { a.out[0] = lse(in_vec(a, 0)); }
+// Column by column (X is column-major, so every pass is contiguous): the row maxima into out,
+// the sums of exp(x - max) into the scratch, then out = max + log(sum). A row whose maximum
+// is infinite takes the scalar path; NaN reaches the sum and the result.
 void log_sum_exp_rows_kernel(const KernelArgs& a) {
     const CMat X = in_mat(a, 0);
-    for (Eigen::Index i = 0; i < X.rows(); ++i) a.out[i] = lse(X.row(i));
+    const Eigen::Index n = X.rows(), k = X.cols();
+    double* m = a.out;
+    double* s = a.scratch;
+    if (k == 0) {
+        for (Eigen::Index i = 0; i < n; ++i) m[i] = -kInf;
+        return;
+    }
+    for (Eigen::Index i = 0; i < n; ++i) m[i] = X(i, 0);
+    for (Eigen::Index j = 1; j < k; ++j) {
+        const double* x = X.col(j).data();
+        for (Eigen::Index i = 0; i < n; ++i) m[i] = x[i] > m[i] ? x[i] : m[i];
+    }
+    for (Eigen::Index i = 0; i < n; ++i) s[i] = 0.0;
+    for (Eigen::Index j = 0; j < k; ++j) {
+        const double* x = X.col(j).data();
+        for (Eigen::Index i = 0; i < n; ++i) s[i] += std::exp(x[i] - m[i]);
+    }
+    for (Eigen::Index i = 0; i < n; ++i) {
+        if (std::isfinite(m[i]) || std::isnan(s[i]))
+            m[i] += std::log(s[i]);
+        else
+            m[i] = lse(X.row(i));
+    }
 }
+std::int64_t rows_scratch(const Graph& g, const Node& n) { return g[n.in[0]].shape.rows; }
 void log_sum_exp_cols_kernel(const KernelArgs& a) {
     const CMat X = in_mat(a, 0);
     for (Eigen::Index j = 0; j < X.cols(); ++j) a.out[j] = lse(X.col(j));

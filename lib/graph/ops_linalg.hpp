@@ -61,6 +61,8 @@ void tri_low_t_solve_kernel(const KernelArgs& a);
 void log_determinant_kernel(const KernelArgs& a);
 // Scratch of log_determinant and inverse: a copy of the n x n input to factorise.
 std::int64_t square_scratch(const Graph& g, const Node& n);
+// As many doubles as the input has rows.
+std::int64_t rows_scratch(const Graph& g, const Node& n);
 void inverse_kernel(const KernelArgs& a);
 void log_sum_exp_kernel(const KernelArgs& a);
 void log_sum_exp_rows_kernel(const KernelArgs& a);
