@@ -217,7 +217,7 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
     std::vector<Unit> units;
     std::vector<int> unit_of(n, -1);
     std::vector<bool> stored_root(n, false);  // a loop root whose full buffer is written
-    int last_loop = -1;
+    std::map<int, int> last_loop;  // loop length -> the last loop unit over that many values
     auto can_join = [&](int u, NodeId r) {
         const int len = units[u].n;
         std::vector<NodeId> steps = members[r];
@@ -245,12 +245,13 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
             continue;
         }
         const int len = loop_length(id);
-        if (last_loop >= 0 && units[last_loop].n == len && can_join(last_loop, id)) {
-            units[last_loop].roots.push_back(id);
-            unit_of[id] = last_loop;
+        auto same_n = last_loop.find(len);
+        if (same_n != last_loop.end() && can_join(same_n->second, id)) {
+            units[same_n->second].roots.push_back(id);
+            unit_of[id] = same_n->second;
         } else {
-            last_loop = static_cast<int>(units.size());
-            unit_of[id] = last_loop;
+            last_loop[len] = static_cast<int>(units.size());
+            unit_of[id] = static_cast<int>(units.size());
             units.push_back({{id}, true, len});
         }
         stored_root[id] = g[id].op != Op::Sum && g[id].op != Op::ScatterAdd;
@@ -273,7 +274,7 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
     // Data-only nodes read by per-run nodes or outputs must survive between runs.
     std::vector<bool> kept(n, false);
     for (const auto& o : g.outputs()) kept[source[o.id]] = true;
-    std::vector<bool> data_read(p.data_.size(), false);
+    std::vector<bool> data_read(p.data_.size(), false), data_only_read(n, false);
     for (NodeId id = 0; id < n; ++id) {
         if (!live[id] || alias[id] || !g.is_variable(id)) continue;
         for (int k = 0; k < g[id].arity(); ++k) {
@@ -284,6 +285,12 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
                 const auto& d = p.data_[g[in].index];
                 p.data_bytes_per_run_ += static_cast<std::size_t>(d.shape.size()) *
                                          (d.dtype == DType::Int ? sizeof(int) : sizeof(double));
+            } else if (computed(in) && !g.is_variable(in) && g[in].op != Op::Const &&
+                       !data_only_read[in]) {
+                // a value computed from data once (to_real of counts, lgamma(y + 1)) is
+                // read like data
+                data_only_read[in] = true;
+                p.data_bytes_per_run_ += static_cast<std::size_t>(g[in].shape.size()) * sizeof(double);
             }
         }
     }
@@ -606,6 +613,18 @@ void Program::bind_instr(Instr& ins) {
     a.out_cols = ins.out.cols;
     a.node = &nodes_[ins.id];
     a.scratch = ins.scratch ? arena_.data() + scratch_base_ : nullptr;
+    // A scalar elementwise op on real scalars runs its scalar function directly: models
+    // with many scalar parameters (hyperpriors, transforms) run chains of these, where the
+    // kernel's size and broadcasting logic would cost more than the arithmetic.
+    ins.scalar = nullptr;
+    const OpInfo& info = op_info(nodes_[ins.id].op);
+    if (info.elementwise && info.fold != nullptr && ins.arity >= 1 && ins.arity <= 2 &&
+        a.out_size() == 1 && ins.out.src != Ref::Src::Block && nodes_[ins.id].op != Op::ToReal) {
+        bool reals = true;
+        for (int k = 0; k < ins.arity; ++k)
+            reals = reals && a.in[k].x != nullptr && a.in[k].i == nullptr && a.in[k].size() == 1;
+        if (reals) ins.scalar = info.fold;
+    }
 }
 
 View Program::view(const Ref& r) const {
@@ -734,6 +753,11 @@ void Program::exec_plain(const Instr& ins) {
 
 void Program::exec(std::vector<Instr>& code) {
     for (const Instr& ins : code) {
+        if (ins.scalar != nullptr) {
+            const KernelArgs& a = ins.args;
+            a.out[0] = ins.scalar(a.in[0].x[0], ins.arity > 1 ? a.in[1].x[0] : 0.0);
+            continue;
+        }
         if (ins.group < 0) {
             exec_plain(ins);
             continue;

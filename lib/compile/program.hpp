@@ -105,6 +105,7 @@ private:
         std::int64_t slot = 0;  // Sum: its running total; ScatterAdd: offset in the partials
         KernelArgs args;  // bound at bind(): pointers into the arena and data
         bool scratch = false;  // args.scratch points at the scratch region
+        Fold scalar = nullptr;  // set by bind() for elementwise ops on real scalars
     };
     // A loop: one or more trees (roots with their members) over the same n values, run
     // block by block so that intermediates stay in cache (kBlock values each) instead of

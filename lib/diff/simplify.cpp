@@ -178,6 +178,26 @@ private:
                     return apply(Op::Mul, x.in[1], apply(Op::Sum, x.in[0]));
                 }
                 if (x.op == Op::Neg) return apply(Op::Neg, apply(Op::Sum, x.in[0]));
+                if (x.op == Op::Reshape) return apply(Op::Sum, x.in[0]);   // order-free
+                // The sum of a product's entries from the operands' sums, when the product is
+                // the larger: sum(A B) = col_sums(A) . row_sums(B) (a Poisson rate matrix
+                // summed), and likewise for the transposed forms.
+                if (x.shape.size() > g_[x.in[0]].shape.size() + g_[x.in[1]].shape.size()) {
+                    const NodeId A = x.in[0], B = x.in[1];
+                    switch (x.op) {
+                        case Op::MatMul:  // A B
+                            return apply(Op::Dot, apply(Op::ColSums, A), apply(Op::RowSums, B));
+                        case Op::MatMulT:  // A B'
+                            return apply(Op::Dot, apply(Op::ColSums, A), apply(Op::ColSums, B));
+                        case Op::MatTMul:  // A' B
+                            return apply(Op::Dot, apply(Op::RowSums, A), apply(Op::RowSums, B));
+                        case Op::MatVec:  // A v
+                            return apply(Op::Dot, apply(Op::ColSums, A), B);
+                        case Op::MatTVec:  // A' v
+                            return apply(Op::Dot, apply(Op::RowSums, A), B);
+                        default: break;
+                    }
+                }
                 break;
             }
             case Op::Broadcast:
@@ -227,7 +247,26 @@ Graph simplify(const Graph& g) {
         cur = std::move(next);
         if (same && round > 0) break;
     }
-    return cur;
+    // x / v became x * (1 / v) so that quotients by v share one reciprocal; where the
+    // reciprocal has a single reader, one division pass is cheaper than two passes.
+    std::vector<int> readers(cur.size(), 0);
+    for (NodeId id = 0; id < static_cast<NodeId>(cur.size()); ++id)
+        for (int k = 0; k < cur[id].arity(); ++k) ++readers[cur[id].in[k]];
+    for (const auto& o : cur.outputs()) ++readers[o.id];
+    return rebuild(cur, [&](Graph& out, const Node& n, NodeId old) {
+        const Node& o = cur[old];
+        if (o.op == Op::Mul) {
+            for (int k = 0; k < 2; ++k) {
+                const Node& r = cur[o.in[k]];
+                if (r.op == Op::Div && readers[o.in[k]] == 1 && cur.is_const(r.in[0], 1.0) &&
+                    r.shape == o.shape) {
+                    // n's inputs are already mapped: n.in[k] is the reciprocal in `out`.
+                    return out.apply(Op::Div, n.in[1 - k], out[n.in[k]].in[1]);
+                }
+            }
+        }
+        return out.intern(n);
+    });
 }
 
 }  // namespace advi

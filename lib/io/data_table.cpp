@@ -10,12 +10,14 @@ namespace advi {
 
 std::string describe_shape(DType type, std::span<const std::int64_t> dims, bool type_unknown) {
     std::string s = type_unknown ? "empty" : (type == DType::Int ? "int" : "real");
-    if (!dims.empty()) s += fmt::format("[{}]", fmt::join(dims, ","));
+    if (!dims.empty())
+        s += fmt::format("[{}]", fmt::join(dims, ","));
     return s;
 }
 
 void DataValue::promote_to_real() {
-    if (!is_int()) return;
+    if (!is_int())
+        return;
     reals.assign(ints.begin(), ints.end());
     std::vector<int>().swap(ints);  // give the memory back: a large array would hold it twice
     type = DType::Real;
@@ -38,8 +40,10 @@ std::int64_t element_count(std::span<const std::int64_t> dims) {
 
 void DataValue::check(DType expected_type, std::span<const std::int64_t> expected_dims) const {
     const std::string expected = describe_shape(expected_type, expected_dims);
-    if (expected_type == DType::Int && !is_int() && !type_unknown) shape_mismatch(*this, expected);
-    if (std::equal(dims.begin(), dims.end(), expected_dims.begin(), expected_dims.end())) return;
+    if (expected_type == DType::Int && !is_int() && !type_unknown)
+        shape_mismatch(*this, expected);
+    if (std::equal(dims.begin(), dims.end(), expected_dims.begin(), expected_dims.end()))
+        return;
     // JSON cannot write the trailing sizes of an array with no elements (`[]` is every 0 x K
     // array), so an empty value fits when its sizes agree up to its first 0.
     if (size() == 0 && element_count(expected_dims) == 0 && !dims.empty()) {
@@ -53,46 +57,58 @@ void DataValue::check(DType expected_type, std::span<const std::int64_t> expecte
 }
 
 double DataValue::as_real() const {
-    if (!is_scalar()) shape_mismatch(*this, "real");
+    if (!is_scalar())
+        shape_mismatch(*this, "real");
     return is_int() ? ints[0] : reals[0];
 }
 
 int DataValue::as_int() const {
-    if (!is_scalar() || !is_int()) shape_mismatch(*this, "int");
+    if (!is_scalar() || !is_int())
+        shape_mismatch(*this, "int");
     return ints[0];
 }
 
 Eigen::VectorXd DataValue::as_vector() const {
-    if (dims.size() != 1) shape_mismatch(*this, "a vector (real[n])");
+    if (dims.size() != 1)
+        shape_mismatch(*this, "a vector (real[n])");
     return flat_values();
 }
 
 Eigen::MatrixXd DataValue::as_matrix() const {
-    if (type_unknown && dims.size() == 1) return Eigen::MatrixXd(0, 0);
-    if (dims.size() != 2) shape_mismatch(*this, "a matrix (real[r,c])");
+    if (type_unknown && dims.size() == 1)
+        return Eigen::MatrixXd(0, 0);
+    if (dims.size() != 2)
+        shape_mismatch(*this, "a matrix (real[r,c])");
     return flat_values().reshaped(dims[0], dims[1]);
 }
 
 Eigen::VectorXi DataValue::as_int_vector() const {
-    if (dims.size() != 1 || (!is_int() && !type_unknown)) shape_mismatch(*this, "int[n]");
-    if (type_unknown) return Eigen::VectorXi(0);
+    if (dims.size() != 1 || (!is_int() && !type_unknown))
+        shape_mismatch(*this, "int[n]");
+    if (type_unknown)
+        return Eigen::VectorXi(0);
     return Eigen::Map<const Eigen::VectorXi>(ints.data(), static_cast<Eigen::Index>(ints.size()));
 }
 
 Eigen::MatrixXi DataValue::as_int_matrix() const {
-    if (type_unknown && dims.size() == 1) return Eigen::MatrixXi(0, 0);
-    if (dims.size() != 2 || (!is_int() && !type_unknown)) shape_mismatch(*this, "int[r,c]");
-    if (type_unknown) return Eigen::MatrixXi(dims[0], dims[1]);
+    if (type_unknown && dims.size() == 1)
+        return Eigen::MatrixXi(0, 0);
+    if (dims.size() != 2 || (!is_int() && !type_unknown))
+        shape_mismatch(*this, "int[r,c]");
+    if (type_unknown)
+        return Eigen::MatrixXi(dims[0], dims[1]);
     return Eigen::Map<const Eigen::MatrixXi>(ints.data(), dims[0], dims[1]);
 }
 
 Eigen::Map<const Eigen::VectorXd> DataValue::vector_map() const {
-    if (dims.size() != 1 || (is_int() && !type_unknown)) shape_mismatch(*this, "real[n]");
+    if (dims.size() != 1 || (is_int() && !type_unknown))
+        shape_mismatch(*this, "real[n]");
     return {reals.data(), static_cast<Eigen::Index>(reals.size())};
 }
 
 Eigen::Map<const Eigen::MatrixXd> DataValue::matrix_map() const {
-    if (dims.size() != 2 || (is_int() && !type_unknown)) shape_mismatch(*this, "real[r,c]");
+    if (dims.size() != 2 || (is_int() && !type_unknown))
+        shape_mismatch(*this, "real[r,c]");
     return {reals.data(), dims[0], dims[1]};
 }
 
@@ -122,7 +138,8 @@ const DataValue* DataTable::find(std::string_view name) const {
 }
 
 const DataValue& DataTable::at(std::string_view name) const {
-    if (const DataValue* v = find(name)) return *v;
+    if (const DataValue* v = find(name))
+        return *v;
     throw DataError(fmt::format("data variable `{}` is missing", name));
 }
 
@@ -137,8 +154,8 @@ std::string DataTable::str() const {
     std::string out;
     for (const DataValue& v : values_) {
         out += fmt::format("{} {}", v.name, v.shape_str());
-        if (v.is_scalar()) out += v.is_int() ? fmt::format(" = {}", v.ints[0])
-                                              : fmt::format(" = {}", v.reals[0]);
+        if (v.is_scalar())
+            out += v.is_int() ? fmt::format(" = {}", v.ints[0]) : fmt::format(" = {}", v.reals[0]);
         out += '\n';
     }
     return out;
@@ -152,7 +169,8 @@ DataTable merge_tables(std::vector<DataTable> tables) {
 
 template <class T>
 void row_major_to_column_major(std::vector<T>& values, std::span<const std::int64_t> dims) {
-    if (dims.size() < 2 || values.empty()) return;
+    if (dims.size() < 2 || values.empty())
+        return;
     const std::size_t rank = dims.size();
     // Walk the source in row-major order with an odometer over the indices, moving the
     // column-major destination by the stride of each index that changes.

@@ -43,14 +43,14 @@ namespace advi {
 // order: `array[N] vector[K]` has dims {N, K}, `matrix[R, C]` has {R, C}.
 struct DataValue {
     std::string name;
-    DType type = DType::Int;       // readers start with Int and promote at the first real
+    DType type = DType::Int;  // readers start with Int and promote at the first real
     std::vector<std::int64_t> dims;
-    std::vector<int> ints;         // the values when type is Int
-    std::vector<double> reals;     // the values when type is Real
+    std::vector<int> ints;      // the values when type is Int
+    std::vector<double> reals;  // the values when type is Real
     // An empty array written without a type (JSON `[]`, R `c()`, a CSV without rows) fits a
     // declaration of either type.
     bool type_unknown = false;
-    std::string source;            // "file:line:col" of the name, for messages
+    std::string source;  // "file:line:col" of the name, for messages
 
     [[nodiscard]] bool is_int() const { return type == DType::Int; }
     [[nodiscard]] bool is_scalar() const { return dims.empty(); }
@@ -65,7 +65,8 @@ struct DataValue {
             reals.push_back(v);
     }
     void push_real(double v) {
-        if (is_int()) promote_to_real();
+        if (is_int())
+            promote_to_real();
         reals.push_back(v);
     }
     void promote_to_real();

@@ -11,19 +11,24 @@ namespace advi {
 
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
 
 // The bytes of a number or a bare word (true, NaN, -Infinity): read as one token so that the
 // error shows all of it.
 bool is_atom_char(char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           c == '.' || c == '+' || c == '-';
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.' ||
+           c == '+' || c == '-';
 }
 
 int hex_value(int c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
     return -1;
 }
 
@@ -54,20 +59,24 @@ public:
     DataTable read() {
         DataTable table;
         skip_space();
-        if (!in_.accept('{')) expected("`{` (CmdStan JSON data is one object of variables)");
+        if (!in_.accept('{'))
+            expected("`{` (CmdStan JSON data is one object of variables)");
         skip_space();
         if (!in_.accept('}')) {
             for (;;) {
                 skip_space();
                 read_variable(table);
                 skip_space();
-                if (in_.accept(',')) continue;
-                if (in_.accept('}')) break;
+                if (in_.accept(','))
+                    continue;
+                if (in_.accept('}'))
+                    break;
                 expected("`,` or `}`");
             }
         }
         skip_space();
-        if (!in_.at_end()) expected("the end of the file after the top-level object");
+        if (!in_.at_end())
+            expected("the end of the file after the top-level object");
         return table;
     }
 
@@ -79,18 +88,21 @@ private:
     }
 
     void read_variable(DataTable& table) {
-        if (in_.peek() != '"') expected("a variable name in double quotes");
+        if (in_.peek() != '"')
+            expected("a variable name in double quotes");
         const TextMark at = in_.mark();
         DataValue v;
         v.name = read_string();
-        if (v.name.empty()) throw in_.error_at(at, "empty variable name");
+        if (v.name.empty())
+            throw in_.error_at(at, "empty variable name");
         if (const DataValue* first = table.find(v.name))
             throw in_.error_at(at, fmt::format("duplicate variable `{}` (first given at {})",
                                                v.name, first->source));
         const SourcePosition p = at.position();
         v.source = fmt::format("{}:{}:{}", in_.file_name(), p.line, p.column);
         skip_space();
-        if (!in_.accept(':')) expected(fmt::format("`:` after the name `{}`", v.name));
+        if (!in_.accept(':'))
+            expected(fmt::format("`:` after the name `{}`", v.name));
         skip_space();
         if (in_.peek() == '[')
             read_array(v);
@@ -111,22 +123,43 @@ private:
                 in_.advance();
                 return out;
             }
-            if (c == TextStream::kEnd || c == '\n') throw in_.error_at(open, "unterminated string");
+            if (c == TextStream::kEnd || c == '\n')
+                throw in_.error_at(open, "unterminated string");
             in_.advance();  // the backslash
             const TextMark esc = in_.mark();
             const int e = in_.peek();
-            if (e != TextStream::kEnd) in_.advance();
+            if (e != TextStream::kEnd)
+                in_.advance();
             switch (e) {
-                case '"': out += '"'; break;
-                case '\\': out += '\\'; break;
-                case '/': out += '/'; break;
-                case 'b': out += '\b'; break;
-                case 'f': out += '\f'; break;
-                case 'n': out += '\n'; break;
-                case 'r': out += '\r'; break;
-                case 't': out += '\t'; break;
-                case 'u': append_utf8(out, read_code_point(esc)); break;
-                default: throw in_.error_at(esc, "invalid escape in a string");
+                case '"':
+                    out += '"';
+                    break;
+                case '\\':
+                    out += '\\';
+                    break;
+                case '/':
+                    out += '/';
+                    break;
+                case 'b':
+                    out += '\b';
+                    break;
+                case 'f':
+                    out += '\f';
+                    break;
+                case 'n':
+                    out += '\n';
+                    break;
+                case 'r':
+                    out += '\r';
+                    break;
+                case 't':
+                    out += '\t';
+                    break;
+                case 'u':
+                    append_utf8(out, read_code_point(esc));
+                    break;
+                default:
+                    throw in_.error_at(esc, "invalid escape in a string");
             }
         }
     }
@@ -135,7 +168,8 @@ private:
         std::uint32_t v = 0;
         for (int i = 0; i < 4; ++i) {
             const int h = hex_value(in_.peek());
-            if (h < 0) throw in_.error_at(esc, "expected four hex digits after `\\u`");
+            if (h < 0)
+                throw in_.error_at(esc, "expected four hex digits after `\\u`");
             v = v * 16 + static_cast<std::uint32_t>(h);
             in_.advance();
         }
@@ -145,12 +179,15 @@ private:
     // After `\u`: one code point, joining a UTF-16 surrogate pair.
     std::uint32_t read_code_point(const TextMark& esc) {
         const std::uint32_t hi = read_hex4(esc);
-        if (hi < 0xD800 || hi > 0xDBFF) return hi;
-        if (in_.peek() != '\\' || in_.peek(1) != 'u') return 0xFFFD;
+        if (hi < 0xD800 || hi > 0xDBFF)
+            return hi;
+        if (in_.peek() != '\\' || in_.peek(1) != 'u')
+            return 0xFFFD;
         in_.advance();
         in_.advance();
         const std::uint32_t lo = read_hex4(esc);
-        if (lo < 0xDC00 || lo > 0xDFFF) return 0xFFFD;
+        if (lo < 0xDC00 || lo > 0xDFFF)
+            return 0xFFFD;
         return 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
     }
 
@@ -160,7 +197,8 @@ private:
         const int c = in_.peek();
         if (c == '"') {
             const std::string s = read_string();
-            if (const auto x = parse_special_real(s)) return v.push_real(*x);
+            if (const auto x = parse_special_real(s))
+                return v.push_real(*x);
             throw in_.error_at(
                 at, fmt::format("variable `{}`: the string \"{}\" is not a number (strings may "
                                 "only be \"NaN\", \"Inf\", \"-Inf\", \"Infinity\", \"-Infinity\")",
@@ -171,9 +209,11 @@ private:
                                                "are not supported",
                                                v.name));
         const std::string_view token = in_.take_while(is_atom_char);
-        if (token.empty()) expected(fmt::format("a number for `{}`", v.name));
+        if (token.empty())
+            expected(fmt::format("a number for `{}`", v.name));
         if (const auto n = parse_number_literal(token)) {
-            if (!n->is_int) return v.push_real(n->real_value);
+            if (!n->is_int)
+                return v.push_real(n->real_value);
             if (n->int_out_of_range)
                 throw in_.error_at(at, fmt::format("variable `{}`: the integer {} is out of range "
                                                    "for a Stan int (32-bit); write {}.0 if it is "
@@ -181,10 +221,11 @@ private:
                                                    v.name, token, token));
             return v.push_int(n->int_value);
         }
-        if (const auto x = parse_special_real(token)) return v.push_real(*x);
+        if (const auto x = parse_special_real(token))
+            return v.push_real(*x);
         if (token == "true" || token == "false" || token == "null")
-            throw in_.error_at(at, fmt::format("variable `{}`: `{}` is not a number", v.name,
-                                               token));
+            throw in_.error_at(at,
+                               fmt::format("variable `{}`: `{}` is not a number", v.name, token));
         throw in_.error_at(at, fmt::format("expected a number for `{}`, got `{}`", v.name, token));
     }
 
@@ -207,12 +248,15 @@ private:
         };
         auto open = [&] {
             if (leaf_depth > 0 && count.size() + 1 > leaf_depth)
-                throw ragged(fmt::format("expected a number, not `[` (the first element is "
-                                         "nested {} deep)",
-                                         leaf_depth));
-            if (!count.empty()) start_element();
+                throw ragged(
+                    fmt::format("expected a number, not `[` (the first element is "
+                                "nested {} deep)",
+                                leaf_depth));
+            if (!count.empty())
+                start_element();
             count.push_back(0);
-            if (dims.size() < count.size()) dims.push_back(-1);
+            if (dims.size() < count.size())
+                dims.push_back(-1);
             in_.advance();
         };
 
@@ -224,7 +268,8 @@ private:
             const int c = in_.peek();
             if (c == ']' && !after_comma) {
                 const std::size_t depth = count.size();
-                if (leaf_depth == 0) leaf_depth = depth;  // an empty innermost array
+                if (leaf_depth == 0)
+                    leaf_depth = depth;  // an empty innermost array
                 std::int64_t& size = dims[depth - 1];
                 if (size < 0)
                     size = count.back();
@@ -234,12 +279,14 @@ private:
                         count.back(), size));
                 count.pop_back();
                 in_.advance();
-                if (count.empty()) break;
+                if (count.empty())
+                    break;
                 after_value = true;
                 continue;
             }
             if (after_value) {
-                if (!in_.accept(',')) expected("`,` or `]`");
+                if (!in_.accept(','))
+                    expected("`,` or `]`");
                 after_value = false;
                 after_comma = true;
                 continue;
@@ -252,9 +299,9 @@ private:
             if (leaf_depth == 0) {
                 leaf_depth = count.size();
             } else if (count.size() != leaf_depth) {
-                throw ragged(fmt::format(
-                    "expected `[`, not a number (the first element is nested {} deep)",
-                    leaf_depth));
+                throw ragged(
+                    fmt::format("expected `[`, not a number (the first element is nested {} deep)",
+                                leaf_depth));
             }
             start_element();
             read_scalar(v);

@@ -14,11 +14,19 @@ namespace advi {
 
 namespace {
 
-bool is_inline_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-bool is_letter(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_digit(int c) { return c >= '0' && c <= '9'; }
+bool is_inline_space(char c) {
+    return c == ' ' || c == '\t' || c == '\r';
+}
+bool is_letter(int c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+bool is_digit(int c) {
+    return c >= '0' && c <= '9';
+}
 // R names and the words of the format (c, structure, .Dim, Inf): letters, digits, `.`, `_`.
-bool is_word_char(char c) { return is_letter(c) || is_digit(c) || c == '.' || c == '_'; }
+bool is_word_char(char c) {
+    return is_letter(c) || is_digit(c) || c == '.' || c == '_';
+}
 bool is_number_char(char c) {
     return is_digit(c) || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
 }
@@ -40,7 +48,8 @@ public:
         for (;;) {
             skip_blank();
             while (in_.accept(';')) skip_blank();
-            if (in_.at_end()) break;
+            if (in_.at_end())
+                break;
             DataValue v = read_assignment(table);
             const std::string name = v.name;
             table.add(std::move(v));
@@ -56,13 +65,15 @@ private:
     // Spaces and tabs, and a `#` comment to the end of the line.
     void skip_inline() {
         in_.skip_while(is_inline_space);
-        if (in_.peek() == '#') in_.skip_while([](char c) { return c != '\n'; });
+        if (in_.peek() == '#')
+            in_.skip_while([](char c) { return c != '\n'; });
     }
     // Also line breaks (between statements and inside parentheses).
     void skip_blank() {
         for (;;) {
             skip_inline();
-            if (!in_.accept('\n')) return;
+            if (!in_.accept('\n'))
+                return;
         }
     }
 
@@ -71,7 +82,8 @@ private:
     }
     void expect(char c, std::string_view context) {
         skip_blank();
-        if (!in_.accept(c)) expected(fmt::format("`{}` {}", c, context));
+        if (!in_.accept(c))
+            expected(fmt::format("`{}` {}", c, context));
     }
 
     DataValue read_assignment(const DataTable& table) {
@@ -85,7 +97,8 @@ private:
         } else {
             expected("a variable name");
         }
-        if (v.name.empty()) throw in_.error_at(at, "empty variable name");
+        if (v.name.empty())
+            throw in_.error_at(at, "empty variable name");
         if (const DataValue* first = table.find(v.name))
             throw in_.error_at(at, fmt::format("duplicate variable `{}` (first given at {})",
                                                v.name, first->source));
@@ -93,7 +106,8 @@ private:
         v.source = fmt::format("{}:{}:{}", in_.file_name(), p.line, p.column);
         skip_inline();
         if (in_.accept('<')) {
-            if (!in_.accept('-')) expected(fmt::format("`<-` after the name `{}`", v.name));
+            if (!in_.accept('-'))
+                expected(fmt::format("`<-` after the name `{}`", v.name));
         } else if (!in_.accept('=')) {
             expected(fmt::format("`<-` after the name `{}`", v.name));
         }
@@ -115,9 +129,11 @@ private:
                 in_.advance();
                 return out;
             }
-            if (c == TextStream::kEnd || c == '\n') throw in_.error_at(open, "unterminated string");
+            if (c == TextStream::kEnd || c == '\n')
+                throw in_.error_at(open, "unterminated string");
             in_.advance();  // a backslash: the next byte as it is
-            if (in_.peek() == TextStream::kEnd) throw in_.error_at(open, "unterminated string");
+            if (in_.peek() == TextStream::kEnd)
+                throw in_.error_at(open, "unterminated string");
             out += static_cast<char>(in_.peek());
             in_.advance();
         }
@@ -130,8 +146,10 @@ private:
         const int c = in_.peek();
         if (is_letter(c) || (c == '.' && !is_digit(in_.peek(1)))) {
             const std::string word(in_.take_while(is_word_char));
-            if (word == "c") return read_c(v);
-            if (word == "structure" && allow_structure) return read_structure(v, at);
+            if (word == "c")
+                return read_c(v);
+            if (word == "structure" && allow_structure)
+                return read_structure(v, at);
             if (word == "integer" || word == "double" || word == "numeric")
                 return read_zeros(v, word, at);
             if (word == "list" || word == "structure" || word == "array" || word == "matrix")
@@ -157,8 +175,10 @@ private:
                 skip_blank();
                 append_scalar_or_sequence(v, read_scalar(v), /*top=*/false);
                 skip_blank();
-                if (in_.accept(',')) continue;
-                if (in_.accept(')')) break;
+                if (in_.accept(','))
+                    continue;
+                if (in_.accept(')'))
+                    break;
                 expected("`,` or `)`");
             }
         }
@@ -176,7 +196,8 @@ private:
                                                  "integer >= 0",
                                                  v.name, word));
         expect(')', fmt::format("after the length of {}()", word));
-        if (word != "integer") v.promote_to_real();
+        if (word != "integer")
+            v.promote_to_real();
         for (int i = 0; i < n.int_value; ++i) v.push_int(0);
         v.dims = {n.int_value};
     }
@@ -191,7 +212,8 @@ private:
         const TextMark key_at = in_.mark();
         const std::string key(in_.take_while(is_word_char));
         if (key != ".Dim") {
-            if (key.empty()) expected("`.Dim`");
+            if (key.empty())
+                expected("`.Dim`");
             throw in_.error_at(key_at, fmt::format("variable `{}`: expected `.Dim`, got `{}` "
                                                    "(only .Dim is supported in structure())",
                                                    v.name, key));
@@ -215,6 +237,15 @@ private:
             throw in_.error_at(at, fmt::format("variable `{}`: .Dim = c({}) needs {} values, "
                                                "got {}",
                                                v.name, fmt::join(dims, ", "), n, v.size()));
+        skip_blank();
+        if (in_.accept(',')) {
+            skip_blank();
+            const TextMark extra_at = in_.mark();
+            const std::string extra(in_.take_while(is_word_char));
+            throw in_.error_at(extra_at, fmt::format("variable `{}`: `{}` is not supported (only "
+                                                     ".Dim is supported in structure())",
+                                                     v.name, extra));
+        }
         expect(')', "after the .Dim of structure()");
         // A typed empty value (integer(0)) keeps its type; c() has none.
         v.type_unknown = v.type_unknown && n == 0;
@@ -240,7 +271,8 @@ private:
             return word_scalar(v, word, at, 1.0);
         }
         const std::string token(in_.take_while(is_number_char));
-        if (token.size() == sign_len) expected(fmt::format("a number for `{}`", v.name));
+        if (token.size() == sign_len)
+            expected(fmt::format("a number for `{}`", v.name));
         const auto n = parse_number_literal(token);
         if (!n)
             throw in_.error_at(at,
@@ -249,8 +281,8 @@ private:
         // R's integer suffix: 5L. A literal written real (1e3L) must still be a whole number.
         if (in_.accept('L')) {
             if (!n->is_int && (n->real_value != std::floor(n->real_value)))
-                throw in_.error_at(at, fmt::format("variable `{}`: `{}L` is not an integer",
-                                                   v.name, token));
+                throw in_.error_at(
+                    at, fmt::format("variable `{}`: `{}L` is not an integer", v.name, token));
             s.is_int = true;
             if (n->int_out_of_range || std::abs(n->real_value) > std::numeric_limits<int>::max())
                 throw out_of_range(v, token, at);
@@ -269,7 +301,8 @@ private:
 
     Scalar word_scalar(const DataValue& v, const std::string& word, const TextMark& at,
                        double sign) {
-        if (const auto x = parse_special_real(word)) return Scalar{at, false, 0, sign * *x};
+        if (const auto x = parse_special_real(word))
+            return Scalar{at, false, 0, sign * *x};
         if (word == "NA")
             throw in_.error_at(at, fmt::format("variable `{}`: NA (a missing value) is not "
                                                "supported: Stan data cannot be missing",
@@ -301,9 +334,11 @@ private:
         const std::int64_t step = t.int_value >= s.int_value ? 1 : -1;
         for (std::int64_t i = s.int_value;; i += step) {
             v.push_int(static_cast<int>(i));
-            if (i == t.int_value) break;
+            if (i == t.int_value)
+                break;
         }
-        if (top) v.dims = {static_cast<std::int64_t>(v.size())};
+        if (top)
+            v.dims = {static_cast<std::int64_t>(v.size())};
     }
 
     TextStream& in_;

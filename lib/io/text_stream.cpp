@@ -46,8 +46,10 @@ void TextStream::consume(std::size_t n) {
 
 bool TextStream::fill(std::size_t need) {
     std::size_t have = static_cast<std::size_t>(end_ - pos_);
-    if (have >= need) return true;
-    if (!in_.is_open()) return false;
+    if (have >= need)
+        return true;
+    if (!in_.is_open())
+        return false;
     // Move the unread bytes to the front and read a chunk after them. A run longer than the
     // buffer (never a number; maybe a long string) grows it rather than reading byte by byte.
     buffer_offset_ += static_cast<std::uint64_t>(pos_ - begin_);
@@ -65,14 +67,15 @@ bool TextStream::fill(std::size_t need) {
     }
     end_ = begin_ + have;
     if (!in_ && !in_.eof())
-        throw DataError(fmt::format("cannot read data file `{}`: {}", file_name_,
-                                    std::strerror(errno)));
+        throw DataError(
+            fmt::format("cannot read data file `{}`: {}", file_name_, std::strerror(errno)));
     return have >= need;
 }
 
 std::string TextStream::read_back(std::uint64_t from, std::size_t n) const {
     if (path_.empty()) {
-        if (from >= text_.size()) return {};
+        if (from >= text_.size())
+            return {};
         return std::string(text_.substr(static_cast<std::size_t>(from), n));
     }
     std::ifstream in(path_, std::ios::binary);
@@ -90,10 +93,12 @@ ParseError TextStream::error_at(const TextMark& at, std::string_view message) co
     // column in the first line of the message.
     constexpr std::uint64_t kBefore = 64;
     constexpr std::size_t kAfter = 64;
-    const std::uint64_t from = std::max(at.line_start, at.offset > kBefore ? at.offset - kBefore : 0);
+    const std::uint64_t from =
+        std::max(at.line_start, at.offset > kBefore ? at.offset - kBefore : 0);
     std::string window = read_back(from, static_cast<std::size_t>(at.offset - from) + kAfter);
     window.resize(std::min(window.find('\n'), window.size()));
-    if (!window.empty() && window.back() == '\r') window.pop_back();
+    if (!window.empty() && window.back() == '\r')
+        window.pop_back();
     const SourcePosition pos = at.position();
     const SourcePosition shown{pos.line, static_cast<int>(at.offset - from) + 1};
     std::string text = format_source_error(file_name_, shown, window, message);
@@ -106,18 +111,24 @@ ParseError TextStream::error_at(const TextMark& at, std::string_view message) co
 
 std::string TextStream::describe_next() {
     const int c = peek();
-    if (c == kEnd) return "end of file";
-    if (c == '\n' || c == '\r') return "a line break";
-    if (c >= 0x20 && c < 0x7f) return fmt::format("`{}`", static_cast<char>(c));
+    if (c == kEnd)
+        return "end of file";
+    if (c == '\n' || c == '\r')
+        return "a line break";
+    if (c >= 0x20 && c < 0x7f)
+        return fmt::format("`{}`", static_cast<char>(c));
     return fmt::format("byte 0x{:02x}", c);
 }
 
 std::optional<NumberLiteral> parse_number_literal(std::string_view token) {
-    if (!token.empty() && token[0] == '+') token.remove_prefix(1);  // from_chars takes no '+'
-    const std::size_t first = !token.empty() && token[0] == '-' ? 1 : 0;
+    std::size_t first = 0;
+    if (!token.empty() && token[0] == '+')
+        token.remove_prefix(1);  // from_chars takes no '+'
+    else if (!token.empty() && token[0] == '-')
+        first = 1;
     // Only digits may start the number: from_chars would also read "inf" and "nan".
-    if (first >= token.size() || !(std::isdigit(static_cast<unsigned char>(token[first])) ||
-                                   token[first] == '.'))
+    if (first >= token.size() ||
+        !(std::isdigit(static_cast<unsigned char>(token[first])) || token[first] == '.'))
         return std::nullopt;
     const char* b = token.data();
     const char* e = token.data() + token.size();
@@ -125,7 +136,8 @@ std::optional<NumberLiteral> parse_number_literal(std::string_view token) {
     if (token.find_first_of(".eE") == std::string_view::npos) {
         std::int64_t v = 0;
         const auto [p, ec] = std::from_chars(b, e, v);
-        if (p != e) return std::nullopt;
+        if (p != e)
+            return std::nullopt;
         out.is_int = true;
         if (ec == std::errc::result_out_of_range || v < std::numeric_limits<int>::min() ||
             v > std::numeric_limits<int>::max()) {
@@ -139,10 +151,12 @@ std::optional<NumberLiteral> parse_number_literal(std::string_view token) {
     }
     double v = 0;
     const auto [p, ec] = std::from_chars(b, e, v);
-    if (p != e) return std::nullopt;
+    if (p != e)
+        return std::nullopt;
     // from_chars reports overflow and underflow without a value; strtod gives inf or the
     // nearest denormal (or 0), which is what the number means.
-    if (ec == std::errc::result_out_of_range) v = std::strtod(std::string(token).c_str(), nullptr);
+    if (ec == std::errc::result_out_of_range)
+        v = std::strtod(std::string(token).c_str(), nullptr);
     out.real_value = v;
     return out;
 }
@@ -159,8 +173,10 @@ std::optional<double> parse_special_real(std::string_view token) {
                    return std::tolower(static_cast<unsigned char>(a)) == b;
                });
     };
-    if (is("nan")) return std::numeric_limits<double>::quiet_NaN();
-    if (is("inf") || is("infinity")) return sign * std::numeric_limits<double>::infinity();
+    if (is("nan"))
+        return std::numeric_limits<double>::quiet_NaN();
+    if (is("inf") || is("infinity"))
+        return sign * std::numeric_limits<double>::infinity();
     return std::nullopt;
 }
 

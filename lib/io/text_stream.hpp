@@ -39,7 +39,8 @@ public:
 
     // The byte `ahead` places on (0: the current one) as unsigned char, or kEnd.
     int peek(std::size_t ahead = 0) {
-        if (pos_ + ahead < end_ || fill(ahead + 1)) return static_cast<unsigned char>(pos_[ahead]);
+        if (pos_ + ahead < end_ || fill(ahead + 1))
+            return static_cast<unsigned char>(pos_[ahead]);
         return kEnd;
     }
     [[nodiscard]] bool at_end() { return peek() == kEnd; }
@@ -52,7 +53,8 @@ public:
     }
     // Moves past the current byte if it is `c`.
     bool accept(char c) {
-        if (peek() != static_cast<unsigned char>(c)) return false;
+        if (peek() != static_cast<unsigned char>(c))
+            return false;
         advance();
         return true;
     }
@@ -63,7 +65,8 @@ public:
         std::size_t n = 0;
         for (;;) {
             while (pos_ + n < end_ && pred(pos_[n])) ++n;
-            if (pos_ + n < end_ || !fill(n + 1)) break;
+            if (pos_ + n < end_ || !fill(n + 1))
+                break;
         }
         const std::string_view run(pos_, n);
         consume(n);

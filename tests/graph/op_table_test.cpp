@@ -204,4 +204,31 @@ TEST_CASE("op table rows follow the enumeration and name every op", "[graph][op]
     }
 }
 
+// The program runs a scalar elementwise op through its fold (the scalar function) and every
+// other instance through the kernel: the two must agree bit for bit.
+TEST_CASE("elementwise kernels agree with their scalar folds", "[graph][op]") {
+    for (int k = 0; k < kOpCount; ++k) {
+        const OpInfo& info = op_info(static_cast<Op>(k));
+        if (!info.elementwise || info.op == Op::ToReal) continue;
+        for (const auto& p : points(info.domain)) {
+            const int n = static_cast<int>(p.size());
+            std::vector<double> x = p, y(p.rbegin(), p.rend()), out(n);
+            KernelArgs a;
+            a.in[0] = {x.data(), nullptr, n, 1};
+            a.in[1] = {y.data(), nullptr, n, 1};
+            a.out = out.data();
+            a.out_rows = n;
+            Node node;
+            node.op = info.op;
+            a.node = &node;
+            info.kernel(a);
+            for (int i = 0; i < n; ++i) {
+                INFO(info.name << " at " << x[i] << ", " << y[i]);
+                const double f = info.fold(x[i], info.arity > 1 ? y[i] : 0.0);
+                CHECK(((std::isnan(f) && std::isnan(out[i])) || f == out[i]));
+            }
+        }
+    }
+}
+
 }  // namespace advi
