@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -29,7 +30,6 @@ std::string_view trim(std::string_view s) {
 // the next read.
 struct Field {
     std::string_view text;
-    bool quoted = false;
     TextMark at;
 };
 
@@ -44,6 +44,7 @@ public:
         if (in_.at_end())
             throw in_.error_here("empty file: expected a header line of column names");
         std::vector<std::string> names;
+        std::unordered_set<std::string> seen;
         for (;;) {
             const Field f = read_field();
             const std::string name(trim(f.text));
@@ -51,9 +52,8 @@ public:
                 throw in_.error_at(f.at, fmt::format("column {} has no name (R's row names? "
                                                      "write the file with row.names = FALSE)",
                                                      names.size() + 1));
-            for (std::size_t k = 0; k < names.size(); ++k)
-                if (names[k] == name)
-                    throw in_.error_at(f.at, fmt::format("duplicate column `{}`", name));
+            if (!seen.insert(name).second)
+                throw in_.error_at(f.at, fmt::format("duplicate column `{}`", name));
             names.push_back(name);
             marks.push_back(f.at);
             if (!in_.accept(','))
@@ -116,7 +116,7 @@ private:
 
     Field read_field() {
         in_.skip_while(is_inline_space);
-        Field f{.text = {}, .quoted = false, .at = in_.mark()};
+        Field f{.text = {}, .at = in_.mark()};
         if (in_.peek() != '"') {
             f.text = trim(in_.take_while([](char c) { return c != ',' && c != '\n'; }));
             return f;
@@ -136,12 +136,9 @@ private:
         in_.skip_while([](char c) { return is_inline_space(c) || c == '\r'; });
         const int c = in_.peek();
         if (c != ',' && c != '\n' && c != TextStream::kEnd)
-            throw in_.error_here(
-                fmt::format("expected `,` or a line break after a quoted "
-                            "field, got {}",
-                            in_.describe_next()));
+            throw in_.error_here(fmt::format(
+                "expected `,` or a line break after a quoted field, got {}", in_.describe_next()));
         f.text = unquoted_;
-        f.quoted = true;
         return f;
     }
 
@@ -226,9 +223,8 @@ std::vector<Variable> plan_variables(TextStream& in, const std::vector<std::stri
         if (flat) {
             for (std::int64_t i : flat->indices)
                 if (i < 1)
-                    throw in.error_at(marks[k], fmt::format("column `{}`: Stan's indices start at "
-                                                            "1",
-                                                            names[k]));
+                    throw in.error_at(marks[k],
+                                      fmt::format("column `{}`: indices start at 1", names[k]));
             if (!g.elements.empty() && g.elements[0].second.size() != flat->indices.size())
                 throw in.error_at(marks[k], fmt::format("column `{}`: `{}` also has columns with "
                                                         "{} indices (`{}`)",

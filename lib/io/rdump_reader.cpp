@@ -255,23 +255,18 @@ private:
     // A number with its sign: 1, -2.5, 1e-3, 5L, Inf, -Inf, NaN.
     Scalar read_scalar(const DataValue& v) {
         const TextMark at = in_.mark();
-        double sign = 1;
-        std::size_t sign_len = 0;
-        if (in_.peek() == '-' || in_.peek() == '+') {
-            sign_len = 1;
-            if (is_letter(in_.peek(1))) {
-                sign = in_.peek() == '-' ? -1 : 1;
-                in_.advance();
-                const std::string word(in_.take_while(is_word_char));
-                return word_scalar(v, word, at, sign);
-            }
+        if ((in_.peek() == '-' || in_.peek() == '+') && is_letter(in_.peek(1))) {
+            const double sign = in_.peek() == '-' ? -1 : 1;
+            in_.advance();
+            const std::string word(in_.take_while(is_word_char));
+            return word_scalar(v, word, at, sign);
         }
         if (is_letter(in_.peek())) {
             const std::string word(in_.take_while(is_word_char));
             return word_scalar(v, word, at, 1.0);
         }
         const std::string token(in_.take_while(is_number_char));
-        if (token.size() == sign_len)
+        if (token.empty())
             expected(fmt::format("a number for `{}`", v.name));
         const auto n = parse_number_literal(token);
         if (!n)

@@ -25,12 +25,23 @@ TextStream::TextStream(const std::filesystem::path& path, std::size_t chunk_size
             fmt::format("cannot open data file `{}`: {}", file_name_, std::strerror(errno)));
     buffer_.resize(chunk_size_);
     begin_ = pos_ = end_ = buffer_.data();
+    skip_byte_order_mark();
 }
 
 TextStream::TextStream(std::string_view text, std::string file_name)
     : file_name_(std::move(file_name)), text_(text) {
     begin_ = pos_ = text.data();
     end_ = text.data() + text.size();
+    skip_byte_order_mark();
+}
+
+void TextStream::skip_byte_order_mark() {
+    // Windows tools (Excel's "CSV UTF-8", PowerShell) start UTF-8 files with EF BB BF; it is
+    // not text. Columns of the first line count from after it.
+    if (peek(0) == 0xEF && peek(1) == 0xBB && peek(2) == 0xBF) {
+        pos_ += 3;
+        line_start_ = 3;
+    }
 }
 
 void TextStream::consume(std::size_t n) {

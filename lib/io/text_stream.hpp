@@ -1,6 +1,7 @@
 // The forward-only character source of the data readers (JSON, R dump, CSV): a file read in
 // chunks, or text in memory, with the line and column of every position kept so that an error
-// names file:line:col and shows its line (re-read from the file) without holding the text.
+// names file:line:col and shows its line (re-read from the file) without holding the text. A
+// UTF-8 byte order mark at the start is skipped.
 #pragma once
 
 #include <cstddef>
@@ -92,6 +93,7 @@ private:
         return buffer_offset_ + static_cast<std::uint64_t>(pos_ - begin_);
     }
     void consume(std::size_t n);
+    void skip_byte_order_mark();
     // Makes at least `need` bytes from pos_ available if the file has them; false otherwise.
     bool fill(std::size_t need);
     // Up to `n` bytes of the text from `offset`, for the line shown in an error.
