@@ -1,0 +1,134 @@
+#include "parser.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include <advi/io/source_text.hpp>
+
+#include "grammar/grammar.hpp"
+
+namespace advi::stan {
+namespace {
+
+using grammar::Iterator;
+
+bool is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+// The first offset at or after `at` that is not whitespace or comment.
+std::size_t skip_forward(std::string_view text, std::size_t at) {
+    while (at < text.size()) {
+        const char c = text[at];
+        const char next = at + 1 < text.size() ? text[at + 1] : '\0';
+        if (is_space(c)) {
+            ++at;
+        } else if ((c == '/' && next == '/') || c == '#') {
+            while (at < text.size() && text[at] != '\n') ++at;
+        } else if (c == '/' && next == '*') {
+            const auto end = text.find("*/", at + 2);
+            if (end == std::string_view::npos)
+                return at;
+            at = end + 2;
+        } else {
+            break;
+        }
+    }
+    return at;
+}
+
+// Where the token before `next` ends (a forward scan, so that comments and strings are read
+// as the skipper reads them).
+std::size_t end_of_previous_token(std::string_view text, std::size_t next) {
+    std::size_t end = 0, at = 0;
+    while (true) {
+        at = skip_forward(text, at);
+        if (at >= next)
+            return end;
+        if (text[at] == '"') {
+            const auto close = text.find_first_of("\"\n", at + 1);
+            at = close == std::string_view::npos ? text.size() : close + 1;
+        } else {
+            ++at;
+        }
+        end = std::min(at, next);
+    }
+}
+
+// Characters that can start or continue a Stan token.
+bool is_stan_char(char c) {
+    if (grammar::is_word_char(c) || is_space(c))
+        return true;
+    return std::string_view("{}()[]<>,;|?:!-+^'*/%\\.&=~\"#").find(c) != std::string_view::npos;
+}
+
+// The character at `at` as the user wrote it (a whole UTF-8 sequence).
+std::string_view char_at(std::string_view text, std::size_t at) {
+    const auto lead = static_cast<unsigned char>(text[at]);
+    std::size_t n = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+    return text.substr(at, n);
+}
+
+ParseError syntax_error(std::string_view file, std::string_view text, std::size_t at,
+                        std::string message, bool exact) {
+    if (!exact) {
+        // A missing token is reported where it belongs: after the previous token if a line
+        // break lies between, else at the next token; a character that no token can start
+        // is reported as such.
+        const std::size_t next = skip_forward(text, at);
+        if (next < text.size() && !is_stan_char(text[next]))
+            return parse_error_at(
+                file, text, next,
+                fmt::format("unexpected character `{}`; {}", char_at(text, next), message));
+        const std::size_t prev = end_of_previous_token(text, next);
+        const bool line_break = text.substr(prev, next - prev).find('\n') != std::string_view::npos;
+        at = line_break ? prev : next;
+    }
+    return parse_error_at(file, text, at, message);
+}
+
+// Runs `rule` over the whole text, turning the grammar's failures into ParseErrors.
+template <class Rule, class Attribute>
+void run(const Rule& rule, std::string_view text, std::string_view file, Attribute& attr,
+         std::string_view expected) {
+    grammar::ParseState state{text.data(), text.data() + text.size()};
+    const grammar::Skipper skipper{};
+    const auto skipper_context = grammar::x3::make_context<grammar::x3::skipper_tag>(skipper);
+    const auto context = grammar::x3::make_context<grammar::state_tag>(state, skipper_context);
+    static_assert(std::is_same_v<std::remove_const_t<decltype(context)>, grammar::Context>,
+                  "the context must be the one the grammar is instantiated for");
+    Iterator first = text.data();
+    const Iterator last = text.data() + text.size();
+    try {
+        const bool ok = rule.parse(first, last, context, grammar::x3::unused, attr);
+        grammar::x3::skip_over(first, last, context);
+        if (!ok)
+            throw grammar::SyntaxError{first, fmt::format("expected {}", expected), false};
+        if (first != last)
+            throw grammar::SyntaxError{
+                first, fmt::format("expected an operator or the end of {}", expected), false};
+    } catch (const grammar::x3::expectation_failure<Iterator>& e) {
+        throw syntax_error(file, text, e.where() - text.data(), "expected " + e.which(), false);
+    } catch (const grammar::SyntaxError& e) {
+        throw syntax_error(file, text, e.where - text.data(), e.message, e.exact);
+    }
+}
+
+}  // namespace
+
+Program parse_program(std::string text, std::string file) {
+    grammar::ProgramParts parts;
+    run(grammar::program, text, file, parts, "the program");
+    parts.program.text = std::move(text);
+    parts.program.file = std::move(file);
+    return std::move(parts.program);
+}
+
+Expression parse_expression(std::string_view text, std::string_view file) {
+    grammar::Term term;
+    run(grammar::expression, text, file, term, "the expression");
+    return std::move(term.e);
+}
+
+}  // namespace advi::stan
