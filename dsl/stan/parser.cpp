@@ -91,7 +91,7 @@ ParseError syntax_error(std::string_view file, std::string_view text, std::size_
 // Runs `rule` over the whole text, turning the grammar's failures into ParseErrors.
 template <class Rule, class Attribute>
 void run(const Rule& rule, std::string_view text, std::string_view file, Attribute& attr,
-         std::string_view expected) {
+         std::string_view expected, std::string_view whole) {
     grammar::ParseState state{text.data(), text.data() + text.size()};
     const grammar::Skipper skipper{};
     const auto skipper_context = grammar::x3::make_context<grammar::x3::skipper_tag>(skipper);
@@ -107,7 +107,7 @@ void run(const Rule& rule, std::string_view text, std::string_view file, Attribu
             throw grammar::SyntaxError{first, fmt::format("expected {}", expected), false};
         if (first != last)
             throw grammar::SyntaxError{
-                first, fmt::format("expected an operator or the end of {}", expected), false};
+                first, fmt::format("expected an operator or the end of {}", whole), false};
     } catch (const grammar::x3::expectation_failure<Iterator>& e) {
         throw syntax_error(file, text, e.where() - text.data(), "expected " + e.which(), false);
     } catch (const grammar::SyntaxError& e) {
@@ -119,7 +119,7 @@ void run(const Rule& rule, std::string_view text, std::string_view file, Attribu
 
 Program parse_program(std::string text, std::string file) {
     grammar::ProgramParts parts;
-    run(grammar::program, text, file, parts, "the program");
+    run(grammar::program, text, file, parts, "a program block", "the program");
     parts.program.text = std::move(text);
     parts.program.file = std::move(file);
     return std::move(parts.program);
@@ -127,7 +127,7 @@ Program parse_program(std::string text, std::string file) {
 
 Expression parse_expression(std::string_view text, std::string_view file) {
     grammar::Term term;
-    run(grammar::expression, text, file, term, "the expression");
+    run(grammar::expression, text, file, term, "an expression", "the expression");
     return std::move(term.e);
 }
 

@@ -226,10 +226,14 @@ struct ReservedWordError : x3::parser<ReservedWordError> {
     bool parse(It& first, const It& last, const Ctx& ctx, RCtx&, Attr&) const {
         x3::skip_over(first, last, ctx);
         const std::string_view w = word_at(first, last);
-        if (!w.empty() && is_reserved_word(w))
-            throw SyntaxError{
-                first, fmt::format("expected an expression, found the reserved word `{}`", w)};
-        return false;
+        if (w.empty() || !is_reserved_word(w))
+            return false;
+        if (w.starts_with("complex"))
+            throw SyntaxError{first, "complex numbers are not supported"};
+        if (w == "tuple")
+            throw SyntaxError{first, "tuples are not supported"};
+        throw SyntaxError{first,
+                          fmt::format("expected an expression, found the reserved word `{}`", w)};
     }
 };
 
@@ -551,14 +555,14 @@ template <>
 struct get_info<advi::stan::grammar::Token> {
     using result_type = std::string;
     std::string operator()(const advi::stan::grammar::Token& p) const {
-        return "`" + std::string(p.text) + "`";
+        return fmt::format("`{}`", p.text);
     }
 };
 template <>
 struct get_info<advi::stan::grammar::Keyword> {
     using result_type = std::string;
     std::string operator()(const advi::stan::grammar::Keyword& p) const {
-        return "`" + std::string(p.word) + "`";
+        return fmt::format("`{}`", p.word);
     }
 };
 template <>

@@ -150,10 +150,10 @@ const x3::rule<class argument_id, Argument> argument{
 const x3::rule<class function_body_id, std::optional<Statement>> function_body{
     "a function body `{ ... }` or `;`"};
 
-const auto program_def =
-    *((pos >> kw_functions > lbrace > *(!rbrace > function_def) > rbrace)[functions_action] |
-      (BlockName{} > lbrace > statements > rbrace)[block_action]) >>
-    EndOfProgram{};
+const auto program_def = *((pos >> kw_functions > lbrace > *((!rbrace >> !x3::eoi) > function_def) >
+                            rbrace)[functions_action] |
+                           (BlockName{} > lbrace > statements > rbrace)[block_action]) >>
+                         EndOfProgram{};
 
 const auto function_def_def = (pos >> return_type > declared_name > lparen > arguments > rparen >
                                function_body)[function_action];
