@@ -63,6 +63,7 @@ void register_model(const BenchModel<Data, Hand>& bm) {
                                          static_cast<double>(p.node_bytes());
                                  })
         ->ArgName("threads")
+        ->UseRealTime()
         ->Arg(1)
         ->Arg(2)
         ->Unit(benchmark::kMicrosecond);

@@ -22,6 +22,8 @@ namespace {
 constexpr int kMinValuesPerPart = 16384;
 // A matrix product with fewer multiply-adds than this runs on one thread.
 constexpr double kMinFlopsPerPart = 1 << 17;
+// Doubles of a matrix's row block that a loop reading it in place keeps in cache (256 KiB).
+constexpr int kRowBlockDoubles = 1 << 15;
 
 // Whether a node's value is a contiguous run of its input's values (a vector slice, a
 // range of whole columns, a reshape), so that it can alias the input instead of copying.
@@ -37,6 +39,9 @@ std::int64_t alias_start(const Graph& g, NodeId id) {
     }
     return -1;
 }
+
+// Rows [b, b + len) of a column-major matrix, in place.
+using RowBlock = Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>>;
 
 // Whether an embed places its input as one contiguous run of its output.
 bool contiguous_embed(const Graph& g, NodeId id) {
@@ -125,6 +130,17 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
     }
     std::vector<bool> is_output(n, false);
     for (const auto& o : g.outputs()) is_output[o.id] = true;
+    // A matrix whose row blocks a loop can read in place: a whole buffer with its rows as
+    // the column stride (data, zeta, a computed matrix, or whole columns of one).
+    auto rows_operand = [&](NodeId a) {
+        const NodeId src = source[a];
+        return g[a].shape.cols > 1 && (!alias[a] || g[a].shape.rows == g[src].shape.rows);
+    };
+    // A' r accumulated block by block over the rows of A, in the loop that computes r.
+    auto rows_tvec_root = [&](NodeId r) {
+        return g[r].op == Op::MatTVec && g.is_variable(r) && rows_operand(g[r].in[0]) &&
+               g[r].in[0] != g[r].in[1];
+    };
     auto loop_op = [&](NodeId id) {
         const Node& node = g[id];
         if (!g.is_variable(id) || node.arity() == 0 || alias[id] || node.shape.size() < 2) {
@@ -132,6 +148,7 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
         }
         switch (node.op) {
             case Op::Gather: return g[node.in[1]].op == Op::Data && node.shape.cols == 1;
+            case Op::MatVec: return rows_operand(node.in[0]);
             case Op::RepCols:
             case Op::RepRows:
             case Op::Broadcast: return true;
@@ -143,6 +160,8 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
     auto sliced_slot = [&](NodeId r, int k) {
         switch (g[r].op) {
             case Op::Gather: return k == 1;
+            case Op::MatVec: return false;      // rows of the matrix, the whole vector
+            case Op::MatTVec: return k == 1;    // the block of r
             case Op::RepCols:
             case Op::RepRows:
             case Op::Broadcast:
@@ -167,6 +186,8 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
             ok = true;
         } else if (scatter_root(r)) {
             ok = g[r].in[0] == id && g[r].in[1] != id;
+        } else if (rows_tvec_root(r)) {
+            ok = g[r].in[1] == id;
         }
         internal[id] = ok;
     }
@@ -188,16 +209,20 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
     auto loop_root = [&](NodeId id) {
         if (!g.is_variable(id) || internal[id]) return false;
         const Node& node = g[id];
-        return loop_op(id) || !members[id].empty() || scatter_root(id) ||
+        return loop_op(id) || !members[id].empty() || scatter_root(id) || rows_tvec_root(id) ||
                (node.op == Op::Sum && g[node.in[0]].shape.size() >= 2);
     };
     auto loop_length = [&](NodeId id) {
         const Node& node = g[id];
+        if (rows_tvec_root(id)) return g[node.in[0]].shape.rows;
         return node.op == Op::Sum || node.op == Op::ScatterAdd ? g[node.in[0]].shape.size()
                                                                : node.shape.size();
     };
     // Whether step m (a member or root of a loop over `len` values) reads input k at the
     // block's offset.
+    auto reads_rows = [&](NodeId m, int k) {
+        return k == 0 && (g[m].op == Op::MatVec || g[m].op == Op::MatTVec);
+    };
     auto reads_sliced = [&](NodeId m, int k, int len) {
         const NodeId in = g[m].in[k];
         const bool root_reads_len = g[m].op == Op::Sum || g[m].op == Op::ScatterAdd;
@@ -348,6 +373,7 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
             case Op::RepRows: return Access::RepRows;
             case Op::Embed: return Access::Embed;
             case Op::Broadcast: return Access::Fill;
+            case Op::MatVec: return Access::RowsMatVec;
             default: return Access::Kernel;
         }
     };
@@ -472,6 +498,19 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
         Group group;
         group.n = unit.n;
         group.block = std::min(kBlock, group.n);
+        // A loop that reads row blocks of a matrix takes fewer rows per block, so that a
+        // block of the widest matrix (read once for A v, again for A' r) stays in L2.
+        for (NodeId r : unit.roots) {
+            std::vector<NodeId> steps = members[r];
+            steps.push_back(r);
+            for (NodeId m : steps) {
+                if (!reads_rows(m, 0)) continue;
+                const int cols = g[g[m].in[0]].shape.cols;
+                const int rows = std::clamp(kRowBlockDoubles / std::max(cols, 1), 32, kBlock);
+                group.block = std::min(group.block, rows / 8 * 8);
+                group.work += cols;
+            }
+        }
         // Full buffers first for every tree's root; members get block temporaries, reused
         // within the loop: a member's block is free once its one reader (a later step) has
         // been given its own.
@@ -514,6 +553,7 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
             for (int k = 0; k < st.arity; ++k) {
                 const NodeId in = g[m].in[k];
                 st.kind[k] = internal[in]                     ? Kind::Temp
+                             : reads_rows(m, k)               ? Kind::Rows
                              : g[in].shape.size() == 1        ? Kind::Scalar
                              : reads_sliced(m, k, group.n)    ? Kind::Sliced
                                                               : Kind::Whole;
@@ -523,8 +563,8 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
             } else if (g[m].op == Op::Sum) {
                 st.role = Role::Sum;
                 st.slot = group.sums++;
-            } else if (g[m].op == Op::ScatterAdd) {
-                st.role = Role::ScatterAdd;
+            } else if (g[m].op == Op::ScatterAdd || g[m].op == Op::MatTVec) {
+                st.role = g[m].op == Op::ScatterAdd ? Role::ScatterAdd : Role::RowsTVec;
                 st.slot = group.scatter_doubles;
                 group.scatter_doubles += g[m].shape.size();
             } else {
@@ -577,7 +617,9 @@ void Program::bind() {
     partial_doubles_ = 0;
     for (auto& gr : groups_) {
         const int blocks = (gr.n + gr.block - 1) / gr.block;
-        const int parts = std::clamp(gr.n / kMinValuesPerPart, 1, t);
+        const int parts = std::clamp(static_cast<int>(static_cast<std::int64_t>(gr.n) * gr.work /
+                                                      kMinValuesPerPart),
+                                     1, t);
         gr.blocks_per_part = (blocks + parts - 1) / parts;
         gr.parts = (blocks + gr.blocks_per_part - 1) / gr.blocks_per_part;
         if (gr.parts > 1) {
@@ -778,7 +820,7 @@ void Program::exec(std::vector<Instr>& code) {
                     total += arena_[sums_base_ + part * sums_per_part_ + st.slot];
                 }
                 st.args.out[0] = total;
-            } else if (st.role == Role::ScatterAdd) {
+            } else if (st.role == Role::ScatterAdd || st.role == Role::RowsTVec) {
                 const int size = st.args.out_size();
                 for (int part = 1; part < parts; ++part) {
                     const double* partial =
@@ -802,7 +844,7 @@ void Program::exec_group(const Group& group, int part) {
         part > 0 ? arena_.data() + partial_base_ + (part - 1) * partial_doubles_ : nullptr;
     for (const Instr& st : group.steps) {
         if (st.role == Role::Sum) sums[st.slot] = 0.0;
-        if (st.role == Role::ScatterAdd) {
+        if (st.role == Role::ScatterAdd || st.role == Role::RowsTVec) {
             double* target = part == 0 ? st.args.out : partials + st.slot;
             std::fill(target, target + st.args.out_size(), 0.0);
         }
@@ -827,6 +869,7 @@ void Program::exec_group(const Group& group, int part) {
                         v.rows = len;
                         v.cols = 1;
                         break;
+                    case Kind::Rows: v.x += b; break;  // rows [b, b + len), stride v.rows
                 }
             }
             switch (st.role) {
@@ -851,6 +894,15 @@ void Program::exec_group(const Group& group, int part) {
                         }
                         target[j] += u[t];
                     }
+                    continue;
+                }
+                case Role::RowsTVec: {  // target += A(b:b+len, :)' r(b:b+len)
+                    const View& A = a.in[0];
+                    Eigen::Map<Eigen::VectorXd> target(
+                        part == 0 ? st.args.out : partials + st.slot, A.cols);
+                    target.noalias() +=
+                        RowBlock(A.x, len, A.cols, Eigen::OuterStride<>(A.rows)).transpose() *
+                        Eigen::Map<const Eigen::VectorXd>(a.in[1].x, len);
                     continue;
                 }
                 case Role::Temp: a.out = temps + st.out.offset; break;
@@ -896,6 +948,13 @@ void Program::exec_group(const Group& group, int part) {
                     break;
                 }
                 case Access::Fill: std::fill(out, out + len, v[0]); break;
+                case Access::RowsMatVec: {  // out = A(b:b+len, :) x
+                    const View& A = a.in[0];
+                    Eigen::Map<Eigen::VectorXd>(out, len).noalias() =
+                        RowBlock(A.x, len, A.cols, Eigen::OuterStride<>(A.rows)) *
+                        Eigen::Map<const Eigen::VectorXd>(a.in[1].x, A.cols);
+                    break;
+                }
             }
         }
     }
@@ -967,9 +1026,11 @@ std::string Program::str() const {
         s += fmt::format("  loop over {} values in blocks of {}{}:\n", gr.n, gr.block,
                          gr.parts > 1 && t > 1 ? fmt::format(", {} parts", gr.parts) : "");
         for (const auto& st : gr.steps) {
-            s += "  " + line(st, st.role == Role::Sum          ? "  (summed)"
-                                 : st.role == Role::ScatterAdd ? "  (scatter-added)"
-                                                               : "");
+            s += "  " + line(st, st.role == Role::Sum              ? "  (summed)"
+                                 : st.role == Role::ScatterAdd     ? "  (scatter-added)"
+                                 : st.role == Role::RowsTVec       ? "  (row blocks accumulated)"
+                                 : st.access == Access::RowsMatVec ? "  (by row blocks)"
+                                                                   : "");
         }
     }
     s += "outputs:\n";

@@ -80,17 +80,20 @@ private:
     };
     // How a fused step reads an input within a block: a scalar as it is; a full-size
     // operand at the block's offset; a whole operand (a gather's source); a temporary.
-    enum class Kind : std::uint8_t { Scalar, Sliced, Whole, Temp };
+    // Rows: the block's rows of a whole matrix operand (a row block of a matrix-vector
+    // product), read in place with the matrix's own column stride.
+    enum class Kind : std::uint8_t { Scalar, Sliced, Whole, Temp, Rows };
     // What a fused step does: its op's kernel on the block, or an index-mapped read of a
     // whole operand computed here from the block's offset.
-    enum class Access : std::uint8_t { Kernel, RepCols, RepRows, Embed, Fill };
+    enum class Access : std::uint8_t { Kernel, RepCols, RepRows, Embed, Fill, RowsMatVec };
     // How a long plain instruction splits over threads: by output columns, or by shared
     // inner columns with per-thread partial results summed in order.
     enum class Split : std::uint8_t { None, OutCols, InnerSum };
     // What a step of a loop does with its block: keeps it in a block temporary (a member
     // read only by later steps), stores it into its full buffer, adds its sum to a
-    // running total, or scatter-adds it.
-    enum class Role : std::uint8_t { Temp, Store, Sum, ScatterAdd };
+    // running total, scatter-adds it, or adds the block's rows of A' r to a vector (the
+    // adjoint of a matrix-vector product, accumulated while the rows are in cache).
+    enum class Role : std::uint8_t { Temp, Store, Sum, ScatterAdd, RowsTVec };
     struct Instr {
         Kernel kernel = nullptr;
         NodeId id = kNoNode;  // the node it computes (index into nodes_)
@@ -118,6 +121,7 @@ private:
         int sums = 0;              // steps with Role::Sum
         std::int64_t scatter_doubles = 0;  // one part's partial scatter-add results
         int parts = 1;                     // thread partition, set by bind()
+        int work = 1;  // operations per value (1 + the columns of matrices read by rows)
         int blocks_per_part = 0;
     };
     static constexpr int kBlock = 512;

@@ -64,13 +64,27 @@ TEST_CASE("thread pool runs every part once and rethrows a part's exception", "[
 }
 
 TEST_CASE("split loops and products give the same results on any thread count", "[compile]") {
-    SECTION("linear regression with ARD: split matrix-vector products and loops") {
+    SECTION("linear regression with ARD: X w and X' r by row blocks in one split loop") {
         const bench::LinearRegressionData d(40000, 12);
         Model m;
         bench::build_linreg_ard(m, d);
         Program p = compile(m);
         p.set_threads(2);
-        CHECK(p.str().find("[split") != std::string::npos);
+        const std::string listing = p.str();
+        CHECK(listing.find("matvec %1(X) %17(w)  (by row blocks)") != std::string::npos);
+        CHECK(listing.find("(row blocks accumulated)") != std::string::npos);
+        CHECK(listing.find("loop over 40000 values in blocks of 512, 2 parts") != std::string::npos);
+        check_threads(p);
+    }
+    SECTION("a matrix-vector product read by a reduction is a loop of its own") {
+        const bench::LinearRegressionData d(40000, 12);
+        Model m;
+        auto X = m.data("X", d.X);
+        auto w = m.param("w", normal(0, 1), d.X.cols());
+        m.target_add(log_sum_exp(X * w));
+        Program p = compile(m);
+        p.set_threads(2);
+        CHECK(p.str().find("(by row blocks)") != std::string::npos);
         check_threads(p);
     }
     SECTION("hierarchical logistic regression: split gathers and scatter-adds") {
