@@ -83,6 +83,26 @@ Statement make_expression_statement(const ParseState& state, Term lhs, Loc next,
     throw InternalError("make_expression_statement: unknown tail");
 }
 
+// A declaration where a lone statement is expected (the body of if, for, while): an error
+// that says so, rather than a reserved word where an expression should be.
+struct MisplacedDeclaration : x3::parser<MisplacedDeclaration> {
+    using attribute_type = x3::unused_type;
+    static bool const has_attribute = false;
+
+    template <class It, class Ctx, class RCtx, class Attr>
+    bool parse(It& first, const It& last, const Ctx& ctx, RCtx&, Attr&) const {
+        x3::skip_over(first, last, ctx);
+        const std::string_view w = word_at(first, last);
+        bool type = w == "array";
+        for (const auto& row : base_type_words) type = type || row.word == w;
+        if (type)
+            throw SyntaxError{first,
+                              "a declaration is only allowed directly in a block `{ ... }`, not as "
+                              "the body of if, for or while"};
+        return false;
+    }
+};
+
 template <class T>
 Statement statement_at(Loc loc, T node) {
     Statement s;
@@ -246,7 +266,7 @@ const auto statement_def =
          (pos >> kw_profile > lparen > String{} > rparen > lbrace > statements >
           rbrace)[profile_action] |
          (pos >> kw_target >> plus_equals > expression > semicolon)[target_action] |
-         (pos >> semicolon)[empty_action] |
+         (pos >> semicolon)[empty_action] | MisplacedDeclaration{} |
          (expression >> pos >> -tail)[expression_statement_action]];
 
 // `else if` chains are read in a loop, not by recursion: a long chain is not deep nesting.

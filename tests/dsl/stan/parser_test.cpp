@@ -4,6 +4,7 @@
 // Syntax errors are in parser_errors_test.cpp.
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include <catch2/catch.hpp>
@@ -34,7 +35,78 @@ std::string model_print(const std::string& text) {
     return block_of(round_trip("model {\n" + text + "\n}\n"), "model");
 }
 
+// A random expression over every operator, prefix and postfix form, conditional, index and
+// call, `depth` levels deep at most.
+Expression random_expression(std::mt19937& rng, int depth) {
+    const auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
+    Expression e;
+    const int kind = depth == 0 ? pick(3) : pick(11);
+    switch (kind) {
+        case 0:
+            e.node = Variable{std::string(1, static_cast<char>('a' + pick(5)))};
+            break;
+        case 1:
+            e.node = IntLiteral{pick(10)};
+            break;
+        case 2:
+            e.node = RealLiteral{0.5 * pick(5)};
+            break;
+        case 3:
+        case 4:
+        case 5: {
+            const auto& table = binary_op_table();
+            e.node = Binary{table[pick(static_cast<int>(table.size()))].op,
+                            random_expression(rng, depth - 1), random_expression(rng, depth - 1)};
+            break;
+        }
+        case 6:
+            e.node = Unary{static_cast<UnaryOp>(pick(3)), random_expression(rng, depth - 1)};
+            break;
+        case 7:
+            e.node =
+                Conditional{random_expression(rng, depth - 1), random_expression(rng, depth - 1),
+                            random_expression(rng, depth - 1)};
+            break;
+        case 8:
+            e.node = Transpose{random_expression(rng, depth - 1)};
+            break;
+        case 9: {
+            Index i;
+            i.is_range = pick(2) == 1;
+            if (!i.is_range || pick(2))
+                i.lower = Box<Expression>(random_expression(rng, depth - 1));
+            if (i.is_range && pick(2))
+                i.upper = Box<Expression>(random_expression(rng, depth - 1));
+            Indexed x{random_expression(rng, depth - 1), {}};
+            x.indices.push_back(std::move(i));
+            if (pick(2))
+                x.indices.push_back(Index{{}, true, std::nullopt, std::nullopt});
+            e.node = std::move(x);
+            break;
+        }
+        default: {
+            Call c{pick(2) ? "f" : "g_lpdf", {}, false};
+            const int n = pick(3);
+            for (int k = 0; k < n; ++k) c.args.push_back(random_expression(rng, depth - 1));
+            c.conditional = n > 0 && pick(2);
+            e.node = std::move(c);
+            break;
+        }
+    }
+    return e;
+}
+
 }  // namespace
+
+TEST_CASE("random expressions: the printer's parentheses keep the tree", "[stan][parser]") {
+    std::mt19937 rng(20240611);
+    for (int i = 0; i < 3000; ++i) {
+        const Expression e = random_expression(rng, 1 + i % 5);
+        const std::string text = to_stan(e);
+        INFO(text);
+        CHECK(parens(parse_expression(text)) == parens(e));
+    }
+}
 
 TEST_CASE("literals: ints, reals with exponents, digit separators", "[stan][parser]") {
     CHECK(parse_expression("42").as<IntLiteral>()->value == 42);
