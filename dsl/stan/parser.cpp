@@ -17,25 +17,18 @@ bool is_space(char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 
-// The first offset at or after `at` that is not whitespace or comment.
+// The first offset at or after `at` that is not whitespace or comment (the grammar's own
+// skipper; an unterminated comment or an #include stops it where it starts).
 std::size_t skip_forward(std::string_view text, std::size_t at) {
-    while (at < text.size()) {
-        const char c = text[at];
-        const char next = at + 1 < text.size() ? text[at + 1] : '\0';
-        if (is_space(c)) {
-            ++at;
-        } else if ((c == '/' && next == '/') || c == '#') {
-            while (at < text.size() && text[at] != '\n') ++at;
-        } else if (c == '/' && next == '*') {
-            const auto end = text.find("*/", at + 2);
-            if (end == std::string_view::npos)
-                return at;
-            at = end + 2;
-        } else {
-            break;
+    Iterator p = text.data() + at;
+    const Iterator last = text.data() + text.size();
+    try {
+        while (grammar::Skipper{}.parse(p, last, grammar::x3::unused, grammar::x3::unused,
+                                        grammar::x3::unused)) {
         }
+    } catch (const grammar::SyntaxError&) {
     }
-    return at;
+    return static_cast<std::size_t>(p - text.data());
 }
 
 // Where the token before `next` ends (a forward scan, so that comments and strings are read
@@ -100,6 +93,9 @@ void run(const Rule& rule, std::string_view text, std::string_view file, Attribu
                   "the context must be the one the grammar is instantiated for");
     Iterator first = text.data();
     const Iterator last = text.data() + text.size();
+    // A UTF-8 byte order mark (some editors write one) is not part of the program.
+    if (text.starts_with("\xEF\xBB\xBF"))
+        first += 3;
     try {
         const bool ok = rule.parse(first, last, context, grammar::x3::unused, attr);
         grammar::x3::skip_over(first, last, context);

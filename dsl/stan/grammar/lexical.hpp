@@ -33,7 +33,7 @@ struct SyntaxError {
 };
 
 // What the parse carries besides the skipper: where the text starts (Loc offsets) and the
-// nesting depth (see nest_directive).
+// nesting depth (see NestDirective).
 struct ParseState {
     Iterator begin = nullptr;
     Iterator end = nullptr;

@@ -692,6 +692,10 @@ TEST_CASE("comments of every kind, whitespace", "[stan][parser]") {
     REQUIRE(p.data);
     CHECK(p.data->statements.size() == 2);
     CHECK(p.model);
+    // A byte order mark is skipped; offsets still count from the first byte.
+    Program bom = parse_program("\xEF\xBB\xBFmodel { }");
+    REQUIRE(bom.model);
+    CHECK(bom.model->loc.offset == 3);
 }
 
 TEST_CASE("the classic programs parse, and print -> parse -> print is stable", "[stan][parser]") {
