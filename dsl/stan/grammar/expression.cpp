@@ -232,7 +232,7 @@ const auto primary_def =
     Number{}[set] | (pos >> kw_target >> lparen > rparen)[target_action] |
     (Identifier{} >> -(lparen > call_args > rparen))[name_action] |
     (lparen > expression > rparen)[set] | (pos >> lbrace > expression_list > rbrace)[array_action] |
-    (pos >> lbracket > -expression_list > rbracket)[row_vector_action] | ReservedWordError{};
+    (pos >> lbracket > -expression_list > rbracket)[row_vector_action] | NotAnExpression{};
 const auto call_args_def =
     -(expression[push_arg] >> ((bar[set_conditional] >> -(expression[push_arg] % comma)) |
                                *(comma > expression[push_arg])));

@@ -217,14 +217,19 @@ struct DeclaredName : x3::parser<DeclaredName> {
     }
 };
 
-// A reserved word where an expression should start: an error that names the word.
-struct ReservedWordError : x3::parser<ReservedWordError> {
+// Where an expression should start, what cannot start one but says what the user meant: a
+// reserved word, a string (only print, reject and fatal_error take strings). An error.
+struct NotAnExpression : x3::parser<NotAnExpression> {
     using attribute_type = x3::unused_type;
     static bool const has_attribute = false;
 
     template <class It, class Ctx, class RCtx, class Attr>
     bool parse(It& first, const It& last, const Ctx& ctx, RCtx&, Attr&) const {
         x3::skip_over(first, last, ctx);
+        if (first != last && *first == '"')
+            throw SyntaxError{first,
+                              "a string can only be an argument of print, reject or "
+                              "fatal_error"};
         const std::string_view w = word_at(first, last);
         if (w.empty() || !is_reserved_word(w))
             return false;

@@ -59,6 +59,11 @@ Statement make_expression_statement(const ParseState& state, Term lhs, Loc next,
     }
     switch (tail->kind) {
         case Tail::Kind::End: {
+            // `x <- e;` reads as the comparison x < -e: Stan's old assignment, since removed.
+            if (const auto* b = e.as<Binary>();
+                b && b->op == BinaryOp::Less && state.at(b->op_loc)[1] == '-')
+                throw SyntaxError{state.at(b->op_loc),
+                                  "the assignment `<-` was removed from Stan; use `=`"};
             auto* call = std::get_if<Call>(&e.node);
             if (!call)
                 throw SyntaxError{state.at(e.loc),
@@ -265,7 +270,7 @@ const auto statement_def =
          (pos >> print_kind > lparen > printables > rparen > semicolon)[print_action] |
          (pos >> kw_profile > lparen > String{} > rparen > lbrace > statements >
           rbrace)[profile_action] |
-         (pos >> kw_target >> plus_equals > expression > semicolon)[target_action] |
+         (pos >> kw_target >> !lparen > plus_equals > expression > semicolon)[target_action] |
          (pos >> semicolon)[empty_action] | MisplacedDeclaration{} |
          (expression >> pos >> -tail)[expression_statement_action]];
 

@@ -110,6 +110,10 @@ TEST_CASE("statements that are not statements", "[stan][parser]") {
     check_error("model { if (a) array[2] int n; }", 1, 16, "a declaration is only allowed");
     check_error("model { else x = 1; }", 1, 9,
                 "expected an expression, found the reserved word `else`");
+    check_error("model { x <- 3; }", 1, 11, "the assignment `<-` was removed from Stan; use `=`");
+    check_error("model { target = 1; }", 1, 16, "expected `+=`");
+    check_error("model { x = \"s\"; }", 1, 13,
+                "a string can only be an argument of print, reject or fatal_error");
     check_error("model { x = lower; }", 1, 13,
                 "expected an expression, found the reserved word `lower`");
 }
