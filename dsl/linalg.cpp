@@ -221,9 +221,18 @@ Expr log_sum_exp(const Expr& a, const Expr& b) {
                              linalg::reshape(g, real(b), Shape::vector(1)));
     return apply(a, Op::LogSumExp, v);
 }
+// log_sum_exp_rows(M) = m + log(row_sums(exp(M - m))) with m the row maxima (0 where not
+// finite, so that a row of -inf gives -inf and a row holding +inf gives +inf): the
+// exponentials are a node of their own, so the gradient (the softmax of each row,
+// exp(M - m) / row_sums) reuses them instead of computing a second exp per element.
 Expr log_sum_exp_rows(const Expr& M) {
     check("log_sum_exp_rows", "M", M, kMatrix);
-    return apply(M, Op::LogSumExpRows, real(M));
+    Graph& g = graph(M);
+    const NodeId X = real(M);
+    const int cols = g[X].shape.cols;
+    const NodeId m = g.apply(Op::LseShiftRows, X);
+    const NodeId E = g.apply(Op::Exp, g.apply(Op::Sub, X, linalg::rep_cols(g, m, cols)));
+    return apply(M, Op::Add, m, g.apply(Op::Log, g.apply(Op::RowSums, E)));
 }
 Expr log_sum_exp_cols(const Expr& M) {
     check("log_sum_exp_cols", "M", M, kMatrix);

@@ -26,6 +26,7 @@ enum class Op : std::uint8_t {
     // linear algebra, reductions, slicing (helper B)
     MatMul, MatTMul, MatMulT, Transpose, DiagMatrix, Diagonal, Tril, Cholesky, CholeskyAdjoint,
     TriLowSolve, TriLowTSolve, LogDeterminant, Inverse, LogSumExp, LogSumExpRows, LogSumExpCols,
+    LseShiftRows,
     CumulativeSum, ReverseCumulativeSum, Prod, ProdOthers, Min, Max, Block, Embed, Reshape,
     AppendRow, AppendCol, RepCols, RepRows, RowSums, ColSums, GatherRows, ScatterAddRows,
     // transforms (helper C): a constant vector leaf, fused constrain ops and their vector-Jacobian products

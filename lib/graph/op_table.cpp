@@ -454,6 +454,10 @@ constexpr OpInfo kOps[] = {
     {Op::LogSumExp,        "log_sum_exp",             1, false, linalg::to_scalar_shape,         linalg::log_sum_exp_kernel,              linalg::adj_log_sum_exp,             nullptr,             Domain::Real},
     {Op::LogSumExpRows,    "log_sum_exp_rows",        1, false, linalg::row_reduce_shape,        linalg::log_sum_exp_rows_kernel,         linalg::adj_log_sum_exp_rows,        nullptr,             Domain::Real, linalg::rows_scratch},
     {Op::LogSumExpCols,    "log_sum_exp_cols",        1, false, linalg::col_reduce_shape,        linalg::log_sum_exp_cols_kernel,         linalg::adj_log_sum_exp_cols,        nullptr,             Domain::Real},
+    // the row maxima where finite, else 0: log_sum_exp_rows(X) = m + log(row_sums(exp(X - m)))
+    // for any m, so its adjoint is exactly zero (the DSL builds log_sum_exp_rows this way so
+    // that the gradient reuses the forward pass's exponentials)
+    {Op::LseShiftRows,     "lse_shift_rows",          1, false, linalg::row_reduce_shape,        linalg::lse_shift_rows_kernel,           linalg::adj_none,                    nullptr,             Domain::None},
     {Op::CumulativeSum,    "cumulative_sum",          1, false, linalg::vector_shape,            linalg::cumulative_sum_kernel,           linalg::adj_cumulative_sum,          nullptr,             Domain::Real},
     {Op::ReverseCumulativeSum, "reverse_cumulative_sum",  1, false, linalg::vector_shape,            linalg::reverse_cumulative_sum_kernel,   linalg::adj_reverse_cumulative_sum,  nullptr,             Domain::Real},
     {Op::Prod,             "prod",                    1, false, linalg::to_scalar_shape,         linalg::prod_kernel,                     linalg::adj_prod,                    nullptr,             Domain::Real},

@@ -481,6 +481,18 @@ void max_kernel(const KernelArgs& a) {
     a.out[0] = a.in[0].size() == 0 ? -kInf : in_vec(a, 0).maxCoeff();
 }
 
+void lse_shift_rows_kernel(const KernelArgs& a) {
+    const CMat X = in_mat(a, 0);
+    const Eigen::Index n = X.rows();
+    double* m = a.out;
+    for (Eigen::Index i = 0; i < n; ++i) m[i] = -kInf;
+    for (Eigen::Index j = 0; j < X.cols(); ++j) {  // column by column: contiguous passes
+        const double* x = X.col(j).data();
+        for (Eigen::Index i = 0; i < n; ++i) m[i] = x[i] > m[i] ? x[i] : m[i];
+    }
+    for (Eigen::Index i = 0; i < n; ++i) m[i] = std::isfinite(m[i]) ? m[i] : 0.0;
+}
+
 void block_kernel(const KernelArgs& a) {
     out_mat(a) = in_mat(a, 0).block(a.node->index, a.node->aux, a.out_rows, a.out_cols);
 }
@@ -653,6 +665,8 @@ void adj_log_sum_exp(Graph& g, NodeId y, NodeId G, Contrib& c) {
     c[0] = apply(g, Op::Mul, G, apply(g, Op::Exp, apply(g, Op::Sub, in(g, y, 0), y)));
 }
 // Row-wise: X_bar_ij = g_i exp(X_ij - y_i)
+void adj_none(Graph&, NodeId, NodeId, Contrib&) {}
+
 void adj_log_sum_exp_rows(Graph& g, NodeId y, NodeId G, Contrib& c) {
     const NodeId X = in(g, y, 0);
     const int cols = g[X].shape.cols;

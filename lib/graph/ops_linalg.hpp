@@ -73,6 +73,7 @@ void prod_kernel(const KernelArgs& a);
 void prod_others_kernel(const KernelArgs& a);
 void min_kernel(const KernelArgs& a);
 void max_kernel(const KernelArgs& a);
+void lse_shift_rows_kernel(const KernelArgs& a);
 void block_kernel(const KernelArgs& a);
 void embed_kernel(const KernelArgs& a);
 void reshape_kernel(const KernelArgs& a);
@@ -101,6 +102,8 @@ void adj_log_determinant(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_inverse(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_log_sum_exp(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_log_sum_exp_rows(Graph& g, NodeId y, NodeId adj, Contrib& c);
+// No contribution to any input: for values that the output does not depend on.
+void adj_none(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_log_sum_exp_cols(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_cumulative_sum(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_reverse_cumulative_sum(Graph& g, NodeId y, NodeId adj, Contrib& c);

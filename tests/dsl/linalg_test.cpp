@@ -3,6 +3,7 @@
 // simplify, compile) against finite differences, and errors naming function, argument, shapes.
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <numeric>
 
 #include <Eigen/Dense>
@@ -108,6 +109,20 @@ MatrixXd lower_with_garbage(int n, double seed) {
 }
 
 }  // namespace
+
+TEST_CASE("log_sum_exp_rows: no overflow, and infinite rows give infinities", "[dsl][linalg]") {
+    Model m;
+    auto X = m.param("X", normal(0, 1), 4, 2);
+    const Expr e = log_sum_exp_rows(X);
+    const double inf = std::numeric_limits<double>::infinity();
+    VectorXd zeta(8);  // column-major 4 x 2
+    zeta << 1000, -inf, inf, -1000, 999, -inf, 0, -1001;
+    const MatrixXd v = value_of(m, e, zeta);
+    CHECK(v(0, 0) == Approx(1000 + std::log1p(std::exp(-1.0))).epsilon(1e-15));
+    CHECK(v(1, 0) == -inf);
+    CHECK(v(2, 0) == inf);
+    CHECK(v(3, 0) == Approx(-1000 + std::log1p(std::exp(-1.0))).epsilon(1e-15));
+}
 
 TEST_CASE("products and structure", "[dsl][linalg]") {
     const MatrixXd A = fill(3, 2, 0.1), B = fill(2, 4, 0.9), Q = fill(3, 3, 0.5), C = fill(3, 2, 1.6);
