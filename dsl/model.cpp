@@ -309,6 +309,28 @@ void Model::observe(const Expr& y, const Dist& d) {
     });
 }
 
+Expr Model::log_density(const Expr& y, const Dist& d, bool elementwise) {
+    if (&y.model() != this) throw ModelError("an expression of another model was used here");
+    if (d.info == nullptr) throw ModelError("no distribution given");
+    std::vector<NodeId> args;
+    for (const Arg& a : d.args) args.push_back(resolve(a));
+    check_known_arguments(*d.info, args);
+    const NodeId id = elementwise ? advi::log_density_elementwise(graph_, *d.info, y.id(), args)
+                                  : advi::log_density(graph_, *d.info, y.id(), args);
+    return wrap(id);
+}
+
+std::vector<double> Model::evaluate(const Expr& e) const {
+    if (&e.model() != this) throw ModelError("an expression of another model was used here");
+    if (graph_.is_variable(e.id())) {
+        throw ModelError("the value depends on a latent variable: only data and constants are known "
+                         "before the fit");
+    }
+    return known_values(e.id());
+}
+
+Expr Model::constant(double v) { return wrap(graph_.constant(v)); }
+
 void Model::target_add(const Expr& term) {
     if (&term.model() != this) throw ModelError("target_add: an expression of another model");
     NodeId t = apply(Op::Sum, term).id();

@@ -63,6 +63,14 @@ public:
     void observe(const Expr& y, const Dist& d);
     // A raw log-density term (summed if not a scalar).
     void target_add(const Expr& term);
+    // log p(y | d) as an expression, not added to the target (Stan's normal_lpdf(y | ...)
+    // inside an expression): summed over y's elements, or one value per element.
+    [[nodiscard]] Expr log_density(const Expr& y, const Dist& d, bool elementwise = false);
+    // The values (column-major) of an expression of data and constants: a ModelError if it
+    // depends on a latent variable.
+    [[nodiscard]] std::vector<double> evaluate(const Expr& e) const;
+    // A constant of the model's graph.
+    [[nodiscard]] Expr constant(double v);
 
     // The model graph with output "lp" (the log joint density over the latents).
     [[nodiscard]] Graph graph() const;

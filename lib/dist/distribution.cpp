@@ -13,7 +13,13 @@ void Terms::add(NodeId term) {
     if (propto_ && !g_.is_variable(term)) return;
     const Shape& s = g_[term].shape;
     NodeId total;
-    if (s == shape_) {
+    if (elementwise_) {
+        if (s != shape_ && !s.is_scalar()) {
+            throw InternalError(fmt::format("log density term of shape {} over a variate of shape {}",
+                                            s.str(), shape_.str()));
+        }
+        total = s == shape_ ? term : g_.broadcast(term, shape_);
+    } else if (s == shape_) {
         total = shape_.is_scalar() ? term : g_.apply(Op::Sum, term);
     } else if (s.is_scalar()) {
         total = g_.apply(Op::Mul, g_.constant(static_cast<double>(shape_.size())), term);
@@ -24,7 +30,10 @@ void Terms::add(NodeId term) {
     total_ = total_ == kNoNode ? total : g_.apply(Op::Add, total_, total);
 }
 
-NodeId Terms::total() { return total_ == kNoNode ? g_.constant(0.0) : total_; }
+NodeId Terms::total() {
+    if (total_ != kNoNode) return total_;
+    return elementwise_ ? g_.constant(0.0, shape_) : g_.constant(0.0);
+}
 
 namespace {
 
@@ -107,6 +116,28 @@ NodeId log_density(Graph& g, const DistInfo& d, NodeId x, std::span<const NodeId
         if (shape.is_scalar()) shape = g[a].shape;
     }
     Terms t(g, shape, propto);
+    const NodeId xr = g[x].dtype == DType::Int ? g.apply(Op::ToReal, x) : x;
+    d.log_density(t, xr, args);
+    return t.total();
+}
+
+NodeId log_density_elementwise(Graph& g, const DistInfo& d, NodeId x,
+                               std::span<const NodeId> args) {
+    if (d.multivariate) {
+        throw ModelError(fmt::format("{}: a multivariate density has no per-element values", d.name));
+    }
+    const Shape variate = g[x].shape;
+    check_args(g, d, args, &variate);
+    if (d.variate == DType::Int && g[x].dtype != DType::Int) {
+        throw ModelError(fmt::format("{}: the variate must be integer data (counts or outcomes), "
+                                     "got a real {}",
+                                     d.name, variate.str()));
+    }
+    Shape shape = variate;
+    for (NodeId a : args) {
+        if (shape.is_scalar()) shape = g[a].shape;
+    }
+    Terms t(g, shape, false, true);
     const NodeId xr = g[x].dtype == DType::Int ? g.apply(Op::ToReal, x) : x;
     d.log_density(t, xr, args);
     return t.total();

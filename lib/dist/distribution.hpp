@@ -46,7 +46,8 @@ struct DistInfo {
 // do not depend on a latent variable are dropped.
 class Terms {
 public:
-    Terms(Graph& g, Shape shape, bool propto) : g_(g), shape_(shape), propto_(propto) {}
+    Terms(Graph& g, Shape shape, bool propto, bool elementwise = false)
+        : g_(g), shape_(shape), propto_(propto), elementwise_(elementwise) {}
     void add(NodeId term);
     [[nodiscard]] NodeId total();
 
@@ -63,6 +64,7 @@ private:
     Graph& g_;
     Shape shape_;
     bool propto_;
+    bool elementwise_;  // total() keeps one value per element instead of their sum
     NodeId total_ = kNoNode;
 };
 
@@ -75,6 +77,11 @@ private:
 // distribution and the argument.
 [[nodiscard]] NodeId log_density(Graph& g, const DistInfo& d, NodeId x,
                                  std::span<const NodeId> args, bool propto = false);
+// The same, one value per element of the broadcast shape (univariate distributions only):
+// the densities of a vectorised loop's iterations (Stan's normal_lpdf(y[n] | ...) inside an
+// expression of a loop over n).
+[[nodiscard]] NodeId log_density_elementwise(Graph& g, const DistInfo& d, NodeId x,
+                                             std::span<const NodeId> args);
 
 // Checks a known value of argument k (a constant, or computed from data before the fit):
 // a ModelError naming the distribution and the argument unless it lies in its domain.
