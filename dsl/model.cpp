@@ -263,7 +263,7 @@ Expr Model::param(std::string name, const Dist& prior, Eigen::Index rows, Eigen:
     return in_context(context, [&] {
         const auto index = static_cast<std::int64_t>(latents_.size());
         const NodeId node = graph_.leaf(Op::Param, shape, DType::Real, index, name);
-        add_term(log_density(graph_, *prior.info, node, args));
+        add_term(advi::log_density(graph_, *prior.info, node, args));
         latents_.push_back({name, shape, support, options.transform, node});
         return wrap(node);
     });
@@ -304,7 +304,7 @@ void Model::observe(const Expr& y, const Dist& d) {
                 if (d.info->multivariate && slot.real != nullptr) check_draws(*d.info, s, slot);
             }
         }
-        add_term(log_density(graph_, *d.info, y.id(), args));
+        add_term(advi::log_density(graph_, *d.info, y.id(), args));
         return 0;
     });
 }

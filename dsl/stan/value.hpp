@@ -26,7 +26,7 @@ struct Value {
     std::vector<int> sizes;  // vector/row_vector: {n}; matrix: {r, c}; int and real: {}
     std::vector<int> ints;   // base Int: the values
     Expr expr;               // other bases: the graph node
-    bool batched = false;    // one value per iteration of the enclosing vectorised loop
+    int level = 0;           // 0: one value; d > 0: one per iteration of vectorised level d
 
     [[nodiscard]] bool is_int() const { return base == Base::Int; }
     [[nodiscard]] bool is_scalar() const { return dims.empty() && sizes.empty(); }
