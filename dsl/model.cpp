@@ -333,8 +333,7 @@ Expr Model::constant(double v) { return wrap(graph_.constant(v)); }
 
 void Model::target_add(const Expr& term) {
     if (&term.model() != this) throw ModelError("target_add: an expression of another model");
-    NodeId t = apply(Op::Sum, term).id();
-    add_term(t);
+    add_term(term.shape().is_scalar() ? term.id() : apply(Op::Sum, term).id());
 }
 
 void Model::add_term(NodeId term) { terms_.push_back(term); }

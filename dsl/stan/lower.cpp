@@ -569,7 +569,12 @@ void Lowerer::assign_indexed(const std::string& name, Var& var, const std::vecto
         // the elements not written keep their values: gather from [old; v]
         Expr old;
         if (var.initialised) {
-            old = real(var.value, at);
+            // the old value in the variable's own (batched) layout
+            const Value& ov = var.value;
+            old = real(ov.level < var.level && ov.level > 0 ? at_level(ov, var.level, at) : ov, at);
+            if (var.level > 0 && ov.level == 0) {
+                old = ov.is_scalar() ? rep_vector(old, outer) : rep_matrix_rows(old, outer);
+            }
             if (old.shape().is_matrix()) old = to_vector(old);
             if (old.shape().is_scalar()) old = rep_vector(old, 1);
         } else {

@@ -43,7 +43,7 @@ int Lowerer::batch_size(int level) const {
 int Lowerer::level_of(const Value& v) const { return v.level; }
 
 Value Lowerer::at_level(const Value& v, int level, Loc at) {
-    if (v.level == level || v.level == 0) return v;
+    if (v.level == level || (v.level == 0 && !v.is_int())) return v;
     if (v.level > level) throw InternalError("a value cannot move to an outer vectorised level");
     const int from = batch_size(v.level), to = batch_size(level);
     Value r = v;

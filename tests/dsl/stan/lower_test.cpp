@@ -1,0 +1,334 @@
+// The lowering of Stan programs onto the Model builder: the same graphs and log densities as
+// the C++ DSL, loops vectorised (a graph whose size does not grow with N), short recurrences
+// unrolled, and every error naming file:line:col or the data variable.
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <Eigen/Dense>
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <advi/advi.hpp>
+#include <advi/compile/pipeline.hpp>
+#include <advi/dsl/stan/lower.hpp>
+#include <advi/dsl/stan/parser.hpp>
+#include <advi/io/json_reader.hpp>
+
+namespace advi::stan {
+namespace {
+
+std::unique_ptr<LoweredProgram> lower_text(const std::string& program, const std::string& json) {
+    const Program p = parse_program(program, "model.stan");
+    const DataTable d = read_json_data(json, "data.json");
+    return lower(p, d);
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream f(path);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+// Everything before `generated quantities`.
+std::string without_generated_quantities(std::string text) {
+    const auto at = text.find("generated quantities");
+    return at == std::string::npos ? text : text.substr(0, at);
+}
+
+// log density and gradient of two models at the same points.
+void check_same_density(const ModelSpec& a, const ModelSpec& b, double tol = 1e-12) {
+    advi::Program pa = compile(a), pb = compile(b);
+    REQUIRE(pa.dim() == pb.dim());
+    std::mt19937 rng(7);
+    std::normal_distribution<double> z;
+    for (int rep = 0; rep < 3; ++rep) {
+        Eigen::VectorXd zeta(pa.dim()), ga(pa.dim()), gb(pb.dim());
+        for (auto& x : zeta) x = 0.5 * z(rng);
+        const double la = pa.run(zeta, ga), lb = pb.run(zeta, gb);
+        CHECK(la == Approx(lb).epsilon(tol));
+        CHECK((ga - gb).norm() <= tol * (1 + gb.norm()));
+    }
+}
+
+std::string regression_data(int n) {
+    std::string x, y;
+    for (int i = 0; i < n; ++i) {
+        x += fmt::format("{}{}", i ? "," : "", 0.1 * i - 1.3);
+        y += fmt::format("{}{}", i ? "," : "", std::sin(i) + 0.3 * i);
+    }
+    return fmt::format(R"({{"N": {}, "x": [{}], "y": [{}]}})", n, x, y);
+}
+
+}  // namespace
+
+TEST_CASE("a loop over observations lowers to the same graph as the vectorised statement", "[stan]") {
+    const std::string head = R"(
+data { int<lower=0> N; vector[N] x; vector[N] y; }
+parameters { real alpha; real beta; real<lower=0> sigma; }
+model {
+  alpha ~ normal(0, 10);
+  beta ~ normal(0, 10);
+  sigma ~ lognormal(0, 1);
+)";
+    const std::string data = regression_data(50);
+    auto looped = lower_text(head + "  for (n in 1:N) y[n] ~ normal(alpha + beta * x[n], sigma);\n}\n", data);
+    auto vectorised = lower_text(head + "  y ~ normal(alpha + beta * x, sigma);\n}\n", data);
+    CHECK(looped->model().graph().str() == vectorised->model().graph().str());
+    REQUIRE(looped->loop_report().size() == 1);
+    CHECK_THAT(looped->loop_report()[0], Catch::Contains("vectorised over 50 iterations"));
+
+    SECTION("and to the graph of the same model in C++") {
+        const DataTable d = read_json_data(data, "data.json");
+        const Eigen::VectorXd x = d.at("x").as_vector(), y = d.at("y").as_vector();
+        Model m;
+        m.data("N", 50);
+        auto xe = m.data("x", x);
+        auto ye = m.data("y", y);
+        auto alpha = m.param("alpha", flat());
+        auto beta = m.param("beta", flat());
+        auto sigma = m.param("sigma", flat(), {.lower = 0.0});
+        m.observe(alpha, normal(0, 10));
+        m.observe(beta, normal(0, 10));
+        m.observe(sigma, lognormal(0, 1));
+        m.observe(ye, normal(alpha + beta * xe, sigma));
+        CHECK(vectorised->model().graph().str() == m.graph().str());
+        // the same fit, bit for bit
+        const Options o{.seed = 3, .max_iterations = 300};
+        const Fit a = fit(vectorised->model().spec(), o), b = fit(m.spec(), o);
+        CHECK(a.mean("beta")[0] == b.mean("beta")[0]);
+        CHECK(a.sd("sigma")[0] == b.sd("sigma")[0]);
+    }
+}
+
+TEST_CASE("a loop over a million rows builds a graph whose size does not depend on N", "[stan]") {
+    const std::string program = R"(
+data { int<lower=1> N; int<lower=1> J; array[N] int<lower=1, upper=J> idx; vector[N] y; }
+parameters { vector[J] mu; real<lower=0> sigma; }
+model {
+  mu ~ normal(0, 1);
+  for (n in 1:N) y[n] ~ normal(mu[idx[n]], sigma);
+}
+)";
+    auto data = [](int n) {
+        std::string idx, y;
+        idx.reserve(static_cast<std::size_t>(n) * 3);
+        y.reserve(static_cast<std::size_t>(n) * 4);
+        for (int i = 0; i < n; ++i) {
+            idx += fmt::format("{}{}", i ? "," : "", 1 + i % 5);
+            y += fmt::format("{}{}", i ? "," : "", i % 7);
+        }
+        return fmt::format(R"({{"N": {}, "J": 5, "idx": [{}], "y": [{}]}})", n, idx, y);
+    };
+    auto small = lower_text(program, data(1000));
+    auto large = lower_text(program, data(1000000));
+    CHECK(small->model().graph().size() == large->model().graph().size());
+    CHECK_THAT(large->loop_report().at(0), Catch::Contains("vectorised over 1000000 iterations"));
+    // and it computes the same density as the direct formula
+    advi::Program p = compile(small->model().spec());
+    Eigen::VectorXd zeta = Eigen::VectorXd::Zero(p.dim()), g(p.dim());
+    zeta << 0.1, -0.2, 0.3, 0.0, 0.5, std::log(2.0);
+    const double lp = p.run(zeta, g);
+    double want = 0;
+    const double c = 0.5 * std::log(2 * M_PI);
+    for (int j = 0; j < 5; ++j) want += -0.5 * zeta[j] * zeta[j] - c;
+    for (int i = 0; i < 1000; ++i) {
+        const double r = (i % 7 - zeta[i % 5]) / 2.0;
+        want += -0.5 * r * r - std::log(2.0) - c;
+    }
+    want += std::log(2.0);  // log-Jacobian of sigma = exp(zeta)
+    CHECK(lp == Approx(want).epsilon(1e-12));
+}
+
+TEST_CASE("the classic programs lower and match their C++ twins", "[stan]") {
+    const std::string dir = std::string(ADVI_SOURCE_DIR) + "/tests/dsl/stan/programs/";
+    SECTION("eight schools, centred") {
+        auto low = lower_text(read_file(dir + "eight_schools_centered.stan"),
+                              R"({"J": 8, "y": [28, 8, -3, 7, -1, 1, 18, 12],
+                                  "sigma": [15, 10, 16, 11, 9, 11, 10, 18]})");
+        Eigen::VectorXd y(8), s(8);
+        y << 28, 8, -3, 7, -1, 1, 18, 12;
+        s << 15, 10, 16, 11, 9, 11, 10, 18;
+        Model m;
+        auto mu = m.param("mu", flat());
+        auto tau = m.param("tau", flat(), {.lower = 0.0});
+        auto theta = m.param("theta", flat(), 8);
+        auto ye = m.data("y", y);
+        auto se = m.data("sigma", s);
+        m.target_add(m.log_density(mu, normal(0, 5)));
+        m.target_add(m.log_density(tau, cauchy(0, 5)));
+        m.target_add(m.log_density(theta, normal(mu, tau)));
+        m.target_add(m.log_density(ye, normal(theta, se)));
+        check_same_density(low->model().spec(), m.spec());
+    }
+    SECTION("radon varying intercept: the loop that fills y_hat is vectorised") {
+        std::string county, x, y;
+        for (int i = 0; i < 40; ++i) {
+            county += fmt::format("{}{}", i ? "," : "", 1 + (i * 7) % 4);
+            x += fmt::format("{}{}", i ? "," : "", i % 2);
+            y += fmt::format("{}{}", i ? "," : "", std::cos(i));
+        }
+        auto low = lower_text(read_file(dir + "radon_varying_intercept.stan"),
+                              fmt::format(R"({{"N": 40, "J": 4, "county": [{}], "x": [{}], "y": [{}]}})",
+                                          county, x, y));
+        CHECK_THAT(low->loop_report().at(0), Catch::Contains("vectorised over 40 iterations"));
+        Eigen::VectorXi c(40);
+        Eigen::VectorXd xv(40), yv(40);
+        for (int i = 0; i < 40; ++i) {
+            c[i] = (i * 7) % 4;
+            xv[i] = i % 2;
+            yv[i] = std::cos(i);
+        }
+        Model m;
+        auto a = m.param("a", flat(), 4);
+        auto b = m.param("b", flat());
+        auto mu_a = m.param("mu_a", flat());
+        auto sigma_a = m.param("sigma_a", flat(), {.lower = 0.0});
+        auto sigma_y = m.param("sigma_y", flat(), {.lower = 0.0});
+        auto ce = m.data("county", c);
+        auto xe = m.data("x", xv);
+        auto ye = m.data("y", yv);
+        m.target_add(m.log_density(mu_a, normal(0, 1)));
+        m.target_add(m.log_density(sigma_a, normal(0, 1)));
+        m.target_add(m.log_density(sigma_y, normal(0, 1)));
+        m.target_add(m.log_density(a, normal(mu_a, sigma_a)));
+        m.target_add(m.log_density(b, normal(0, 1)));
+        m.target_add(m.log_density(ye, normal(a[ce] + xe * b, sigma_y)));
+        check_same_density(low->model().spec(), m.spec());
+    }
+    SECTION("logistic regression with centring in transformed data") {
+        std::string X, y;
+        Eigen::MatrixXd Xm(30, 3);
+        Eigen::VectorXi yv(30);
+        for (int i = 0; i < 30; ++i) {
+            for (int k = 0; k < 3; ++k) Xm(i, k) = std::sin(1.0 + i * (k + 1));
+            yv[i] = (i * 5) % 3 == 0;
+            X += fmt::format("{}[{},{},{}]", i ? "," : "", Xm(i, 0), Xm(i, 1), Xm(i, 2));
+            y += fmt::format("{}{}", i ? "," : "", yv[i]);
+        }
+        auto low = lower_text(without_generated_quantities(read_file(dir + "logistic_regression.stan")),
+                              fmt::format(R"({{"N": 30, "K": 3, "X": [{}], "y": [{}]}})", X, y));
+        const Eigen::MatrixXd Xc = Xm.rowwise() - Xm.colwise().mean();
+        Model m;
+        auto alpha = m.param("alpha", flat());
+        auto beta = m.param("beta", flat(), 3);
+        auto Xe = m.data("Xc", Xc);
+        auto ye = m.data("y", yv);
+        m.target_add(m.log_density(alpha, student_t(3, 0, 2.5)));
+        m.target_add(m.log_density(beta, normal(0, 2.5)));
+        m.target_add(m.log_density(ye, bernoulli_logit(alpha + Xe * beta)));
+        check_same_density(low->model().spec(), m.spec(), 1e-10);
+    }
+    SECTION("mixtures with log_mix and log_sum_exp in nested loops") {
+        std::string y;
+        Eigen::VectorXd yv(25);
+        for (int i = 0; i < 25; ++i) {
+            yv[i] = 3 * std::sin(0.7 * i);
+            y += fmt::format("{}{}", i ? "," : "", yv[i]);
+        }
+        auto low = lower_text(read_file(dir + "mixture.stan"),
+                              fmt::format(R"({{"N": 25, "K": 3, "y": [{}]}})", y));
+        Model m;
+        auto lambda = m.param("lambda", flat(), {.lower = 0.0, .upper = 1.0});
+        auto mu2 = m.param("mu2", flat(), 2, {.support = Support::ordered()});
+        auto sigma2 = m.param("sigma2", flat(), 2, {.lower = 0.0});
+        auto theta = m.param("theta", flat(), 3, {.support = Support::simplex()});
+        auto mu = m.param("mu", flat(), 3, {.support = Support::ordered()});
+        auto sigma = m.param("sigma", flat(), 3, {.lower = 0.0});
+        auto ye = m.data("y", yv);
+        m.target_add(m.log_density(mu2, normal(0, 10)));
+        m.target_add(m.log_density(sigma2, lognormal(0, 2)));
+        m.target_add(m.log_density(mu, normal(0, 10)));
+        m.target_add(m.log_density(sigma, lognormal(0, 2)));
+        const double c = 0.5 * std::log(2 * M_PI);
+        auto comp = [&](const Expr& mk, const Expr& sk) {
+            return -0.5 * square((ye - mk) / sk) - log(sk) - c;
+        };
+        auto a = log(lambda) + comp(sum(segment(mu2, 0, 1)), sum(segment(sigma2, 0, 1)));
+        auto b = log1m(lambda) + comp(sum(segment(mu2, 1, 1)), sum(segment(sigma2, 1, 1)));
+        m.target_add(sum(log_sum_exp_rows(append_col(a, b))));
+        Expr L;
+        for (int k = 0; k < 3; ++k) {
+            auto colk = log(sum(segment(theta, k, 1))) +
+                        comp(sum(segment(mu, k, 1)), sum(segment(sigma, k, 1)));
+            L = k == 0 ? colk : append_col(L, colk);
+        }
+        m.target_add(sum(log_sum_exp_rows(L)));
+        check_same_density(low->model().spec(), m.spec(), 1e-10);
+        CHECK(low->model().graph().size() < 400);
+    }
+}
+
+TEST_CASE("short recurrences are unrolled, long ones are an error that says why", "[stan]") {
+    const std::string program = R"(
+data { int<lower=2> T; }
+parameters { real<lower=0, upper=1> a; }
+model {
+  vector[T] x;
+  x[1] = 1;
+  for (t in 2:T) x[t] = a * x[t - 1];
+  target += sum(x);
+}
+)";
+    auto low = lower_text(program, R"({"T": 6})");
+    CHECK_THAT(low->loop_report().at(0), Catch::Contains("unrolled over 5 iterations"));
+    advi::Program p = compile(low->model().spec());
+    Eigen::VectorXd zeta(1), g(1);
+    zeta << 0.3;
+    const double a = 1 / (1 + std::exp(-0.3));
+    const double want = (1 - std::pow(a, 6)) / (1 - a) + std::log(a) + std::log1p(-a);
+    CHECK(p.run(zeta, g) == Approx(want).epsilon(1e-12));
+    CHECK_THROWS_WITH(lower_text(program, R"({"T": 5000})"),
+                      Catch::StartsWith("model.stan:7:3: this loop over 4999 iterations cannot be "
+                                        "vectorised (`x` is read before the loop assigns it at line 7)"));
+}
+
+TEST_CASE("data is checked against its declaration", "[stan]") {
+    const std::string program = R"(data {
+  int<lower=0> N;
+  vector<lower=0>[N] y;
+  array[N] int k;
+}
+parameters { real mu; }
+model { y ~ normal(mu, 1); }
+)";
+    CHECK_THROWS_WITH(lower_text(program, R"({"N": 2, "y": [1, 2]})"),
+                      "model.stan:4:16: data variable `k` is missing from the data");
+    CHECK_THROWS_WITH(lower_text(program, R"({"N": 2, "y": [1, 2, 3], "k": [1, 2]})"),
+                      Catch::StartsWith("model.stan:3:22: data variable `y`: expected real[2], got"));
+    CHECK_THROWS_WITH(lower_text(program, R"({"N": 2, "y": [1, 2], "k": [1.5, 2]})"),
+                      Catch::StartsWith("model.stan:4:16: data variable `k`: expected int[2], got real[2]"));
+    CHECK_THROWS_WITH(lower_text(program, R"({"N": 2, "y": [1, -2], "k": [1, 2]})"),
+                      Catch::Contains("model.stan:3:22: data variable `y`: element 2 is -2, outside "
+                                      "the declared bounds [0, inf]"));
+    CHECK_THROWS_WITH(lower_text(program, R"({"N": -1, "y": [], "k": []})"),
+                      Catch::Contains("data variable `N`: element 1 is -1"));
+}
+
+TEST_CASE("errors in the model name the place and the problem", "[stan]") {
+    const std::string data = R"({"N": 3, "y": [1, 2, 3]})";
+    auto error_of = [&](const std::string& model) {
+        try {
+            (void)lower_text("data { int N; vector[N] y; }\nparameters { real mu; }\nmodel {\n" + model +
+                                 "\n}\n",
+                             data);
+        } catch (const ParseError& e) {
+            return std::string(e.what()).substr(0, std::string(e.what()).find('\n'));
+        }
+        return std::string("no error");
+    };
+    CHECK(error_of("  y ~ normal(nu, 1);") == "model.stan:4:14: unknown identifier `nu`");
+    CHECK(error_of("  y ~ norml(mu, 1);") == "model.stan:4:7: unknown distribution `norml`");
+    CHECK(error_of("  target += foo(mu);") == "model.stan:4:13: unknown function `foo`");
+    CHECK(error_of("  y = y * 2;") == "model.stan:4:3: `y` cannot be assigned here (data variable)");
+    CHECK(error_of("  if (mu > 0) y ~ normal(mu, 1);") ==
+          "model.stan:4:10: a comparison involving a parameter: conditions must depend on data only");
+    CHECK(error_of("  y[4] ~ normal(mu, 1);") == "model.stan:4:5: index 4 is outside 1..3 (position 1 of vector[3])");
+    CHECK(error_of("  y ~ normal(mu, 1) T[0, ];") == "model.stan:4:21: truncation T[,] is not supported yet");
+    CHECK(error_of("  target += normal_lcdf(mu | 0, 1);") ==
+          "model.stan:4:13: `normal_lcdf` is not available: the library has no lcdf functions yet");
+}
+
+}  // namespace advi::stan
