@@ -127,10 +127,7 @@ void Lowerer::run() {
     if (program_.parameters) parameters_block();
     if (program_.transformed_parameters) transformed_parameters_block();
     if (program_.model) model_block();
-    if (program_.generated_quantities) {
-        fail(program_.generated_quantities->loc,
-             "generated quantities are not supported yet (remove the block to fit the model)");
-    }
+    if (program_.generated_quantities) generated_quantities_block();
 }
 
 namespace {
@@ -247,7 +244,7 @@ void Lowerer::parameters_block() {
         auto arg = [&](const std::optional<Expression>& e) -> std::optional<Arg> {
             if (!e) return std::nullopt;
             const Value b = expr(*e);
-            if (b.is_int() && b.is_scalar()) return Arg(static_cast<double>(b.ints[0]));
+            if (b.is_known_int() && b.is_scalar()) return Arg(static_cast<double>(b.ints[0]));
             return Arg(real(b, e->loc));
         };
         options.lower = arg(d->type.lower);
@@ -310,6 +307,25 @@ void Lowerer::transformed_parameters_block() {
         const Value& v = var->value;
         Expr e = real(v, program_.transformed_parameters->loc);
         out_.transformed_parameters().push_back({n, flat_dims(v), e});
+    }
+}
+
+void Lowerer::generated_quantities_block() {
+    block_ = BlockKind::GeneratedQuantities;
+    std::vector<std::string> names;
+    for (const Statement& s : program_.generated_quantities->statements) {
+        if (const auto* d = s.as<VarDecl>()) names.push_back(d->name);
+        statement(s);
+    }
+    for (const std::string& n : names) {
+        Var* var = find(n);
+        if (!var->initialised) {
+            fail(program_.generated_quantities->loc,
+                 fmt::format("generated quantity `{}` is never assigned", n));
+        }
+        const Value& v = var->value;
+        out_.generated_quantities().push_back(
+            {n, flat_dims(v), real(v, program_.generated_quantities->loc)});
     }
 }
 
@@ -520,7 +536,9 @@ void Lowerer::assign_indexed(const std::string& name, Var& var, const std::vecto
             value.base = Base::Real;
         }
     }
-    if (var.value.is_int()) fail(at, "assigning elements of int arrays is not supported");
+    if (var.value.is_int() && block_ != BlockKind::GeneratedQuantities) {
+        fail(at, "assigning elements of int arrays is supported in generated quantities only");
+    }
     // Element positions written, per iteration t (t fastest) and element e of the value.
     picked = at_level(picked, here, at);
     const std::int64_t written = static_cast<std::int64_t>(picked.ints.size());  // B * r
@@ -776,7 +794,7 @@ void Lowerer::if_statement(const If& s, Loc at) {
         if (c.level > 0) throw NotVectorisable(b.condition.loc, "a condition that differs between iterations");
         if (!c.is_scalar()) fail(b.condition.loc, fmt::format("a condition must be a scalar, got {}", type_str(c)));
         double value = 0;
-        if (c.is_int()) {
+        if (c.is_known_int()) {
             value = c.ints[0];
         } else {
             try {
@@ -804,7 +822,7 @@ void Lowerer::while_loop(const While& w, Loc at) {
     for (int k = 0;; ++k) {
         if (k > 100000) fail(at, "this while loop runs more than 100000 times while lowering");
         const Value c = expr(w.condition);
-        if (!c.is_int() || !c.is_scalar()) {
+        if (!c.is_known_int() || !c.is_scalar()) {
             fail(w.condition.loc, "a while condition must be an int that depends on data only");
         }
         if (c.ints[0] == 0) return;

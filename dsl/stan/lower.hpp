@@ -36,10 +36,20 @@ public:
 
     [[nodiscard]] Model& model() { return *model_; }
     [[nodiscard]] const Model& model() const { return *model_; }
-    // Transformed parameters in declaration order.
+    // Transformed parameters and generated quantities in declaration order.
     [[nodiscard]] const std::vector<ReportedValue>& transformed_parameters() const {
         return transformed_parameters_;
     }
+    [[nodiscard]] const std::vector<ReportedValue>& generated_quantities() const {
+        return generated_quantities_;
+    }
+    // The uniform (or standard normal) numbers behind the _rng calls of generated
+    // quantities: data slots of the model, refilled before each draw's evaluation.
+    struct RandomInput {
+        Eigen::VectorXd* values;
+        bool normal;  // standard normal, else uniform on (0, 1)
+    };
+    [[nodiscard]] const std::vector<RandomInput>& random_inputs() const { return random_inputs_; }
     // Loops the lowering vectorised and unrolled, one line each ("file:line: for (n in 1:N)
     // vectorised over 1000000 iterations"), for `advi graph` and the tests.
     [[nodiscard]] const std::vector<std::string>& loop_report() const { return loop_report_; }
@@ -49,6 +59,12 @@ public:
     const Eigen::MatrixXd& keep(Eigen::MatrixXd m) { return matrices_.emplace_back(std::move(m)); }
     const Eigen::VectorXi& keep(Eigen::VectorXi v) { return ints_.emplace_back(std::move(v)); }
     std::vector<ReportedValue>& transformed_parameters() { return transformed_parameters_; }
+    std::vector<ReportedValue>& generated_quantities() { return generated_quantities_; }
+    Eigen::VectorXd& random_input(Eigen::Index n, bool normal) {
+        Eigen::VectorXd& v = reals_.emplace_back(Eigen::VectorXd::Constant(n, 0.5));
+        random_inputs_.push_back({&v, normal});
+        return v;
+    }
     std::vector<std::string>& loop_report() { return loop_report_; }
 
 private:
@@ -57,6 +73,8 @@ private:
     std::deque<Eigen::VectorXi> ints_;
     std::unique_ptr<Model> model_;
     std::vector<ReportedValue> transformed_parameters_;
+    std::vector<ReportedValue> generated_quantities_;
+    std::vector<RandomInput> random_inputs_;
     std::vector<std::string> loop_report_;
 };
 

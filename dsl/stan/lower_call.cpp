@@ -201,7 +201,10 @@ Value Lowerer::call(const Call& c, Loc at) {
         std::vector<Value> rest(args.begin() + 1, args.end());
         return real_scalar(density(d, args[0], rest, at, true), level);
     }
-    for (std::string_view suffix : {"_lcdf", "_lccdf", "_cdf", "_rng"}) {
+    if (f.size() > 4 && f.compare(f.size() - 4, 4, "_rng") == 0) {
+        return random_draw(f.substr(0, f.size() - 4), args, at);
+    }
+    for (std::string_view suffix : {"_lcdf", "_lccdf", "_cdf"}) {
         if (f.size() > suffix.size() && f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0) {
             fail(at, fmt::format("`{}` is not available: the library has no {} functions yet", f,
                                  suffix.substr(1)));
@@ -503,6 +506,146 @@ Value Lowerer::call(const Call& c, Loc at) {
         fail(at, fmt::format("{}: {}", f, e.what()));
     }
     fail(at, fmt::format("unknown function `{}`", f));
+}
+
+Value Lowerer::random_draw(const std::string& d, const std::vector<Value>& args, Loc at) {
+    if (block_kind() != BlockKind::GeneratedQuantities) {
+        fail(at, fmt::format("`{}_rng` is for generated quantities only", d));
+    }
+    // The result's layout: the broadcast of the arguments (a scalar without arguments).
+    Value like = constant(0);
+    for (const Value& a : args) like = binary(BinaryOp::Add, like, a, at);
+    // Each iteration of the enclosing vectorised loops draws its own number.
+    const int level = std::max(like.level, static_cast<int>(levels_.size()));
+    like.level = level;
+    if (rank_of_value(like) > 1) fail(at, fmt::format("`{}_rng` of matrices is not supported", d));
+    const std::int64_t n = static_cast<std::int64_t>(batch_size(level)) * like.size();
+    auto input = [&](bool normal) -> Expr {
+        Eigen::VectorXd& values = out_.random_input(n, normal);
+        Expr e = m().data(fresh_name(normal ? "normal" : "uniform"), values);
+        if (level == 0 && rank_of_value(like) == 0) return sum(e);
+        if (level > 0 && rank_of_value(like) == 1) {
+            return to_matrix(e, batch_size(level), static_cast<int>(like.size()));
+        }
+        return e;
+    };
+    auto arg = [&](std::size_t k) { return spread(args[k], like, level, at); };
+    auto expect = [&](std::size_t n_args) {
+        if (args.size() != n_args) {
+            fail(at, fmt::format("{}_rng takes {} argument{}, got {}", d, n_args, n_args == 1 ? "" : "s",
+                                 args.size()));
+        }
+    };
+    Graph& g = const_cast<Graph&>(m().nodes());
+    auto quantile = [&](Op op, std::vector<Expr> in) {
+        NodeId ids[3] = {kNoNode, kNoNode, kNoNode};
+        for (std::size_t k = 0; k < in.size(); ++k) ids[k] = in[k].id();
+        return m().wrap(g.apply(op, ids[0], ids[1], ids[2]));
+    };
+    auto sign = [](const Expr& x) { return 2.0 * step(x) - 1.0; };
+    Value r = like;
+    r.ints.clear();
+    if (r.base == Base::Int) r.base = Base::Real;
+    bool discrete = false;
+    Expr x;
+    try {
+        if (d == "normal") {
+            expect(2);
+            x = arg(0) + arg(1) * input(true);
+        } else if (d == "std_normal") {
+            expect(0);
+            x = input(true);
+        } else if (d == "lognormal") {
+            expect(2);
+            x = exp(arg(0) + arg(1) * input(true));
+        } else if (d == "exponential") {
+            expect(1);
+            x = -log(input(false)) / arg(0);
+        } else if (d == "uniform") {
+            expect(2);
+            x = arg(0) + (arg(1) - arg(0)) * input(false);
+        } else if (d == "cauchy") {
+            expect(2);
+            const Expr a = M_PI * (input(false) - 0.5);
+            x = arg(0) + arg(1) * (sin(a) / cos(a));
+        } else if (d == "logistic") {
+            expect(2);
+            x = arg(0) + arg(1) * logit(input(false));
+        } else if (d == "gumbel") {
+            expect(2);
+            x = arg(0) - arg(1) * log(-log(input(false)));
+        } else if (d == "weibull") {
+            expect(2);
+            x = arg(1) * pow(-log(input(false)), 1.0 / arg(0));
+        } else if (d == "double_exponential") {
+            expect(2);
+            const Expr c = input(false) - 0.5;
+            x = arg(0) - arg(1) * sign(c) * log1m(2.0 * fabs(c));
+        } else if (d == "gamma") {
+            expect(2);
+            x = quantile(Op::GammaQuantile, {input(false), arg(0), arg(1)});
+        } else if (d == "inv_gamma") {
+            expect(2);
+            x = 1.0 / quantile(Op::GammaQuantile, {input(false), arg(0), arg(1)});
+        } else if (d == "chi_square") {
+            expect(1);
+            x = quantile(Op::GammaQuantile, {input(false), 0.5 * arg(0), m().constant(0.5)});
+        } else if (d == "beta") {
+            expect(2);
+            x = quantile(Op::BetaQuantile, {input(false), arg(0), arg(1)});
+        } else if (d == "student_t") {
+            expect(3);
+            x = arg(1) + arg(2) * quantile(Op::StudentTQuantile, {input(false), arg(0)});
+        } else if (d == "bernoulli") {
+            expect(1);
+            x = step(arg(0) - input(false));
+            discrete = true;
+        } else if (d == "bernoulli_logit") {
+            expect(1);
+            x = step(inv_logit(arg(0)) - input(false));
+            discrete = true;
+        } else if (d == "poisson") {
+            expect(1);
+            x = quantile(Op::PoissonQuantile, {input(false), arg(0)});
+            discrete = true;
+        } else if (d == "poisson_log") {
+            expect(1);
+            x = quantile(Op::PoissonQuantile, {input(false), exp(arg(0))});
+            discrete = true;
+        } else if (d == "binomial") {
+            expect(2);
+            x = quantile(Op::BinomialQuantile, {input(false), arg(0), arg(1)});
+            discrete = true;
+        } else if (d == "binomial_logit") {
+            expect(2);
+            x = quantile(Op::BinomialQuantile, {input(false), arg(0), inv_logit(arg(1))});
+            discrete = true;
+        } else if (d == "neg_binomial_2") {
+            expect(2);
+            x = quantile(Op::NegBinomial2Quantile, {input(false), arg(0), arg(1)});
+            discrete = true;
+        } else if (d == "neg_binomial_2_log") {
+            expect(2);
+            x = quantile(Op::NegBinomial2Quantile, {input(false), exp(arg(0)), arg(1)});
+            discrete = true;
+        } else {
+            fail(at, fmt::format("`{}_rng` is not available", d));
+        }
+    } catch (const ParseError&) {
+        throw;
+    } catch (const Error& e) {
+        fail(at, fmt::format("{}_rng: {}", d, e.what()));
+    }
+    r.expr = x;
+    if (discrete) {
+        // ints known per draw; vectors of them are int arrays
+        r.base = Base::Int;
+        if (!r.sizes.empty()) {
+            r.dims.insert(r.dims.end(), r.sizes.begin(), r.sizes.end());
+            r.sizes.clear();
+        }
+    }
+    return r;
 }
 
 Value Lowerer::call_log(const Value& v, Loc at) {

@@ -43,13 +43,13 @@ int Lowerer::batch_size(int level) const {
 int Lowerer::level_of(const Value& v) const { return v.level; }
 
 Value Lowerer::at_level(const Value& v, int level, Loc at) {
-    if (v.level == level || (v.level == 0 && !v.is_int())) return v;
+    if (v.level == level || (v.level == 0 && !v.is_known_int())) return v;
     if (v.level > level) throw InternalError("a value cannot move to an outer vectorised level");
     const int from = batch_size(v.level), to = batch_size(level);
     Value r = v;
     r.level = level;
     const auto per = static_cast<int>(v.size());
-    if (v.is_int()) {
+    if (v.is_known_int()) {
         // t at the inner level is t_outer + from * rest: element e of iteration t is the
         // outer value's element e of iteration t mod from.
         r.ints.assign(static_cast<std::size_t>(to) * per, 0);
@@ -73,6 +73,7 @@ Value Lowerer::at_level(const Value& v, int level, Loc at) {
 }
 
 Expr Lowerer::real(const Value& v, Loc at) {
+    if (v.is_runtime_int()) return v.expr;
     if (!v.is_int()) {
         if (!v.expr.valid()) fail(at, "this value is used before it is assigned");
         return v.expr;
@@ -96,7 +97,9 @@ Expr Lowerer::real(const Value& v, Loc at) {
 }
 
 Expr Lowerer::int_data(const Value& v, Loc at) {
-    if (!v.is_int()) fail(at, fmt::format("expected integers, got {}", type_str(v)));
+    if (!v.is_known_int()) {
+        fail(at, fmt::format("expected integers known before the fit, got {}", type_str(v)));
+    }
     if (v.expr.valid() && v.level == 0) return v.expr;
     if (v.ints.size() == 1 && v.level == 0 && v.dims.empty()) {
         return m().data(fresh_name("int"), v.ints[0]);
@@ -109,7 +112,7 @@ Expr Lowerer::int_data(const Value& v, Loc at) {
 int Lowerer::known_int(const Expression& e, const char* what) {
     const Value v = expr(e);
     if (v.level > 0) throw NotVectorisable(e.loc, fmt::format("{} differs between iterations", what));
-    if (!v.is_int() || !v.is_scalar()) {
+    if (!v.is_known_int() || !v.is_scalar()) {
         fail(e.loc, fmt::format("{} must be an int, got {}", what, type_str(v)));
     }
     return v.ints[0];
@@ -137,7 +140,7 @@ Value Lowerer::expr(const Expression& e) {
     if (const auto* x = e.as<Unary>()) {
         Value v = expr(*x->operand);
         if (x->op == UnaryOp::Plus) return v;
-        if (v.is_int()) {
+        if (v.is_known_int()) {
             for (int& k : v.ints) k = x->op == UnaryOp::Minus ? -k : !k;
             v.expr = Expr();
             return v;
@@ -154,7 +157,7 @@ Value Lowerer::expr(const Expression& e) {
     if (const auto* x = e.as<Conditional>()) {
         const Value c = expr(*x->condition);
         if (c.level > 0) throw NotVectorisable(e.loc, "a condition that differs between iterations");
-        if (!c.is_int() || !c.is_scalar()) {
+        if (!c.is_known_int() || !c.is_scalar()) {
             fail(x->condition->loc, fmt::format("a condition must be an int, got {}", type_str(c)));
         }
         return c.ints[0] != 0 ? expr(*x->if_true) : expr(*x->if_false);
@@ -222,7 +225,7 @@ Value Lowerer::expr(const Expression& e) {
             if (!parts.back().is_scalar() || parts.back().level > 0) {
                 fail(el.loc, "array expressions of non-scalars are not supported");
             }
-            all_int = all_int && parts.back().is_int();
+            all_int = all_int && parts.back().is_known_int();
         }
         Value r;
         r.dims = {static_cast<int>(parts.size())};
@@ -320,7 +323,7 @@ bool compare(BinaryOp op, double a, double b) {
 Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at) {
     const int level = std::max(a0.level, b0.level);
     // Integer arithmetic and comparisons: computed here (ints are always known).
-    if (a0.is_int() && b0.is_int()) {
+    if (a0.is_known_int() && b0.is_known_int()) {
         if (!a0.is_scalar() || !b0.is_scalar()) {
             fail(at, fmt::format("`{}` of {} and {}: integer arrays have no arithmetic",
                                  binary_op_info(op).symbol, type_str(a0), type_str(b0)));
@@ -341,7 +344,7 @@ Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at) {
         if (level > 0) throw NotVectorisable(at, "a comparison that differs between iterations");
         if (!a0.is_scalar() || !b0.is_scalar()) fail(at, "comparisons are between scalars");
         auto value = [&](const Value& v) -> double {
-            if (v.is_int()) return v.ints[0];
+            if (v.is_known_int()) return v.ints[0];
             try {
                 return m().evaluate(v.expr)[0];
             } catch (const ModelError&) {
@@ -368,21 +371,7 @@ Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at) {
         throw NotVectorisable(at, "a matrix that differs between iterations");
     }
     const int B = batch_size(level);
-    // An operand in the layout of the other, batched, shape: scalars stay scalars when the
-    // other side is not batched (the graph broadcasts them).
-    auto spread = [&](const Value& v, const Value& like) -> Expr {
-        const int rv = rank_of(v), rl = rank_of(like);
-        if (level == 0) return v.expr;
-        if (v.level == 0) {
-            if (rv == 0) return v.expr;  // a scalar broadcasts
-            if (rv == 1 && rl == 1) return rep_matrix_rows(v.expr, B);
-            if (rv == 1) return rep_matrix_rows(v.expr, B);
-        }
-        // batched: bring to this level
-        const Value w = at_level(v, level, at);
-        if (rv == 0 && rl == 1) return rep_matrix(w.expr, like.sizes.empty() ? like.dims[0] : like.sizes[0]);
-        return w.expr;
-    };
+    (void)B;
     auto elementwise = [&](Op o, const char* symbol) -> Value {
         Value r = rank_of(a) >= rank_of(b) ? a : b;
         if (ra > 0 && rb > 0 && (a.sizes != b.sizes || a.dims != b.dims)) {
@@ -391,7 +380,7 @@ Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at) {
         if (ra > 0 && rb > 0 && (a.base != b.base)) {
             fail(at, fmt::format("`{}` of {} and {}: the types differ", symbol, type_str(a), type_str(b)));
         }
-        const Expr x = spread(a, b), y = spread(b, a);
+        const Expr x = spread(a, b, level, at), y = spread(b, a, level, at);
         const bool matrices = x.shape().is_matrix() && y.shape().is_matrix();
         Expr e;
         switch (o) {
@@ -484,6 +473,19 @@ Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at) {
                          type_str(a), type_str(b)));
 }
 
+Expr Lowerer::spread(const Value& v, const Value& like, int level, Loc at) {
+    const int rv = rank_of(v), rl = rank_of(like);
+    if (level == 0) return real(v, at);
+    if (v.level == 0) {
+        if (rv == 0) return real(v, at);  // a scalar broadcasts
+        if (rv == 1) return rep_matrix_rows(real(v, at), batch_size(level));
+    }
+    // batched: bring to this level
+    const Value w = at_level(v, level, at);
+    if (rv == 0 && rl == 1) return rep_matrix(real(w, at), like.sizes.empty() ? like.dims[0] : like.sizes[0]);
+    return real(w, at);
+}
+
 // ------------------------------------------------------------------------------ indexing
 
 namespace {
@@ -531,7 +533,7 @@ Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc a
             for (int i = lo; i <= hi; ++i) p.at.push_back(i - 1);
         } else {
             const Value v = expr(**ix.lower);
-            if (!v.is_int()) fail(ix.loc, fmt::format("an index must be an int or int array, got {}", type_str(v)));
+            if (!v.is_known_int()) fail(ix.loc, fmt::format("an index must be an int or int array, got {}", type_str(v)));
             if (v.is_scalar()) {
                 p.level = v.level;
                 for (int i : v.ints) {
@@ -613,7 +615,7 @@ Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc a
             position[static_cast<std::size_t>(t + B * e)] = base.level > 0 ? (t % Bb) + Bb * off : off;
         }
     }
-    if (base.is_int()) {
+    if (base.is_known_int()) {
         r.ints.resize(position.size());
         for (std::size_t k = 0; k < position.size(); ++k) {
             r.ints[k] = base.ints[static_cast<std::size_t>(position[k])];

@@ -76,6 +76,11 @@ public:
     [[nodiscard]] int batch_size(int level) const;
     Value index(const Value& base, const std::vector<Index>& indices, Loc at);
     Value binary(BinaryOp op, const Value& a, const Value& b, Loc at);
+    // v's graph node in the layout of `like` at vectorised `level` (scalars stay scalars:
+    // the graph broadcasts them).
+    Expr spread(const Value& v, const Value& like, int level, Loc at);
+    // A draw of `dist`_rng(args) (generated quantities only).
+    Value random_draw(const std::string& dist, const std::vector<Value>& args, Loc at);
 
     // --- calls and densities (lower_call.cpp)
     Value call(const Call& c, Loc at);
@@ -90,6 +95,7 @@ public:
     void statement(const Statement& s);
 
     Model& m() { return model_; }
+    [[nodiscard]] BlockKind block_kind() const { return block_; }
     const Program& program() const { return program_; }
     std::string fresh_name(const std::string& hint);
     Var* find(const std::string& name);
@@ -104,6 +110,7 @@ private:
     void parameters_block();
     void transformed_parameters_block();
     void model_block();
+    void generated_quantities_block();
     void declare(Loc at, const std::string& name, Var v);
     Value declared_shape(const SizedType& t);  // base, dims, sizes; no value
     void local_declaration(const VarDecl& d, Loc at);

@@ -34,6 +34,9 @@ enum class Op : std::uint8_t {
     PositiveOrderedConstrain, PositiveOrderedConstrainVjp, CholeskyCorrConstrain,
     CholeskyCorrConstrainVjp, CholeskyCovConstrain, CholeskyCovConstrainVjp, LowerTriSelfTranspose,
     LowerTriSelfTransposeVjp,
+    // random draws for generated quantities: quantile functions of uniforms (ops_random.hpp)
+    GammaQuantile, BetaQuantile, StudentTQuantile, PoissonQuantile, BinomialQuantile,
+    NegBinomial2Quantile,
     Count_
 };
 inline constexpr int kOpCount = static_cast<int>(Op::Count_);

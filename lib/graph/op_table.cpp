@@ -11,6 +11,7 @@
 #include "graph.hpp"
 #include "ops_math.hpp"
 #include "ops_linalg.hpp"
+#include "ops_random.hpp"
 // transforms (helper C): fused constrain ops, kernels in lib/transform/
 #include <advi/transform/cholesky.hpp>
 #include <advi/transform/const_vector.hpp>
@@ -490,6 +491,12 @@ constexpr OpInfo kOps[] = {
     {Op::CholeskyCovConstrainVjp,     "cholesky_cov_constrain_vjp",     2, false, fused::Op1<CholeskyCovKernels>::vjp_shape,           fused::Op1<CholeskyCovKernels>::vjp_kernel,             nullptr,                                            nullptr, Domain::None},
     {Op::LowerTriSelfTranspose,       "lower_tri_self_transpose",       1, false, fused::Op1<LowerTriSelfTransposeKernels>::shape,     fused::Op1<LowerTriSelfTransposeKernels>::kernel,       fused::Op1<LowerTriSelfTransposeKernels>::adjoint,  nullptr, Domain::None},
     {Op::LowerTriSelfTransposeVjp,    "lower_tri_self_transpose_vjp",   2, false, fused::Op1<LowerTriSelfTransposeKernels>::vjp_shape, fused::Op1<LowerTriSelfTransposeKernels>::vjp_kernel,   nullptr,                                            nullptr, Domain::None},
+    {Op::GammaQuantile,               "gamma_quantile",                 3, false, random_ops::quantile_shape,                          random_ops::gamma_quantile_kernel,                      nullptr,                                            nullptr, Domain::None},
+    {Op::BetaQuantile,                "beta_quantile",                  3, false, random_ops::quantile_shape,                          random_ops::beta_quantile_kernel,                       nullptr,                                            nullptr, Domain::None},
+    {Op::StudentTQuantile,            "student_t_quantile",             2, false, random_ops::quantile_shape,                          random_ops::student_t_quantile_kernel,                  nullptr,                                            nullptr, Domain::None},
+    {Op::PoissonQuantile,             "poisson_quantile",               2, false, random_ops::quantile_shape,                          random_ops::poisson_quantile_kernel,                    nullptr,                                            nullptr, Domain::None},
+    {Op::BinomialQuantile,            "binomial_quantile",              3, false, random_ops::quantile_shape,                          random_ops::binomial_quantile_kernel,                   nullptr,                                            nullptr, Domain::None},
+    {Op::NegBinomial2Quantile,        "neg_binomial_2_quantile",        3, false, random_ops::quantile_shape,                          random_ops::neg_binomial_2_quantile_kernel,             nullptr,                                            nullptr, Domain::None},
 };
 // clang-format on
 

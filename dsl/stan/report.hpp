@@ -1,0 +1,48 @@
+// Transformed parameters and generated quantities per draw: one program of the constrained
+// parameter values (and of the uniforms behind the _rng calls, refilled per draw), compiled
+// once from the lowered model's graph and run for each draw of a fit.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <advi/compile/program.hpp>
+#include <advi/dsl/stan/lower.hpp>
+#include <advi/advi/fit.hpp>
+
+namespace advi::stan {
+
+class Reporter {
+public:
+    explicit Reporter(LoweredProgram& program);
+
+    // Transformed parameters, then generated quantities (name and dims; values flattened
+    // column-major, one after the other).
+    [[nodiscard]] const std::vector<ReportedValue>& values() const { return values_; }
+    [[nodiscard]] int size() const { return size_; }
+
+    // The values at one constrained draw (theta laid out as ModelSpec::theta_offsets()).
+    [[nodiscard]] Eigen::VectorXd evaluate(const Eigen::VectorXd& theta, std::mt19937_64& rng);
+
+private:
+    LoweredProgram& lowered_;
+    ModelSpec spec_;
+    std::vector<ReportedValue> values_;
+    std::vector<Eigen::VectorXd> theta_;  // one buffer per latent, bound as data
+    advi::Program program_;
+    int size_ = 0;
+};
+
+// Every draw of `fit` (rows), and the values at q's mean mapped to constrained space (the
+// first row of CmdStan's output). The _rng calls draw from a generator seeded with `seed`.
+struct ReportedDraws {
+    std::vector<ReportedValue> values;
+    Eigen::VectorXd at_mean;
+    Eigen::MatrixXd draws;
+};
+[[nodiscard]] ReportedDraws report(LoweredProgram& program, const Fit& fit, std::uint64_t seed);
+
+}  // namespace advi::stan

@@ -1,0 +1,129 @@
+// Transformed parameters and generated quantities per draw: exact functions of the draws,
+// _rng draws with the right moments, the same numbers for the same seed.
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <Eigen/Dense>
+#include <catch2/catch.hpp>
+
+#include <advi/advi.hpp>
+#include <advi/dsl/stan/lower.hpp>
+#include <advi/dsl/stan/parser.hpp>
+#include <advi/dsl/stan/report.hpp>
+#include <advi/io/json_reader.hpp>
+
+namespace advi::stan {
+namespace {
+
+std::unique_ptr<LoweredProgram> lower_text(const std::string& program, const std::string& json) {
+    return lower(parse_program(program, "model.stan"), read_json_data(json, "data.json"));
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream f(path);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("eight schools: transformed parameters and posterior predictive draws", "[stan]") {
+    auto low = lower_text(read_file(std::string(ADVI_SOURCE_DIR) +
+                                    "/tests/dsl/stan/programs/eight_schools_noncentered.stan"),
+                          R"({"J": 8, "y": [28, 8, -3, 7, -1, 1, 18, 12],
+                              "sigma": [15, 10, 16, 11, 9, 11, 10, 18]})");
+    const Fit fit = advi::fit(low->model().spec(), {.seed = 5, .output_samples = 4000});
+    const ReportedDraws r = report(*low, fit, 11);
+    REQUIRE(r.values.size() == 2);
+    CHECK(r.values[0].name == "theta");
+    CHECK(r.values[1].name == "y_rep");
+    CHECK(r.values[1].dims == std::vector<std::int64_t>{8});
+    REQUIRE(r.draws.cols() == 16);
+    // theta = mu + tau * eta, draw by draw
+    const Eigen::MatrixXd mu = fit.draws("mu"), tau = fit.draws("tau"), eta = fit.draws("eta");
+    for (int j = 0; j < 8; ++j) {
+        const Eigen::VectorXd want = mu.col(0).array() + tau.col(0).array() * eta.col(j).array();
+        CHECK((r.draws.col(j) - want).cwiseAbs().maxCoeff() < 1e-12);
+    }
+    // y_rep ~ normal(theta, sigma): the residual has sd sigma and mean 0
+    const double sigma[8] = {15, 10, 16, 11, 9, 11, 10, 18};
+    for (int j = 0; j < 8; ++j) {
+        const Eigen::ArrayXd e = (r.draws.col(8 + j) - r.draws.col(j)).array();
+        const double m = e.mean(), sd = std::sqrt((e - m).square().sum() / (e.size() - 1));
+        CHECK(std::abs(m) < 4 * sigma[j] / std::sqrt(4000.0));
+        CHECK(sd == Approx(sigma[j]).epsilon(0.06));
+    }
+    // the same seed, the same draws
+    const ReportedDraws again = report(*low, fit, 11);
+    CHECK(again.draws == r.draws);
+    CHECK(again.at_mean == r.at_mean);
+}
+
+TEST_CASE("_rng draws have the moments of their distributions", "[stan]") {
+    const std::string program = R"(
+data { int<lower=1> N; }
+parameters { real mu; }
+model { mu ~ normal(0, 1); }
+generated quantities {
+  array[N] int k_poisson;
+  array[N] int k_binomial;
+  array[N] int k_nb;
+  array[N] int k_bern;
+  vector[N] x_gamma;
+  vector[N] x_beta;
+  vector[N] x_t;
+  vector[N] x_exp;
+  for (n in 1:N) {
+    k_poisson[n] = poisson_rng(3.5);
+    k_binomial[n] = binomial_rng(10, 0.3);
+    k_nb[n] = neg_binomial_2_rng(4, 2);
+    k_bern[n] = bernoulli_logit_rng(0.4);
+    x_gamma[n] = gamma_rng(2.5, 0.5);
+    x_beta[n] = beta_rng(2, 3);
+    x_t[n] = student_t_rng(5, 1, 2);
+    x_exp[n] = exponential_rng(2);
+  }
+}
+)";
+    const int N = 20000;
+    auto low = lower_text(program, R"({"N": 20000})");
+    Reporter r(*low);
+    REQUIRE(r.size() == 8 * N);
+    std::mt19937_64 rng(3);
+    const Eigen::VectorXd v = r.evaluate(Eigen::VectorXd::Zero(1), rng);
+    auto moments = [&](int block) {
+        const Eigen::ArrayXd x = v.segment(block * N, N).array();
+        const double m = x.mean();
+        return std::pair{m, (x - m).square().sum() / (N - 1)};
+    };
+    struct Want {
+        double mean, var;
+    };
+    const Want want[8] = {
+        {3.5, 3.5},                      // poisson
+        {3, 10 * 0.3 * 0.7},             // binomial
+        {4, 4 + 16 / 2.0},               // neg_binomial_2: mu + mu^2 / phi
+        {1 / (1 + std::exp(-0.4)), 0},   // bernoulli (variance checked below)
+        {5, 10},                         // gamma(2.5, rate 0.5): a / b, a / b^2
+        {0.4, 6.0 / (25 * 6)},           // beta(2, 3)
+        {1, 4 * 5 / 3.0},                // student_t(5, 1, 2)
+        {0.5, 0.25},                     // exponential(2)
+    };
+    for (int b = 0; b < 8; ++b) {
+        INFO("block " << b);
+        const auto [m, var] = moments(b);
+        const double sd = std::sqrt(b == 3 ? want[b].mean * (1 - want[b].mean) : want[b].var);
+        CHECK(std::abs(m - want[b].mean) < 5 * sd / std::sqrt(static_cast<double>(N)));
+        if (b != 3 && b != 6) CHECK(var == Approx(want[b].var).epsilon(0.05));
+    }
+    // counts are integers
+    for (int b = 0; b < 4; ++b) {
+        const Eigen::ArrayXd x = v.segment(b * N, N).array();
+        CHECK((x - x.round()).abs().maxCoeff() == 0);
+    }
+}
+
+}  // namespace advi::stan
