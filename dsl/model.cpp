@@ -336,7 +336,12 @@ void Model::target_add(const Expr& term) {
     add_term(term.shape().is_scalar() ? term.id() : apply(Op::Sum, term).id());
 }
 
-void Model::add_term(NodeId term) { terms_.push_back(term); }
+void Model::add_term(NodeId term) {
+    // A flat prior's density is the constant 0: no term (so that `param(x, flat())` and a
+    // later `observe(x, d)` give the graph of `param(x, d)`).
+    if (graph_.is_const(term, 0.0)) return;
+    terms_.push_back(term);
+}
 
 Graph Model::graph() const {
     Graph g = graph_;
