@@ -19,6 +19,9 @@ namespace {
 
 struct BreakSignal {};
 struct ContinueSignal {};
+struct ReturnSignal {
+    std::optional<Value> value;
+};
 
 Base base_of(BaseType t) {
     switch (t) {
@@ -119,8 +122,10 @@ Value Lowerer::declared_shape(const SizedType& t) {
 // ------------------------------------------------------------------------------ blocks
 
 void Lowerer::run() {
-    if (!program_.functions.empty()) {
-        fail(program_.functions.front().loc, "user-defined functions are not supported yet");
+    for (const FunctionDef& f : program_.functions) {
+        if (!f.body) continue;  // a forward declaration
+        if (functions_.count(f.name)) fail(f.name_loc, fmt::format("function `{}` is defined twice", f.name));
+        functions_[f.name] = &f;
     }
     if (program_.data) data_block();
     if (program_.transformed_data) transformed_data_block();
@@ -378,7 +383,13 @@ void Lowerer::statement(const Statement& s) {
                 if (!levels_.empty()) throw NotVectorisable(at, "a continue");
                 throw ContinueSignal{};
             } else if constexpr (std::is_same_v<T, Return>) {
-                fail(at, "return outside a function");
+                if (call_stack_.empty()) fail(at, "return outside a function");
+                if (static_cast<int>(levels_.size()) > function_level_) {
+                    throw NotVectorisable(at, "a return inside a loop");
+                }
+                ReturnSignal r;
+                if (n.value) r.value = expr(*n.value);
+                throw r;
             } else if constexpr (std::is_same_v<T, Print>) {
                 if (n.kind != PrintKind::Print) {
                     if (!levels_.empty()) throw NotVectorisable(at, "a reject that depends on the iteration");
@@ -633,6 +644,17 @@ void Lowerer::tilde(const Tilde& t, Loc at) {
     const Value y = expr(t.lhs);
     std::vector<Value> args;
     for (const auto& a : t.args) args.push_back(expr(a));
+    for (const char* suffix : {"_lpdf", "_lpmf"}) {
+        if (has_user_function(t.distribution + suffix)) {
+            std::vector<Value> all{y};
+            all.insert(all.end(), args.begin(), args.end());
+            const auto r = call_user_function(t.distribution + suffix, all, t.distribution_loc);
+            Expr x = real(*r, at);
+            if (!x.shape().is_scalar()) x = sum(x);
+            effect([this, x] { m().target_add(x); });
+            return;
+        }
+    }
     const Expr term = density(t.distribution, y, args, t.distribution_loc, false);
     effect([this, term] { m().target_add(term); });
 }
@@ -837,6 +859,51 @@ void Lowerer::while_loop(const While& w, Loc at) {
             pop_scope();
         }
     }
+}
+
+std::optional<Value> Lowerer::call_user_function(const std::string& name, const std::vector<Value>& args,
+                                                 Loc at) {
+    const FunctionDef& f = *functions_.at(name);
+    for (const auto& c : call_stack_) {
+        if (c == name) fail(at, fmt::format("`{}` calls itself: recursive functions are not supported", name));
+    }
+    if (args.size() != f.args.size()) {
+        fail(at, fmt::format("`{}` takes {} argument{}, got {}", name, f.args.size(),
+                             f.args.size() == 1 ? "" : "s", args.size()));
+    }
+    // The body sees its arguments only.
+    auto saved_scopes = std::move(scopes_);
+    const int saved_level = function_level_;
+    scopes_.clear();
+    scopes_.emplace_back();
+    for (std::size_t k = 0; k < args.size(); ++k) {
+        Var v;
+        v.value = args[k];
+        v.block = block_;
+        v.level = static_cast<int>(levels_.size());
+        v.initialised = true;
+        v.readonly = true;
+        scopes_.back().emplace(f.args[k].name, std::move(v));
+    }
+    call_stack_.push_back(name);
+    function_level_ = static_cast<int>(levels_.size());
+    std::optional<Value> result;
+    auto restore = [&] {
+        scopes_ = std::move(saved_scopes);
+        call_stack_.pop_back();
+        function_level_ = saved_level;
+    };
+    try {
+        statement(*f.body);
+    } catch (ReturnSignal& r) {
+        result = std::move(r.value);
+    } catch (...) {
+        restore();
+        throw;
+    }
+    restore();
+    if (f.return_type && !result) fail(at, fmt::format("`{}` ended without returning a value", name));
+    return result;
 }
 
 std::unique_ptr<LoweredProgram> lower(const Program& program, const DataTable& data) {

@@ -195,6 +195,15 @@ Value Lowerer::call(const Call& c, Loc at) {
         r.level = lvl;
         return r;
     };
+    if (has_user_function(f)) {
+        auto r = call_user_function(f, args, at);
+        if (!r) {
+            Value none;
+            none.base = Base::Real;
+            return none;  // a void function: its effects (target +=) are done
+        }
+        return *r;
+    }
     // Densities.
     if (auto [d, is_density] = density_name(f); is_density) {
         if (args.empty()) fail(at, fmt::format("{} needs a variate", f));

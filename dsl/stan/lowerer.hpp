@@ -100,6 +100,14 @@ public:
     std::string fresh_name(const std::string& hint);
     Var* find(const std::string& name);
 
+    // A user-defined function called here, inlined: its body lowered with the arguments
+    // bound to its parameters (nothing else in scope), until `return`.
+    std::optional<Value> call_user_function(const std::string& name, const std::vector<Value>& args,
+                                            Loc at);
+    [[nodiscard]] bool has_user_function(const std::string& name) const {
+        return functions_.count(name) > 0;
+    }
+
     // Current vectorised levels (empty outside vectorised loops).
     std::vector<Level> levels_;
     Region* region_ = nullptr;
@@ -137,6 +145,9 @@ private:
     BlockKind block_ = BlockKind::Data;
     int names_ = 0;
     int loop_depth_ = 0;
+    std::map<std::string, const FunctionDef*> functions_;
+    std::vector<std::string> call_stack_;
+    int function_level_ = -1;  // the vectorised level at which the current function was entered
 };
 
 // Loops shorter than this are unrolled when their body is not vectorisable.

@@ -261,6 +261,42 @@ TEST_CASE("the classic programs lower and match their C++ twins", "[stan]") {
     }
 }
 
+TEST_CASE("user-defined functions lower inline", "[stan]") {
+    const std::string data = regression_data(20);
+    const std::string tail = R"(
+data { int<lower=0> N; vector[N] x; vector[N] y; }
+parameters { real alpha; real beta; real<lower=0> sigma; }
+)";
+    auto with_functions = lower_text(R"(functions {
+  real sq(real x) { return x * x; }
+  vector affine(vector x, real a, real b) { return a + b * x; }
+  real my_normal_lpdf(vector y, vector mu, real s) { return normal_lpdf(y | mu, s); }
+  real square_sum(vector v);
+  real square_sum(vector v) {
+    real total = 0;
+    for (i in 1:num_elements(v)) total += sq(v[i]);
+    return total;
+  }
+}
+)" + tail + R"(model {
+  y ~ my_normal(affine(x, alpha, beta), sigma);
+  target += -sq(alpha) - square_sum(x) * beta;
+}
+)",
+                                     data);
+    auto inline_written = lower_text(tail + R"(model {
+  y ~ normal(alpha + beta * x, sigma);
+  target += -(alpha * alpha) - sum(square(x)) * beta;
+}
+)",
+                                     data);
+    check_same_density(with_functions->model().spec(), inline_written->model().spec(), 1e-12);
+    CHECK_THROWS_WITH(lower_text(R"(functions { real f(real x) { return f(x); } }
+)" + tail + "model { target += f(alpha); }\n",
+                                 data),
+                      Catch::StartsWith("model.stan:1:37: `f` calls itself: recursive functions are not supported"));
+}
+
 TEST_CASE("short recurrences are unrolled, long ones are an error that says why", "[stan]") {
     const std::string program = R"(
 data { int<lower=2> T; }
