@@ -151,6 +151,6 @@ private:
 };
 
 // Loops shorter than this are unrolled when their body is not vectorisable.
-inline constexpr int kUnrollLimit = 256;
+inline constexpr int kUnrollLimit = 1000;
 
 }  // namespace advi::stan
