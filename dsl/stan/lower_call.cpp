@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -515,6 +516,43 @@ Value Lowerer::call(const Call& c, Loc at) {
         fail(at, fmt::format("{}: {}", f, e.what()));
     }
     fail(at, fmt::format("unknown function `{}`", f));
+}
+
+bool is_known_function(std::string_view f) {
+    // the names `call` handles by name below (besides the tables and densities)
+    static const std::set<std::string, std::less<>> named = {
+        "pi", "e", "sqrt2", "log2", "log10", "positive_infinity", "negative_infinity",
+        "not_a_number", "machine_precision", "num_elements", "size", "rows", "cols", "max", "min",
+        "sum", "abs", "log_sum_exp", "mean", "dot_self", "prod", "variance", "sd", "dot_product",
+        "log_mix", "rep_vector", "rep_row_vector", "rep_array", "rep_matrix", "to_vector",
+        "to_row_vector", "to_matrix", "head", "tail", "segment", "append_row", "append_col", "col",
+        "row", "block", "diag_matrix", "diagonal", "diag_pre_multiply", "diag_post_multiply",
+        "quad_form", "crossprod", "tcrossprod", "transpose", "trace", "cholesky_decompose",
+        "multiply_lower_tri_self_transpose", "log_determinant", "inverse", "inverse_spd",
+        "mdivide_left_tri_low", "mdivide_right_tri_low", "rows_dot_product", "columns_dot_product",
+        "rows_dot_self", "columns_dot_self", "softmax", "log_softmax", "cumulative_sum"};
+    static const std::set<std::string, std::less<>> rngs = {
+        "normal", "std_normal", "lognormal", "exponential", "uniform", "cauchy", "logistic", "gumbel",
+        "weibull", "double_exponential", "gamma", "inv_gamma", "chi_square", "beta", "student_t",
+        "bernoulli", "bernoulli_logit", "poisson", "poisson_log", "binomial", "binomial_logit",
+        "neg_binomial_2", "neg_binomial_2_log"};
+    if (named.count(f) || elementwise_functions().count(f) || elementwise_binary_functions().count(f)) {
+        return true;
+    }
+    const std::string name(f);
+    if (name.size() > 4 && name.compare(name.size() - 4, 4, "_rng") == 0) {
+        return rngs.count(name.substr(0, name.size() - 4)) > 0;
+    }
+    if (auto [d, is_density] = density_name(name); is_density) return is_known_distribution(d);
+    return false;
+}
+
+bool is_known_distribution(std::string_view d) {
+    if (d == "std_normal") return true;
+    for (const DistInfo& info : distributions()) {
+        if (info.name == d) return true;
+    }
+    return false;
 }
 
 Value Lowerer::random_draw(const std::string& d, const std::vector<Value>& args, Loc at) {
