@@ -672,23 +672,35 @@ void Lowerer::target_plus(const Expression& e, Loc at) {
 void Lowerer::for_loop(const For& f, Loc at) {
     const int lower = known_int(f.lower, "a loop bound");
     const int upper = known_int(f.upper, "a loop bound");
+    run_loop({f.variable, f.variable_loc, &*f.body, nullptr}, lower, upper, at);
+}
+
+void Lowerer::for_each(const ForEach& f, Loc at) {
+    const Value c = expr(f.container);
+    if (c.level > 0) throw NotVectorisable(at, "a foreach over values that differ between iterations");
+    if (c.is_scalar()) fail(f.container.loc, fmt::format("foreach over {}: expected an array, vector or matrix", type_str(c)));
+    const int n = c.dims.empty() ? static_cast<int>(c.size()) : c.dims[0];
+    run_loop({f.variable, f.variable_loc, &*f.body, &c}, 1, n, at);
+}
+
+void Lowerer::run_loop(const LoopSpec& loop, int lower, int upper, Loc at) {
     if (upper < lower) return;
     const bool outermost = region_ == nullptr;
     Region region;
     std::size_t effects_before = 0;
     std::map<std::string, Value> written_before;
     if (outermost) {
-        assigned_names(*f.body, region.assigned);
+        assigned_names(*loop.body, region.assigned);
         region_ = &region;
     } else {
         effects_before = region_->effects.size();
         written_before = region_->written;
-        assigned_names(*f.body, region_->assigned);
+        assigned_names(*loop.body, region_->assigned);
     }
     // Variables' values, restored if the attempt fails (assignments update them in place).
     const auto saved = scopes_;
     try {
-        vectorised(f, lower, upper, at);
+        vectorised(loop, lower, upper, at);
         if (outermost) {
             region_ = nullptr;
             for (auto& fx : region.effects) fx();
@@ -709,18 +721,38 @@ void Lowerer::for_loop(const For& f, Loc at) {
                                  "too long to unroll (at most {} iterations)",
                                  trip, why.what(), p.line, kUnrollLimit));
         }
-        if (!levels_.empty() || outermost) {
-            const SourcePosition p = position_of(program_.text, at.offset);
-            out_.loop_report().push_back(fmt::format("{}:{}: loop unrolled over {} iterations ({})",
-                                                     program_.file, p.line, trip, why.what()));
-            unrolled(f, lower, upper, at);
-            return;
-        }
-        unrolled(f, lower, upper, at);
+        const SourcePosition p = position_of(program_.text, at.offset);
+        out_.loop_report().push_back(fmt::format("{}:{}: loop unrolled over {} iterations ({})",
+                                                 program_.file, p.line, trip, why.what()));
+        unrolled(loop, lower, upper, at);
     }
 }
 
-void Lowerer::vectorised(const For& f, int lower, int upper, Loc at) {
+// The loop variable: the index itself, or the container's element at the index (foreach).
+void Lowerer::bind_loop_variable(const LoopSpec& loop, const Value& index_value, Loc at) {
+    Var var;
+    var.block = block_;
+    var.level = static_cast<int>(levels_.size());
+    var.initialised = true;
+    var.readonly = true;
+    if (loop.container == nullptr) {
+        var.value = index_value;
+    } else {
+        Var hidden = var;
+        hidden.value = index_value;
+        scopes_.back()[" index"] = hidden;  // not a Stan name: cannot collide
+        Expression ref;
+        ref.loc = at;
+        ref.node = Variable{" index"};
+        Index ix;
+        ix.loc = at;
+        ix.lower = Box<Expression>(ref);
+        var.value = index(*loop.container, {ix}, at);
+    }
+    declare(loop.variable_loc, loop.variable, std::move(var));
+}
+
+void Lowerer::vectorised(const LoopSpec& loop, int lower, int upper, Loc at) {
     Level level;
     level.outer = batch_size(static_cast<int>(levels_.size()));
     level.trip = upper - lower + 1;
@@ -731,15 +763,9 @@ void Lowerer::vectorised(const For& f, int lower, int upper, Loc at) {
     iv.level = static_cast<int>(levels_.size());
     iv.ints.resize(static_cast<std::size_t>(level.total()));
     for (int t = 0; t < level.total(); ++t) iv.ints[static_cast<std::size_t>(t)] = lower + t / level.outer;
-    Var var;
-    var.value = iv;
-    var.block = block_;
-    var.level = iv.level;
-    var.initialised = true;
-    var.readonly = true;
     try {
-        declare(f.variable_loc, f.variable, std::move(var));
-        statement(*f.body);
+        bind_loop_variable(loop, iv, at);
+        statement(*loop.body);
     } catch (...) {
         pop_scope();
         levels_.pop_back();
@@ -749,57 +775,15 @@ void Lowerer::vectorised(const For& f, int lower, int upper, Loc at) {
     levels_.pop_back();
     const SourcePosition p = position_of(program_.text, at.offset);
     out_.loop_report().push_back(fmt::format("{}:{}: loop over `{}` vectorised over {} iterations",
-                                             program_.file, p.line, f.variable, level.trip));
+                                             program_.file, p.line, loop.variable, level.trip));
 }
 
-void Lowerer::unrolled(const For& f, int lower, int upper, Loc at) {
-    (void)at;
+void Lowerer::unrolled(const LoopSpec& loop, int lower, int upper, Loc at) {
     for (int i = lower; i <= upper; ++i) {
         push_scope();
-        Var var;
-        var.value = int_scalar(i);
-        var.block = block_;
-        var.level = static_cast<int>(levels_.size());
-        var.initialised = true;
-        var.readonly = true;
-        declare(f.variable_loc, f.variable, std::move(var));
+        bind_loop_variable(loop, int_scalar(i), at);
         try {
-            statement(*f.body);
-        } catch (const BreakSignal&) {
-            pop_scope();
-            break;
-        } catch (const ContinueSignal&) {
-        }
-        pop_scope();
-    }
-}
-
-void Lowerer::for_each(const ForEach& f, Loc at) {
-    const Value c = expr(f.container);
-    if (c.level > 0) throw NotVectorisable(at, "a foreach over values that differ between iterations");
-    const long n = c.dims.empty() ? (c.sizes.empty() ? 1 : static_cast<long>(c.size())) : c.dims[0];
-    if (n > kUnrollLimit) {
-        fail(at, fmt::format("foreach over {} elements: write it as `for (i in 1:N)` so that it can be "
-                             "vectorised (foreach loops up to {} elements are unrolled)",
-                             n, kUnrollLimit));
-    }
-    for (long i = 1; i <= n; ++i) {
-        push_scope();
-        Var var;
-        Index ix;
-        ix.loc = at;
-        Expression lit;
-        lit.loc = at;
-        lit.node = IntLiteral{i};
-        ix.lower = Box<Expression>(lit);
-        var.value = c.dims.empty() && c.sizes.empty() ? c : index(c, {ix}, at);
-        var.block = block_;
-        var.level = static_cast<int>(levels_.size());
-        var.initialised = true;
-        var.readonly = true;
-        declare(f.variable_loc, f.variable, std::move(var));
-        try {
-            statement(*f.body);
+            statement(*loop.body);
         } catch (const BreakSignal&) {
             pop_scope();
             break;

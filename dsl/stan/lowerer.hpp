@@ -131,8 +131,17 @@ private:
     void for_each(const ForEach& f, Loc at);
     void if_statement(const If& s, Loc at);
     void while_loop(const While& w, Loc at);
-    void vectorised(const For& f, int lower, int upper, Loc at);
-    void unrolled(const For& f, int lower, int upper, Loc at);
+    // A loop: `for (variable in lower:upper)`, or a foreach over a container's elements.
+    struct LoopSpec {
+        std::string variable;
+        Loc variable_loc;
+        const Statement* body;
+        const Value* container;  // foreach only
+    };
+    void run_loop(const LoopSpec& loop, int lower, int upper, Loc at);
+    void bind_loop_variable(const LoopSpec& loop, const Value& index_value, Loc at);
+    void vectorised(const LoopSpec& loop, int lower, int upper, Loc at);
+    void unrolled(const LoopSpec& loop, int lower, int upper, Loc at);
     void effect(std::function<void()> f);
     void push_scope() { scopes_.emplace_back(); }
     void pop_scope() { scopes_.pop_back(); }

@@ -261,6 +261,19 @@ TEST_CASE("the classic programs lower and match their C++ twins", "[stan]") {
     }
 }
 
+TEST_CASE("a foreach over a vector is vectorised like the loop over its indices", "[stan]") {
+    const std::string head = R"(
+data { int<lower=0> N; vector[N] x; vector[N] y; }
+parameters { real mu; }
+model {
+)";
+    const std::string data = regression_data(2000);
+    auto each = lower_text(head + "  for (yn in y) yn ~ normal(mu, 1);\n}\n", data);
+    auto whole = lower_text(head + "  y ~ normal(mu, 1);\n}\n", data);
+    CHECK(each->model().graph().str() == whole->model().graph().str());
+    CHECK_THAT(each->loop_report().at(0), Catch::Contains("loop over `yn` vectorised over 2000 iterations"));
+}
+
 TEST_CASE("user-defined functions lower inline", "[stan]") {
     const std::string data = regression_data(20);
     const std::string tail = R"(
