@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <vector>
 
+#include <Eigen/Dense>
 #include <fmt/format.h>
 
 #include <advi/compile/pipeline.hpp>
@@ -12,11 +14,13 @@
 
 namespace advi {
 
-Fit::Fit(ModelSpec spec, AdviResult result, Eigen::MatrixXd theta_draws, Eigen::VectorXd theta_at_mu)
+Fit::Fit(ModelSpec spec, AdviResult result, Eigen::MatrixXd theta_draws,
+         Eigen::VectorXd theta_at_mu, DrawDensities densities)
     : spec_(std::move(spec)),
       result_(std::move(result)),
       theta_draws_(std::move(theta_draws)),
-      theta_at_mu_(std::move(theta_at_mu)) {}
+      theta_at_mu_(std::move(theta_at_mu)),
+      densities_(std::move(densities)) {}
 
 std::pair<int, int> Fit::columns(std::string_view name) const {
     const int k = spec_.latent_index(name);
@@ -45,7 +49,8 @@ namespace {
 
 // The p-quantile of sorted values by linear interpolation (R's type 7, numpy's default).
 double quantile_sorted(const std::vector<double>& v, double p) {
-    if (v.empty()) return std::nan("");
+    if (v.empty())
+        return std::nan("");
     const double h = (static_cast<double>(v.size()) - 1.0) * p;
     const auto lo = static_cast<std::size_t>(std::floor(h));
     const std::size_t hi = std::min(lo + 1, v.size() - 1);
@@ -55,7 +60,8 @@ double quantile_sorted(const std::vector<double>& v, double p) {
 }  // namespace
 
 Eigen::VectorXd Fit::quantile(std::string_view name, double p) const {
-    if (!(p >= 0 && p <= 1)) throw ModelError(fmt::format("quantile: p = {} is not in [0, 1]", p));
+    if (!(p >= 0 && p <= 1))
+        throw ModelError(fmt::format("quantile: p = {} is not in [0, 1]", p));
     const Eigen::MatrixXd d = draws(name);
     Eigen::VectorXd q(d.cols());
     std::vector<double> col(d.rows());
@@ -79,19 +85,27 @@ std::string Fit::summary() const {
         r.q.family() == Family::MeanField ? "mean-field" : "full-rank", r.iterations, r.eta,
         r.converged ? "converged: " + r.stop_reason : "not converged: " + r.stop_reason, r.seconds,
         r.elbo_trace.empty() ? std::nan("") : r.elbo_trace.back(), theta_draws_.rows());
-    if (r.dropped_draws > 0) s += fmt::format("{} draws with a non-finite log density were dropped\n", r.dropped_draws);
+    if (r.dropped_draws > 0)
+        s += fmt::format("{} draws with a non-finite log density were dropped\n", r.dropped_draws);
+    if (densities_.nonfinite_log_p > 0) {
+        s += fmt::format("{} of the {} output draws have a non-finite log density (kept)\n",
+                         densities_.nonfinite_log_p, theta_draws_.rows());
+    }
     if (theta_draws_.rows() == 0) {
         // No draws to summarise (output_samples = 0): show T^-1 of q's mean instead of NaNs.
         s += "no draws (output_samples = 0); T^-1(mu), the constrained image of q's mean:\n";
         for (const auto& v : spec_.latents) {
             const Eigen::VectorXd m = at_mu(v.name);
             for (Eigen::Index k = 0; k < m.size(); ++k) {
-                s += fmt::format("{:<20} {:>12.4g}\n", v.shape.is_scalar() ? v.name : fmt::format("{}[{}]", v.name, k), m[k]);
+                s += fmt::format("{:<20} {:>12.4g}\n",
+                                 v.shape.is_scalar() ? v.name : fmt::format("{}[{}]", v.name, k),
+                                 m[k]);
             }
         }
         return s;
     }
-    s += fmt::format("{:<20} {:>12} {:>12} {:>12} {:>12} {:>12}\n", "", "mean", "sd", "5%", "50%", "95%");
+    s += fmt::format("{:<20} {:>12} {:>12} {:>12} {:>12} {:>12}\n", "", "mean", "sd", "5%", "50%",
+                     "95%");
     for (const auto& v : spec_.latents) {
         const Eigen::VectorXd m = mean(v.name);
         const Eigen::VectorXd sdv = sd(v.name);
@@ -100,14 +114,43 @@ std::string Fit::summary() const {
         const Eigen::VectorXd q95 = quantile(v.name, 0.95);
         for (Eigen::Index k = 0; k < m.size(); ++k) {
             std::string label = v.name;
-            if (v.shape.is_vector()) label += fmt::format("[{}]", k);
-            if (v.shape.is_matrix()) label += fmt::format("[{},{}]", k % v.shape.rows, k / v.shape.rows);
-            s += fmt::format("{:<20} {:>12.4g} {:>12.4g} {:>12.4g} {:>12.4g} {:>12.4g}\n", label, m[k],
-                             sdv[k], q5[k], q50[k], q95[k]);
+            if (v.shape.is_vector())
+                label += fmt::format("[{}]", k);
+            if (v.shape.is_matrix())
+                label += fmt::format("[{},{}]", k % v.shape.rows, k / v.shape.rows);
+            s += fmt::format("{:<20} {:>12.4g} {:>12.4g} {:>12.4g} {:>12.4g} {:>12.4g}\n", label,
+                             m[k], sdv[k], q5[k], q50[k], q95[k]);
         }
     }
     return s;
 }
+
+namespace {
+
+// log q(zeta) for each row of `zeta`, normalised. With u = S(zeta) the standardised draw
+// (u = (zeta - mu) ./ exp(omega), or the solution of L u = zeta - mu), the change of variables
+// from N(0, I) gives log q = -|u|^2 / 2 - D/2 log 2 pi - log|det S^-1|, where log|det S^-1| is
+// sum omega or sum log|L_dd|: the same terms as Approximation::entropy().
+Eigen::VectorXd log_q(const Approximation& q, const Eigen::MatrixXd& zeta) {
+    const Eigen::Index n = zeta.rows();
+    const double log_2pi = std::log(2.0 * std::numbers::pi);
+    Eigen::MatrixXd u = (zeta.rowwise() - q.mu().transpose()).transpose();  // dim x n
+    double log_det = 0.0;
+    if (q.family() == Family::MeanField) {
+        u.array().colwise() *= (-q.omega()).array().exp();
+        log_det = q.omega().sum();
+    } else {
+        q.L().triangularView<Eigen::Lower>().solveInPlace(u);
+        log_det = q.L().diagonal().array().abs().log().sum();
+    }
+    Eigen::VectorXd out(n);
+    for (Eigen::Index i = 0; i < n; ++i) {
+        out[i] = -0.5 * u.col(i).squaredNorm() - 0.5 * q.dim() * log_2pi - log_det;
+    }
+    return out;
+}
+
+}  // namespace
 
 Fit fit(const ModelSpec& m, const Options& options) {
     Program gradient = compile(m);
@@ -124,7 +167,22 @@ Fit fit(const ModelSpec& m, const Options& options) {
         theta.row(i) = t.transpose();
     }
     to_theta.run(result.q.mean(), t);
-    return Fit(m, std::move(result), std::move(theta), t);
+
+    // CmdStan's log_p__ is log_prob<propto = false, jacobian = true>: the same quantity as
+    // the gradient program's lp (every constant, log-Jacobian included).
+    DrawDensities dens;
+    dens.log_p.resize(result.draws.rows());
+    Eigen::VectorXd grad(m.zeta_dim());
+    for (Eigen::Index i = 0; i < result.draws.rows(); ++i) {
+        zeta = result.draws.row(i).transpose();
+        dens.log_p[i] = gradient.run(zeta, grad);
+        if (!std::isfinite(dens.log_p[i]))
+            ++dens.nonfinite_log_p;
+    }
+    dens.log_g = log_q(result.q, result.draws);
+    dens.log_p_at_mu = gradient.run(result.q.mean(), grad);
+    dens.log_g_at_mu = log_q(result.q, result.q.mean().transpose())[0];
+    return Fit(m, std::move(result), std::move(theta), t, std::move(dens));
 }
 
 }  // namespace advi
