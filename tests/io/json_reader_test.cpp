@@ -290,6 +290,11 @@ TEST_CASE("JSON from a file: errors re-read their line from the file", "[io]") {
 
 TEST_CASE("JSON: real files of the shared data", "[io]") {
     const fs::path data = ADVI_SHARED_DATA;
+    // ../shared/data sits beside the repository on our machines; a clone elsewhere has none.
+    if (!fs::exists(data / "real")) {
+        WARN("shared data not found at " << data << ": real-file checks skipped");
+        return;
+    }
     const DataTable faithful = read_json_data(data / "real/faithful.json");
     CHECK(faithful.names() == std::vector<std::string>{"N", "D", "y"});
     CHECK(faithful.at("N").as_int() == 272);
