@@ -1,0 +1,29 @@
+// The subcommands of the `advi` tool (fit, graph, program, check). Each adds itself to the
+// application with its options and returns what to run once the command line has parsed, so
+// that usage errors (exit 2) are told apart from errors of the run (exit 1).
+#pragma once
+
+#include <functional>
+#include <string_view>
+
+namespace CLI {
+class App;
+}
+
+namespace advi::cli {
+
+struct Command {
+    CLI::App* app = nullptr;   // the subcommand; app->parsed() when it was chosen
+    std::function<int()> run;  // runs it; returns the exit status or throws
+};
+
+// Writes "advi: error: <message>" to stderr, on one line unless the message has lines of its
+// own (a ParseError's source line and caret).
+void print_error(std::string_view message);
+
+[[nodiscard]] Command add_fit_command(CLI::App& parent);
+[[nodiscard]] Command add_graph_command(CLI::App& parent);
+[[nodiscard]] Command add_program_command(CLI::App& parent);
+[[nodiscard]] Command add_check_command(CLI::App& parent);
+
+}  // namespace advi::cli
