@@ -6,6 +6,7 @@
 #include "lower.hpp"
 
 #include <cmath>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -458,6 +459,7 @@ void Lowerer::assign(const Assign& a, Loc at) {
                                  stan::name(var->block)));
     }
     Value rhs = expr(a.rhs);
+    var = find(name);  // evaluating the right-hand side may have replaced the scopes
     if (a.op != AssignOp::Assign) {
         BinaryOp op = BinaryOp::Add;
         switch (a.op) {
@@ -715,6 +717,7 @@ void Lowerer::run_loop(const LoopSpec& loop, int lower, int upper, Loc at) {
             region_->written = written_before;
         }
         const long trip = static_cast<long>(upper) - lower + 1;
+        if (try_scan(loop, lower, upper, at)) return;
         if (trip > kUnrollLimit) {
             const SourcePosition p = position_of(program_.text, why.loc.offset);
             fail(at, fmt::format("this loop over {} iterations cannot be vectorised ({} at line {}) and is "
@@ -843,6 +846,121 @@ void Lowerer::while_loop(const While& w, Loc at) {
             pop_scope();
         }
     }
+}
+
+bool Lowerer::try_scan(const LoopSpec& loop, int lower, int upper, Loc at) {
+    if (loop.container != nullptr || !levels_.empty() || region_ != nullptr) return false;
+    // The body: one assignment x[t] (op)= rhs, t the loop variable.
+    const Statement* s = loop.body;
+    while (const auto* b = s->as<Block>()) {
+        if (b->statements.size() != 1) return false;
+        s = &b->statements[0];
+    }
+    const auto* assign = s->as<Assign>();
+    if (assign == nullptr) return false;
+    const auto* ix = assign->lhs.as<Indexed>();
+    if (ix == nullptr || ix->indices.size() != 1 || ix->indices[0].is_range) return false;
+    const auto* xv = ix->base->as<Variable>();
+    const auto* tv = (*ix->indices[0].lower)->as<Variable>();
+    if (xv == nullptr || tv == nullptr || tv->name != loop.variable) return false;
+    Var* x = find(xv->name);
+    if (x == nullptr || x->readonly || !x->initialised || x->value.is_int() || x->level != 0 ||
+        x->value.dims.size() + x->value.sizes.size() != 1) {
+        return false;
+    }
+    const int n = static_cast<int>(x->value.size()), trip = upper - lower + 1;
+    if (lower < 2 || upper > n) return false;
+    const Value old = x->value;
+    Graph& g = const_cast<Graph&>(m().nodes());
+    const Eigen::VectorXd& unused = out_.keep(Eigen::VectorXd(Eigen::VectorXd::Zero(trip)));
+    const Expr placeholder = m().data(fresh_name("previous"), unused);
+    // Lower the right-hand side once for all iterations, x[t - 1] as the placeholder.
+    const auto saved = scopes_;
+    Region region;
+    region_ = &region;
+    scan_ = Scan{xv->name, placeholder};
+    levels_.push_back(Level{1, trip});
+    Expr f;
+    try {
+        push_scope();
+        Value iv;
+        iv.base = Base::Int;
+        iv.level = 1;
+        for (int t = lower; t <= upper; ++t) iv.ints.push_back(t);
+        Var var;
+        var.value = iv;
+        var.level = 1;
+        var.initialised = true;
+        var.readonly = true;
+        declare(loop.variable_loc, loop.variable, var);
+        scopes_.back()[" scan index"] = var;
+        Value rhs = expr(assign->rhs);
+        if (assign->op != AssignOp::Assign) {
+            BinaryOp op = assign->op == AssignOp::Add        ? BinaryOp::Add
+                          : assign->op == AssignOp::Subtract ? BinaryOp::Subtract
+                          : assign->op == AssignOp::Multiply ? BinaryOp::Multiply
+                                                             : BinaryOp::Divide;
+            rhs = binary(op, expr(assign->lhs), rhs, at);
+        }
+        if (!rhs.is_scalar()) throw NotVectorisable(at, "not a scalar recurrence");
+        f = real(rhs, at);
+        if (rhs.level == 0) f = rep_vector(f, trip);
+    } catch (const NotVectorisable&) {
+        f = Expr();
+    }
+    levels_.pop_back();
+    scan_.reset();
+    region_ = nullptr;
+    scopes_ = saved;
+    x = find(xv->name);  // the restored scopes hold new copies
+    if (!f.valid() || !region.effects.empty()) return false;
+    // f must be affine in the placeholder: a path of +, -, negation, and products and
+    // quotients by values that do not depend on it.
+    std::map<NodeId, bool> depends;
+    std::function<bool(NodeId)> reaches = [&](NodeId id) {
+        if (auto it = depends.find(id); it != depends.end()) return it->second;
+        bool r = id == placeholder.id();
+        for (int k = 0; k < g[id].arity() && !r; ++k) r = reaches(g[id].in[k]);
+        return depends[id] = r;
+    };
+    std::function<bool(NodeId)> affine = [&](NodeId id) {
+        if (!reaches(id) || id == placeholder.id()) return true;
+        const Node& nd = g[id];
+        switch (nd.op) {
+            case Op::Add:
+            case Op::Sub: return affine(nd.in[0]) && affine(nd.in[1]);
+            case Op::Neg: return affine(nd.in[0]);
+            case Op::Mul: return reaches(nd.in[0]) != reaches(nd.in[1]) && affine(nd.in[0]) && affine(nd.in[1]);
+            case Op::Div: return !reaches(nd.in[1]) && affine(nd.in[0]);
+            default: return false;
+        }
+    };
+    if (!reaches(f.id()) || !affine(f.id())) return false;
+    std::function<Expr(NodeId, double)> substitute = [&](NodeId id, double c) -> Expr {
+        if (!reaches(id)) return m().wrap(id);
+        if (id == placeholder.id()) return m().constant(c);
+        const Node& nd = g[id];
+        const Expr a = substitute(nd.in[0], c);
+        if (nd.op == Op::Neg) return -a;
+        return m().apply(nd.op, a, substitute(nd.in[1], c));
+    };
+    Expr A = substitute(f.id(), 1) - substitute(f.id(), 0);
+    Expr B = substitute(f.id(), 0);
+    if (B.shape().is_scalar()) B = rep_vector(B, trip);
+    const Expr old_x = real(old, at);
+    const Expr x0 = sum(segment(old_x, lower - 2, 1));
+    Expr scan = m().wrap(g.apply(Op::LinearScan, A.id(), B.id(), x0.id()));
+    Expr whole = scan;
+    if (lower > 1) whole = append_row(head(old_x, lower - 1), whole);
+    if (upper < n) whole = append_row(whole, tail(old_x, n - upper));
+    Value updated = old;
+    updated.expr = whole;
+    x->value = updated;
+    const SourcePosition p = position_of(program_.text, at.offset);
+    out_.loop_report().push_back(fmt::format("{}:{}: loop over `{}` lowered to a linear recurrence (scan) "
+                                             "over {} iterations",
+                                             program_.file, p.line, loop.variable, trip));
+    return true;
 }
 
 std::optional<Value> Lowerer::call_user_function(const std::string& name, const std::vector<Value>& args,

@@ -163,6 +163,29 @@ Value Lowerer::expr(const Expression& e) {
         return c.ints[0] != 0 ? expr(*x->if_true) : expr(*x->if_false);
     }
     if (const auto* x = e.as<Indexed>()) {
+        if (const auto* v = x->base->as<Variable>(); v != nullptr && scan_ && scan_->name == v->name) {
+            // In a recurrence: x[t - 1] is the placeholder, x[t] the value before the loop.
+            Var* var = find(v->name);
+            const Value read = index(var->value, x->indices, e.loc);
+            Value positions;
+            positions.base = Base::Int;
+            positions.dims = var->value.dims;
+            positions.sizes = var->value.sizes;
+            for (std::int64_t k = 0; k < var->value.size(); ++k) positions.ints.push_back(static_cast<int>(k));
+            const Value at_index = at_level(index(positions, x->indices, e.loc), 1, e.loc);
+            const Var* t = find(" scan index");
+            bool previous = true, same = true;
+            for (std::size_t k = 0; k < at_index.ints.size(); ++k) {
+                previous = previous && at_index.ints[k] == t->value.ints[k] - 2;
+                same = same && at_index.ints[k] == t->value.ints[k] - 1;
+            }
+            if (same) return read;
+            if (!previous) throw NotVectorisable(e.loc, fmt::format("`{}` is read at an element other than the previous one", v->name));
+            Value p = read;
+            p.expr = scan_->placeholder;
+            p.level = 1;
+            return p;
+        }
         // A variable that the enclosing vectorised loop assigns may be read at the element
         // the same iteration wrote; any other read would see another iteration's value.
         if (const auto* v = x->base->as<Variable>(); v != nullptr && region_ != nullptr &&

@@ -108,6 +108,14 @@ public:
         return functions_.count(name) > 0;
     }
 
+    // A loop being lowered as a linear recurrence: reads of `name` at the previous
+    // iteration's element are the placeholder, reads at this iteration's element the old values.
+    struct Scan {
+        std::string name;
+        Expr placeholder;  // vec[trip]
+    };
+    std::optional<Scan> scan_;
+
     // Current vectorised levels (empty outside vectorised loops).
     std::vector<Level> levels_;
     Region* region_ = nullptr;
@@ -142,6 +150,8 @@ private:
     void bind_loop_variable(const LoopSpec& loop, const Value& index_value, Loc at);
     void vectorised(const LoopSpec& loop, int lower, int upper, Loc at);
     void unrolled(const LoopSpec& loop, int lower, int upper, Loc at);
+    // `x[t] = f(x[t-1], t)` (or `op=`) with f affine in x[t-1]: one linear_scan op.
+    bool try_scan(const LoopSpec& loop, int lower, int upper, Loc at);
     void effect(std::function<void()> f);
     void push_scope() { scopes_.emplace_back(); }
     void pop_scope() { scopes_.pop_back(); }

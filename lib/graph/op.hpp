@@ -37,6 +37,8 @@ enum class Op : std::uint8_t {
     // random draws for generated quantities: quantile functions of uniforms (ops_random.hpp)
     GammaQuantile, BetaQuantile, StudentTQuantile, PoissonQuantile, BinomialQuantile,
     NegBinomial2Quantile,
+    // first-order linear recurrences (ops_scan.hpp)
+    LinearScan, LinearScanReverse,
     Count_
 };
 inline constexpr int kOpCount = static_cast<int>(Op::Count_);

@@ -12,6 +12,7 @@
 #include "ops_math.hpp"
 #include "ops_linalg.hpp"
 #include "ops_random.hpp"
+#include "ops_scan.hpp"
 // transforms (helper C): fused constrain ops, kernels in lib/transform/
 #include <advi/transform/cholesky.hpp>
 #include <advi/transform/const_vector.hpp>
@@ -497,6 +498,8 @@ constexpr OpInfo kOps[] = {
     {Op::PoissonQuantile,             "poisson_quantile",               2, false, random_ops::quantile_shape,                          random_ops::poisson_quantile_kernel,                    nullptr,                                            nullptr, Domain::None},
     {Op::BinomialQuantile,            "binomial_quantile",              3, false, random_ops::quantile_shape,                          random_ops::binomial_quantile_kernel,                   nullptr,                                            nullptr, Domain::None},
     {Op::NegBinomial2Quantile,        "neg_binomial_2_quantile",        3, false, random_ops::quantile_shape,                          random_ops::neg_binomial_2_quantile_kernel,             nullptr,                                            nullptr, Domain::None},
+    {Op::LinearScan,                  "linear_scan",                    3, false, scan_ops::linear_scan_shape,                         scan_ops::linear_scan_kernel,                           scan_ops::adj_linear_scan,                          nullptr, Domain::None},
+    {Op::LinearScanReverse,           "linear_scan_reverse",            2, false, scan_ops::linear_scan_reverse_shape,                 scan_ops::linear_scan_reverse_kernel,                   nullptr,                                            nullptr, Domain::None},
 };
 // clang-format on
 

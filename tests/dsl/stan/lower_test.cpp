@@ -310,6 +310,42 @@ parameters { real alpha; real beta; real<lower=0> sigma; }
                       Catch::StartsWith("model.stan:1:37: `f` calls itself: recursive functions are not supported"));
 }
 
+TEST_CASE("a linear recurrence becomes one scan op: the stochastic volatility program", "[stan]") {
+    const std::string dir = std::string(ADVI_SOURCE_DIR) + "/tests/dsl/stan/programs/";
+    const std::vector<double> y = {0.5, -1.2, 0.3, 2.0, -0.7, 0.1};
+    auto low = lower_text(read_file(dir + "stochastic_volatility.stan"),
+                          R"({"T": 6, "y": [0.5, -1.2, 0.3, 2.0, -0.7, 0.1]})");
+    CHECK_THAT(low->loop_report().at(0), Catch::Contains("lowered to a linear recurrence (scan) over 5 iterations"));
+    advi::Program p = compile(low->model().spec());
+    // log p by hand: mu ~ cauchy(0, 10), phi ~ uniform(-1, 1), sigma ~ cauchy(0, 5),
+    // h_std ~ std_normal, y ~ normal(0, exp(h / 2)), with the log-Jacobians
+    auto by_hand = [&](const Eigen::VectorXd& z) {
+        const double mu = z[0], phi = -1 + 2 / (1 + std::exp(-z[1])), sigma = std::exp(z[2]);
+        const double c = 0.5 * std::log(2 * M_PI);
+        std::vector<double> h(6);
+        for (int t = 0; t < 6; ++t) h[t] = z[3 + t] * sigma;
+        h[0] /= std::sqrt(1 - phi * phi);
+        for (double& x : h) x += mu;
+        for (int t = 1; t < 6; ++t) h[t] += phi * (h[t - 1] - mu);
+        double lp = std::log(0.5) + std::log((1 + phi) * (1 - phi) / 2);
+        lp += -std::log(M_PI * 5 * (1 + sigma * sigma / 25)) + z[2];
+        lp += -std::log(M_PI * 10 * (1 + mu * mu / 100));
+        for (int t = 0; t < 6; ++t) {
+            const double s = std::exp(h[t] / 2);
+            lp += -0.5 * z[3 + t] * z[3 + t] - c - 0.5 * (y[t] / s) * (y[t] / s) - std::log(s) - c;
+        }
+        return lp;
+    };
+    Eigen::VectorXd z = Eigen::VectorXd::LinSpaced(9, -0.3, 0.4), g(9);
+    CHECK(p.run(z, g) == Approx(by_hand(z)).epsilon(1e-12));
+    for (int k = 0; k < 9; ++k) {  // the scan's adjoint against central differences
+        Eigen::VectorXd zp = z, zm = z;
+        zp[k] += 1e-6;
+        zm[k] -= 1e-6;
+        CHECK(g[k] == Approx((by_hand(zp) - by_hand(zm)) / 2e-6).epsilon(1e-6).margin(1e-7));
+    }
+}
+
 TEST_CASE("short recurrences are unrolled, long ones are an error that says why", "[stan]") {
     const std::string program = R"(
 data { int<lower=2> T; }
@@ -317,7 +353,7 @@ parameters { real<lower=0, upper=1> a; }
 model {
   vector[T] x;
   x[1] = 1;
-  for (t in 2:T) x[t] = a * x[t - 1];
+  for (t in 2:T) x[t] = a * x[t - 1] * x[t - 1];
   target += sum(x);
 }
 )";
@@ -327,7 +363,9 @@ model {
     Eigen::VectorXd zeta(1), g(1);
     zeta << 0.3;
     const double a = 1 / (1 + std::exp(-0.3));
-    const double want = (1 - std::pow(a, 6)) / (1 - a) + std::log(a) + std::log1p(-a);
+    // x = 1, a, a^3, a^7, a^15, a^31: not affine in x[t - 1], so not a scan
+    const double want = 1 + a + std::pow(a, 3) + std::pow(a, 7) + std::pow(a, 15) + std::pow(a, 31) +
+                        std::log(a) + std::log1p(-a);
     CHECK(p.run(zeta, g) == Approx(want).epsilon(1e-12));
     CHECK_THROWS_WITH(lower_text(program, R"({"T": 5000})"),
                       Catch::StartsWith("model.stan:7:3: this loop over 4999 iterations cannot be "
