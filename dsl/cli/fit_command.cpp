@@ -54,9 +54,7 @@ void check_output_directory(const fs::path& output) {
 
 // Transformed parameters and generated quantities, a column block each, evaluated at the mean
 // row and at every draw. The _rng calls use their own generator, seeded with the fit's seed.
-std::vector<ExtraBlock> extra_blocks(stan::LoweredProgram& lowered, const Fit& fit,
-                                     std::uint64_t seed) {
-    const stan::ReportedDraws reported = stan::report(lowered, fit, seed);
+std::vector<ExtraBlock> extra_blocks(const stan::ReportedDraws& reported) {
     std::vector<ExtraBlock> blocks;
     Eigen::Index offset = 0;
     for (const stan::ReportedValue& v : reported.values) {
@@ -98,10 +96,11 @@ int run_fit(const FitArgs& args) {
     for (const std::string& d : args.data) {
         run.data_file += (run.data_file.empty() ? "" : ", ") + d;
     }
-    std::vector<ExtraBlock> extra = extra_blocks(*loaded->lowered, fit, options.seed);
-    write_cmdstan_csv_file(args.output, cmdstan_output(fit, options, std::move(extra),
+    const stan::ReportedDraws reported = stan::report(*loaded->lowered, fit, options.seed);
+    write_cmdstan_csv_file(args.output, cmdstan_output(fit, options, extra_blocks(reported),
                                                        cmdstan_settings(options, run)));
-    std::cout << fit.summary() << std::flush;
+    // Stan's labels (beta[1]), then the transformed parameters and generated quantities.
+    std::cout << fit.summary(1) << stan::summary_rows(reported) << std::flush;
     if (!args.quiet) {
         std::cerr << fmt::format("Output written to {}\n", args.output);
     }

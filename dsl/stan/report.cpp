@@ -1,5 +1,8 @@
 #include "report.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include <fmt/format.h>
 
 namespace advi::stan {
@@ -73,6 +76,45 @@ ReportedDraws report(LoweredProgram& program, const Fit& fit, std::uint64_t seed
         d.draws.row(i) = r.evaluate(theta.row(i).transpose(), rng).transpose();
     }
     return d;
+}
+
+std::string summary_rows(const ReportedDraws& d) {
+    std::string s;
+    Eigen::Index offset = 0;
+    for (const auto& v : d.values) {
+        std::int64_t size = 1;
+        for (const std::int64_t n : v.dims) size *= n;
+        for (std::int64_t k = 0; k < size; ++k) {
+            // Stan's label: indices 1-based, the first varying fastest
+            std::string label = v.name;
+            if (!v.dims.empty()) {
+                label += "[";
+                std::int64_t rest = k;
+                for (std::size_t j = 0; j < v.dims.size(); ++j) {
+                    label += fmt::format("{}{}", j ? "," : "", rest % v.dims[j] + 1);
+                    rest /= v.dims[j];
+                }
+                label += "]";
+            }
+            Eigen::VectorXd x = d.draws.col(offset + k);
+            if (x.size() == 0) continue;
+            std::sort(x.data(), x.data() + x.size());
+            auto q = [&](double p) {
+                const double at = p * static_cast<double>(x.size() - 1);
+                const auto lo = static_cast<Eigen::Index>(at);
+                const Eigen::Index hi = std::min<Eigen::Index>(lo + 1, x.size() - 1);
+                return x[lo] + (at - static_cast<double>(lo)) * (x[hi] - x[lo]);
+            };
+            const double mean = x.mean();
+            const double sd = x.size() > 1 ? std::sqrt((x.array() - mean).square().sum() /
+                                                       static_cast<double>(x.size() - 1))
+                                           : 0.0;
+            s += fmt::format("{:<20} {:>12.4g} {:>12.4g} {:>12.4g} {:>12.4g} {:>12.4g}\n", label, mean, sd,
+                             q(0.05), q(0.5), q(0.95));
+        }
+        offset += size;
+    }
+    return s;
 }
 
 }  // namespace advi::stan

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <Eigen/Core>
@@ -44,5 +45,9 @@ struct ReportedDraws {
     Eigen::MatrixXd draws;
 };
 [[nodiscard]] ReportedDraws report(LoweredProgram& program, const Fit& fit, std::uint64_t seed);
+
+// Rows of Fit::summary's table (mean, sd, 5%, 50%, 95% over the draws) for the reported
+// values, labelled as Stan does (theta[1], Sigma[2,1]).
+[[nodiscard]] std::string summary_rows(const ReportedDraws& draws);
 
 }  // namespace advi::stan

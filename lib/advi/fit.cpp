@@ -78,7 +78,7 @@ Eigen::VectorXd Fit::at_mu(std::string_view name) const {
     return theta_at_mu_.segment(off, n);
 }
 
-std::string Fit::summary() const {
+std::string Fit::summary(int index_base) const {
     const AdviResult& r = result_;
     std::string s = fmt::format(
         "ADVI {} fit: {} iterations, eta {}, {} ({:.3f} s); final ELBO {:.6g}; {} draws\n",
@@ -98,7 +98,7 @@ std::string Fit::summary() const {
             const Eigen::VectorXd m = at_mu(v.name);
             for (Eigen::Index k = 0; k < m.size(); ++k) {
                 s += fmt::format("{:<20} {:>12.4g}\n",
-                                 v.shape.is_scalar() ? v.name : fmt::format("{}[{}]", v.name, k),
+                                 v.shape.is_scalar() ? v.name : fmt::format("{}[{}]", v.name, k + index_base),
                                  m[k]);
             }
         }
@@ -115,9 +115,11 @@ std::string Fit::summary() const {
         for (Eigen::Index k = 0; k < m.size(); ++k) {
             std::string label = v.name;
             if (v.shape.is_vector())
-                label += fmt::format("[{}]", k);
-            if (v.shape.is_matrix())
-                label += fmt::format("[{},{}]", k % v.shape.rows, k / v.shape.rows);
+                label += fmt::format("[{}]", k + index_base);
+            if (v.shape.is_matrix()) {
+                label += fmt::format("[{},{}]", k % v.shape.rows + index_base,
+                                     k / v.shape.rows + index_base);
+            }
             s += fmt::format("{:<20} {:>12.4g} {:>12.4g} {:>12.4g} {:>12.4g} {:>12.4g}\n", label,
                              m[k], sdv[k], q5[k], q50[k], q95[k]);
         }

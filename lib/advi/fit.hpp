@@ -44,7 +44,8 @@ public:
     [[nodiscard]] Eigen::VectorXd at_mu(std::string_view name) const;
 
     // A table per latent element: mean, sd, 5%, 50%, 95%; with the fit's facts above it.
-    [[nodiscard]] std::string summary() const;
+    // `index_base` 1 labels elements as Stan does (beta[1]); 0 as C++ (beta[0]).
+    [[nodiscard]] std::string summary(int index_base = 0) const;
 
     [[nodiscard]] const AdviResult& result() const { return result_; }
     [[nodiscard]] const ModelSpec& model() const { return spec_; }
