@@ -11,7 +11,7 @@
 #include <advi/advi.hpp>
 #include <advi/io/read_data.hpp>
 
-#include "truth_json.hpp"
+#include "example_data.hpp"
 
 int main() {
     const std::filesystem::path dir = std::filesystem::path(ADVI_SHARED_DATA) / "sim/gauss2d";
@@ -22,7 +22,7 @@ int main() {
         return 0;
     }
     const advi::DataTable data = advi::read_data(dir / "small.data.json");
-    const advi::examples::Truth truth(dir / "small.truth.json");
+    const advi::DataTable truth = advi::examples::read_truth(dir / "small.truth.json");
     const Eigen::MatrixXd y = data.at("y").as_matrix();  // N x 2, one observation per row
     const Eigen::MatrixXd Sigma = data.at("Sigma").as_matrix();
     const Eigen::VectorXd mu0 = data.at("mu0").as_vector();
@@ -58,13 +58,13 @@ int main() {
     const Eigen::MatrixXd mf_cov = mf.result().q.covariance();
     const Eigen::MatrixXd fr_cov = fr.result().q.covariance();
 
-    std::cout << std::setprecision(4) << "\ntruth mu = " << truth.vector("mu").transpose()
+    std::cout << std::setprecision(4) << "\ntruth mu = " << truth.at("mu").as_vector().transpose()
               << ", N = " << y.rows() << "\n\n";
     std::cout << "posterior mean      mu[0]       mu[1]\n"
               << "  analytic   " << std::setw(10) << post_mean[0] << "  " << std::setw(10)
               << post_mean[1] << "\n"
-              << "  truth file " << std::setw(10) << truth.vector("posterior_mean")[0] << "  "
-              << std::setw(10) << truth.vector("posterior_mean")[1] << "\n"
+              << "  truth file " << std::setw(10) << truth.at("posterior_mean").as_vector()[0] << "  "
+              << std::setw(10) << truth.at("posterior_mean").as_vector()[1] << "\n"
               << "  mean-field " << std::setw(10) << mf.result().q.mu()[0] << "  " << std::setw(10)
               << mf.result().q.mu()[1] << "\n"
               << "  full-rank  " << std::setw(10) << fr.result().q.mu()[0] << "  " << std::setw(10)

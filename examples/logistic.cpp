@@ -13,7 +13,7 @@
 #include <advi/advi.hpp>
 #include <advi/io/read_data.hpp>
 
-#include "truth_json.hpp"
+#include "example_data.hpp"
 
 int main() {
     const std::filesystem::path dir = std::filesystem::path(ADVI_SHARED_DATA) / "sim/logistic";
@@ -24,11 +24,11 @@ int main() {
         return 0;
     }
     const advi::DataTable data = advi::read_data(dir / "small.data.json");
-    const advi::examples::Truth truth(dir / "small.truth.json");
+    const advi::DataTable truth = advi::examples::read_truth(dir / "small.truth.json");
     const Eigen::MatrixXd X = data.at("X").as_matrix();  // column 0 is the intercept's 1s
     const Eigen::VectorXi y = data.at("y").as_int_vector();
     const double prior_sd = data.at("prior_sd").as_real();
-    const Eigen::VectorXd beta_true = truth.vector("beta");
+    const Eigen::VectorXd beta_true = truth.at("beta").as_vector();
 
     advi::Model m;
     auto Xd = m.data("X", X);

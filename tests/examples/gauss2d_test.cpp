@@ -9,7 +9,7 @@
 #include <advi/advi.hpp>
 #include <advi/io/read_data.hpp>
 
-#include "../../examples/truth_json.hpp"
+#include "../../examples/example_data.hpp"
 #include "examples/same_model.hpp"
 
 namespace advi::test {
@@ -20,7 +20,7 @@ TEST_CASE("gauss2d: full-rank recovers the posterior, mean-field underestimates 
     if (dir.empty())
         return;
     const DataTable data = read_data(dir / "small.data.json");
-    const examples::Truth truth(dir / "small.truth.json");
+    const DataTable truth = examples::read_truth(dir / "small.truth.json");
     // A reduced size: the first 200 of the 1000 observations (posterior sds about 0.07).
     const Eigen::MatrixXd y = data.at("y").as_matrix().topRows(200);
     const Eigen::MatrixXd Sigma = data.at("Sigma").as_matrix();
@@ -46,9 +46,9 @@ TEST_CASE("gauss2d: full-rank recovers the posterior, mean-field underestimates 
     {  // our closed form is the truth file's on all 1000 rows
         exact(data.at("y").as_matrix(), post_mean, post_cov);
         // the truth file has 10 significant digits
-        CHECK((post_mean - truth.vector("posterior_mean")).cwiseAbs().maxCoeff() < 1e-8);
-        CHECK((post_cov - truth.square_matrix("posterior_cov")).cwiseAbs().maxCoeff() < 1e-11);
-        CHECK((post_cov.inverse().diagonal().cwiseInverse() - truth.vector("meanfield_optimum_var"))
+        CHECK((post_mean - truth.at("posterior_mean").as_vector()).cwiseAbs().maxCoeff() < 1e-8);
+        CHECK((post_cov - truth.at("posterior_cov").as_matrix()).cwiseAbs().maxCoeff() < 1e-11);
+        CHECK((post_cov.inverse().diagonal().cwiseInverse() - truth.at("meanfield_optimum_var").as_vector())
                   .cwiseAbs()
                   .maxCoeff() < 1e-12);
     }

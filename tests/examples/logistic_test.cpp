@@ -12,7 +12,7 @@
 #include <advi/advi.hpp>
 #include <advi/io/read_data.hpp>
 
-#include "../../examples/truth_json.hpp"
+#include "../../examples/example_data.hpp"
 #include "examples/same_model.hpp"
 
 namespace advi::test {
@@ -40,13 +40,13 @@ TEST_CASE("logistic: posterior means near the truth and the mode, sds as Laplace
     if (dir.empty())
         return;
     const DataTable data = read_data(dir / "small.data.json");
-    const examples::Truth truth(dir / "small.truth.json");
+    const DataTable truth = examples::read_truth(dir / "small.truth.json");
     // The small set (N = 1000, K = 10) is already the paper's size and fits in well under a
     // second; the medium one (N = 10000) is for the example.
     const LogisticData d{.X = data.at("X").as_matrix(),
                          .y = data.at("y").as_int_vector(),
                          .prior_sd = data.at("prior_sd").as_real()};
-    const Eigen::VectorXd beta_true = truth.vector("beta");
+    const Eigen::VectorXd beta_true = truth.at("beta").as_vector();
     const Eigen::Index K = d.X.cols();
     REQUIRE(beta_true.size() == K);
 
