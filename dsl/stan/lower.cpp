@@ -198,9 +198,9 @@ void Lowerer::data_block() {
         if (v.is_int()) {
             v.ints.assign(given->ints.begin(), given->ints.end());
             if (given->type_unknown) v.ints.assign(static_cast<std::size_t>(given->size()), 0);
-            if (rank == 0) {
-                v.expr = m().data(d->name, v.ints[0]);
-            } else if (rank == 1) {
+            // An int scalar (a size, a count) is a known value: it enters the graph only where
+            // it is used, as a constant (or as integer data if it is a count's variate).
+            if (rank == 1) {
                 Eigen::VectorXi x = Eigen::Map<const Eigen::VectorXi>(v.ints.data(), static_cast<Eigen::Index>(v.ints.size()));
                 v.expr = m().data(d->name, out_.keep(std::move(x)));
             }

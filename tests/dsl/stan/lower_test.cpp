@@ -84,7 +84,6 @@ model {
         const DataTable d = read_json_data(data, "data.json");
         const Eigen::VectorXd x = d.at("x").as_vector(), y = d.at("y").as_vector();
         Model m;
-        m.data("N", 50);
         auto xe = m.data("x", x);
         auto ye = m.data("y", y);
         auto alpha = m.param("alpha", flat());
