@@ -86,7 +86,9 @@ std::string Fit::summary(int index_base) const {
         r.converged ? "converged: " + r.stop_reason : "not converged: " + r.stop_reason, r.seconds,
         r.elbo_trace.empty() ? std::nan("") : r.elbo_trace.back(), theta_draws_.rows());
     if (r.dropped_draws > 0)
-        s += fmt::format("{} draws with a non-finite log density were dropped\n", r.dropped_draws);
+        s += fmt::format("{} Monte Carlo draws with a non-finite log density were dropped while "
+                         "fitting (most from trial step sizes of the eta search)\n",
+                         r.dropped_draws);
     if (densities_.nonfinite_log_p > 0) {
         s += fmt::format("{} of the {} output draws have a non-finite log density (kept)\n",
                          densities_.nonfinite_log_p, theta_draws_.rows());
