@@ -77,9 +77,10 @@ inline std::vector<int> match_components(const Eigen::MatrixXd& fit, const Eigen
 
 // Options for the mixture: mean-field, eta = 0.3 without the eta search, tol_rel_obj 3e-4.
 // The search picks eta = 1, whose first steps (about eta in every coordinate of zeta) scatter
-// the components; on sim/gmm/small none of seeds 1..6 then reached the truth's optimum. With
-// 0.3, 4 of seeds 1..8 do. tol_rel_obj 1e-3 stops before the means settle (one mean 9 of its
-// sampling sds off); 3e-4 and 1e-4 give the same fit (worst mean 2.9 and 2.8 sampling sds).
+// the components: on sim/gmm/small seeds 1..6 all stopped at local optima (tried without the
+// multiplier on mu; seed 1 with it too). With 0.3, 4 of seeds 1..8 reach the truth's.
+// tol_rel_obj 1e-3 stops before the means settle (one mean 9 of its sampling sds off); 3e-4
+// and 1e-4 give the same fit (worst mean 2.9 and 2.8 sampling sds).
 inline Options gmm_options() {
     return {.family = Family::MeanField, .tol_rel_obj = 3e-4, .adapt_engaged = false, .eta = 0.3};
 }
