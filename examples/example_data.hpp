@@ -4,7 +4,8 @@
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
+#include <algorithm>
+#include <cctype>
 #include <sstream>
 #include <string>
 
@@ -21,18 +22,61 @@ inline std::filesystem::path sim_dir(const std::string& model) {
 #endif
 }
 
+// The JSON text without its string-valued members (`"key": "text",`): a linear scan, no
+// regex (std::regex recurses per character and overflows the stack on long strings).
+inline std::string without_string_members(const std::string& t) {
+    auto string_end = [&](std::size_t i) {  // t[i] == '"': the index after the closing quote
+        std::size_t j = i + 1;
+        while (j < t.size() && t[j] != '"') j += t[j] == '\\' ? 2 : 1;
+        return std::min(j + 1, t.size());
+    };
+    auto skip_space = [&](std::size_t i) {
+        while (i < t.size() && std::isspace(static_cast<unsigned char>(t[i]))) ++i;
+        return i;
+    };
+    std::string out;
+    out.reserve(t.size());
+    for (std::size_t i = 0; i < t.size();) {
+        if (t[i] != '"') {
+            out += t[i++];
+            continue;
+        }
+        const std::size_t key_end = string_end(i);
+        const std::size_t colon = skip_space(key_end);
+        if (colon < t.size() && t[colon] == ':') {
+            const std::size_t value = skip_space(colon + 1);
+            if (value < t.size() && t[value] == '"') {  // drop the member and its comma
+                std::size_t next = skip_space(string_end(value));
+                if (next < t.size() && t[next] == ',') ++next;
+                i = next;
+                continue;
+            }
+        }
+        out.append(t, i, key_end - i);
+        i = key_end;
+    }
+    // a member dropped last leaves `, }`
+    std::string clean;
+    clean.reserve(out.size());
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        if (out[i] == ',') {
+            std::size_t j = i + 1;
+            while (j < out.size() && std::isspace(static_cast<unsigned char>(out[j]))) ++j;
+            if (j < out.size() && out[j] == '}') continue;
+        }
+        clean += out[i];
+    }
+    return clean;
+}
+
 // A truth file (`*.truth.json`) as a DataTable. The CmdStan JSON reader takes numbers only,
 // and truth files also hold strings (dataset, description, notes): those members are dropped
-// first. Strings are JSON strings (escapes allowed) and sit only as values of top-level keys.
+// first.
 inline DataTable read_truth(const std::filesystem::path& file) {
     std::ifstream in(file);
     std::stringstream text;
     text << in.rdbuf();
-    static const std::regex string_member(R"re("[^"]*"\s*:\s*"(?:[^"\\]|\\.)*"\s*,?)re");
-    static const std::regex trailing_comma(R"re(,(\s*)\})re");
-    std::string numbers = std::regex_replace(text.str(), string_member, "");
-    numbers = std::regex_replace(numbers, trailing_comma, "$1}");
-    return read_json_data(numbers, file.string());
+    return read_json_data(without_string_members(text.str()), file.string());
 }
 
 }  // namespace advi::examples

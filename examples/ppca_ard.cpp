@@ -19,7 +19,6 @@
 
 #include "example_data.hpp"
 #include "ppca_ard_model.hpp"
-#include "ppca_ard_truth.hpp"
 
 int main(int argc, char** argv) {
     const std::string size = argc > 1 ? argv[1] : "small";
@@ -31,7 +30,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     const advi::DataTable data = advi::read_data(dir / (size + ".data.json"));
-    const advi::DataTable truth = advi::examples::read_ppca_truth(dir / (size + ".truth.json"));
+    const advi::DataTable truth = advi::examples::read_truth(dir / (size + ".truth.json"));
     const Eigen::MatrixXd x = data.at("x").as_matrix();
     const int true_rank = truth.at("rank").as_int();
     Eigen::VectorXd alpha_true = truth.at("alpha").as_vector();

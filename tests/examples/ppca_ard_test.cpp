@@ -17,7 +17,6 @@
 
 #include "../../examples/example_data.hpp"
 #include "../../examples/ppca_ard_model.hpp"
-#include "../../examples/ppca_ard_truth.hpp"
 #include "examples/same_model.hpp"
 
 namespace advi {
@@ -59,7 +58,7 @@ TEST_CASE("ppca_ard: ARD keeps as many components as the true rank", "[examples]
         return;
     }
     const DataTable data = read_data(dir / "small.data.json");
-    const DataTable truth = examples::read_ppca_truth(dir / "small.truth.json");
+    const DataTable truth = examples::read_truth(dir / "small.truth.json");
     const int true_rank = truth.at("rank").as_int();
     REQUIRE(true_rank == 11);
     // Reduced size: the first 200 of the 1000 rows and M = 13 components (two to switch off).
