@@ -11,7 +11,7 @@
 #include <advi/advi.hpp>
 
 #include "advi/targets.hpp"
-#include "examples/same_model.hpp"
+#include "support/same_model.hpp"
 
 namespace advi::test {
 namespace {

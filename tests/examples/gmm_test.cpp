@@ -15,7 +15,7 @@
 
 #include "../../examples/example_data.hpp"
 #include "../../examples/gmm_model.hpp"
-#include "same_model.hpp"
+#include "support/same_model.hpp"
 
 namespace advi {
 namespace {

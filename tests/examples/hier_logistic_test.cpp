@@ -22,30 +22,13 @@
 #include "../../examples/example_data.hpp"
 #include "../../examples/hier_logistic_model.hpp"
 
+#include "support/same_model.hpp"
+
 namespace advi {
 namespace {
 
-std::string read_file(const std::filesystem::path& path) {
-    std::ifstream f(path);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
-// Log density and gradient agree at a few points of zeta (sums in a different order: 1e-10).
-void check_same_density(const ModelSpec& a, const ModelSpec& b, double tol = 1e-10) {
-    Program pa = compile(a), pb = compile(b);
-    REQUIRE(pa.dim() == pb.dim());
-    std::mt19937 rng(7);
-    std::normal_distribution<double> z;
-    for (int rep = 0; rep < 4; ++rep) {
-        Eigen::VectorXd zeta(pa.dim()), ga(pa.dim()), gb(pb.dim());
-        for (auto& x : zeta) x = 0.5 * z(rng);
-        const double la = pa.run(zeta, ga), lb = pb.run(zeta, gb);
-        CHECK(la == Approx(lb).epsilon(tol));
-        CHECK((ga - gb).norm() <= tol * (1 + gb.norm()));
-    }
-}
+using advi::test::read_file;
+using advi::test::check_same_density;
 
 TEST_CASE("hier_logistic.stan lowers to the C++ model's log density", "[examples]") {
     // A small poll in the files' layout (1-based indices): 60 respondents, 6 states, 2 regions.
@@ -79,7 +62,7 @@ TEST_CASE("hier_logistic.stan lowers to the C++ model's log density", "[examples
     CHECK(poll.age_edu.minCoeff() == 0);  // 0-based for the C++ model
     Model m;
     examples::build_hier_logistic(m, poll);
-    check_same_density(lowered->model().spec(), m.spec());
+    check_same_density(lowered->model().spec(), m.spec(), 1e-10);
 }
 
 TEST_CASE("hier_logistic: the fixed effects come out near the truth", "[examples]") {

@@ -20,30 +20,13 @@
 #include "../../examples/example_data.hpp"
 #include "../../examples/linreg_ard_model.hpp"
 
+#include "support/same_model.hpp"
+
 namespace advi {
 namespace {
 
-std::string read_file(const std::filesystem::path& path) {
-    std::ifstream f(path);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
-// Log density and gradient agree at a few points of zeta (sums in a different order: 1e-10).
-void check_same_density(const ModelSpec& a, const ModelSpec& b, double tol = 1e-10) {
-    Program pa = compile(a), pb = compile(b);
-    REQUIRE(pa.dim() == pb.dim());
-    std::mt19937 rng(7);
-    std::normal_distribution<double> z;
-    for (int rep = 0; rep < 4; ++rep) {
-        Eigen::VectorXd zeta(pa.dim()), ga(pa.dim()), gb(pb.dim());
-        for (auto& x : zeta) x = 0.5 * z(rng);
-        const double la = pa.run(zeta, ga), lb = pb.run(zeta, gb);
-        CHECK(la == Approx(lb).epsilon(tol));
-        CHECK((ga - gb).norm() <= tol * (1 + gb.norm()));
-    }
-}
+using advi::test::read_file;
+using advi::test::check_same_density;
 
 TEST_CASE("linreg_ard.stan lowers to the C++ model's log density", "[examples]") {
     const int N = 30, D = 4;
@@ -71,7 +54,7 @@ TEST_CASE("linreg_ard.stan lowers to the C++ model's log density", "[examples]")
     const auto lowered = stan::lower(program, data);
     Model m;
     examples::build_linreg_ard(m, X, y, hyper);
-    check_same_density(lowered->model().spec(), m.spec());
+    check_same_density(lowered->model().spec(), m.spec(), 1e-10);
 }
 
 TEST_CASE("linreg_ard: ARD keeps the relevant coefficients and shrinks the irrelevant ones",

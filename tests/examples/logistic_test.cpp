@@ -13,7 +13,7 @@
 #include <advi/io/read_data.hpp>
 
 #include "../../examples/example_data.hpp"
-#include "examples/same_model.hpp"
+#include "support/same_model.hpp"
 
 namespace advi::test {
 namespace {

@@ -17,7 +17,7 @@
 
 #include "../../examples/example_data.hpp"
 #include "../../examples/ppca_ard_model.hpp"
-#include "examples/same_model.hpp"
+#include "support/same_model.hpp"
 
 namespace advi {
 namespace {

@@ -16,41 +16,13 @@
 #include <advi/dsl/stan/lower.hpp>
 #include <advi/dsl/stan/parser.hpp>
 
+#include "support/same_model.hpp"
+
 namespace advi::stan {
 namespace {
 
-std::string read_file(const std::string& path) {
-    std::ifstream f(path);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
-// A node as the expression it computes, inputs spelled out: equal for equal graphs whatever
-// the order in which their nodes were created.
-std::string expression(const Graph& g, NodeId id, std::map<NodeId, std::string>& memo) {
-    if (auto it = memo.find(id); it != memo.end()) return it->second;
-    const Node& n = g[id];
-    std::string s = fmt::format("{}{}", op_name(n.op), n.shape.str());
-    if (n.op == Op::Const) s += fmt::format(" {}", n.value);
-    if (!g.label(id).empty()) s += " " + g.label(id);
-    if (n.arity() > 0) {
-        s += "(";
-        for (int k = 0; k < n.arity(); ++k) s += (k ? ", " : "") + expression(g, n.in[k], memo);
-        s += ")";
-    }
-    // attributes of ops (a block's offsets); a leaf's index is its slot, named by its label
-    if (n.arity() > 0 && (n.index != 0 || n.aux != 0)) s += fmt::format("[{},{}]", n.index, n.aux);
-    return memo[id] = s;
-}
-
-std::string log_density_expression(const Graph& g) {
-    std::map<NodeId, std::string> memo;
-    for (const auto& o : g.outputs()) {
-        if (o.name == "lp") return expression(g, o.id, memo);
-    }
-    return "";
-}
+using advi::test::read_file;
+using advi::test::log_density_expression;
 
 DataValue reals(std::string name, const Eigen::MatrixXd& m, std::vector<std::int64_t> dims) {
     DataValue v;

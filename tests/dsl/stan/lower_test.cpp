@@ -16,8 +16,13 @@
 #include <advi/dsl/stan/parser.hpp>
 #include <advi/io/json_reader.hpp>
 
+#include "support/same_model.hpp"
+
 namespace advi::stan {
 namespace {
+
+using advi::test::read_file;
+using advi::test::check_same_density;
 
 std::unique_ptr<LoweredProgram> lower_text(const std::string& program, const std::string& json) {
     const Program p = parse_program(program, "model.stan");
@@ -25,32 +30,10 @@ std::unique_ptr<LoweredProgram> lower_text(const std::string& program, const std
     return lower(p, d);
 }
 
-std::string read_file(const std::string& path) {
-    std::ifstream f(path);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
 // Everything before `generated quantities`.
 std::string without_generated_quantities(std::string text) {
     const auto at = text.find("generated quantities");
     return at == std::string::npos ? text : text.substr(0, at);
-}
-
-// log density and gradient of two models at the same points.
-void check_same_density(const ModelSpec& a, const ModelSpec& b, double tol = 1e-12) {
-    advi::Program pa = compile(a), pb = compile(b);
-    REQUIRE(pa.dim() == pb.dim());
-    std::mt19937 rng(7);
-    std::normal_distribution<double> z;
-    for (int rep = 0; rep < 3; ++rep) {
-        Eigen::VectorXd zeta(pa.dim()), ga(pa.dim()), gb(pb.dim());
-        for (auto& x : zeta) x = 0.5 * z(rng);
-        const double la = pa.run(zeta, ga), lb = pb.run(zeta, gb);
-        CHECK(la == Approx(lb).epsilon(tol));
-        CHECK((ga - gb).norm() <= tol * (1 + gb.norm()));
-    }
 }
 
 std::string regression_data(int n) {

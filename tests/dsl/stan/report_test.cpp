@@ -14,18 +14,15 @@
 #include <advi/dsl/stan/report.hpp>
 #include <advi/io/json_reader.hpp>
 
+#include "support/same_model.hpp"
+
 namespace advi::stan {
 namespace {
 
+using advi::test::read_file;
+
 std::unique_ptr<LoweredProgram> lower_text(const std::string& program, const std::string& json) {
     return lower(parse_program(program, "model.stan"), read_json_data(json, "data.json"));
-}
-
-std::string read_file(const std::string& path) {
-    std::ifstream f(path);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
 }
 
 }  // namespace

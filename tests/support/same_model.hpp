@@ -1,4 +1,4 @@
-// Test support for the examples written twice (examples/NAME.cpp and examples/NAME.stan): the
+// Test support for models written twice (examples/NAME.cpp and examples/NAME.stan): the
 // Stan program, lowered, is the same model as the C++ one, by the text of its log density
 // expression or by its compiled log density and gradient at a few points; and where the shared
 // data folder is.
@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 #include <sstream>
 #include <string>
 
@@ -31,6 +32,31 @@ inline std::filesystem::path shared_sim_dir(const std::string& model) {
         return {};
     }
     return dir;
+}
+
+// A text file's contents (a Stan program).
+inline std::string read_file(const std::filesystem::path& path) {
+    std::ifstream f(path);
+    REQUIRE(f.good());
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+// Log density and gradient of two models agree at four points of zeta drawn from N(0, 0.25)
+// (relative `tol`: sums taken in another order round differently).
+inline void check_same_density(const ModelSpec& a, const ModelSpec& b, double tol = 1e-12) {
+    Program pa = compile(a), pb = compile(b);
+    REQUIRE(pa.dim() == pb.dim());
+    std::mt19937 rng(7);
+    std::normal_distribution<double> z;
+    for (int rep = 0; rep < 4; ++rep) {
+        Eigen::VectorXd zeta(pa.dim()), ga(pa.dim()), gb(pb.dim());
+        for (auto& x : zeta) x = 0.5 * z(rng);
+        const double la = pa.run(zeta, ga), lb = pb.run(zeta, gb);
+        CHECK(la == Approx(lb).epsilon(tol));
+        CHECK((ga - gb).norm() <= tol * (1 + gb.norm()));
+    }
 }
 
 // The lowered examples/NAME.stan on `data`.
