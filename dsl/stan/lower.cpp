@@ -699,8 +699,15 @@ void Lowerer::run_loop(const LoopSpec& loop, int lower, int upper, Loc at) {
         written_before = region_->written;
         assigned_names(*loop.body, region_->assigned);
     }
-    // Variables' values, restored if the attempt fails (assignments update them in place).
-    const auto saved = scopes_;
+    // The values of the variables the body assigns, restored if the attempt fails
+    // (assignments update them in place); only those, not every scope (data may be large).
+    std::set<std::string> names;
+    assigned_names(*loop.body, names);
+    std::vector<std::pair<std::string, Var>> saved;
+    for (const std::string& n : names) {
+        if (const Var* v = find(n)) saved.emplace_back(n, *v);
+    }
+    const std::size_t depth = scopes_.size();
     try {
         vectorised(loop, lower, upper, at);
         if (outermost) {
@@ -709,7 +716,8 @@ void Lowerer::run_loop(const LoopSpec& loop, int lower, int upper, Loc at) {
         }
         return;
     } catch (const NotVectorisable& why) {
-        scopes_ = saved;
+        scopes_.resize(depth);
+        for (auto& [n, v] : saved) *find(n) = std::move(v);
         if (outermost) {
             region_ = nullptr;
         } else {
@@ -874,8 +882,9 @@ bool Lowerer::try_scan(const LoopSpec& loop, int lower, int upper, Loc at) {
     Graph& g = const_cast<Graph&>(m().nodes());
     const Eigen::VectorXd& unused = out_.keep(Eigen::VectorXd(Eigen::VectorXd::Zero(trip)));
     const Expr placeholder = m().data(fresh_name("previous"), unused);
-    // Lower the right-hand side once for all iterations, x[t - 1] as the placeholder.
-    const auto saved = scopes_;
+    // Lower the right-hand side once for all iterations, x[t - 1] as the placeholder (an
+    // expression: no variable changes, only the loop's scope comes and goes).
+    const std::size_t depth = scopes_.size();
     Region region;
     region_ = &region;
     scan_ = Scan{xv->name, placeholder};
@@ -911,8 +920,7 @@ bool Lowerer::try_scan(const LoopSpec& loop, int lower, int upper, Loc at) {
     levels_.pop_back();
     scan_.reset();
     region_ = nullptr;
-    scopes_ = saved;
-    x = find(xv->name);  // the restored scopes hold new copies
+    scopes_.resize(depth);
     if (!f.valid() || !region.effects.empty()) return false;
     // f must be affine in the placeholder: a path of +, -, negation, and products and
     // quotients by values that do not depend on it.
