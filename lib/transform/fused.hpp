@@ -25,8 +25,21 @@ void check_vjp(const Graph& g, const Node& n, std::string_view op, std::string_v
 //   vjp(const double* in, const double* g, int rows, int cols, double* din): din = J' g.
 //   optionally output_shape(Shape in) -> Shape; else the constrain node's shape is the output
 //     shape, set by the builder (build()).
+//   optionally `static constexpr bool rowwise = true`: the op maps vectors, a vec[K] as one
+//     and a mat[U,K] as U rows at once (Stan's array[U] of them); the kernels then take
+//     (rows, cols) = (U, K), U = 1 for a vector, element k of row u at u + k U. The kind of
+//     the node's shape tells the two apart (a mat[U,1] is U vectors of length 1).
 template <class M>
 struct Op1 {
+    static constexpr bool kRowwise = requires { M::rowwise; };
+    // The (rows, cols) the kernels see for rows x cols values of a matrix (or not).
+    static std::array<int, 2> dims(bool matrix, int rows, int cols) {
+        if constexpr (kRowwise) {
+            if (!matrix) return {1, rows * cols};
+        }
+        return {rows, cols};
+    }
+    static bool is_matrix(const Node* node) { return node != nullptr && node->shape.is_matrix(); }
     static Shape shape(const Graph& g, const Node& n) {
         // An op whose output shape follows from its input (M::output_shape) needs no proto
         // shape, so that Graph::apply builds it.
@@ -36,7 +49,8 @@ struct Op1 {
         return out;
     }
     static void kernel(const KernelArgs& a) {
-        M::constrain(a.in[0].x, a.out_rows, a.out_cols, a.out);
+        const auto [rows, cols] = dims(is_matrix(a.node), a.out_rows, a.out_cols);
+        M::constrain(a.in[0].x, rows, cols, a.out);
     }
     // d(out) = J d(in): the input's adjoint is J' applied to the output's, one op.
     static void adjoint(Graph& g, NodeId self, NodeId adj, std::array<NodeId, 3>& c) {
@@ -47,7 +61,9 @@ struct Op1 {
         return g[n.in[0]].shape;
     }
     static void vjp_kernel(const KernelArgs& a) {
-        M::vjp(a.in[0].x, a.in[1].x, a.in[1].rows, a.in[1].cols, a.out);
+        // The vjp node has the input's shape, of the same kind as the output's.
+        const auto [rows, cols] = dims(is_matrix(a.node), a.in[1].rows, a.in[1].cols);
+        M::vjp(a.in[0].x, a.in[1].x, rows, cols, a.out);
     }
     static NodeId build(Graph& g, NodeId in, Shape out) {
         Node n;

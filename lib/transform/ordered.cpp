@@ -12,36 +12,49 @@
 namespace advi {
 
 std::optional<Shape> OrderedKernels::input_shape(Shape theta) {
-    if (!theta.is_vector() || theta.rows < 1) return std::nullopt;
+    if (theta.is_scalar() || theta.rows < 1 || theta.cols < 1) return std::nullopt;
     return theta;
 }
 
-void OrderedKernels::constrain(const double* zeta, int rows, int, double* theta) {
-    theta[0] = zeta[0];
-    for (int k = 1; k < rows; ++k) theta[k] = theta[k - 1] + std::exp(zeta[k]);
+// Row u of U: zeta[u + k U], theta[u + k U]; U = 1 is the vector.
+void OrderedKernels::constrain(const double* zeta, int rows, int cols, double* theta) {
+    const std::ptrdiff_t U = rows;
+    for (std::ptrdiff_t u = 0; u < U; ++u) {
+        theta[u] = zeta[u];
+        for (int k = 1; k < cols; ++k) theta[u + k * U] = theta[u + (k - 1) * U] + std::exp(zeta[u + k * U]);
+    }
 }
 
 // theta_j depends on zeta_k for every k <= j: d zeta_k = (sum_{j>=k} g_j) times
 // d theta_k / d zeta_k's own factor (1 for k = 0, exp(zeta_k) after).
-void OrderedKernels::vjp(const double* zeta, const double* g, int rows, int, double* dzeta) {
-    double tail = 0;
-    for (int k = rows - 1; k >= 0; --k) {
-        tail += g[k];
-        dzeta[k] = k == 0 ? tail : tail * std::exp(zeta[k]);
+void OrderedKernels::vjp(const double* zeta, const double* g, int rows, int cols, double* dzeta) {
+    const std::ptrdiff_t U = rows;
+    for (std::ptrdiff_t u = 0; u < U; ++u) {
+        double tail = 0;
+        for (int k = cols - 1; k >= 0; --k) {
+            tail += g[u + k * U];
+            dzeta[u + k * U] = k == 0 ? tail : tail * std::exp(zeta[u + k * U]);
+        }
     }
 }
 
-void PositiveOrderedKernels::constrain(const double* zeta, int rows, int, double* theta) {
-    double acc = 0;
-    for (int k = 0; k < rows; ++k) theta[k] = acc += std::exp(zeta[k]);
+void PositiveOrderedKernels::constrain(const double* zeta, int rows, int cols, double* theta) {
+    const std::ptrdiff_t U = rows;
+    for (std::ptrdiff_t u = 0; u < U; ++u) {
+        double acc = 0;
+        for (int k = 0; k < cols; ++k) theta[u + k * U] = acc += std::exp(zeta[u + k * U]);
+    }
 }
 
-void PositiveOrderedKernels::vjp(const double* zeta, const double* g, int rows, int,
+void PositiveOrderedKernels::vjp(const double* zeta, const double* g, int rows, int cols,
                                  double* dzeta) {
-    double tail = 0;
-    for (int k = rows - 1; k >= 0; --k) {
-        tail += g[k];
-        dzeta[k] = tail * std::exp(zeta[k]);
+    const std::ptrdiff_t U = rows;
+    for (std::ptrdiff_t u = 0; u < U; ++u) {
+        double tail = 0;
+        for (int k = cols - 1; k >= 0; --k) {
+            tail += g[u + k * U];
+            dzeta[u + k * U] = tail * std::exp(zeta[u + k * U]);
+        }
     }
 }
 
@@ -53,22 +66,36 @@ Shape same_shape(Shape s) { return s; }
 NodeId ordered_constrain(Graph& g, NodeId zeta, Shape shape, const Support&) {
     return fused::Op1<OrderedKernels>::build(g, zeta, shape);
 }
+// sum_{k>=1} zeta_k: over U rows, the weights (0, 1, ..., 1) applied to the column sums.
 NodeId ordered_logdet(Graph& g, NodeId zeta, NodeId, const Support&) {
     const Shape s = g[zeta].shape;
-    std::vector<double> w(s.size(), 1.0);
+    const int K = s.is_matrix() ? s.cols : s.rows;
+    std::vector<double> w(K, 1.0);
     w[0] = 0.0;
+    if (s.is_matrix()) {
+        return g.apply(Op::Dot, constant_vector(g, w, Shape::vector(K)),
+                       g.apply(Op::ColSums, zeta));
+    }
     return g.apply(Op::Dot, constant_vector(g, w, s), zeta);
 }
-Eigen::VectorXd ordered_unconstrain(const Eigen::VectorXd& x, Shape, const Support&) {
+Eigen::VectorXd ordered_unconstrain_one(const Eigen::VectorXd& x) {
     Eigen::VectorXd z(x.size());
     z[0] = x[0];
     for (Eigen::Index k = 1; k < x.size(); ++k) z[k] = std::log(x[k] - x[k - 1]);
     return z;
 }
-Eigen::VectorXd ordered_value(const Eigen::VectorXd& z, Shape shape, const Support&) {
+Eigen::VectorXd ordered_unconstrain(const Eigen::VectorXd& x, Shape shape, const Support&) {
+    return map_rows(x, shape, shape.cols, ordered_unconstrain_one);
+}
+template <class M>
+Eigen::VectorXd rowwise_value(const Eigen::VectorXd& z, Shape shape) {
     Eigen::VectorXd x(z.size());
-    OrderedKernels::constrain(z.data(), shape.rows, 1, x.data());
+    const auto [rows, cols] = fused::Op1<M>::dims(shape.is_matrix(), shape.rows, shape.cols);
+    M::constrain(z.data(), rows, cols, x.data());
     return x;
+}
+Eigen::VectorXd ordered_value(const Eigen::VectorXd& z, Shape shape, const Support&) {
+    return rowwise_value<OrderedKernels>(z, shape);
 }
 
 NodeId positive_ordered_constrain(Graph& g, NodeId zeta, Shape shape, const Support&) {
@@ -77,16 +104,18 @@ NodeId positive_ordered_constrain(Graph& g, NodeId zeta, Shape shape, const Supp
 NodeId positive_ordered_logdet(Graph& g, NodeId zeta, NodeId, const Support&) {
     return g.apply(Op::Sum, zeta);
 }
-Eigen::VectorXd positive_ordered_unconstrain(const Eigen::VectorXd& x, Shape, const Support&) {
+Eigen::VectorXd positive_ordered_unconstrain_one(const Eigen::VectorXd& x) {
     Eigen::VectorXd z(x.size());
     z[0] = std::log(x[0]);
     for (Eigen::Index k = 1; k < x.size(); ++k) z[k] = std::log(x[k] - x[k - 1]);
     return z;
 }
+Eigen::VectorXd positive_ordered_unconstrain(const Eigen::VectorXd& x, Shape shape,
+                                             const Support&) {
+    return map_rows(x, shape, shape.cols, positive_ordered_unconstrain_one);
+}
 Eigen::VectorXd positive_ordered_value(const Eigen::VectorXd& z, Shape shape, const Support&) {
-    Eigen::VectorXd x(z.size());
-    PositiveOrderedKernels::constrain(z.data(), shape.rows, 1, x.data());
-    return x;
+    return rowwise_value<PositiveOrderedKernels>(z, shape);
 }
 
 }  // namespace

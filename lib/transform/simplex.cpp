@@ -4,6 +4,8 @@
 #include <cmath>
 #include <vector>
 
+#include <advi/graph/ops_linalg.hpp>
+
 #include "const_vector.hpp"
 #include "fused.hpp"
 
@@ -13,40 +15,50 @@ using fused::inv_logit;
 using fused::log_inv_logit;
 
 std::optional<Shape> SimplexKernels::input_shape(Shape theta) {
-    if (!theta.is_vector() || theta.rows < 2) return std::nullopt;
-    return Shape::vector(theta.rows - 1);
+    if (theta.is_vector() && theta.rows >= 2) return Shape::vector(theta.rows - 1);
+    if (theta.is_matrix() && theta.rows >= 1 && theta.cols >= 2) {
+        return Shape::matrix(theta.rows, theta.cols - 1);
+    }
+    return std::nullopt;
 }
 
-void SimplexKernels::constrain(const double* zeta, int rows, int, double* theta) {
-    const int K = rows;
-    double s = 1.0;  // the stick left
-    for (int k = 0; k < K - 1; ++k) {
-        const double a = zeta[k] - std::log(K - 1.0 - k);
-        theta[k] = s * inv_logit(a);
-        s *= inv_logit(-a);  // 1 - w without cancellation when w is near 1
+// Row u of U: zeta[u + k U], theta[u + k U]; U = 1 is the vector.
+void SimplexKernels::constrain(const double* zeta, int rows, int cols, double* theta) {
+    const int K = cols;
+    const std::ptrdiff_t U = rows;
+    for (std::ptrdiff_t u = 0; u < U; ++u) {
+        double s = 1.0;  // the stick left
+        for (int k = 0; k < K - 1; ++k) {
+            const double a = zeta[u + k * U] - std::log(K - 1.0 - k);
+            theta[u + k * U] = s * inv_logit(a);
+            s *= inv_logit(-a);  // 1 - w without cancellation when w is near 1
+        }
+        theta[u + (K - 1) * U] = s;
     }
-    theta[K - 1] = s;
 }
 
 // Reverse of the loop above, with s_k kept in dzeta[k] by a forward sweep:
 //   theta_k = s_k w_k and s_{k+1} = s_k (1 - w_k) give, with S the adjoint of s_{k+1},
 //   d zeta_k = s_k (g_k - S) w_k (1 - w_k)   (dw/dzeta = w (1 - w)),
 //   adjoint of s_k = g_k w_k + S (1 - w_k);   S starts as g_{K-1} (theta_{K-1} = s_{K-1}).
-void SimplexKernels::vjp(const double* zeta, const double* g, int rows, int, double* dzeta) {
-    const int K = rows;
-    double s = 1.0;
-    for (int k = 0; k < K - 1; ++k) {
-        dzeta[k] = s;
-        s *= inv_logit(-(zeta[k] - std::log(K - 1.0 - k)));
-    }
-    double S = g[K - 1];
-    for (int k = K - 2; k >= 0; --k) {
-        const double a = zeta[k] - std::log(K - 1.0 - k);
-        const double w = inv_logit(a);
-        const double w1 = inv_logit(-a);
-        const double sk = dzeta[k];
-        dzeta[k] = sk * (g[k] - S) * w * w1;
-        S = g[k] * w + S * w1;
+void SimplexKernels::vjp(const double* zeta, const double* g, int rows, int cols, double* dzeta) {
+    const int K = cols;
+    const std::ptrdiff_t U = rows;
+    for (std::ptrdiff_t u = 0; u < U; ++u) {
+        double s = 1.0;
+        for (int k = 0; k < K - 1; ++k) {
+            dzeta[u + k * U] = s;
+            s *= inv_logit(-(zeta[u + k * U] - std::log(K - 1.0 - k)));
+        }
+        double S = g[u + (K - 1) * U];
+        for (int k = K - 2; k >= 0; --k) {
+            const double a = zeta[u + k * U] - std::log(K - 1.0 - k);
+            const double w = inv_logit(a);
+            const double w1 = inv_logit(-a);
+            const double sk = dzeta[u + k * U];
+            dzeta[u + k * U] = sk * (g[u + k * U] - S) * w * w1;
+            S = g[u + k * U] * w + S * w1;
+        }
     }
 }
 
@@ -65,15 +77,27 @@ NodeId simplex_constrain(Graph& g, NodeId zeta, Shape shape, const Support&) {
 // The Jacobian of (zeta_0..zeta_{K-2}) -> (theta_0..theta_{K-2}) is lower triangular with
 // diagonal s_k w_k (1 - w_k), and log s_k = sum_{i<k} log(1 - w_i), so
 //   log|J| = sum_k [log w_k + (K - 1 - k) log(1 - w_k)],  w_k = logit^-1(a_k),
-// a sum of elementwise terms whose gradient the existing ops provide.
+// a sum of elementwise terms whose gradient the existing ops provide. For U rows the same
+// sum over all of them: the shifts repeated down the rows, the weights applied to the
+// column sums, so that the fragment has as many nodes for any U.
 NodeId simplex_logdet(Graph& g, NodeId zeta, NodeId, const Support&) {
-    const int n = g[zeta].shape.rows;  // K - 1
+    const Shape s = g[zeta].shape;
+    const int n = s.is_matrix() ? s.cols : s.rows;  // K - 1
     std::vector<double> shift(n), weight(n);
     for (int k = 0; k < n; ++k) {
         shift[k] = -std::log(static_cast<double>(n - k));
         weight[k] = n - k;
     }
-    const Shape s = g[zeta].shape;
+    const Shape v = Shape::vector(n);
+    if (s.is_matrix()) {
+        const NodeId a =
+            g.apply(Op::Add, zeta, linalg::rep_rows(g, constant_vector(g, shift, v), s.rows));
+        const NodeId log_w = g.apply(Op::Sum, g.apply(Op::LogInvLogit, a));
+        const NodeId log_1mw = g.apply(Op::LogInvLogit, g.apply(Op::Neg, a));
+        return g.apply(Op::Add, log_w,
+                       g.apply(Op::Dot, constant_vector(g, weight, v),
+                               g.apply(Op::ColSums, log_1mw)));
+    }
     const NodeId a = g.apply(Op::Add, zeta, constant_vector(g, shift, s));
     const NodeId log_w = g.apply(Op::Sum, g.apply(Op::LogInvLogit, a));
     const NodeId log_1mw = g.apply(Op::LogInvLogit, g.apply(Op::Neg, a));
@@ -82,8 +106,8 @@ NodeId simplex_logdet(Graph& g, NodeId zeta, NodeId, const Support&) {
 
 // T: zeta_k = log(theta_k) - log(s_{k+1}) + log(K - 1 - k), s_{k+1} = sum_{j>k} theta_j
 // (the logit of theta_k / s_k without forming 1 - w).
-Eigen::VectorXd simplex_unconstrain(const Eigen::VectorXd& theta, Shape shape, const Support&) {
-    const int K = shape.rows;
+Eigen::VectorXd simplex_unconstrain_one(const Eigen::VectorXd& theta) {
+    const auto K = static_cast<int>(theta.size());
     Eigen::VectorXd zeta(K - 1);
     double tail = theta[K - 1];
     for (int k = K - 2; k >= 0; --k) {
@@ -93,9 +117,15 @@ Eigen::VectorXd simplex_unconstrain(const Eigen::VectorXd& theta, Shape shape, c
     return zeta;
 }
 
+Eigen::VectorXd simplex_unconstrain(const Eigen::VectorXd& theta, Shape shape, const Support&) {
+    return map_rows(theta, shape, shape.is_matrix() ? shape.cols - 1 : shape.rows - 1,
+                    simplex_unconstrain_one);
+}
+
 Eigen::VectorXd simplex_value(const Eigen::VectorXd& zeta, Shape shape, const Support&) {
     Eigen::VectorXd theta(shape.size());
-    SimplexKernels::constrain(zeta.data(), shape.rows, shape.cols, theta.data());
+    const auto [rows, cols] = fused::Op1<SimplexKernels>::dims(shape.is_matrix(), shape.rows, shape.cols);
+    SimplexKernels::constrain(zeta.data(), rows, cols, theta.data());
     return theta;
 }
 

@@ -198,16 +198,30 @@ bool Support::contains(const Eigen::VectorXd& theta, Shape shape, double tol) co
             }
             return true;
         case Kind::Simplex:
-            return shape.is_vector() && (theta.array() >= 0).all() &&
-                   std::abs(theta.sum() - 1) <= tol;
         case Kind::Ordered:
         case Kind::PositiveOrdered:
-            if (kind == Kind::PositiveOrdered && n > 0 && !(theta[0] > 0)) return false;
-            for (int i = 1; i < n; ++i) {
-                if (!(theta[i] > theta[i - 1])) return false;
+        case Kind::UnitVector: {
+            if (shape.is_scalar()) return false;
+            // A vector is one, a matrix's rows are each one (array[U] simplex[K], ...).
+            const bool rows = shape.is_matrix();
+            const Eigen::Map<const Eigen::MatrixXd> V(theta.data(), rows ? shape.rows : 1,
+                                                      rows ? shape.cols : n);
+            for (Eigen::Index u = 0; u < V.rows(); ++u) {
+                const auto r = V.row(u);
+                if (kind == Kind::Simplex &&
+                    (!(r.array() >= 0).all() || std::abs(r.sum() - 1) > tol)) {
+                    return false;
+                }
+                if (kind == Kind::UnitVector && std::abs(r.norm() - 1) > tol) return false;
+                if (kind == Kind::PositiveOrdered && r.size() > 0 && !(r[0] > 0)) return false;
+                if (kind == Kind::Ordered || kind == Kind::PositiveOrdered) {
+                    for (Eigen::Index i = 1; i < r.size(); ++i) {
+                        if (!(r[i] > r[i - 1])) return false;
+                    }
+                }
             }
-            return shape.is_vector();
-        case Kind::UnitVector: return shape.is_vector() && std::abs(theta.norm() - 1) <= tol;
+            return true;
+        }
         case Kind::CholeskyFactorCov: return shape.is_matrix() && lower_tri_positive_diag();
         case Kind::CholeskyFactorCorr:
             if (!shape.is_matrix() || !lower_tri_positive_diag()) return false;

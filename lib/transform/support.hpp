@@ -41,6 +41,8 @@ struct SupportArg {
 //   Simplex: vec[K], K >= 2 (K - 1 free coordinates, stick-breaking).
 //   Ordered, PositiveOrdered: vec[K], K >= 1.
 //   UnitVector: vec[K], K >= 2 (K free coordinates; -|zeta|^2 / 2 joins the density).
+//   Each of these four also mat[U,K]: every row one such vector (Stan's array[U] simplex[K]),
+//     transformed at once by the same graph whatever U, the log-Jacobians summed.
 //   CholeskyFactorCorr: mat[K,K], K >= 2 (K(K-1)/2 free).
 //   CholeskyFactorCov: mat[M,N], M >= N >= 1 (N(N+1)/2 + (M-N)N free).
 //   CorrMatrix: mat[K,K], K >= 2 (K(K-1)/2 free). CovMatrix: mat[K,K], K >= 1 (K(K+1)/2 free).

@@ -84,6 +84,15 @@ NodeId sum_over(Graph& g, NodeId x, Shape shape) {
     return g.apply(Op::Sum, x);
 }
 
+Eigen::VectorXd map_rows(const Eigen::VectorXd& x, Shape shape, int out_cols,
+                         Eigen::VectorXd (*f)(const Eigen::VectorXd&)) {
+    if (!shape.is_matrix()) return f(x);
+    const Eigen::Map<const Eigen::MatrixXd> X(x.data(), shape.rows, shape.cols);
+    Eigen::MatrixXd Y(shape.rows, out_cols);
+    for (int u = 0; u < shape.rows; ++u) Y.row(u) = f(X.row(u).transpose()).transpose();
+    return Eigen::Map<const Eigen::VectorXd>(Y.data(), Y.size());
+}
+
 void numeric_needs_constants(const Support& s) {
     throw ModelError(fmt::format("support {}: the numeric transform needs constant arguments, "
                                  "not expressions",

@@ -44,6 +44,11 @@ void check_support_shape(const Support& s, Shape shape);
 [[nodiscard]] NodeId support_arg_node(Graph& g, const SupportArg& a, Shape shape);
 // The sum of x over a variable of shape `shape` (a scalar x counts once per element).
 [[nodiscard]] NodeId sum_over(Graph& g, NodeId x, Shape shape);
+// For the row-wise supports (simplex, ordered, unit_vector over mat[U,K]): f applied to x,
+// of shape `shape`, once if a vector, else to each row, the results (of length `out_cols`)
+// the rows of a column-major U x out_cols matrix.
+[[nodiscard]] Eigen::VectorXd map_rows(const Eigen::VectorXd& x, Shape shape, int out_cols,
+                                       Eigen::VectorXd (*f)(const Eigen::VectorXd&));
 // A ModelError for numeric transforms of supports with expression arguments.
 [[noreturn]] void numeric_needs_constants(const Support& s);
 

@@ -400,14 +400,16 @@ TEST_CASE("supports: shapes they fit, with errors naming support and shape", "[t
         }
         return std::string("no error");
     };
-    CHECK(message(Support::simplex(), Shape::matrix(2, 2)) ==
-          "support simplex needs vec[K] with K >= 2, got mat[2,2]");
+    CHECK(message(Support::simplex(), Shape::matrix(2, 1)) ==
+          "support simplex needs vec[K] or mat[U,K] (U simplexes as rows), K >= 2, got mat[2,1]");
     CHECK(message(Support::simplex(), Shape::vector(1)) ==
-          "support simplex needs vec[K] with K >= 2, got vec[1]");
+          "support simplex needs vec[K] or mat[U,K] (U simplexes as rows), K >= 2, got vec[1]");
     CHECK(message(Support::ordered(), Shape::scalar()) ==
-          "support ordered needs vec[K] with K >= 1, got real");
+          "support ordered needs vec[K] or mat[U,K] (U vectors as rows), K >= 1, got real");
     CHECK(message(Support::unit_vector(), Shape::vector(1)) ==
-          "support unit_vector needs vec[K] with K >= 2, got vec[1]");
+          "support unit_vector needs vec[K] or mat[U,K] (U unit vectors as rows), K >= 2, got "
+          "vec[1]");
+    CHECK(message(Support::simplex(), Shape::matrix(2, 2)) == "no error");
     CHECK(message(Support::cholesky_factor_corr(), Shape::matrix(2, 3)) ==
           "support cholesky_factor_corr needs mat[K,K] with K >= 2, got mat[2,3]");
     CHECK(message(Support::corr_matrix(), Shape::vector(4)) ==
