@@ -3,6 +3,7 @@
 #pragma once
 
 #include <advi/advi/fit.hpp>
+#include <advi/advi/predictive.hpp>
 #include <advi/graph/error.hpp>
 #include <advi/compile/pipeline.hpp>
 #include <advi/dsl/distributions.hpp>

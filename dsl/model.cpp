@@ -353,6 +353,6 @@ Graph Model::graph() const {
     return g;
 }
 
-ModelSpec Model::spec() const { return ModelSpec{graph(), latents_, data_}; }
+ModelSpec Model::spec() const { return ModelSpec{graph(), latents_, data_, terms_}; }
 
 }  // namespace advi

@@ -16,45 +16,23 @@ double open_uniform(std::mt19937_64& rng) {
 
 }  // namespace
 
-Reporter::Reporter(LoweredProgram& program)
-    : lowered_(program), spec_(program.model().spec()) {
+Reporter::Reporter(LoweredProgram& program) : lowered_(program) {
     for (const auto& v : program.transformed_parameters()) values_.push_back(v);
     for (const auto& v : program.generated_quantities()) values_.push_back(v);
-    Graph g = spec_.graph;
-    g.clear_outputs();
+    std::vector<std::pair<std::string, NodeId>> outputs;
     for (const auto& v : values_) {
-        g.set_output(v.name, v.value.id(), size_);
+        outputs.emplace_back(v.name, v.value.id());
         size_ += v.value.shape().size();
     }
-    // The latents become data slots read from per-draw buffers.
-    std::vector<DataSlot> data = spec_.data;
-    const int first = static_cast<int>(data.size());
-    theta_.reserve(spec_.latents.size());
-    for (const auto& l : spec_.latents) {
-        theta_.emplace_back(Eigen::VectorXd::Zero(l.shape.size()));
-        data.push_back({l.name, l.shape, DType::Real, theta_.back().data(), nullptr});
-    }
-    const Graph on_theta = rebuild(g, [&](Graph& out, const Node& n, NodeId) {
-        if (n.op != Op::Param) return out.intern(n);
-        return out.leaf(Op::Data, n.shape, DType::Real, first + static_cast<int>(n.index),
-                        spec_.latents[static_cast<std::size_t>(n.index)].name);
-    });
-    program_ = advi::Program::compile(on_theta, data, 0, size_, 1);
+    program_ = std::make_unique<ThetaProgram>(program.model().spec(), outputs);
 }
 
 Eigen::VectorXd Reporter::evaluate(const Eigen::VectorXd& theta, std::mt19937_64& rng) {
-    const std::vector<int> offsets = spec_.theta_offsets();
-    for (std::size_t k = 0; k < theta_.size(); ++k) {
-        theta_[k] = theta.segment(offsets[k], theta_[k].size());
-    }
     std::normal_distribution<double> normal;
     for (const auto& r : lowered_.random_inputs()) {
         for (auto& x : *r.values) x = r.normal ? normal(rng) : open_uniform(rng);
     }
-    program_.reload_data();
-    Eigen::VectorXd none, out(size_);
-    program_.run(none, out);
-    return out;
+    return program_->evaluate(theta);
 }
 
 ReportedDraws report(LoweredProgram& program, const Fit& fit, std::uint64_t seed) {

@@ -4,13 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include <Eigen/Core>
 
-#include <advi/compile/program.hpp>
+#include <advi/compile/theta_program.hpp>
 #include <advi/dsl/stan/lower.hpp>
 #include <advi/advi/fit.hpp>
 
@@ -30,10 +31,8 @@ public:
 
 private:
     LoweredProgram& lowered_;
-    ModelSpec spec_;
     std::vector<ReportedValue> values_;
-    std::vector<Eigen::VectorXd> theta_;  // one buffer per latent, bound as data
-    advi::Program program_;
+    std::unique_ptr<ThetaProgram> program_;
     int size_ = 0;
 };
 

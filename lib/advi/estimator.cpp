@@ -68,6 +68,7 @@ Estimator::Estimator(Target& target, const Options& opts)
 }
 
 double Estimator::elbo(const Approximation& q) {
+    target_.use_evaluation_batch();
     last_elbo_ = rule_ == ConvergenceRule::Robust
                      ? elbo_estimate(target_, q, common_etas_)
                      : elbo_estimate(target_, q, elbo_rng_, elbo_samples_);
@@ -76,6 +77,7 @@ double Estimator::elbo(const Approximation& q) {
 }
 
 ElboGradient Estimator::gradient(const Approximation& q) {
+    target_.next_minibatch();
     ElboGradient g = elbo_gradient(target_, q, grad_rng_, grad_samples_, max_grad_draws());
     dropped_ += g.dropped;
     return g;

@@ -12,6 +12,8 @@
 #include <advi/compile/pipeline.hpp>
 #include <advi/graph/error.hpp>
 
+#include "minibatch.hpp"
+
 namespace advi {
 
 Fit::Fit(ModelSpec spec, AdviResult result, Eigen::MatrixXd theta_draws,
@@ -156,11 +158,11 @@ Eigen::VectorXd log_q(const Approximation& q, const Eigen::MatrixXd& zeta) {
 
 }  // namespace
 
-Fit fit(const ModelSpec& m, const Options& options) {
-    Program gradient = compile(m);
-    gradient.set_threads(options.threads);
-    TargetRef<Program> target(gradient);
-    AdviResult result = run_advi(target, options);
+namespace {
+
+// The fitted q's draws mapped to constrained space and their densities under the gradient
+// program (for a minibatch fit: the evaluation batch's, scaled to the full data).
+Fit finish(const ModelSpec& m, AdviResult result, Program& gradient) {
     Program to_theta = compile_constrain_map(m);
     Eigen::MatrixXd theta(result.draws.rows(), m.theta_dim());
     Eigen::VectorXd zeta(m.zeta_dim());
@@ -187,6 +189,21 @@ Fit fit(const ModelSpec& m, const Options& options) {
     dens.log_p_at_mu = gradient.run(result.q.mean(), grad);
     dens.log_g_at_mu = log_q(result.q, result.q.mean().transpose())[0];
     return Fit(m, std::move(result), std::move(theta), t, std::move(dens));
+}
+
+}  // namespace
+
+Fit fit(const ModelSpec& m, const Options& options) {
+    if (!options.minibatch.empty()) {
+        MinibatchTarget target(m, options.minibatch, options.seed, options.threads);
+        AdviResult result = run_advi(target, options);
+        target.use_evaluation_batch();
+        return finish(m, std::move(result), target.program());
+    }
+    Program gradient = compile(m);
+    gradient.set_threads(options.threads);
+    TargetRef<Program> target(gradient);
+    return finish(m, run_advi(target, options), gradient);
 }
 
 }  // namespace advi

@@ -56,6 +56,11 @@ void validate_options(const Options& opts, int dim) {
         throw FitError(fmt::format("option `convergence` has unknown value {}",
                                    static_cast<int>(opts.convergence)));
     }
+    if (opts.monitor_every < 0 || (opts.monitor_every > 0 && !opts.monitor)) {
+        throw FitError(fmt::format(
+            "option `monitor_every` must be non-negative and needs a `monitor`, got {}{}",
+            opts.monitor_every, opts.monitor ? "" : " without a monitor"));
+    }
     if (opts.init.size() != 0) {
         if (opts.init.size() != dim) {
             throw ShapeError(fmt::format("option `init`: expected vector({}), got vector({})", dim,

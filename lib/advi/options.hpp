@@ -2,7 +2,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
+#include <string>
+#include <vector>
 
 #include <Eigen/Core>
 
@@ -18,6 +21,34 @@ enum class Family { MeanField, FullRank };
 //  Stan:   Stan's ADVI as written: fresh ELBO draws per estimate, |delta| / |elbo|, Stan's
 //          eta-search bookkeeping and its error when adaptation fails, no back-off.
 enum class ConvergenceRule { Robust, Stan };
+
+class Approximation;
+
+// Where a fit is, for a monitor (Options::monitor): the iteration just finished (0: q's
+// starting point, before any step), the fit's wall time so far without the time spent in
+// the monitor itself, and q.
+struct FitProgress {
+    int iteration = 0;
+    double seconds = 0.0;
+    const Approximation& q;
+};
+
+// The full data of one minibatch slot (Options::minibatch): column-major, `rows` x `cols`,
+// reals or ints, owned by the caller (kept alive for the fit).
+struct MinibatchData {
+    std::string slot;  // the model's data slot that holds one minibatch (B rows)
+    const double* real = nullptr;
+    const int* ints = nullptr;
+    Eigen::Index rows = 0;
+    Eigen::Index cols = 1;
+
+    MinibatchData(std::string s, const Eigen::MatrixXd& m)
+        : slot(std::move(s)), real(m.data()), rows(m.rows()), cols(m.cols()) {}
+    MinibatchData(std::string s, const Eigen::VectorXd& v)
+        : slot(std::move(s)), real(v.data()), rows(v.size()) {}
+    MinibatchData(std::string s, const Eigen::VectorXi& v)
+        : slot(std::move(s)), ints(v.data()), rows(v.size()) {}
+};
 
 struct Options {  // field order matters: users write {.family = ..., .seed = 1}
     Family family = Family::MeanField;
@@ -37,6 +68,16 @@ struct Options {  // field order matters: users write {.family = ..., .seed = 1}
     // Threads of the gradient program's long loops (0: the hardware's). A fit is
     // reproducible for a given seed and thread count.
     int threads = 0;
+    // Called with the fit's progress every `monitor_every` iterations of the main loop (and
+    // once at iteration 0), e.g. to record the held-out log predictive density against time
+    // (predictive.hpp). Its own time is left out of FitProgress::seconds and of the result's.
+    std::function<void(const FitProgress&)> monitor{};
+    int monitor_every = 0;
+    // Data subsampling (minibatch.hpp): the model is written over one minibatch, data slots
+    // of B rows; each gradient fills them with B rows drawn without replacement from the full
+    // data given here (all with the same N rows), and every term of log p that reads them is
+    // scaled by N / B. Empty: the model's data as bound.
+    std::vector<MinibatchData> minibatch{};
 };
 
 // Throws FitError naming the first bad option (non-positive count, tol_rel_obj <= 0,

@@ -17,6 +17,14 @@ public:
     // log p(x, T^-1(zeta)) + log|det J|; writes its gradient into grad (already sized dim()).
     // A non-finite return value (or gradient) is allowed: the engine drops such draws.
     virtual double log_density_gradient(const Eigen::VectorXd& zeta, Eigen::VectorXd& grad) = 0;
+
+    // Data subsampling (paper section 4.3, after Hoffman et al. 2013): a target whose
+    // likelihood reads a minibatch of the data. The estimator asks for a fresh minibatch
+    // before each gradient, and for one fixed evaluation batch before each ELBO estimate, so
+    // that two ELBO estimates differ because q moved, not because other rows were drawn.
+    // A full-data target ignores both.
+    virtual void next_minibatch() {}
+    virtual void use_evaluation_batch() {}
 };
 
 template <class T>

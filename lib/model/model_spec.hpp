@@ -33,6 +33,9 @@ struct ModelSpec {
     Graph graph;  // output "lp": the log joint density over Param leaves
     std::vector<LatentVariable> latents;
     std::vector<DataSlot> data;
+    // The terms whose sum is "lp", as the model added them (a prior, a likelihood, a
+    // target += ...); empty when the builder did not say. Data subsampling scales whole terms.
+    std::vector<NodeId> terms;
 
     // Offsets of each latent's unconstrained coordinates in zeta, and their total (dim).
     [[nodiscard]] std::vector<int> zeta_offsets() const;
