@@ -15,8 +15,9 @@
 
 namespace advi::examples {
 
-// `y` (N x D) is bound by reference: keep it alive while the model is used.
-inline void build_gmm(Model& m, const Eigen::MatrixXd& y_data, int K, double alpha0_value) {
+// `y` (N x D) is bound by reference: keep it alive while the model is used. Returns the
+// log-likelihood of each row (for the held-out log predictive density).
+inline Expr build_gmm(Model& m, const Eigen::MatrixXd& y_data, int K, double alpha0_value) {
     const auto N = static_cast<int>(y_data.rows());
     const auto D = static_cast<int>(y_data.cols());
     const double c = 0.5 * std::log(2 * M_PI);
@@ -35,7 +36,9 @@ inline void build_gmm(Model& m, const Eigen::MatrixXd& y_data, int K, double alp
     auto per_k = log(theta) - 0.5 * rows_dot_product(square(mu), P) - row_sums(log(sigma)) - D * c;
     auto L = -0.5 * (square(y) * transpose(P)) + y * transpose(elt_multiply(mu, P)) +
              rep_matrix_rows(per_k, N);
-    m.target_add(sum(log_sum_exp_rows(L)));
+    auto log_lik = log_sum_exp_rows(L);
+    m.target_add(sum(log_lik));
+    return log_lik;
 }
 
 // The permutation perm (fitted component perm[k] is true component k) that minimises

@@ -4,6 +4,8 @@
 // and its test.
 #pragma once
 
+#include <string>
+
 #include <Eigen/Dense>
 
 #include <advi/advi.hpp>
@@ -17,31 +19,34 @@ struct PollData {
     Eigen::VectorXd female, black, female_black, v_prev;  // v_prev per state
     Eigen::VectorXi age, edu, age_edu, state, region, y;  // region per state
 
-    static PollData from(const DataTable& d) {
+    // `suffix` "_test": the held-out respondents (the same states and regions).
+    static PollData from(const DataTable& d, const std::string& suffix = "") {
         PollData p;
         p.n_age = d.at("n_age").as_int();
         p.n_edu = d.at("n_edu").as_int();
         p.n_state = d.at("n_state").as_int();
         p.n_region = d.at("n_region").as_int();
-        p.female = d.at("female").as_vector();
-        p.black = d.at("black").as_vector();
+        p.female = d.at("female" + suffix).as_vector();
+        p.black = d.at("black" + suffix).as_vector();
         p.female_black = p.female.cwiseProduct(p.black);
         p.v_prev = d.at("v_prev").as_vector();
-        const auto zero_based = [&](const char* name) {
+        const auto zero_based = [&](const std::string& name) {
             return Eigen::VectorXi(d.at(name).as_int_vector().array() - 1);
         };
-        p.age = zero_based("age");
-        p.edu = zero_based("edu");
-        p.age_edu = zero_based("age_edu");  // (age - 1) * n_edu + edu: alpha_age_edu row-major
-        p.state = zero_based("state");
+        p.age = zero_based("age" + suffix);
+        p.edu = zero_based("edu" + suffix);
+        // (age - 1) * n_edu + edu: alpha_age_edu row-major
+        p.age_edu = zero_based("age_edu" + suffix);
+        p.state = zero_based("state" + suffix);
         p.region = zero_based("region");
-        p.y = d.at("y").as_int_vector();
+        p.y = d.at("y" + suffix).as_int_vector();
         return p;
     }
 };
 
-// `d` is bound by reference: keep it alive while the model is used.
-inline void build_hier_logistic(Model& m, const PollData& d) {
+// `d` is bound by reference: keep it alive while the model is used. Returns the
+// log-likelihood of each respondent (for the held-out log predictive density).
+inline Expr build_hier_logistic(Model& m, const PollData& d) {
     auto female = m.data("female", d.female);
     auto black = m.data("black", d.black);
     auto female_black = m.data("female_black", d.female_black);
@@ -73,6 +78,7 @@ inline void build_hier_logistic(Model& m, const PollData& d) {
     auto eta = b0 + b_female * female + b_black * black + b_female_black * female_black +
                a_age[age] + a_edu[edu] + a_age_edu[age_edu] + a_state[state];
     m.observe(y, bernoulli_logit(eta));
+    return m.log_density(y, bernoulli_logit(eta), true);
 }
 
 }  // namespace advi::examples

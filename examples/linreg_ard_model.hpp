@@ -14,8 +14,9 @@ struct ArdHyper {
     double a0 = 1, b0 = 1, c0 = 1, d0 = 1;  // the paper's values
 };
 
-// `X` and `y` are bound by reference: keep them alive while the model is used.
-inline void build_linreg_ard(Model& m, const Eigen::MatrixXd& X_data, const Eigen::VectorXd& y_data,
+// `X` and `y` are bound by reference: keep them alive while the model is used. Returns the
+// log-likelihood of each row (for the held-out log predictive density, advi/predictive.hpp).
+inline Expr build_linreg_ard(Model& m, const Eigen::MatrixXd& X_data, const Eigen::VectorXd& y_data,
                              const ArdHyper& hyper = {}) {
     auto y = m.data("y", y_data);
     auto X = m.data("X", X_data);
@@ -25,6 +26,7 @@ inline void build_linreg_ard(Model& m, const Eigen::MatrixXd& X_data, const Eige
     // A large alpha_d pins w_d near 0: the relevance of input d is learned from the data.
     auto w = m.param("w", normal(0, sigma / sqrt(alpha)), D);
     m.observe(y, normal(X * w, sigma));
+    return m.log_density(y, normal(X * w, sigma), true);
 }
 
 }  // namespace advi::examples
