@@ -12,6 +12,7 @@
 #include <advi/io/read_data.hpp>
 
 #include "example_data.hpp"
+#include "gauss2d_model.hpp"
 
 int main() {
     const std::filesystem::path dir = std::filesystem::path(ADVI_SHARED_DATA) / "sim/gauss2d";
@@ -27,31 +28,19 @@ int main() {
     const Eigen::MatrixXd Sigma = data.at("Sigma").as_matrix();
     const Eigen::VectorXd mu0 = data.at("mu0").as_vector();
     const Eigen::MatrixXd Sigma0 = data.at("Sigma0").as_matrix();
-    const auto N = static_cast<double>(y.rows());
 
     advi::Model m;
-    auto yd = m.data("y", y);
-    auto Sigma_d = m.data("Sigma", Sigma);
-    auto mu0_d = m.data("mu0", mu0);
-    auto Sigma0_d = m.data("Sigma0", Sigma0);
-    auto mu = m.param("mu", advi::multi_normal(mu0_d, Sigma0_d), 2);
-    m.observe(yd, advi::multi_normal(mu, Sigma_d));  // one 2-vector per row of y
+    advi::examples::build_gauss2d(m, y, Sigma, mu0, Sigma0);
     std::cout << m.graph() << "\n";
 
-    // The conjugate posterior: precision Sigma0^-1 + N Sigma^-1.
-    const Eigen::MatrixXd precision = Sigma0.inverse() + N * Sigma.inverse();
-    const Eigen::MatrixXd post_cov = precision.inverse();
-    const Eigen::VectorXd post_mean =
-        post_cov * (Sigma0.inverse() * mu0 + Sigma.inverse() * y.colwise().sum().transpose());
-    const Eigen::VectorXd mf_optimum_var = precision.diagonal().cwiseInverse();
+    const advi::examples::Gauss2dPosterior posterior =
+        advi::examples::gauss2d_posterior(y, Sigma, mu0, Sigma0);
+    const Eigen::MatrixXd& post_cov = posterior.cov;
+    const Eigen::VectorXd& post_mean = posterior.mean;
+    const Eigen::VectorXd& mf_optimum_var = posterior.mean_field_var;
 
-    // mu is unconstrained (T is the identity), so q's own covariance is the approximation of
-    // the posterior: no Monte Carlo error from the output draws. The posterior sds are 0.01 to
-    // 0.05 and the correlation 0.95, so one gradient draw leaves q's last iterate noisy at that
-    // scale: 50 draws per gradient (about a second in all).
-    const advi::Options base{.seed = 1, .grad_samples = 50, .tol_rel_obj = 0.001};
-    advi::Options mf_options = base, fr_options = base;
-    fr_options.family = advi::Family::FullRank;
+    const advi::Options mf_options = advi::examples::gauss2d_options(advi::Family::MeanField);
+    const advi::Options fr_options = advi::examples::gauss2d_options(advi::Family::FullRank);
     const advi::Fit mf = advi::fit(m, mf_options);
     const advi::Fit fr = advi::fit(m, fr_options);
     std::cout << "== mean-field ==\n" << mf.summary() << "\n== full-rank ==\n" << fr.summary();

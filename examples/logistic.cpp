@@ -14,6 +14,7 @@
 #include <advi/io/read_data.hpp>
 
 #include "example_data.hpp"
+#include "logistic_model.hpp"
 
 int main() {
     const std::filesystem::path dir = std::filesystem::path(ADVI_SHARED_DATA) / "sim/logistic";
@@ -31,35 +32,17 @@ int main() {
     const Eigen::VectorXd beta_true = truth.at("beta").as_vector();
 
     advi::Model m;
-    auto Xd = m.data("X", X);
-    auto yd = m.data("y", y);
-    auto prior_sd_d = m.data("prior_sd", prior_sd);
-    auto beta = m.param("beta", advi::normal(0, prior_sd_d), X.cols());
-    m.observe(yd, advi::bernoulli_logit(Xd * beta));
+    advi::examples::build_logistic(m, X, y, prior_sd);
     std::cout << m.graph() << "\n";
 
     // The posterior mode and the inverse Hessian there (Laplace), by Newton's method.
     const Eigen::Index K = X.cols();
-    Eigen::VectorXd mode = Eigen::VectorXd::Zero(K);
-    Eigen::MatrixXd hessian(K, K);
-    for (int it = 0; it < 50; ++it) {
-        const Eigen::ArrayXd p = 1.0 / (1.0 + (-(X * mode).array()).exp());
-        const Eigen::VectorXd grad =
-            X.transpose() * (y.cast<double>().array() - p).matrix() - mode / (prior_sd * prior_sd);
-        hessian = X.transpose() * (p * (1 - p)).matrix().asDiagonal() * X;
-        hessian.diagonal().array() += 1.0 / (prior_sd * prior_sd);
-        const Eigen::VectorXd step = hessian.ldlt().solve(grad);
-        mode += step;
-        if (step.norm() < 1e-12)
-            break;
-    }
-    const Eigen::VectorXd laplace_sd = hessian.inverse().diagonal().cwiseSqrt();
+    const advi::examples::Laplace laplace = advi::examples::logistic_laplace(X, y, prior_sd);
+    const Eigen::VectorXd& mode = laplace.mode;
+    const Eigen::VectorXd laplace_sd = laplace.cov.diagonal().cwiseSqrt();
 
-    // |ELBO| is about 400: tol_rel_obj 0.0001 and ten gradient draws let q's scales settle
-    // (with Stan's defaults a mean can stop 0.5 posterior sd from where it settles).
-    const advi::Options options{.seed = 1, .grad_samples = 10, .tol_rel_obj = 0.0001};
-    advi::Options fr_options = options;
-    fr_options.family = advi::Family::FullRank;
+    const advi::Options options = advi::examples::logistic_options(advi::Family::MeanField);
+    const advi::Options fr_options = advi::examples::logistic_options(advi::Family::FullRank);
     const advi::Fit mf = advi::fit(m, options);
     const advi::Fit fr = advi::fit(m, fr_options);
     std::cout << "== mean-field ==\n" << mf.summary() << "\n== full-rank ==\n" << fr.summary();
