@@ -268,8 +268,13 @@ void Lowerer::parameters_block() {
             case BaseType::CovMatrix: options.support = Support::cov_matrix(); break;
             default: break;
         }
-        if (options.support && !v.dims.empty()) {
-            fail(d->type.loc, fmt::format("arrays of {} are not supported yet", name(d->type.base)));
+        // array[U] simplex[K] (and ordered, positive_ordered, unit_vector) is mat[U, K] with
+        // the vectors as rows, the layout of array[U] vector[K]: the library's supports take
+        // each row of a matrix as one vector.
+        const bool rowwise = base_of(d->type.base) == Base::Vector;
+        if (options.support && !v.dims.empty() && !(rowwise && v.dims.size() == 1)) {
+            fail(d->type.loc, fmt::format("arrays of {} {}are not supported yet", name(d->type.base),
+                                          rowwise ? "of more than one dimension " : ""));
         }
         const auto fd = flat_dims(v);
         try {

@@ -150,12 +150,27 @@ Expr Lowerer::density(const std::string& name0, const Value& y, const std::vecto
         fail(at, fmt::format("{}: the variate must be integers, got {}", name, type_str(y)));
     }
     const Expr ye = to_level(y, true);
+    // A batched integer array variate is flat, the iteration index fastest (int_data), where a
+    // batched vector argument is mat[B, n] with row b the iteration's: the same order column-
+    // major, so such an argument is flattened to match (y[u] ~ poisson(beta * theta[u]) over u:
+    // one U x I term), and per-iteration sums fold the flat terms back into B rows.
+    const bool flat_variate = level > 0 && y.is_int() && !info->multivariate &&
+                              ye.shape().is_vector() && rank_of_value(y) > 0;
     std::vector<Arg> dargs;
-    for (const auto& a : args) dargs.emplace_back(to_level(a, false));
+    bool flattened = false;
+    for (const auto& a : args) {
+        Expr e = to_level(a, false);
+        if (flat_variate && e.shape().is_matrix() && e.shape().size() == ye.shape().size()) {
+            e = to_vector(e);
+            flattened = true;
+        }
+        dargs.emplace_back(e);
+    }
     try {
         const Dist d = dist(name, dargs);
         if (!per_iteration || level == 0) return m().log_density(ye, d);
-        const Expr e = m().log_density(ye, d, true);
+        Expr e = m().log_density(ye, d, true);
+        if (flattened) e = to_matrix(e, B, ye.shape().size() / B);
         return e.shape().is_matrix() ? row_sums(e) : e;
     } catch (const Error& e) {
         fail(at, e.what());
