@@ -108,19 +108,9 @@ int main(int argc, char** argv) {
         advi::Model m;
         advi::examples::build_gmm(m, B > 0 ? batch : y, K, alpha0);
         const advi::ModelSpec spec = m.spec();
-        std::optional<Run> best;
-        for (int r = 1; r <= restarts; ++r) {
-            advi::PredictiveTrace trace(spec, held_out.spec(), log_lik.id(), 50, 7);
-            advi::Options options = advi::examples::gmm_options();
-            options.seed = static_cast<std::uint64_t>(r);
-            options.monitor = trace.monitor();
-            options.monitor_every = every;
-            if (B > 0) options.minibatch = {advi::MinibatchData("y", y)};
-            advi::Fit f = advi::fit(spec, options);
-            if (!best || f.result().elbo_trace.back() > best->fit.result().elbo_trace.back())
-                best.emplace(Run{B, std::move(f), trace.points()});
-        }
-        runs.push_back(std::move(*best));
+        advi::examples::TracedFit t = advi::examples::fit_gmm_traced(
+            spec, held_out.spec(), log_lik.id(), B > 0 ? &y : nullptr, restarts, every);
+        runs.push_back({B, std::move(t.fit), std::move(t.trace)});
     }
 
     fmt::print("{:>8} {:>10} {:>9} {:>12} {:>22}\n", "B", "iterations", "seconds", "final ELBO",

@@ -107,4 +107,29 @@ inline Fit fit_gmm(const Model& m, int restarts, std::vector<double>* elbos = nu
     return std::move(*best);
 }
 
+// A fit_gmm whose restarts each record the held-out log predictive density (of `log_lik`, a
+// node of `held_out`) every `every` iterations; the kept fit's record comes with it. With
+// `full_y`, `spec` is the model over one minibatch of slot "y" and each gradient draws its
+// rows from `full_y` (advi/minibatch.hpp).
+struct TracedFit {
+    Fit fit;
+    std::vector<PredictiveTrace::Point> trace;
+};
+inline TracedFit fit_gmm_traced(const ModelSpec& spec, const ModelSpec& held_out, NodeId log_lik,
+                                const Eigen::MatrixXd* full_y, int restarts, int every,
+                                Options options = gmm_options()) {
+    std::optional<TracedFit> best;
+    for (int r = 1; r <= restarts; ++r) {
+        PredictiveTrace trace(spec, held_out, log_lik, 50, 7);
+        options.seed = static_cast<std::uint64_t>(r);
+        options.monitor = trace.monitor();
+        options.monitor_every = every;
+        if (full_y != nullptr) options.minibatch = {MinibatchData("y", *full_y)};
+        Fit f = fit(spec, options);
+        if (!best || f.result().elbo_trace.back() > best->fit.result().elbo_trace.back())
+            best.emplace(TracedFit{std::move(f), trace.points()});
+    }
+    return std::move(*best);
+}
+
 }  // namespace advi::examples

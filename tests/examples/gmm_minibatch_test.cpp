@@ -50,22 +50,10 @@ TEST_CASE("gmm_minibatch: minibatches of 500 reach the truth's held-out density"
     CHECK(truth_lpd == Approx(-13.05).margin(0.01));  // the example's printed value
 
     // Best final ELBO of seeds 1..4, as the example (local optima; see gmm_model.hpp).
-    std::optional<Fit> best;
-    std::vector<PredictiveTrace::Point> best_trace;
-    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
-        PredictiveTrace trace(spec, held_out.spec(), log_lik.id(), 50, 7);
-        Options options = examples::gmm_options();
-        options.seed = seed;
-        options.monitor = trace.monitor();
-        options.monitor_every = 100;
-        options.minibatch = {MinibatchData("y", y)};
-        Fit f = fit(spec, options);
-        if (!best || f.result().elbo_trace.back() > best->result().elbo_trace.back()) {
-            best.emplace(std::move(f));
-            best_trace = trace.points();
-        }
-    }
-    const LogPredictive end = log_predictive(*best, held_out.spec(), log_lik.id());
+    const examples::TracedFit t =
+        examples::fit_gmm_traced(spec, held_out.spec(), log_lik.id(), &y, 4, 100);
+    const std::vector<PredictiveTrace::Point>& best_trace = t.trace;
+    const LogPredictive end = log_predictive(t.fit, held_out.spec(), log_lik.id());
     INFO("held-out lpd " << end.mean << " against the truth's " << truth_lpd);
     // The full-data fit at the truth's optimum reaches -13.23; a merged-component optimum
     // -14.7 or lower.
