@@ -474,9 +474,11 @@ TEST_CASE("supports with parameter arguments: log density and gradient on zeta",
 TEST_CASE("params: the shape must fit the support, naming parameter, support and shape",
           "[dsl][support]") {
     Model m;
-    CHECK_THROWS_WITH(m.param("p", uniform(0, 1), 2, 2, {.support = Support::simplex()}),
-                      "param `p`: support simplex needs vec[K] with K >= 2, got mat[2,2]");
-    CHECK_THROWS_AS(m.param("p", uniform(0, 1), 2, 2, {.support = Support::simplex()}), ShapeError);
+    // a matrix is one simplex per row: each needs K >= 2 columns
+    CHECK_THROWS_WITH(m.param("p", uniform(0, 1), 2, 1, {.support = Support::simplex()}),
+                      "param `p`: support simplex needs vec[K] or mat[U,K] (U simplexes as rows), "
+                      "K >= 2, got mat[2,1]");
+    CHECK_THROWS_AS(m.param("p", uniform(0, 1), 2, 1, {.support = Support::simplex()}), ShapeError);
     CHECK_THROWS_WITH(m.param("L", uniform(-1, 1), 3, {.support = Support::cholesky_factor_corr()}),
                       "param `L`: support cholesky_factor_corr needs mat[K,K] with K >= 2, got vec[3]");
     CHECK_THROWS_WITH(m.param("S", normal(0, 1), 2, 3, {.support = Support::cov_matrix()}),
