@@ -15,7 +15,7 @@ namespace advi {
 
 struct Transform {
     std::string_view name;
-    // The constrained shapes it applies to, for messages ("vec[K] with K >= 2").
+    // The constrained shapes it applies to, for messages ("mat[K,K] with K >= 2").
     std::string_view shapes;
     bool (*fits)(Shape s);
     // Shape of the unconstrained coordinates for a variable of constrained shape `s`.
@@ -35,8 +35,8 @@ struct Transform {
 
 [[nodiscard]] const Transform& transform_for(const Support& s, PositiveTransform t);
 
-// ShapeError unless `shape` fits the support: "support simplex needs vec[K] with K >= 2, got
-// mat[2,2]"; per-element arguments must have one value per element.
+// ShapeError unless `shape` fits the support: "support cov_matrix needs mat[K,K] with K >= 1, got
+// mat[2,3]"; per-element arguments must have one value per element.
 void check_support_shape(const Support& s, Shape shape);
 
 // Fragment helpers. The node of a support argument for a variable of shape `shape`: a
