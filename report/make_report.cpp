@@ -540,16 +540,32 @@ std::string gradient_variance(const Context& ctx) {
 
 // ---------------------------------------------------------------- Section 3.3: transforms
 
-std::string gamma_kl(const Context&) {
+// q's density on theta: the Gaussian on zeta = T(theta) times |d zeta / d theta|;
+// T1: zeta = log theta (1 / theta), T2: zeta = log(exp(theta) - 1) (1 / (1 - exp(-theta))).
+double q_density_theta(double theta, double mu, double sd, bool softplus) {
+    if (softplus) {
+        const double zeta = theta + std::log1p(-std::exp(-theta));
+        return normal_pdf(zeta, mu, sd) / -std::expm1(-theta);
+    }
+    return normal_pdf(std::log(theta), mu, sd) / theta;
+}
+
+double gamma_pdf(double theta, double a, double b) {
+    return std::exp(a * std::log(b) - std::lgamma(a) + (a - 1) * std::log(theta) - b * theta);
+}
+
+std::string gamma_kl(const Context& ctx) {
     advi::Options opt = advi::examples::gamma_transform_options();
     opt.threads = 1;
-    std::string md =
+    const std::string intro =
         "A Gamma density as the posterior of one positive latent, approximated by a Gaussian on "
         "zeta under T1 (zeta = log theta) and T2 (zeta = log(exp(theta) - 1)); KL(q||p) by "
         "quadrature of q's fitted Gaussian against the exact density of zeta "
-        "(examples/gamma_transforms_model.hpp).\n\n"
+        "(examples/gamma_transforms_model.hpp). The plots show the exact Gamma and q's density "
+        "mapped back to theta (the paper's Figure 8).\n\n";
+    std::string md =
         "| KL(q‖p) | Gamma(1, 2) | Gamma(2.5, 4.2) | Gamma(10, 10) |\n|---|---|---|---|\n";
-    double kl[3][2];
+    double kl[3][2], q_mu[3][2], q_sd[3][2];
     for (int c = 0; c < 3; ++c) {
         for (int t = 0; t < 2; ++t) {
             advi::Model m;
@@ -560,9 +576,33 @@ std::string gamma_kl(const Context&) {
             advi::Program p = advi::compile(m);
             kl[c][t] = advi::examples::kl_by_quadrature(p, fit.result().q.mu()[0],
                                                         fit.result().q.sd()[0]);
+            q_mu[c][t] = fit.result().q.mu()[0];
+            q_sd[c][t] = fit.result().q.sd()[0];
         }
     }
     const auto& cases = advi::examples::kGammaCases;
+    // The paper's Figure 8: the exact Gamma and q's density on theta under T1 and T2.
+    std::string figures;
+    for (int c = 0; c < 3; ++c) {
+        const double a = cases[c].a, b = cases[c].b;
+        // Up to the Gamma's 99.9% quantile, roughly (mean + 5 sd), from just above 0.
+        const double hi = a / b + 5 * std::sqrt(a) / b;
+        std::vector<double> x = range(hi / 400, hi, 400), exact, t1, t2;
+        for (double th : x) {
+            exact.push_back(gamma_pdf(th, a, b));
+            t1.push_back(q_density_theta(th, q_mu[c][0], q_sd[c][0], false));
+            t2.push_back(q_density_theta(th, q_mu[c][1], q_sd[c][1], true));
+        }
+        Plot p(fmt::format("Gamma({}, {})", a, b), "theta", "density");
+        p.size(520, 280).x_range(0, hi);
+        p.line(x, exact, "exact", {.colour = colours::kTruth, .width = 2.5});
+        p.line(x, t1, "ADVI, T1 (log)", {.colour = colours::kMeanField, .width = 1.8, .dash = "7 4"});
+        p.line(x, t2, "ADVI, T2 (softplus)", {.colour = colours::kFullRank, .width = 1.8});
+        const std::string file = fmt::format("gamma_transform_{}.svg", c + 1);
+        ctx.save(file, p.svg());
+        figures += fmt::format("![Gamma({}, {})]({}) ", a, b, file);
+    }
+    md = intro + figures + "\n\n" + md;
     for (int t = 0; t < 2; ++t) {
         md += fmt::format("| T{} ours |", t + 1);
         for (int c = 0; c < 3; ++c) md += fmt::format(" {} |", sci(kl[c][t]));
