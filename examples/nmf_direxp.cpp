@@ -1,8 +1,9 @@
 // Dirichlet Exponential Poisson factorisation (paper appendix A.4) on the shared simulated
 // counts: U users x I = 560 items (28 x 20 pixel images), K = 10 factors, theta_u ~
-// Dirichlet(alpha0 = 1000 each), beta_ik ~ Exponential(0.1) (small: U = 200, medium: U = 2000). Prints the fit's facts and compares the fitted rates
-// E[theta] E[beta]' with the true theta beta' (correlation, relative error, and the mean Poisson
-// log likelihood of an entry at the fitted rates against that at the true ones).
+// Dirichlet(alpha0 = 1000 each), beta_ik ~ Exponential(0.1) (small: U = 200, medium: U = 2000).
+// Prints the fit's facts and compares the fitted rates E[theta] E[beta]' with the true theta
+// beta' (correlation, relative error, and the mean Poisson log likelihood of an entry at the
+// fitted rates against that at the true ones).
 //   ./build/examples/nmf_direxp [small|medium]
 #include <filesystem>
 #include <iostream>
@@ -36,9 +37,10 @@ int main(int argc, char** argv) {
 
     advi::Model m;
     advi::examples::build_nmf_direxp(m, y_flat, U, I, alpha0, lambda0);
-    fmt::print("Dirichlet Exponential Poisson factorisation, theta_u a simplex: U = {}, I = {}, "
-               "K = {}, {} counts ({})\n",
-               U, I, K, y.sum(), size);
+    fmt::print(
+        "Dirichlet Exponential Poisson factorisation, theta_u a simplex: U = {}, I = {}, "
+        "K = {}, {} counts ({})\n",
+        U, I, K, y.sum(), size);
     // eta = 0.3 given: the search picks 0.1, which creeps (on small 3300 iterations to tol
     // 0.01); 0.3 converges to tol 0.001 in 1300 iterations, 1 ends no better.
     const advi::Fit fit = advi::fit(m, {.family = advi::Family::MeanField,
@@ -57,19 +59,22 @@ int main(int argc, char** argv) {
     const Eigen::MatrixXd beta_true = truth.at("beta").as_matrix();
     const auto r = advi::examples::compare_rates(theta * beta.transpose(),
                                                  theta_true * beta_true.transpose(), y);
-    fmt::print("rates theta beta' ({} x {}) against the truth: correlation {:.4f}, relative "
-               "error {:.4f}\n",
-               U, I, r.correlation, r.relative_error);
-    fmt::print("mean Poisson log likelihood per entry: {:.4f} at the fitted rates, {:.4f} at the "
-               "true rates\n",
-               r.loglik_fit, r.loglik_true);
+    fmt::print(
+        "rates theta beta' ({} x {}) against the truth: correlation {:.4f}, relative "
+        "error {:.4f}\n",
+        U, I, r.correlation, r.relative_error);
+    fmt::print(
+        "mean Poisson log likelihood per entry: {:.4f} at the fitted rates, {:.4f} at the "
+        "true rates\n",
+        r.loglik_fit, r.loglik_true);
     // alpha0 = 1000 holds every theta_u near (1/K, ..., 1/K): the true rates are nearly rank
     // one, sum_k beta_ik / K, and the rank-one fit below is about as close as K factors get.
     const auto r1 = advi::examples::compare_rates(advi::examples::rank_one_rates(y),
                                                   theta_true * beta_true.transpose(), y);
-    fmt::print("(a rank-one fit, row totals x column totals: correlation {:.4f}, relative error "
-               "{:.4f}, log likelihood {:.4f})\n",
-               r1.correlation, r1.relative_error, r1.loglik_fit);
+    fmt::print(
+        "(a rank-one fit, row totals x column totals: correlation {:.4f}, relative error "
+        "{:.4f}, log likelihood {:.4f})\n",
+        r1.correlation, r1.relative_error, r1.loglik_fit);
     fmt::print("mean rate: fitted {:.3f}, true {:.3f}, data {:.3f}\n",
                (theta * beta.transpose()).mean(), (theta_true * beta_true.transpose()).mean(),
                y.cast<double>().mean());

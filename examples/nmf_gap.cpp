@@ -36,9 +36,10 @@ int main(int argc, char** argv) {
 
     advi::Model m;
     advi::examples::build_nmf_gap(m, y_flat, U, I, K, priors);
-    fmt::print("Gamma Poisson factorisation, theta_u positive_ordered: U = {}, I = {}, K = {}, "
-               "{} counts ({})\n",
-               U, I, K, y.sum(), size);
+    fmt::print(
+        "Gamma Poisson factorisation, theta_u positive_ordered: U = {}, I = {}, K = {}, "
+        "{} counts ({})\n",
+        U, I, K, y.sum(), size);
     // eta = 0.3 given: the search tries powers of ten, and 1 diverges within its 50 iterations
     // while 0.1 creeps (on small it stops at tol 0.001 after 2300 iterations no better than a
     // rank-one fit, relative error 0.105); 0.3 reaches relative error 0.067 in 1900.
@@ -58,17 +59,20 @@ int main(int argc, char** argv) {
     const Eigen::MatrixXd beta_true = truth.at("beta").as_matrix();
     const auto r = advi::examples::compare_rates(theta * beta.transpose(),
                                                  theta_true * beta_true.transpose(), y);
-    fmt::print("rates theta beta' ({} x {}) against the truth: correlation {:.4f}, relative "
-               "error {:.4f}\n",
-               U, I, r.correlation, r.relative_error);
-    fmt::print("mean Poisson log likelihood per entry: {:.4f} at the fitted rates, {:.4f} at the "
-               "true rates\n",
-               r.loglik_fit, r.loglik_true);
+    fmt::print(
+        "rates theta beta' ({} x {}) against the truth: correlation {:.4f}, relative "
+        "error {:.4f}\n",
+        U, I, r.correlation, r.relative_error);
+    fmt::print(
+        "mean Poisson log likelihood per entry: {:.4f} at the fitted rates, {:.4f} at the "
+        "true rates\n",
+        r.loglik_fit, r.loglik_true);
     const auto r1 = advi::examples::compare_rates(advi::examples::rank_one_rates(y),
                                                   theta_true * beta_true.transpose(), y);
-    fmt::print("(a rank-one fit, row totals x column totals: correlation {:.4f}, relative error "
-               "{:.4f}, log likelihood {:.4f})\n",
-               r1.correlation, r1.relative_error, r1.loglik_fit);
+    fmt::print(
+        "(a rank-one fit, row totals x column totals: correlation {:.4f}, relative error "
+        "{:.4f}, log likelihood {:.4f})\n",
+        r1.correlation, r1.relative_error, r1.loglik_fit);
     fmt::print("mean rate: fitted {:.3f}, true {:.3f}, data {:.3f}\n",
                (theta * beta.transpose()).mean(), (theta_true * beta_true.transpose()).mean(),
                y.cast<double>().mean());

@@ -21,7 +21,9 @@ void OrderedKernels::constrain(const double* zeta, int rows, int cols, double* t
     const std::ptrdiff_t U = rows;
     for (std::ptrdiff_t u = 0; u < U; ++u) {
         theta[u] = zeta[u];
-        for (int k = 1; k < cols; ++k) theta[u + k * U] = theta[u + (k - 1) * U] + std::exp(zeta[u + k * U]);
+        for (int k = 1; k < cols; ++k) {
+            theta[u + k * U] = theta[u + (k - 1) * U] + std::exp(zeta[u + k * U]);
+        }
     }
 }
 

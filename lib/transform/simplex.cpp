@@ -124,7 +124,8 @@ Eigen::VectorXd simplex_unconstrain(const Eigen::VectorXd& theta, Shape shape, c
 
 Eigen::VectorXd simplex_value(const Eigen::VectorXd& zeta, Shape shape, const Support&) {
     Eigen::VectorXd theta(shape.size());
-    const auto [rows, cols] = fused::Op1<SimplexKernels>::dims(shape.is_matrix(), shape.rows, shape.cols);
+    const auto [rows, cols] =
+        fused::Op1<SimplexKernels>::dims(shape.is_matrix(), shape.rows, shape.cols);
     SimplexKernels::constrain(zeta.data(), rows, cols, theta.data());
     return theta;
 }

@@ -27,7 +27,8 @@ std::string json_rows(const Eigen::MatrixXi& y) {
     std::string rows;
     for (Eigen::Index u = 0; u < y.rows(); ++u) {
         std::string row;
-        for (Eigen::Index i = 0; i < y.cols(); ++i) row += fmt::format("{}{}", i ? ", " : "", y(u, i));
+        for (Eigen::Index i = 0; i < y.cols(); ++i)
+            row += fmt::format("{}{}", i ? ", " : "", y(u, i));
         rows += fmt::format("{}[{}]", u ? ", " : "", row);
     }
     return "[" + rows + "]";

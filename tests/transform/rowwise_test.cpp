@@ -35,7 +35,8 @@ Graph fragment(const Support& s, Shape shape, bool weights) {
         lp = g.apply(Op::Add, lp, g.apply(Op::Sum, g.apply(Op::Mul, w, theta)));
     }
     g.set_output("lp", lp);
-    if (!weights) g.set_output("theta", theta, 0);
+    if (!weights)
+        g.set_output("theta", theta, 0);
     return g;
 }
 
@@ -80,14 +81,17 @@ TEST_CASE("row-wise supports: a mat[U,K] is U vectors, value and log|J| row by r
             CHECK(s.contains(theta, ms));
             // the numeric T^-1 and T (unit_vector: T gives the point on the sphere)
             const Eigen::VectorXd numeric = t.constrain_value(z, ms, s);
-            CHECK((numeric - theta).cwiseAbs().maxCoeff() <= 1e-15 * (1 + theta.cwiseAbs().maxCoeff()));
+            CHECK((numeric - theta).cwiseAbs().maxCoeff() <=
+                  1e-15 * (1 + theta.cwiseAbs().maxCoeff()));
             if (scale < 2) {
                 const Eigen::VectorXd back = t.unconstrain(theta, ms, s);
                 REQUIRE(back.size() == z.size());
                 Eigen::MatrixXd want = Z;
-                if (s.kind == Support::Kind::UnitVector) want = Z.rowwise().normalized();
+                if (s.kind == Support::Kind::UnitVector)
+                    want = Z.rowwise().normalized();
                 const Eigen::VectorXd w = want.reshaped();
-                for (int i = 0; i < z.size(); ++i) CHECK(back[i] == Approx(w[i]).margin(1e-9).epsilon(1e-9));
+                for (int i = 0; i < z.size(); ++i)
+                    CHECK(back[i] == Approx(w[i]).margin(1e-9).epsilon(1e-9));
             }
         }
     }
@@ -103,10 +107,13 @@ TEST_CASE("row-wise supports: gradients of the values and log|J| by finite diffe
         const Graph g = fragment(s, ms, true);
         Eigen::VectorXd w(ms.size());
         for (int i = 0; i < w.size(); ++i) w[i] = 0.3 - 0.45 * i + 0.07 * i * i;
-        const std::vector<DataSlot> data{{"w", ms, DType::Real, w.data(), nullptr}};
+        const std::vector<DataSlot> data{
+            {"w", ms, DType::Real, w.data(), nullptr}
+        };
         for (double scale : {0.4, 1.2, 3.0}) {
             Eigen::VectorXd z(n);
-            for (int i = 0; i < n; ++i) z[i] = scale * (i % 2 == 0 ? 1 : -1) * (0.6 + 0.3 * std::sin(i + 1.0));
+            for (int i = 0; i < n; ++i)
+                z[i] = scale * (i % 2 == 0 ? 1 : -1) * (0.6 + 0.3 * std::sin(i + 1.0));
             INFO("zeta " << z.transpose());
             test::check_gradient(g, data, z);
         }
@@ -144,9 +151,10 @@ TEST_CASE("row-wise supports: membership per row", "[transform]") {
     CHECK(Support::ordered().contains(Eigen::VectorXd(A.reshaped()), Shape::vector(4)) == false);
 }
 
-TEST_CASE("row-wise supports through the DSL: dirichlet and positive_ordered rows, errors name "
-          "the latent",
-          "[transform]") {
+TEST_CASE(
+    "row-wise supports through the DSL: dirichlet and positive_ordered rows, errors name "
+    "the latent",
+    "[transform]") {
     Model m;
     const Eigen::VectorXd alpha = Eigen::VectorXd::Constant(3, 2.0);
     auto a = m.data("alpha", alpha);
@@ -158,9 +166,9 @@ TEST_CASE("row-wise supports through the DSL: dirichlet and positive_ordered row
     CHECK(spec.zeta_offsets().back() == 4 * 2);
     CHECK(compile(spec).dim() == 4 * 2 + 4 * 3);
     Model bad;
-    CHECK_THROWS_WITH(bad.param("theta", normal(0, 1), 4, 1, {.support = Support::simplex()}),
-                      Catch::Contains("param `theta`: support simplex needs") &&
-                          Catch::Contains("got mat[4,1]"));
+    CHECK_THROWS_WITH(
+        bad.param("theta", normal(0, 1), 4, 1, {.support = Support::simplex()}),
+        Catch::Contains("param `theta`: support simplex needs") && Catch::Contains("got mat[4,1]"));
 }
 
 }  // namespace advi
