@@ -141,8 +141,8 @@ std::string gauss2d(const Context& ctx) {
         "Mean-field ADVI finds the mean but its variances are {:.3f} and {:.3f} of the "
         "analytic ones: the KL(q||p)-optimal factorised Gaussian has variances "
         "1/diag(posterior precision), which for two coordinates is (1 - rho^2) = {:.4f} times "
-        "the marginal variance. This is the paper's point (its Figure 3 table shows the same "
-        "underestimation; its covariance is a different one, so its numbers are not ours). "
+        "the marginal variance. This is the paper's point (its Figure 4 shows the same "
+        "underestimation in a table we have only as an image, for its own simulated data). "
         "Mean-field's variances are within {:.0f}% and {:.0f}% of that optimum (Monte Carlo "
         "noise of the stochastic optimiser).\n\n",
         100 * std::abs(fr_cov(0, 0) / post.cov(0, 0) - 1),
@@ -340,7 +340,7 @@ std::string stochvol(const Context& ctx) {
         }
     }
     // Neighbour correlation of h under full-rank q: the local structure of the paper's
-    // Figure 6.
+    // Figure 7.
     double lag1 = 0;
     for (Eigen::Index i = 0; i + 1 < T; ++i) lag1 += fr_cov_h(i, i + 1) / (fr_sd_h[i] * fr_sd_h[i + 1]);
     lag1 /= static_cast<double>(T - 1);
@@ -375,7 +375,7 @@ std::string stochvol(const Context& ctx) {
     md += fmt::format(
         "The heat map is full-rank q's covariance L L' restricted to h{}: the posterior "
         "correlation of neighbouring h_t is {:.2f} on average, the banded structure of the "
-        "paper's Figure 6(b); mean-field's is diagonal by construction.\n\n",
+        "paper's Figure 7(b); mean-field's is diagonal by construction.\n\n",
         b > 1 ? fmt::format(", averaged over {0} x {0} blocks to keep the SVG small", b) : "",
         lag1);
     const double mf_phi = mf.mean("phi")[0], fr_phi = fr.mean("phi")[0];
@@ -385,7 +385,7 @@ std::string stochvol(const Context& ctx) {
         "its E[phi] is {:.2f} against full-rank's {:.2f} (truth {}) and its E[sigma] {:.2f} "
         "against {:.2f} (truth {}): {}. Its mean of h is {} the true path (rmse {:.3f} "
         "against {:.3f}; {:.3f} against {:.3f} on the {} steps where the true h is more than 1 "
-        "from mu), the paper's Figure 5 observation. Its ELBO is {:.1f} nats below "
+        "from mu), the paper's Figure 6 observation. Its ELBO is {:.1f} nats below "
         "full-rank's. mu is estimated near the mean of this path's h ({:.3f} over these {} "
         "steps), not the process's centre: over {} steps of a process this persistent the data "
         "cannot tell them apart. Full-rank's E[phi] is still {:.2f} below the truth; we have no "
@@ -562,7 +562,7 @@ std::string gamma_kl(const Context& ctx) {
         "zeta under T1 (zeta = log theta) and T2 (zeta = log(exp(theta) - 1)); KL(q||p) by "
         "quadrature of q's fitted Gaussian against the exact density of zeta "
         "(examples/gamma_transforms_model.hpp). The plots show the exact Gamma and q's density "
-        "mapped back to theta (the paper's Figure 8).\n\n";
+        "mapped back to theta (the paper's Figure 9).\n\n";
     std::string md =
         "| KL(q‖p) | Gamma(1, 2) | Gamma(2.5, 4.2) | Gamma(10, 10) |\n|---|---|---|---|\n";
     double kl[3][2], q_mu[3][2], q_sd[3][2];
@@ -581,7 +581,7 @@ std::string gamma_kl(const Context& ctx) {
         }
     }
     const auto& cases = advi::examples::kGammaCases;
-    // The paper's Figure 8: the exact Gamma and q's density on theta under T1 and T2.
+    // The paper's Figure 9: the exact Gamma and q's density on theta under T1 and T2.
     std::string figures;
     for (int c = 0; c < 3; ++c) {
         const double a = cases[c].a, b = cases[c].b;
@@ -636,12 +636,14 @@ std::string gamma_kl(const Context& ctx) {
 // ------------------------------------------------------------- Section 4 (placeholder)
 
 std::string predictive(const Context&) {
-    // TODO(issue 7): once the library has log_predictive(fit, held_out_data) and a way to
-    // record it during a fit, plot the average held-out log predictive density against wall
+    // TODO(issue 7): with the library's log_predictive and PredictiveTrace (Options::monitor,
+    // lib/advi/predictive.hpp), plot the average held-out log predictive density against wall
     // time for linear regression with ARD, hierarchical logistic regression, both
     // factorisations and the mixture (minibatch sizes 100, 500, 1000).
     return "*Not yet produced.* Average held-out log predictive density against wall time "
-           "(the paper's Figures 9-11) waits for `log_predictive` in the library.\n";
+           "(the paper's Figures 10-12): the library records it during a fit "
+           "(`log_predictive`, `PredictiveTrace`); the section that runs the fits is still to "
+           "be written here.\n";
 }
 
 // ------------------------------------------------------------ Appendix A.6: PPCA with ARD
@@ -712,7 +714,7 @@ std::string ppca_ard(const Context& ctx) {
         "higher because mean-field q keeps a spread on each unused column of W rather than "
         "exact zeros, and that spread enters alpha_m's term of the ELBO like a squared norm "
         "(not checked further). The paper "
-        "(Figure 12) shows the ELBO on the taxi trajectories, not the scales; the data here "
+        "(Figure 13) shows the ELBO on the taxi trajectories, not the scales; the data here "
         "are simulated with a known rank instead.\n\n",
         100 * worst, unused_max, threshold / unused_max, 1.0 / D);
     return md + reproduce("ppca_ard", "./build/examples/ppca_ard");
