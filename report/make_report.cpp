@@ -7,8 +7,8 @@
 // BEGIN/END markers).
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -57,11 +57,14 @@ struct Section {
 
 std::string reproduce(const std::string& id, const std::string& example = "") {
     std::string s = fmt::format("Reproduce: `./build/report/make_report --only {}`", id);
-    if (!example.empty()) s += fmt::format("; the example program: `{}`", example);
+    if (!example.empty())
+        s += fmt::format("; the example program: `{}`", example);
     return s + ".\n\n";
 }
 
-std::vector<double> to_vec(const Eigen::VectorXd& v) { return {v.begin(), v.end()}; }
+std::vector<double> to_vec(const Eigen::VectorXd& v) {
+    return {v.begin(), v.end()};
+}
 
 std::vector<double> range(double lo, double hi, int n) {
     std::vector<double> x(n);
@@ -75,9 +78,13 @@ double normal_pdf(double x, double mu, double sd) {
 }
 
 // "1.23e-4" in Markdown: 1.23 × 10⁻⁴ reads better but does not copy into a program.
-std::string sci(double v) { return fmt::format("{:.2e}", v); }
+std::string sci(double v) {
+    return fmt::format("{:.2e}", v);
+}
 
-bool have(const fs::path& dir, const std::string& file) { return fs::exists(dir / file); }
+bool have(const fs::path& dir, const std::string& file) {
+    return fs::exists(dir / file);
+}
 
 std::string missing_data(const fs::path& file) {
     return fmt::format("*Not produced: the shared data file `{}` is missing.*\n", file.string());
@@ -87,7 +94,8 @@ std::string missing_data(const fs::path& file) {
 
 std::string gauss2d(const Context& ctx) {
     const fs::path dir = advi::examples::sim_dir("gauss2d");
-    if (!have(dir, "small.data.json")) return missing_data(dir / "small.data.json");
+    if (!have(dir, "small.data.json"))
+        return missing_data(dir / "small.data.json");
     const advi::DataTable data = advi::read_data(dir / "small.data.json");
     const Eigen::MatrixXd y = data.at("y").as_matrix();
     const Eigen::MatrixXd Sigma = data.at("Sigma").as_matrix();
@@ -124,8 +132,9 @@ std::string gauss2d(const Context& ctx) {
         "(examples/gauss2d_model.hpp).\n\n",
         corr(Sigma), y.rows());
     md += "![2-D Gaussian ellipses](gauss2d_ellipses.svg)\n\n";
-    md += "| | var(mu[1]) | var(mu[2]) | correlation | mean mu[1] | mean mu[2] |\n"
-          "|---|---|---|---|---|---|\n";
+    md +=
+        "| | var(mu[1]) | var(mu[2]) | correlation | mean mu[1] | mean mu[2] |\n"
+        "|---|---|---|---|---|---|\n";
     auto row = [&](const char* name, const Eigen::MatrixXd& c, const Eigen::VectorXd& mean,
                    double r) {
         md += fmt::format("| {} | {} | {} | {:.3f} | {:.4f} | {:.4f} |\n", name, sci(c(0, 0)),
@@ -157,7 +166,8 @@ std::string gauss2d(const Context& ctx) {
 
 std::string logistic(const Context& ctx) {
     const fs::path dir = advi::examples::sim_dir("logistic");
-    if (!have(dir, "small.data.json")) return missing_data(dir / "small.data.json");
+    if (!have(dir, "small.data.json"))
+        return missing_data(dir / "small.data.json");
     const advi::DataTable data = advi::read_data(dir / "small.data.json");
     const advi::DataTable truth = advi::examples::read_truth(dir / "small.truth.json");
     const Eigen::MatrixXd X = data.at("X").as_matrix();
@@ -169,8 +179,7 @@ std::string logistic(const Context& ctx) {
     const auto laplace = advi::examples::logistic_laplace(X, y, prior_sd);
     const Eigen::VectorXd lap_sd = laplace.cov.diagonal().cwiseSqrt();
     // Mean-field's optimum on a Gaussian posterior has sds 1 / sqrt(diag(precision)).
-    const Eigen::VectorXd lap_mf_sd =
-        laplace.cov.inverse().diagonal().cwiseInverse().cwiseSqrt();
+    const Eigen::VectorXd lap_mf_sd = laplace.cov.inverse().diagonal().cwiseInverse().cwiseSqrt();
 
     advi::Options mf_opt = advi::examples::logistic_options(advi::Family::MeanField);
     advi::Options fr_opt = advi::examples::logistic_options(advi::Family::FullRank);
@@ -203,7 +212,8 @@ std::string logistic(const Context& ctx) {
         Plot p(fmt::format("beta[{}]{}", k + 1, k == 0 ? " (intercept)" : ""), "", "density");
         p.size(300, 220).x_range(lo, hi);
         p.vline(beta_true[k], "", {.colour = colours::kGrey, .width = 1.5, .dash = "3 3"});
-        p.line(x, density(laplace.mode[k], lap_sd[k]), "", {.colour = colours::kTruth, .width = 2.5});
+        p.line(x, density(laplace.mode[k], lap_sd[k]), "",
+               {.colour = colours::kTruth, .width = 2.5});
         p.line(x, density(fr_mu[k], fr_sd[k]), "",
                {.colour = colours::kFullRank, .width = 2, .dash = "7 4"});
         p.line(x, density(mf_mu[k], mf_sd[k]), "", {.colour = colours::kMeanField});
@@ -212,15 +222,16 @@ std::string logistic(const Context& ctx) {
         md += fmt::format("![beta[{}]]({})", k + 1, file);
         md += (k % 3 == 2 || k == K - 1) ? "\n" : " ";
     }
-    md += "\n| | truth | Laplace mean (sd) | full-rank mean (sd) | mean-field mean (sd) | "
-          "full-rank sd / Laplace sd | mean-field sd / Laplace sd | 1/sqrt(precision_kk) / "
-          "Laplace sd |\n|---|---|---|---|---|---|---|---|\n";
+    md +=
+        "\n| | truth | Laplace mean (sd) | full-rank mean (sd) | mean-field mean (sd) | "
+        "full-rank sd / Laplace sd | mean-field sd / Laplace sd | 1/sqrt(precision_kk) / "
+        "Laplace sd |\n|---|---|---|---|---|---|---|---|\n";
     for (Eigen::Index k = 0; k < K; ++k) {
         md += fmt::format(
             "| beta[{}] | {:.3f} | {:.3f} ({:.3f}) | {:.3f} ({:.3f}) | {:.3f} ({:.3f}) | {:.2f} | "
             "{:.2f} | {:.2f} |\n",
-            k + 1, beta_true[k], laplace.mode[k], lap_sd[k], fr_mu[k], fr_sd[k], mf_mu[k],
-            mf_sd[k], fr_sd[k] / lap_sd[k], mf_sd[k] / lap_sd[k], lap_mf_sd[k] / lap_sd[k]);
+            k + 1, beta_true[k], laplace.mode[k], lap_sd[k], fr_mu[k], fr_sd[k], mf_mu[k], mf_sd[k],
+            fr_sd[k] / lap_sd[k], mf_sd[k] / lap_sd[k], lap_mf_sd[k] / lap_sd[k]);
     }
     const double mf_ratio = (mf_sd.array() / lap_sd.array()).mean();
     const double fr_ratio = (fr_sd.array() / lap_sd.array()).mean();
@@ -262,7 +273,8 @@ Eigen::MatrixXd block_means(const Eigen::MatrixXd& a, int b) {
 
 std::string stochvol(const Context& ctx) {
     const fs::path dir = advi::examples::sim_dir("stochvol");
-    if (!have(dir, "small.data.json")) return missing_data(dir / "small.data.json");
+    if (!have(dir, "small.data.json"))
+        return missing_data(dir / "small.data.json");
     const advi::DataTable data = advi::read_data(dir / "small.data.json");
     const advi::DataTable truth = advi::examples::read_truth(dir / "small.truth.json");
     // The first T steps of the series: full-rank q on all 500 (503 dimensions, 127 000
@@ -313,7 +325,8 @@ std::string stochvol(const Context& ctx) {
     p.line(t, to_vec(h_true), "true h", {.colour = colours::kTruth, .width = 1.2});
     p.line(t, to_vec(mf_h), "mean-field mean", {.colour = colours::kMeanField, .width = 1.5});
     p.line(t, to_vec(fr_h), "full-rank mean", {.colour = colours::kFullRank, .width = 1.5});
-    p.hline(truth.at("mu").as_real(), "true mu", {.colour = colours::kGrey, .width = 1, .dash = "4 3"});
+    p.hline(truth.at("mu").as_real(), "true mu",
+            {.colour = colours::kGrey, .width = 1, .dash = "4 3"});
     ctx.save("stochvol_h.svg", p.svg());
 
     const int b = T > 150 ? 5 : 1;
@@ -342,7 +355,8 @@ std::string stochvol(const Context& ctx) {
     // Neighbour correlation of h under full-rank q: the local structure of the paper's
     // Figure 7.
     double lag1 = 0;
-    for (Eigen::Index i = 0; i + 1 < T; ++i) lag1 += fr_cov_h(i, i + 1) / (fr_sd_h[i] * fr_sd_h[i + 1]);
+    for (Eigen::Index i = 0; i + 1 < T; ++i)
+        lag1 += fr_cov_h(i, i + 1) / (fr_sd_h[i] * fr_sd_h[i + 1]);
     lag1 /= static_cast<double>(T - 1);
 
     std::string md;
@@ -367,10 +381,10 @@ std::string stochvol(const Context& ctx) {
     md += fmt::format("| rmse(E[h] - true h) | 0 | {:.3f} | {:.3f} |\n", rmse(mf_h), rmse(fr_h));
     md += fmt::format("| mean abs error where abs(h - mu) > 1 ({} steps) | 0 | {:.3f} | {:.3f} |\n",
                       far_n, far_mf / std::max(far_n, 1), far_fr / std::max(far_n, 1));
-    md += fmt::format("| mean sd of h_t | | {:.3f} | {:.3f} |\n", mf.sd("h").mean(),
-                      fr_sd_h.mean());
-    md += fmt::format("| final ELBO | | {:.1f} | {:.1f} |\n\n",
-                      mf.result().elbo_trace.back(), fr.result().elbo_trace.back());
+    md +=
+        fmt::format("| mean sd of h_t | | {:.3f} | {:.3f} |\n", mf.sd("h").mean(), fr_sd_h.mean());
+    md += fmt::format("| final ELBO | | {:.1f} | {:.1f} |\n\n", mf.result().elbo_trace.back(),
+                      fr.result().elbo_trace.back());
     md += "![full-rank covariance of h](stochvol_cov.svg)\n\n";
     md += fmt::format(
         "The heat map is full-rank q's covariance L L' restricted to h{}: the posterior "
@@ -391,14 +405,13 @@ std::string stochvol(const Context& ctx) {
         "cannot tell them apart. Full-rank's E[phi] is still {:.2f} below the truth; we have no "
         "NUTS run to say how much of that is the posterior of this short series itself (the "
         "paper's third curve).\n\n",
-        mf_phi, fr_phi, truth.at("phi").as_real(), mf_sigma, fr_sigma,
-        truth.at("sigma").as_real(),
+        mf_phi, fr_phi, truth.at("phi").as_real(), mf_sigma, fr_sigma, truth.at("sigma").as_real(),
         mf_phi < fr_phi && mf_sigma > fr_sigma
             ? "it trades persistence for noise, further from the truth than full-rank"
             : "**not** the expected direction (mean-field should find less persistence and "
               "more noise)",
-        rmse(mf_h) > rmse(fr_h) ? "further from" : "**not** further from", rmse(mf_h),
-        rmse(fr_h), far_mf / std::max(far_n, 1), far_fr / std::max(far_n, 1), far_n,
+        rmse(mf_h) > rmse(fr_h) ? "further from" : "**not** further from", rmse(mf_h), rmse(fr_h),
+        far_mf / std::max(far_n, 1), far_fr / std::max(far_n, 1), far_n,
         fr.result().elbo_trace.back() - mf.result().elbo_trace.back(), h_true.mean(), T, T,
         truth.at("phi").as_real() - fr_phi);
     return md + reproduce("stochvol", "./build/examples/stochastic_volatility");
@@ -415,7 +428,8 @@ struct VarianceRow {
 
 std::vector<VarianceRow> read_variance_csv(const fs::path& file) {
     std::ifstream in(file);
-    if (!in) throw std::runtime_error(fmt::format("cannot read {}", file.string()));
+    if (!in)
+        throw std::runtime_error(fmt::format("cannot read {}", file.string()));
     std::vector<VarianceRow> rows;
     std::string line;
     std::getline(in, line);
@@ -448,19 +462,22 @@ std::string gradient_variance(const Context& ctx) {
     const std::string cmd = fmt::format("\"{}\" --csv \"{}\" > \"{}\" 2>&1",
                                         ADVI_GRADIENT_VARIANCE_EXE, csv.string(), log.string());
     if (std::system(cmd.c_str()) != 0) {
-        throw std::runtime_error(fmt::format("`{}` failed; its output is in {}", cmd, log.string()));
+        throw std::runtime_error(
+            fmt::format("`{}` failed; its output is in {}", cmd, log.string()));
     }
     const std::vector<VarianceRow> rows = read_variance_csv(csv);
     auto column = [&](const std::string& model, double VarianceRow::*field) {
         std::vector<double> v;
         for (const auto& r : rows) {
-            if (r.model == model) v.push_back(r.*field);
+            if (r.model == model)
+                v.push_back(r.*field);
         }
         return v;
     };
     auto at = [&](const std::string& model, double M) {
         for (const auto& r : rows) {
-            if (r.model == model && r.M == M) return r;
+            if (r.model == model && r.M == M)
+                return r;
         }
         throw std::runtime_error(fmt::format("gradient_variance CSV: no row {} M = {}", model, M));
     };
@@ -486,8 +503,8 @@ std::string gradient_variance(const Context& ctx) {
     ctx.save("gradient_variance_gamma.svg", pa.svg());
 
     const std::string reg = "nonlinear_regression";
-    Plot pb("Nonlinear regression (D = 100): variance of the mu gradient",
-            "M (draws per gradient)", "variance (mean over coordinates)");
+    Plot pb("Nonlinear regression (D = 100): variance of the mu gradient", "M (draws per gradient)",
+            "variance (mean over coordinates)");
     pb.log_x().log_y().x_range(0.8, 60);
     with_points(pb, column(reg, &VarianceRow::M), column(reg, &VarianceRow::advi), "ADVI",
                 advi_style);
@@ -574,8 +591,8 @@ std::string gamma_kl(const Context& ctx) {
                 t == 0 ? advi::PositiveTransform::Log : advi::PositiveTransform::Softplus);
             const advi::Fit fit = advi::fit(m, opt);
             advi::Program p = advi::compile(m);
-            kl[c][t] = advi::examples::kl_by_quadrature(p, fit.result().q.mu()[0],
-                                                        fit.result().q.sd()[0]);
+            kl[c][t] =
+                advi::examples::kl_by_quadrature(p, fit.result().q.mu()[0], fit.result().q.sd()[0]);
             q_mu[c][t] = fit.result().q.mu()[0];
             q_sd[c][t] = fit.result().q.sd()[0];
         }
@@ -596,7 +613,8 @@ std::string gamma_kl(const Context& ctx) {
         Plot p(fmt::format("Gamma({}, {})", a, b), "theta", "density");
         p.size(520, 280).x_range(0, hi);
         p.line(x, exact, "exact", {.colour = colours::kTruth, .width = 2.5});
-        p.line(x, t1, "ADVI, T1 (log)", {.colour = colours::kMeanField, .width = 1.8, .dash = "7 4"});
+        p.line(x, t1, "ADVI, T1 (log)",
+               {.colour = colours::kMeanField, .width = 1.8, .dash = "7 4"});
         p.line(x, t2, "ADVI, T2 (softplus)", {.colour = colours::kFullRank, .width = 1.8});
         const std::string file = fmt::format("gamma_transform_{}.svg", c + 1);
         ctx.save(file, p.svg());
@@ -612,7 +630,8 @@ std::string gamma_kl(const Context& ctx) {
         }
         md += fmt::format("\n| T{} ours / paper |", t + 1);
         for (int c = 0; c < 3; ++c) {
-            md += fmt::format(" {:.2f} |", kl[c][t] / (t == 0 ? cases[c].paper_t1 : cases[c].paper_t2));
+            md += fmt::format(" {:.2f} |",
+                              kl[c][t] / (t == 0 ? cases[c].paper_t1 : cases[c].paper_t2));
         }
         md += "\n";
     }
@@ -650,7 +669,8 @@ std::string predictive(const Context&) {
 
 std::string ppca_ard(const Context& ctx) {
     const fs::path dir = advi::examples::sim_dir("ppca_ard");
-    if (!have(dir, "small.data.json")) return missing_data(dir / "small.data.json");
+    if (!have(dir, "small.data.json"))
+        return missing_data(dir / "small.data.json");
     const advi::DataTable data = advi::read_data(dir / "small.data.json");
     const advi::DataTable truth = advi::examples::read_truth(dir / "small.truth.json");
     const Eigen::MatrixXd x = data.at("x").as_matrix();
@@ -682,8 +702,10 @@ std::string ppca_ard(const Context& ctx) {
     for (Eigen::Index k = 0; k < alpha_true.size(); ++k) idx_true[k] = static_cast<double>(k + 1);
     Plot p("PPCA with ARD: the scales alpha_m, sorted", "component (sorted by alpha)", "alpha_m");
     p.size(640, 380).log_y().x_range(0, M + 1);
-    p.hline(threshold, "1/sqrt(D): kept above", {.colour = colours::kGrey, .width = 1, .dash = "5 3"});
-    p.points(idx_true, to_vec(alpha_true), "true alpha", {.colour = colours::kTruth, .radius = 6, .hollow = true});
+    p.hline(threshold, "1/sqrt(D): kept above",
+            {.colour = colours::kGrey, .width = 1, .dash = "5 3"});
+    p.points(idx_true, to_vec(alpha_true), "true alpha",
+             {.colour = colours::kTruth, .radius = 6, .hollow = true});
     p.points(idx, to_vec(alpha), "fitted E[alpha]", {.colour = colours::kMeanField, .radius = 3.5});
     ctx.save("ppca_ard_alpha.svg", p.svg());
 
@@ -739,14 +761,14 @@ struct SectionInfo {
 };
 
 const SectionInfo kSections[] = {
-    {"gauss2d", "Section 3.1: two-dimensional Gaussian", gauss2d},
-    {"logistic", "Section 3.1: logistic regression", logistic},
-    {"stochvol", "Section 3.1: stochastic volatility", stochvol},
-    {"gradient_variance", "Section 3.2: variance of the gradient estimators", gradient_variance},
-    {"gamma", "Section 3.3: transformations, KL(q||p) for three Gammas", gamma_kl},
-    {"predictive", "Section 4: held-out predictive accuracy against time", predictive},
-    {"ppca_ard", "Appendix A.6: PPCA with ARD recovers the rank", ppca_ard},
-    {"nmf", "Appendix A.3, A.4: non-negative matrix factorisations", nmf},
+    {"gauss2d",           "Section 3.1: two-dimensional Gaussian",                   gauss2d          },
+    {"logistic",          "Section 3.1: logistic regression",                        logistic         },
+    {"stochvol",          "Section 3.1: stochastic volatility",                      stochvol         },
+    {"gradient_variance", "Section 3.2: variance of the gradient estimators",        gradient_variance},
+    {"gamma",             "Section 3.3: transformations, KL(q||p) for three Gammas", gamma_kl         },
+    {"predictive",        "Section 4: held-out predictive accuracy against time",    predictive       },
+    {"ppca_ard",          "Appendix A.6: PPCA with ARD recovers the rank",           ppca_ard         },
+    {"nmf",               "Appendix A.3, A.4: non-negative matrix factorisations",   nmf              },
 };
 
 const char* kHeader = R"(# The paper's results, reproduced
@@ -769,8 +791,12 @@ command that reproduces it alone.
   is tuned to match the paper.
 )";
 
-std::string begin_marker(const std::string& id) { return "<!-- BEGIN section " + id + " -->\n"; }
-std::string end_marker(const std::string& id) { return "<!-- END section " + id + " -->\n"; }
+std::string begin_marker(const std::string& id) {
+    return "<!-- BEGIN section " + id + " -->\n";
+}
+std::string end_marker(const std::string& id) {
+    return "<!-- END section " + id + " -->\n";
+}
 
 std::string run_section(const SectionInfo& s, const Context& ctx) {
     fmt::print("section {}\n", s.id);

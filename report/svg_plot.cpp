@@ -19,7 +19,9 @@ namespace {
 
 constexpr double kEps = 1e-9;
 
-bool usable(double v, bool log_axis) { return std::isfinite(v) && (!log_axis || v > 0); }
+bool usable(double v, bool log_axis) {
+    return std::isfinite(v) && (!log_axis || v > 0);
+}
 
 // "12.34": pixel coordinates to a hundredth of a pixel.
 std::string px(double v) {
@@ -38,13 +40,15 @@ double nice_step(double x) {
     const double f = x / base;  // in [1, 10)
     // The tolerance keeps 0.2 (stored as 0.2000000000001) a step of 0.2, not 0.5.
     for (double m : {1.0, 2.0, 5.0}) {
-        if (f <= m * (1 + kEps)) return m * base;
+        if (f <= m * (1 + kEps))
+            return m * base;
     }
     return 10.0 * base;
 }
 
 std::vector<double> linear_ticks(double lo, double hi, int max_ticks) {
-    if (!(hi > lo)) return {lo};
+    if (!(hi > lo))
+        return {lo};
     max_ticks = std::max(max_ticks, 2);
     double step = nice_step((hi - lo) / (max_ticks - 1));
     auto ticks_for = [&](double s) {
@@ -79,7 +83,8 @@ std::vector<double> log_ticks(double lo, double hi, int max_ticks) {
     if (decades >= 3) {
         const int every = (decades + max_ticks - 1) / std::max(max_ticks, 1);
         for (int e = e_lo; e <= e_hi; ++e) {
-            if (((e % every) + every) % every == 0) t.push_back(std::pow(10.0, e));
+            if (((e % every) + every) % every == 0)
+                t.push_back(std::pow(10.0, e));
         }
         return t;
     }
@@ -87,15 +92,18 @@ std::vector<double> log_ticks(double lo, double hi, int max_ticks) {
     for (int e = static_cast<int>(std::floor(std::log10(lo))); e <= e_hi + 1; ++e) {
         for (double m : {1.0, 2.0, 5.0}) {
             const double v = m * std::pow(10.0, e);
-            if (v >= lo * (1 - kEps) && v <= hi * (1 + kEps)) t.push_back(v);
+            if (v >= lo * (1 - kEps) && v <= hi * (1 + kEps))
+                t.push_back(v);
         }
     }
-    if (t.size() < 2) return linear_ticks(lo, hi, max_ticks);
+    if (t.size() < 2)
+        return linear_ticks(lo, hi, max_ticks);
     return t;
 }
 
 std::string tick_label(double value, double step, bool log_axis) {
-    if (value == 0.0) return "0";
+    if (value == 0.0)
+        return "0";
     const double mag = std::abs(value);
     if (log_axis || mag >= 1e6 || step < 1e-5) {
         if (mag >= 1e-3 && mag < 1e5) {
@@ -106,12 +114,14 @@ std::string tick_label(double value, double step, bool log_axis) {
         const int e = static_cast<int>(std::floor(std::log10(mag) + kEps));
         const double m = value / std::pow(10.0, e);
         std::string ms = fmt::format("{:.1f}", m);
-        if (ms.size() > 2 && ms.substr(ms.size() - 2) == ".0") ms.resize(ms.size() - 2);
+        if (ms.size() > 2 && ms.substr(ms.size() - 2) == ".0")
+            ms.resize(ms.size() - 2);
         return fmt::format("{}e{}", ms, e);
     }
     const int decimals = std::max(0, -static_cast<int>(std::floor(std::log10(step) + kEps)));
     std::string s = fmt::format("{:.{}f}", value, decimals);
-    if (s.find_first_not_of("-0.") == std::string::npos) s = "0";
+    if (s.find_first_not_of("-0.") == std::string::npos)
+        s = "0";
     return s;
 }
 
@@ -123,7 +133,8 @@ Range padded_range(double lo, double hi, bool log_axis) {
         }
         Range r{std::pow(10.0, std::floor(std::log10(lo) + kEps)),
                 std::pow(10.0, std::ceil(std::log10(hi) - kEps))};
-        if (r.hi <= r.lo) r.hi = r.lo * 10;
+        if (r.hi <= r.lo)
+            r.hi = r.lo * 10;
         return r;
     }
     if (!(hi > lo)) {
@@ -138,8 +149,8 @@ Range padded_range(double lo, double hi, bool log_axis) {
 Scale::Scale(double lo, double hi, double p0, double p1, bool log_axis)
     : lo_(lo), hi_(hi), p0_(p0), p1_(p1), log_(log_axis) {
     if (!(hi > lo) || (log_axis && !(lo > 0))) {
-        throw std::invalid_argument(fmt::format("Scale: bad {} range [{}, {}]",
-                                                log_axis ? "log" : "linear", lo, hi));
+        throw std::invalid_argument(
+            fmt::format("Scale: bad {} range [{}, {}]", log_axis ? "log" : "linear", lo, hi));
     }
 }
 
@@ -173,7 +184,8 @@ std::string diverging_colour(double v) {
     const double* end = v < 0 ? blue : red;
     const double u = std::abs(v);
     int c[3];
-    for (int k = 0; k < 3; ++k) c[k] = static_cast<int>(std::lround(white[k] + u * (end[k] - white[k])));
+    for (int k = 0; k < 3; ++k)
+        c[k] = static_cast<int>(std::lround(white[k] + u * (end[k] - white[k])));
     return fmt::format("#{:02x}{:02x}{:02x}", c[0], c[1], c[2]);
 }
 
@@ -182,11 +194,20 @@ std::string xml_escape(const std::string& s) {
     out.reserve(s.size());
     for (char c : s) {
         switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            default: out += c;
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '"':
+                out += "&quot;";
+                break;
+            default:
+                out += c;
         }
     }
     return out;
@@ -265,7 +286,8 @@ std::string Plot::svg() const {
     double x_lo = std::numeric_limits<double>::infinity(), x_hi = -x_lo;
     double y_lo = x_lo, y_hi = -x_lo;
     auto take = [](double v, bool log_axis, double& lo, double& hi) {
-        if (!usable(v, log_axis)) return;
+        if (!usable(v, log_axis))
+            return;
         lo = std::min(lo, v);
         hi = std::max(hi, v);
     };
@@ -274,8 +296,10 @@ std::string Plot::svg() const {
         for (double v : s.y) take(v, log_y_, y_lo, y_hi);
         for (double v : s.y2) take(v, log_y_, y_lo, y_hi);
     }
-    if (!std::isfinite(x_lo)) x_lo = x_hi = log_x_ ? 1 : 0;
-    if (!std::isfinite(y_lo)) y_lo = y_hi = log_y_ ? 1 : 0;
+    if (!std::isfinite(x_lo))
+        x_lo = x_hi = log_x_ ? 1 : 0;
+    if (!std::isfinite(y_lo))
+        y_lo = y_hi = log_y_ ? 1 : 0;
     const Range xr = x_fixed_ ? x_range_ : padded_range(x_lo, x_hi, log_x_);
     const Range yr = y_fixed_ ? y_range_ : padded_range(y_lo, y_hi, log_y_);
 
@@ -295,23 +319,27 @@ std::string Plot::svg() const {
     o += fmt::format("<rect width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>\n", width_, height_);
     o += fmt::format("<text x=\"{}\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">{}</text>\n",
                      px((x0 + x1) / 2), xml_escape(title_));
-    o += fmt::format("<clipPath id=\"area\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>"
-                     "</clipPath>\n",
-                     px(x0), px(y1), px(x1 - x0), px(y0 - y1));
+    o += fmt::format(
+        "<clipPath id=\"area\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>"
+        "</clipPath>\n",
+        px(x0), px(y1), px(x1 - x0), px(y0 - y1));
 
     // Grid and ticks.
-    const std::vector<double> xt =
-        log_x_ ? log_ticks(xr.lo, xr.hi) : linear_ticks(xr.lo, xr.hi);
-    const std::vector<double> yt =
-        log_y_ ? log_ticks(yr.lo, yr.hi) : linear_ticks(yr.lo, yr.hi);
+    const std::vector<double> xt = log_x_ ? log_ticks(xr.lo, xr.hi) : linear_ticks(xr.lo, xr.hi);
+    const std::vector<double> yt = log_y_ ? log_ticks(yr.lo, yr.hi) : linear_ticks(yr.lo, yr.hi);
     auto step_of = [](const std::vector<double>& t) { return t.size() > 1 ? t[1] - t[0] : 1.0; };
     o += "<g stroke=\"#e0e0e0\" stroke-width=\"1\">\n";
-    for (double v : xt) o += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n", px(sx(v)), px(y0), px(y1));
-    for (double v : yt) o += fmt::format("<line x1=\"{1}\" y1=\"{0}\" x2=\"{2}\" y2=\"{0}\"/>\n", px(sy(v)), px(x0), px(x1));
+    for (double v : xt)
+        o += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n", px(sx(v)), px(y0),
+                         px(y1));
+    for (double v : yt)
+        o += fmt::format("<line x1=\"{1}\" y1=\"{0}\" x2=\"{2}\" y2=\"{0}\"/>\n", px(sy(v)), px(x0),
+                         px(x1));
     o += "</g>\n";
-    o += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" "
-                     "stroke=\"#000000\" stroke-width=\"1\"/>\n",
-                     px(x0), px(y1), px(x1 - x0), px(y0 - y1));
+    o += fmt::format(
+        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" "
+        "stroke=\"#000000\" stroke-width=\"1\"/>\n",
+        px(x0), px(y1), px(x1 - x0), px(y0 - y1));
     o += "<g text-anchor=\"middle\">\n";
     for (double v : xt) {
         o += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", px(sx(v)), px(y0 + 16),
@@ -325,14 +353,16 @@ std::string Plot::svg() const {
     o += "</g>\n";
     o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
                      px((x0 + x1) / 2), px(height_ - 12.0), xml_escape(x_label_));
-    o += fmt::format("<text x=\"16\" y=\"{0}\" text-anchor=\"middle\" "
-                     "transform=\"rotate(-90 16 {0})\">{1}</text>\n",
-                     px((y0 + y1) / 2), xml_escape(y_label_));
+    o += fmt::format(
+        "<text x=\"16\" y=\"{0}\" text-anchor=\"middle\" "
+        "transform=\"rotate(-90 16 {0})\">{1}</text>\n",
+        px((y0 + y1) / 2), xml_escape(y_label_));
 
     // The series, clipped to the plot area.
     auto stroke = [](const SeriesStyle& st) {
         std::string a = fmt::format("stroke=\"{}\" stroke-width=\"{}\"", st.colour, st.width);
-        if (!st.dash.empty()) a += fmt::format(" stroke-dasharray=\"{}\"", st.dash);
+        if (!st.dash.empty())
+            a += fmt::format(" stroke-dasharray=\"{}\"", st.dash);
         return a;
     };
     o += "<g clip-path=\"url(#area)\">\n";
@@ -353,7 +383,8 @@ std::string Plot::svg() const {
                         flush();
                         continue;
                     }
-                    if (!pts.empty()) pts += ' ';
+                    if (!pts.empty())
+                        pts += ' ';
                     pts += px(sx(s.x[i])) + "," + px(sy(s.y[i]));
                 }
                 flush();
@@ -361,28 +392,35 @@ std::string Plot::svg() const {
             }
             case Kind::Points:
                 for (std::size_t i = 0; i < s.x.size(); ++i) {
-                    if (!usable(s.x[i], log_x_) || !usable(s.y[i], log_y_)) continue;
+                    if (!usable(s.x[i], log_x_) || !usable(s.y[i], log_y_))
+                        continue;
                     o += fmt::format(
                         "<circle cx=\"{}\" cy=\"{}\" r=\"{}\" {}/>\n", px(sx(s.x[i])),
                         px(sy(s.y[i])), s.style.radius,
-                        s.style.hollow ? fmt::format("fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"", s.style.colour)
-                                       : fmt::format("fill=\"{}\"", s.style.colour));
+                        s.style.hollow
+                            ? fmt::format("fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"",
+                                          s.style.colour)
+                            : fmt::format("fill=\"{}\"", s.style.colour));
                 }
                 break;
             case Kind::Band: {
                 std::string pts;
                 for (std::size_t i = 0; i < s.x.size(); ++i) {
-                    if (!usable(s.x[i], log_x_) || !usable(s.y2[i], log_y_)) continue;
+                    if (!usable(s.x[i], log_x_) || !usable(s.y2[i], log_y_))
+                        continue;
                     pts += px(sx(s.x[i])) + "," + px(sy(s.y2[i])) + " ";
                 }
                 for (std::size_t i = s.x.size(); i-- > 0;) {
-                    if (!usable(s.x[i], log_x_) || !usable(s.y[i], log_y_)) continue;
+                    if (!usable(s.x[i], log_x_) || !usable(s.y[i], log_y_))
+                        continue;
                     pts += px(sx(s.x[i])) + "," + px(sy(s.y[i])) + " ";
                 }
-                if (!pts.empty()) pts.pop_back();
-                o += fmt::format("<polygon fill=\"{}\" fill-opacity=\"{}\" stroke=\"none\" "
-                                 "points=\"{}\"/>\n",
-                                 s.style.colour, s.style.opacity, pts);
+                if (!pts.empty())
+                    pts.pop_back();
+                o += fmt::format(
+                    "<polygon fill=\"{}\" fill-opacity=\"{}\" stroke=\"none\" "
+                    "points=\"{}\"/>\n",
+                    s.style.colour, s.style.opacity, pts);
                 break;
             }
             case Kind::VLine:
@@ -406,20 +444,23 @@ std::string Plot::svg() const {
         double ly = y1 + 10;
         const double lx = x1 + 14;
         for (const Series& s : series_) {
-            if (s.label.empty()) continue;
+            if (s.label.empty())
+                continue;
             if (s.kind == Kind::Points) {
                 o += fmt::format(
                     "<circle cx=\"{}\" cy=\"{}\" r=\"{}\" {}/>\n", px(lx + 12), px(ly),
                     s.style.radius,
-                    s.style.hollow ? fmt::format("fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"", s.style.colour)
+                    s.style.hollow ? fmt::format("fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"",
+                                                 s.style.colour)
                                    : fmt::format("fill=\"{}\"", s.style.colour));
             } else if (s.kind == Kind::Band) {
-                o += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"24\" height=\"10\" fill=\"{}\" "
-                                 "fill-opacity=\"{}\"/>\n",
-                                 px(lx), px(ly - 5), s.style.colour, s.style.opacity);
+                o += fmt::format(
+                    "<rect x=\"{}\" y=\"{}\" width=\"24\" height=\"10\" fill=\"{}\" "
+                    "fill-opacity=\"{}\"/>\n",
+                    px(lx), px(ly - 5), s.style.colour, s.style.opacity);
             } else {
-                o += fmt::format("<line x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\" {3}/>\n", px(lx),
-                                 px(lx + 24), px(ly), stroke(s.style));
+                o += fmt::format("<line x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\" {3}/>\n",
+                                 px(lx), px(lx + 24), px(ly), stroke(s.style));
             }
             o += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", px(lx + 32), px(ly + 4),
                              xml_escape(s.label));
@@ -437,7 +478,8 @@ HeatMap::HeatMap(std::string title, Eigen::MatrixXd m, std::string x_label, std:
       x_label_(std::move(x_label)),
       y_label_(std::move(y_label)),
       m_(std::move(m)) {
-    if (m_.size() == 0) throw std::invalid_argument(fmt::format("HeatMap `{}`: empty", title_));
+    if (m_.size() == 0)
+        throw std::invalid_argument(fmt::format("HeatMap `{}`: empty", title_));
 }
 
 HeatMap& HeatMap::size(int width, int height) {
@@ -457,7 +499,8 @@ std::string HeatMap::svg() const {
     const auto rows = m_.rows(), cols = m_.cols();
     const double cw = area_w / cols, ch = area_h / rows;
     double max_abs = m_.cwiseAbs().maxCoeff();
-    if (!(max_abs > 0)) max_abs = 1;
+    if (!(max_abs > 0))
+        max_abs = 1;
 
     std::string o;
     o += fmt::format(
@@ -484,9 +527,10 @@ std::string HeatMap::svg() const {
         }
     }
     o += "</g>\n";
-    o += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" "
-                     "stroke=\"#000000\"/>\n",
-                     px(left), px(top), px(area_w), px(area_h));
+    o += fmt::format(
+        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" "
+        "stroke=\"#000000\"/>\n",
+        px(left), px(top), px(area_w), px(area_h));
     // Index ticks at cell centres.
     auto index_ticks = [&](Eigen::Index n) {
         std::vector<double> t = linear_ticks(base_, base_ + n - 1.0, 6);
@@ -509,9 +553,10 @@ std::string HeatMap::svg() const {
     }
     o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
                      px(left + area_w / 2), px(height_ - 12.0), xml_escape(x_label_));
-    o += fmt::format("<text x=\"16\" y=\"{0}\" text-anchor=\"middle\" "
-                     "transform=\"rotate(-90 16 {0})\">{1}</text>\n",
-                     px(top + area_h / 2), xml_escape(y_label_));
+    o += fmt::format(
+        "<text x=\"16\" y=\"{0}\" text-anchor=\"middle\" "
+        "transform=\"rotate(-90 16 {0})\">{1}</text>\n",
+        px(top + area_h / 2), xml_escape(y_label_));
 
     // The colour bar: [-max|m|, max|m|] top to bottom as 64 bands, with round ticks.
     const double bx = left + area_w + bar_gap;
@@ -519,12 +564,13 @@ std::string HeatMap::svg() const {
     for (int k = 0; k < bands; ++k) {
         const double v = 1 - 2 * (k + 0.5) / bands;
         o += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>\n",
-                         px(bx), px(top + k * area_h / bands), px(bar_w),
-                         px(area_h / bands + 0.3), diverging_colour(v));
+                         px(bx), px(top + k * area_h / bands), px(bar_w), px(area_h / bands + 0.3),
+                         diverging_colour(v));
     }
-    o += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" "
-                     "stroke=\"#000000\"/>\n",
-                     px(bx), px(top), px(bar_w), px(area_h));
+    o += fmt::format(
+        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" "
+        "stroke=\"#000000\"/>\n",
+        px(bx), px(top), px(bar_w), px(area_h));
     const Scale sb(-max_abs, max_abs, top + area_h, top, false);
     const std::vector<double> bt = linear_ticks(-max_abs, max_abs, 7);
     const double bstep = bt.size() > 1 ? bt[1] - bt[0] : max_abs;
@@ -539,13 +585,15 @@ std::string HeatMap::svg() const {
 }
 
 void save_atomically(const std::filesystem::path& path, const std::string& text) {
-    if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
+    if (path.has_parent_path())
+        std::filesystem::create_directories(path.parent_path());
     const std::filesystem::path tmp = path.string() + ".tmp";
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         out << text;
         out.flush();
-        if (!out) throw std::runtime_error(fmt::format("cannot write {}", tmp.string()));
+        if (!out)
+            throw std::runtime_error(fmt::format("cannot write {}", tmp.string()));
     }
     std::error_code ec;
     std::filesystem::rename(tmp, path, ec);

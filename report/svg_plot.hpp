@@ -54,8 +54,7 @@ private:
 // n points (closed: the first repeated last) on the level set {x : (x - c)' S^-1 (x - c) =
 // n_sd^2} of a 2-D Gaussian with mean c and covariance S: c + n_sd L (cos t, sin t), L L' = S.
 [[nodiscard]] Eigen::MatrixX2d ellipse_points(const Eigen::Vector2d& centre,
-                                              const Eigen::Matrix2d& cov, double n_sd,
-                                              int n = 120);
+                                              const Eigen::Matrix2d& cov, double n_sd, int n = 120);
 
 // A colour for v in [-1, 1] on a diverging blue-white-red scale (heat maps centred on 0).
 [[nodiscard]] std::string diverging_colour(double v);
@@ -65,10 +64,10 @@ private:
 struct SeriesStyle {
     std::string colour = "#1f77b4";
     double width = 1.8;
-    std::string dash;          // SVG stroke-dasharray, e.g. "6 3"; empty: solid
-    double opacity = 0.25;     // bands' fill
-    double radius = 3.0;       // points
-    bool hollow = false;       // points: circle outline only
+    std::string dash;       // SVG stroke-dasharray, e.g. "6 3"; empty: solid
+    double opacity = 0.25;  // bands' fill
+    double radius = 3.0;    // points
+    bool hollow = false;    // points: circle outline only
 };
 
 // The report's colours: one per method, the same in every plot.

@@ -1,5 +1,7 @@
 // report/svg_plot: the mathematics of the report's plots (tick choice, log-scale mapping, the
 // two-sigma ellipse) and the well-formedness of what it writes.
+#include "../../report/svg_plot.hpp"
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -8,8 +10,6 @@
 
 #include <Eigen/Dense>
 #include <catch2/catch.hpp>
-
-#include "../../report/svg_plot.hpp"
 
 using namespace advi::report;
 
@@ -41,16 +41,15 @@ TEST_CASE("nice_step: the smallest 1, 2 or 5 times a power of ten not below x", 
     CHECK_THROWS(nice_step(-1.0));
 }
 
-TEST_CASE("linear_ticks: round multiples of one step inside the range, not too many",
-          "[report]") {
+TEST_CASE("linear_ticks: round multiples of one step inside the range, not too many", "[report]") {
     auto [lo, hi, max_ticks] = GENERATE(table<double, double, int>({
-        {0.0, 1.0, 7},
-        {-0.37, 2.9, 7},
+        {0.0,    1.0,    7},
+        {-0.37,  2.9,    7},
         {0.0009, 0.0051, 5},
-        {-1e4, 3e4, 6},
-        {0.1, 0.35, 4},
-        {1.0, 500.0, 6},
-        {0.96, 1.11, 7},
+        {-1e4,   3e4,    6},
+        {0.1,    0.35,   4},
+        {1.0,    500.0,  6},
+        {0.96,   1.11,   7},
     }));
     const std::vector<double> t = linear_ticks(lo, hi, max_ticks);
     INFO("range [" << lo << ", " << hi << "], " << t.size() << " ticks");
@@ -62,7 +61,8 @@ TEST_CASE("linear_ticks: round multiples of one step inside the range, not too m
         CHECK(t[i] >= lo - 1e-9 * step);
         CHECK(t[i] <= hi + 1e-9 * step);
         CHECK(on_grid(t[i], step));
-        if (i > 0) CHECK(t[i] - t[i - 1] == Approx(step));
+        if (i > 0)
+            CHECK(t[i] - t[i - 1] == Approx(step));
     }
     // No room for another tick at either end.
     CHECK(t.front() - step < lo);
@@ -137,8 +137,7 @@ TEST_CASE("padded_range: widened outward to round ends", "[report]") {
     CHECK(flat.hi > 2);
 }
 
-TEST_CASE("ellipse_points: on the two-sigma contour x' S^-1 x = 4, all the way round",
-          "[report]") {
+TEST_CASE("ellipse_points: on the two-sigma contour x' S^-1 x = 4, all the way round", "[report]") {
     const Eigen::Vector2d c(1.0, -0.5);
     Eigen::Matrix2d S;
     S << 0.001, 0.001425, 0.001425, 0.00225;  // correlation 0.95, as gauss2d's posterior
@@ -152,7 +151,8 @@ TEST_CASE("ellipse_points: on the two-sigma contour x' S^-1 x = 4, all the way r
         const Eigen::Vector2d d = p.row(i).transpose() - c;
         CHECK(d.dot(P * d) == Approx(4.0).epsilon(1e-10));
         const double a = std::atan2(d[1], d[0]);
-        if (i > 0) angle += std::remainder(a - prev, 2 * std::numbers::pi);
+        if (i > 0)
+            angle += std::remainder(a - prev, 2 * std::numbers::pi);
         prev = a;
     }
     CHECK(std::abs(angle) == Approx(2 * std::numbers::pi).epsilon(1e-9));  // once round
@@ -172,8 +172,7 @@ TEST_CASE("diverging_colour: blue, white, red", "[report]") {
     CHECK(diverging_colour(5) == "#b2182b");
 }
 
-TEST_CASE("Plot and HeatMap: one element per point and cell, same numbers same bytes",
-          "[report]") {
+TEST_CASE("Plot and HeatMap: one element per point and cell, same numbers same bytes", "[report]") {
     auto make = [] {
         Plot p("a <title> & more", "x", "y");
         p.log_y().line({1, 2, 3}, {1e-3, 1e-2, 1e-1}, "line").points({1, 2}, {0.5, 0.05}, "pts");
