@@ -11,7 +11,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <iostream>
 #include <limits>
 #include <numbers>
@@ -50,11 +49,8 @@ struct Context {
     }
 };
 
-struct Section {
-    std::string id;
-    std::function<std::string(const Context&)> run;
-};
-
+// The section's closing line: the command that reruns it alone, and the example program that
+// prints the same model's fit.
 std::string reproduce(const std::string& id, const std::string& example = "") {
     std::string s = fmt::format("Reproduce: `./build/report/make_report --only {}`", id);
     if (!example.empty())
