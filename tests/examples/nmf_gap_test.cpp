@@ -2,6 +2,7 @@
 // Poisson term) lowers to the C++ model's log density, and on the shared simulated counts the
 // fitted rates E[theta] E[beta]' come close to the true theta beta', closer than the best
 // rank-one factorisation.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <random>
@@ -34,6 +35,40 @@ std::string json_rows(const Eigen::MatrixXi& y) {
         rows += fmt::format("{}[{}]", u ? ", " : "", row);
     }
     return "[" + rows + "]";
+}
+
+TEST_CASE("nmf_gap: a model of listed entries is the full model's likelihood split in two",
+          "[examples]") {
+    const int U = 6, I = 9, K = 3;
+    Eigen::VectorXi y(U * I);
+    for (int c = 0; c < U * I; ++c) y[c] = (7 * c + 3) % 11;
+    const examples::CellSplit split = examples::split_cells(U * I, 0.25, 3);
+    REQUIRE(split.held_out.size() == 13);
+    REQUIRE(split.observed.size() + split.held_out.size() == U * I);
+    const Eigen::VectorXi y_obs = examples::counts_at(y, split.observed);
+    const Eigen::VectorXi y_held = examples::counts_at(y, split.held_out);
+    Model full, obs, held;
+    const examples::NmfLatents f = examples::build_nmf_gap(full, y, U, I, K);
+    const examples::NmfLatents o = examples::build_nmf_gap(obs, y_obs, U, I, K, {}, &split.observed);
+    const examples::NmfLatents h = examples::build_nmf_gap(held, y_held, U, I, K, {}, &split.held_out);
+    // At a theta (rows ordered, positive) and beta, the pointwise log-likelihoods of the two
+    // parts are the full model's at the same entries.
+    const ModelSpec fs = full.spec();
+    Eigen::VectorXd theta(fs.theta_dim());
+    for (Eigen::Index k = 0; k < theta.size(); ++k) theta[k] = 0.3 + 0.05 * static_cast<double>(k % 17);
+    const std::vector<int> off = fs.theta_offsets();
+    Eigen::Map<Eigen::MatrixXd> t(theta.data() + off[fs.latent_index("theta")], U, K);
+    for (int u = 0; u < U; ++u) std::sort(t.row(u).begin(), t.row(u).end());
+    HeldOutLikelihood all(fs, fs, f.log_lik.id());
+    HeldOutLikelihood part_obs(fs, obs.spec(), o.log_lik.id());
+    HeldOutLikelihood part_held(fs, held.spec(), h.log_lik.id());
+    const Eigen::VectorXd ll = all.at(theta);
+    const Eigen::VectorXd lo = part_obs.at(theta);
+    const Eigen::VectorXd lh = part_held.at(theta);
+    for (Eigen::Index k = 0; k < split.observed.size(); ++k)
+        CHECK(lo[k] == Approx(ll[split.observed[k]]).epsilon(1e-13));
+    for (Eigen::Index k = 0; k < split.held_out.size(); ++k)
+        CHECK(lh[k] == Approx(ll[split.held_out[k]]).epsilon(1e-13));
 }
 
 TEST_CASE("nmf_gap.stan lowers to the C++ model's log density", "[examples]") {
