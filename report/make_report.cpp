@@ -28,7 +28,9 @@
 #include "gamma_transforms_model.hpp"
 #include "gauss2d_model.hpp"
 #include "logistic_model.hpp"
+#include "nmf_section.hpp"
 #include "ppca_ard_model.hpp"
+#include "predictive_section.hpp"
 #include "stochastic_volatility_model.hpp"
 #include "svg_plot.hpp"
 
@@ -648,17 +650,11 @@ std::string gamma_kl(const Context& ctx) {
     return md + reproduce("gamma", "./build/examples/gamma_transforms");
 }
 
-// ------------------------------------------------------------- Section 4 (placeholder)
+// ------------------------------------------- Section 4: held-out predictive accuracy vs time
 
-std::string predictive(const Context&) {
-    // TODO(issue 7): with the library's log_predictive and PredictiveTrace (Options::monitor,
-    // lib/advi/predictive.hpp), plot the average held-out log predictive density against wall
-    // time for linear regression with ARD, hierarchical logistic regression, both
-    // factorisations and the mixture (minibatch sizes 100, 500, 1000).
-    return "*Not yet produced.* Average held-out log predictive density against wall time "
-           "(the paper's Figures 10-12): the library records it during a fit "
-           "(`log_predictive`, `PredictiveTrace`); the section that runs the fits is still to "
-           "be written here.\n";
+std::string predictive(const Context& ctx) {
+    // report/predictive_section.cpp fits the models and draws the curves.
+    return advi::report::predictive_section(ctx.out) + "\n" + reproduce("predictive");
 }
 
 // ------------------------------------------------------------ Appendix A.6: PPCA with ARD
@@ -738,14 +734,11 @@ std::string ppca_ard(const Context& ctx) {
     return md + reproduce("ppca_ard", "./build/examples/ppca_ard");
 }
 
-// ------------------------------------------------------------- Appendix A.3/A.4 (placeholder)
+// ----------------------------------------- Appendix A.3, A.4: non-negative factorisations
 
-std::string nmf(const Context&) {
-    // TODO(issue 7): the constrained Gamma-Poisson and Dirichlet-Exponential-Poisson
-    // factorisations (sim/nmf_gap, sim/nmf_direxp) once their examples exist: held-out
-    // predictive against time (Section 4) and the recovered factors.
-    return "*Not yet produced.* The Gamma-Poisson and Dirichlet-Exponential-Poisson "
-           "factorisations wait for their examples.\n";
+std::string nmf(const Context& ctx) {
+    // report/nmf_section.cpp fits both factorisations and draws their factors.
+    return advi::report::nmf_section(ctx.out) + "\n" + reproduce("nmf");
 }
 
 // ------------------------------------------------------------------------------- driver
@@ -778,7 +771,8 @@ This file and its plots are written by `report/make_report.cpp`; do not edit the
 command that reproduces it alone.
 
 - The fits are seeded and single-threaded (`Options::threads = 1`), so a rerun writes the same
-  bytes; the example programs use every core and may differ in the last digits.
+  bytes, except what is wall time (Section 4's curves, the seconds in its tables and in the
+  factorisations'); the example programs use every core and may differ in the last digits.
 - The plots are drawn by our own small SVG writer (`report/svg_plot.hpp`), not gnuplot: no new
   dependency, deterministic byte-identical output that diffs well in git, and the plots are
   simple (lines, points, ellipses, a heat map).
