@@ -1,6 +1,8 @@
 // `advi fit model.stan --data data.json`: lowers the program, fits it with ADVI, writes
 // CmdStan's variational CSV and prints the summary; options by CmdStan's names
 // (`variational iter=... grad_samples=...` becomes --iter, --grad-samples).
+#include <atomic>
+#include <csignal>
 #include <cstdint>
 #include <filesystem>
 #include <iostream>
@@ -27,6 +29,32 @@ namespace advi::cli {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Ctrl-C during a fit: the first stops it cleanly (the engine ends the main loop and the
+// output is written, marked not converged); the handler then goes back to the default, so a
+// second Ctrl-C kills the process as usual. A lock-free atomic is safe to set in a handler.
+std::atomic<bool> g_interrupted{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+extern "C" void on_sigint(int) { g_interrupted.store(true, std::memory_order_relaxed); }
+
+// Installs on_sigint for SIGINT for its lifetime (one shot), and restores the old action.
+class InterruptScope {
+public:
+    InterruptScope() {
+        struct sigaction action {};
+        action.sa_handler = on_sigint;
+        sigemptyset(&action.sa_mask);
+        action.sa_flags = SA_RESETHAND;
+        sigaction(SIGINT, &action, &previous_);
+    }
+    ~InterruptScope() { sigaction(SIGINT, &previous_, nullptr); }
+    InterruptScope(const InterruptScope&) = delete;
+    InterruptScope& operator=(const InterruptScope&) = delete;
+
+private:
+    struct sigaction previous_ {};
+};
 
 struct FitArgs {
     std::string model;
@@ -85,7 +113,10 @@ int run_fit(const FitArgs& args) {
         progress.emplace(std::cerr);
         options.log = &*progress;
     }
+    options.interrupt = &g_interrupted;
+    std::optional<InterruptScope> interrupt_scope(std::in_place);
     const Fit fit = advi::fit(spec, options);
+    interrupt_scope.reset();
     progress.reset();  // its last line out before anything else
     options.log = nullptr;
 
@@ -103,6 +134,12 @@ int run_fit(const FitArgs& args) {
     std::cout << fit.summary(1) << stan::summary_rows(reported) << std::flush;
     if (!args.quiet) {
         std::cerr << fmt::format("Output written to {}\n", args.output);
+    }
+    if (g_interrupted.load()) {
+        std::cerr << fmt::format("advi: interrupted: {}; the output holds q as it was, not "
+                                 "converged\n",
+                                 fit.result().stop_reason);
+        return 130;  // as a shell reports a process ended by SIGINT
     }
     return 0;
 }

@@ -131,8 +131,16 @@ AdviResult run_advi(Target& target, const Options& opts) {
         monitor(0, q);
     }
 
+    const auto interrupted = [&] {
+        return opts.interrupt != nullptr && opts.interrupt->load(std::memory_order_relaxed);
+    };
+    bool stopped = false;
     int iter = 1;
     for (; iter <= opts.max_iterations; ++iter) {
+        if (interrupted()) {
+            stopped = true;
+            break;
+        }
         std::string failure;
         const ElboGradient g = est.gradient(q);
         if (!g.ok()) {
@@ -226,7 +234,14 @@ AdviResult run_advi(Target& target, const Options& opts) {
         }
     }
     res.iterations = std::min(iter, opts.max_iterations);
-    if (!res.converged) {
+    if (stopped) {
+        res.iterations = iter - 1;
+        res.stop_reason = fmt::format("interrupted after {} iterations", res.iterations);
+        if (opts.log != nullptr) {
+            *opts.log << fmt::format("Interrupted at iteration {}: the fit is not converged.\n",
+                                     res.iterations);
+        }
+    } else if (!res.converged) {
         res.stop_reason = "max_iterations reached";
         if (opts.log != nullptr) {
             *opts.log << "Informational Message: The maximum number of iterations is reached! "

@@ -1,6 +1,7 @@
 // Settings of one ADVI fit (defaults are Stan's), and their validation against a target.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -78,6 +79,9 @@ struct Options {  // field order matters: users write {.family = ..., .seed = 1}
     // data given here (all with the same N rows), and every term of log p that reads them is
     // scaled by N / B. Empty: the model's data as bound.
     std::vector<MinibatchData> minibatch{};
+    // Set from elsewhere (a SIGINT handler, another thread): the fit stops after the current
+    // iteration and returns what it has, q as it is, marked not converged ("interrupted").
+    const std::atomic<bool>* interrupt = nullptr;
 };
 
 // Throws FitError naming the first bad option (non-positive count, tol_rel_obj <= 0,

@@ -1,7 +1,9 @@
 // The `advi` tool as a user runs it: the built binary on help, bad command lines, missing
 // files, syntax errors, `check` of every test program, and small fits whose CSV is read back.
 // Also read_data's choice of reader, which only the tool uses so far.
+#include <csignal>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include <advi/graph/error.hpp>
+#include <advi/io/cmdstan_csv.hpp>
 #include <advi/io/csv_reader.hpp>
 #include <advi/io/read_data.hpp>
 
@@ -477,4 +480,108 @@ TEST_CASE("read_data picks the reader by extension", "[io][cli]") {
     CHECK_THROWS_AS(advi::read_data(scratch() / "missing.json"), advi::DataError);
     const std::vector<fs::path> none;
     CHECK(advi::read_data(none).empty());
+}
+
+namespace {
+
+// Starts `advi args...` in the scratch directory, stdout and stderr to files; returns its pid.
+pid_t spawn(const std::vector<std::string>& args, const fs::path& out, const fs::path& err) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        if (::chdir(scratch().c_str()) != 0) ::_exit(127);
+        std::FILE* o = std::freopen(out.c_str(), "w", stdout);
+        std::FILE* e = std::freopen(err.c_str(), "w", stderr);
+        if (o == nullptr || e == nullptr) ::_exit(127);
+        std::vector<char*> argv;
+        const std::string binary = advi_binary().string();
+        argv.push_back(const_cast<char*>(binary.c_str()));
+        for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+        argv.push_back(nullptr);
+        ::execv(binary.c_str(), argv.data());
+        ::_exit(127);
+    }
+    return pid;
+}
+
+// Waits until `file` contains `part` (at most `seconds`).
+bool wait_for(const fs::path& file, const std::string& part, double seconds) {
+    for (int i = 0; i < seconds * 100; ++i) {
+        if (contains(read_file(file), part)) return true;
+        ::usleep(10000);
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("cli: Ctrl-C stops a fit cleanly and writes what it has, marked not converged",
+          "[cli]") {
+    if (!cli_built())
+        return;
+    const fs::path model = write_file("int.stan", kNormalModel);
+    const fs::path data = write_file("int.json", kNormalJson);
+    const fs::path out = scratch() / "int.out", err = scratch() / "int.err";
+    const fs::path csv = scratch() / "int.csv";
+    // A tolerance no fit reaches and a billion iterations: only the interrupt ends it.
+    const pid_t pid = spawn({"fit", model.string(), "--data", data.string(), "--tol-rel-obj",
+                             "1e-15", "--iter", "1000000000", "--output", csv.string()},
+                            out, err);
+    REQUIRE(pid > 0);
+    // The handler is installed before the fit starts; its table header comes after.
+    REQUIRE(wait_for(err, "Begin stochastic gradient ascent", 30));
+    ::usleep(200000);
+    REQUIRE(::kill(pid, SIGINT) == 0);
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    const std::string e = read_file(err);
+    INFO("stderr: " << e);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 130);
+    CHECK(contains(e, "interrupted"));
+    const std::string text = read_file(csv);
+    CHECK(contains(text, "# converged = 0"));
+    CHECK(contains(text, "# convergence: interrupted after "));
+    const advi::StanCsv parsed = advi::read_stan_csv(csv);
+    CHECK(parsed.values.rows() == 1001);  // q's mean, then 1000 draws
+    CHECK(parsed.values.allFinite());
+    CHECK(contains(read_file(out), "not converged: interrupted"));
+}
+
+TEST_CASE("cli: a fit killed at any moment leaves the previous output or a complete one",
+          "[cli]") {
+    if (!cli_built())
+        return;
+    const fs::path model = write_file("kill.stan", kNormalModel);
+    const fs::path data = write_file("kill.json", kNormalJson);
+    const fs::path csv = scratch() / "kill.csv";
+    const std::string previous = "previous output\n";
+    int complete = 0, kept = 0;
+    // Many draws make the report and the write take a while; the kills land across the fit,
+    // the report and the write.
+    for (int delay_ms : {20, 60, 150, 300, 500, 800, 1200}) {
+        std::ofstream(csv) << previous;
+        const pid_t pid =
+            spawn({"fit", model.string(), "--data", data.string(), "--output-samples", "200000",
+                   "--output", csv.string(), "--quiet"},
+                  scratch() / "kill.out", scratch() / "kill.err");
+        REQUIRE(pid > 0);
+        ::usleep(static_cast<useconds_t>(delay_ms) * 1000);
+        ::kill(pid, SIGKILL);
+        int status = 0;
+        REQUIRE(::waitpid(pid, &status, 0) == pid);
+        const std::string text = read_file(csv);
+        INFO("killed after " << delay_ms << " ms");
+        if (text == previous) {
+            ++kept;
+        } else {
+            // A complete file: CmdStan's trailer ends it, and every row is there.
+            CHECK(contains(text, "#  Elapsed Time: "));
+            const advi::StanCsv parsed = advi::read_stan_csv(csv);
+            CHECK(parsed.values.rows() == 200001);
+            ++complete;
+        }
+    }
+    INFO(kept << " kept, " << complete << " complete");
+    CHECK(kept + complete == 7);
+    CHECK(kept > 0);  // at least the earliest kill lands before the write
 }
