@@ -142,7 +142,7 @@ std::string nmf_section(const fs::path& out) {
     }
     std::string md =
         "The paper fits both factorisations to the Frey faces and shows their factors "
-        "(Figure 9). The simulated sets here are draws from each model's prior with K = 10, so "
+        "(Figure 11). The simulated sets here are draws from each model's prior with K = 10, so "
         "the factors themselves look like noise; what can be checked is whether the fitted "
         "rates theta beta' (identified, unlike the factors) recover the true ones. A rank-one "
         "fit (row totals times column totals) is the baseline a K-factor fit must beat:\n\n";

@@ -55,7 +55,7 @@ Curve traced_fit(std::string label, const ModelSpec& spec, const ModelSpec& held
     return curve(std::move(label), f, trace.points(), held_out, log_lik);
 }
 
-// The paper's Figure 8 settings: mean-field ADVI with M = 1 and M = 10 gradient draws.
+// The paper's Figure 10 settings: mean-field ADVI with M = 1 and M = 10 gradient draws.
 std::vector<Curve> one_and_ten_draws(const ModelSpec& spec, const ModelSpec& held_out,
                                      NodeId log_lik) {
     std::vector<Curve> curves;
@@ -288,7 +288,7 @@ std::string predictive_section(const fs::path& out) {
         }
     }
     std::string md =
-        "The paper's Figures 8-10 plot the average log predictive density of held-out data "
+        "The paper's Figures 10-12 plot the average log predictive density of held-out data "
         "against wall time. Here `PredictiveTrace` records it every 50 iterations (20 for the "
         "mixture) from 50 draws of the current q, and its own time is left out of the clock; "
         "the table's last column is the same average at the true parameters of the simulation, "
