@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <algorithm>
 #include <cctype>
 #include <sstream>
@@ -20,6 +21,16 @@ inline std::filesystem::path sim_dir(const std::string& model) {
 #else
     return std::filesystem::path("../shared/data/sim") / model;
 #endif
+}
+
+// Whether sim/<model>/<size>.data.json exists; if not, says so on stdout (the examples then
+// have nothing to fit and exit 0).
+inline bool have_sim_data(const std::filesystem::path& dir, const std::string& size) {
+    const std::filesystem::path file = dir / (size + ".data.json");
+    if (std::filesystem::exists(file)) return true;
+    std::cout << "shared data not found at " << file
+              << " (../shared/data beside the repository): nothing to fit\n";
+    return false;
 }
 
 // The JSON text without its string-valued members (`"key": "text",`): a linear scan, no

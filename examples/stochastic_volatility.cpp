@@ -27,11 +27,7 @@ double correlation(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
 int main(int argc, char** argv) {
     const std::string size = argc > 1 ? argv[1] : "small";
     const auto dir = advi::examples::sim_dir("stochvol");
-    if (!std::filesystem::exists(dir / (size + ".data.json"))) {
-        std::cout << "shared data not found at " << dir / (size + ".data.json")
-                  << " (../shared/data beside the repository): nothing to fit\n";
-        return 0;
-    }
+    if (!advi::examples::have_sim_data(dir, size)) return 0;  // a clone without it
     const advi::DataTable data = advi::read_data(dir / (size + ".data.json"));
     const advi::DataTable truth = advi::examples::read_truth(dir / (size + ".truth.json"));
     const Eigen::VectorXd y = data.at("y").as_vector();

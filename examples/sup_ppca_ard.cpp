@@ -41,11 +41,7 @@ int main(int argc, char** argv) {
     const std::string size = argc > 1 ? argv[1] : "small";
     const int M = argc > 2 ? std::stoi(argv[2]) : 20;
     const auto dir = advi::examples::sim_dir("sup_ppca_ard");
-    if (!std::filesystem::exists(dir / (size + ".data.json"))) {
-        std::cout << "shared data not found at " << dir / (size + ".data.json")
-                  << " (../shared/data beside the repository): nothing to fit\n";
-        return 0;
-    }
+    if (!advi::examples::have_sim_data(dir, size)) return 0;  // a clone without it
     const advi::DataTable data = advi::read_data(dir / (size + ".data.json"));
     const advi::DataTable truth = advi::examples::read_truth(dir / (size + ".truth.json"));
     const Eigen::MatrixXd x = data.at("x").as_matrix();
