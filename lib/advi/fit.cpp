@@ -12,6 +12,7 @@
 #include <advi/compile/pipeline.hpp>
 #include <advi/graph/error.hpp>
 
+#include "diagnose.hpp"
 #include "minibatch.hpp"
 
 namespace advi {
@@ -191,19 +192,54 @@ Fit finish(const ModelSpec& m, AdviResult result, Program& gradient) {
     return Fit(m, std::move(result), std::move(theta), t, std::move(dens));
 }
 
+// The engine's target, remembering the last point where the log density was not finite, so
+// that a fit which cannot go on can say where the model broke (explain_nonfinite).
+class RecordingTarget final : public Target {
+public:
+    explicit RecordingTarget(Target& inner) : inner_(inner) {}
+    int dim() const override { return inner_.dim(); }
+    double log_density_gradient(const Eigen::VectorXd& zeta, Eigen::VectorXd& grad) override {
+        const double lp = inner_.log_density_gradient(zeta, grad);
+        if (!std::isfinite(lp)) last_nonfinite_ = zeta;
+        return lp;
+    }
+    void next_minibatch() override { inner_.next_minibatch(); }
+    void use_evaluation_batch() override { inner_.use_evaluation_batch(); }
+    const Eigen::VectorXd& last_nonfinite() const { return last_nonfinite_; }
+
+private:
+    Target& inner_;
+    Eigen::VectorXd last_nonfinite_;
+};
+
+// run_advi, with a FitError that also names the op and the variables behind the last
+// non-finite log density it met.
+AdviResult run_explained(const ModelSpec& m, Target& target, const Options& options) {
+    RecordingTarget recording(target);
+    try {
+        return run_advi(recording, options);
+    } catch (const FitError& e) {
+        if (recording.last_nonfinite().size() == 0) throw;
+        const std::string why = explain_nonfinite(m, recording.last_nonfinite());
+        if (why.empty()) throw;
+        throw FitError(fmt::format("{}; where the log density was last not finite, {}", e.what(),
+                                   why));
+    }
+}
+
 }  // namespace
 
 Fit fit(const ModelSpec& m, const Options& options) {
     if (!options.minibatch.empty()) {
         MinibatchTarget target(m, options.minibatch, options.seed, options.threads);
-        AdviResult result = run_advi(target, options);
+        AdviResult result = run_explained(target.spec(), target, options);
         target.use_evaluation_batch();
         return finish(m, std::move(result), target.program());
     }
     Program gradient = compile(m);
     gradient.set_threads(options.threads);
     TargetRef<Program> target(gradient);
-    return finish(m, run_advi(target, options), gradient);
+    return finish(m, run_explained(m, target, options), gradient);
 }
 
 }  // namespace advi
