@@ -203,8 +203,10 @@ std::string gmm(const fs::path& out) {
         const Eigen::MatrixXd batch = y.topRows(B > 0 ? B : y.rows());
         Model m;
         examples::build_gmm(m, batch, K, alpha0);
-        examples::TracedFit t = examples::fit_gmm_traced(m.spec(), held, log_lik.id(),
-                                                         B > 0 ? &y : nullptr, restarts, every);
+        Options options = examples::gmm_options();
+        options.threads = 1;  // as every fit of the report
+        examples::TracedFit t = examples::fit_gmm_traced(
+            m.spec(), held, log_lik.id(), B > 0 ? &y : nullptr, restarts, every, options);
         const std::string label = B > 0 ? fmt::format("ADVI, B = {}", B) : "ADVI, full data";
         fmt::print("  {}: {} iterations, {:.1f} s\n", label, t.fit.result().iterations,
                    t.fit.result().seconds);
@@ -213,10 +215,26 @@ std::string gmm(const fs::path& out) {
     std::string md = fmt::format(
         "**Gaussian mixture** (`sim/gmm/medium`: N = {}, D = {}, K = {}, {} held out), "
         "minibatches of B rows against the full data; examples/gmm_model.hpp's settings "
-        "(eta 0.3, tol_rel_obj 3e-4), the best final ELBO of {} seeds per curve.\n\n",
+        "(eta 0.3, tol_rel_obj 3e-4), seed {}.\n\n",
         y.rows(), y.cols(), K, y_test.rows(), restarts);
-    return md + plot_and_table("Gaussian mixture, minibatches", curves, {truth_lpd}, out,
-                               "predictive_gmm.svg");
+    md += plot_and_table("Gaussian mixture, minibatches", curves, {truth_lpd}, out,
+                         "predictive_gmm.svg");
+    const Curve& full_data = curves.back();
+    md += fmt::format(
+        "Unlike the paper's mixture, ours stops far from the truth's density: {:.0f} nats per "
+        "held-out point below it with the full data. The components merge: with 576 "
+        "dimensions and well separated clusters drawn from the prior, a fit that starts "
+        "every mean at 0 (the paper's initialisation) lets some components take two clusters "
+        "and leaves others at their prior, and the stochastic gradients do not pull them "
+        "apart (examples/gmm_model.hpp; on the 20-dimensional `small` set half the seeds reach "
+        "the truth's optimum, and examples/gmm keeps the best of 8). What the paper shows "
+        "about minibatches shows here too: B = 500 ends {:.0f} nats from the full-data fit, "
+        "B = 100 {:.0f} nats below it. The paper's larger run (250000 images, "
+        "K = 30) is not repeated here; `gen/generate.py --large --only gmm` in the shared data "
+        "makes a 250000 x 576 set of the same kind.\n\n",
+        truth_lpd - full_data.final_lpd, std::abs(curves[1].final_lpd - full_data.final_lpd),
+        full_data.final_lpd - curves[0].final_lpd);
+    return md;
 }
 
 // Both factorisations on their `small` sets with 10% of the matrix's entries held out.
@@ -289,8 +307,7 @@ std::string predictive_section(const fs::path& out) {
     }
     std::string md =
         "The paper's Figures 10-12 plot the average log predictive density of held-out data "
-        "against wall time. Here `PredictiveTrace` records it every 50 iterations (20 for the "
-        "mixture) from 50 draws of the current q, and its own time is left out of the clock; "
+        "against wall time. Here `PredictiveTrace` records it every 50 iterations from 50 draws of the current q, and its own time is left out of the clock; "
         "the table's last column is the same average at the true parameters of the simulation, "
         "and the end value is from the fit's 1000 output draws. There is no MCMC line: the "
         "library has no sampler.\n\n";
