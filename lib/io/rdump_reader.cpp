@@ -1,9 +1,11 @@
 #include "rdump_reader.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -226,17 +228,25 @@ private:
         if (!dim_value.is_int() && dim_value.size() > 0)
             throw in_.error_at(key_at, fmt::format("variable `{}`: .Dim must be integers", v.name));
         std::vector<std::int64_t> dims(dim_value.ints.begin(), dim_value.ints.end());
-        std::int64_t n = 1;
-        for (std::int64_t d : dims) {
+        for (std::int64_t d : dims)
             if (d < 0)
                 throw in_.error_at(key_at,
                                    fmt::format("variable `{}`: .Dim has a negative size", v.name));
-            n *= d;
-        }
+        // The product is compared with the values read: it is only needed up to v.size() + 1,
+        // so it saturates there instead of overflowing (.Dim = 2:32 is 32!).
+        const auto limit = static_cast<std::int64_t>(v.size()) + 1;
+        std::int64_t n = 1;
+        if (std::find(dims.begin(), dims.end(), 0) != dims.end())
+            n = 0;
+        else
+            for (std::int64_t d : dims) n = n > limit / d ? limit : std::min(n * d, limit);
         if (dims.empty() || n != static_cast<std::int64_t>(v.size()))
             throw in_.error_at(at, fmt::format("variable `{}`: .Dim = c({}) needs {} values, "
                                                "got {}",
-                                               v.name, fmt::join(dims, ", "), n, v.size()));
+                                               v.name, fmt::join(dims, ", "),
+                                               n == limit ? fmt::format("more than {}", v.size())
+                                                          : std::to_string(n),
+                                               v.size()));
         skip_blank();
         if (in_.accept(',')) {
             skip_blank();

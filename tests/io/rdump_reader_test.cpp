@@ -204,6 +204,15 @@ TEST_CASE("R dump values Stan cannot take are errors naming the variable", "[io]
 TEST_CASE("R dump structure() errors", "[io]") {
     CHECK_THAT(rdump_error("X <- structure(c(1, 2, 3), .Dim = c(2L, 2L))"),
                StartsWith("d.R:1:6: variable `X`: .Dim = c(2, 2) needs 4 values, got 3"));
+    // Found by fuzzing (fuzz/regressions/rdump_data): a product of sizes beyond int64 (32!) was
+    // signed overflow; it is compared with the values read without overflowing.
+    CHECK_THAT(rdump_error("s <- structure(1:6, .Dim = 2:32)"),
+               StartsWith("d.R:1:6: variable `s`: .Dim = c(2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, "
+                          "14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, "
+                          "32) needs more than 6 values, got 6"));
+    CHECK_THAT(rdump_error("s <- structure(1:6, .Dim = c(3000000, 3000000, 3000000, 0))"),
+               StartsWith("d.R:1:6: variable `s`: .Dim = c(3000000, 3000000, 3000000, 0) needs 0 "
+                          "values, got 6"));
     CHECK_THAT(rdump_error("X <- structure(c(1, 2), .Dim = c(2L), .Dimnames = list(\"a\"))"),
                StartsWith("d.R:1:39: variable `X`: `.Dimnames` is not supported (only .Dim is "
                           "supported in structure())"));

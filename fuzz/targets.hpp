@@ -1,0 +1,69 @@
+// What each fuzz target does with one input, shared by the libFuzzer programs (fuzz/*_fuzz.cpp)
+// and the Catch2 test that replays fuzz/regressions/ (tests/fuzz/regressions_test.cpp), so that
+// a regression input is run through exactly the code that found it.
+//
+// Every entry point reads user text, so a bad input must end in an advi::Error that names the
+// fault. InternalError (our own broken invariant) and any other exception are let through:
+// libFuzzer sees them as a crash (std::terminate), the test as a failure.
+#pragma once
+
+#include <array>
+#include <string>
+#include <string_view>
+
+#include <advi/dsl/stan/check.hpp>
+#include <advi/dsl/stan/parser.hpp>
+#include <advi/graph/error.hpp>
+#include <advi/io/csv_reader.hpp>
+#include <advi/io/json_reader.hpp>
+#include <advi/io/rdump_reader.hpp>
+
+namespace advi::fuzz {
+
+// Runs `read` and swallows the errors advi throws on purpose; anything else propagates.
+template <class Read>
+void expect_clean_failure(Read&& read) {
+    try {
+        read();
+    } catch (const InternalError&) {
+        throw;
+    } catch (const Error&) {
+        // ParseError, DataError, ModelError, ...: the input was refused with a message.
+    }
+}
+
+inline void stan_program(std::string_view text) {
+    expect_clean_failure([&] {
+        const stan::Program program = stan::parse_program(std::string(text), "fuzz.stan");
+        stan::check(program);
+    });
+}
+
+inline void json_data(std::string_view text) {
+    expect_clean_failure([&] { (void)read_json_data(text, "fuzz.json"); });
+}
+
+inline void rdump_data(std::string_view text) {
+    expect_clean_failure([&] { (void)read_rdump_data(text, "fuzz.R"); });
+}
+
+inline void csv_data(std::string_view text) {
+    expect_clean_failure([&] { (void)read_csv_data(text, "fuzz.csv"); });
+}
+
+inline void stan_csv(std::string_view text) {
+    expect_clean_failure([&] { (void)read_stan_csv(text, "fuzz.csv"); });
+}
+
+// The targets by name (the folder names under fuzz/corpus/ and fuzz/regressions/).
+struct Target {
+    std::string_view name;
+    void (*run)(std::string_view);
+};
+inline constexpr std::array<Target, 5> kTargets{{{"stan_program", stan_program},
+                                                 {"json_data", json_data},
+                                                 {"rdump_data", rdump_data},
+                                                 {"csv_data", csv_data},
+                                                 {"stan_csv", stan_csv}}};
+
+}  // namespace advi::fuzz
