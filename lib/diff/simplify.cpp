@@ -163,7 +163,8 @@ private:
                 if (is(b, 0.5)) return at(apply(Op::Sqrt, a), n.shape);    // x^0.5 = sqrt(x)
                 break;
             case Op::Sum: {
-                const Node& x = g_[a];
+                // A copy: the apply() calls below add nodes to g_, which may move its nodes.
+                const Node x = g_[a];
                 if (x.shape.is_scalar()) return a;                         // sum(s) = s
                 if (auto c = cv(a)) return g_.constant(*c * x.shape.size());
                 // sum(broadcast(s)) = n s
@@ -182,7 +183,9 @@ private:
                 // The sum of a product's entries from the operands' sums, when the product is
                 // the larger: sum(A B) = col_sums(A) . row_sums(B) (a Poisson rate matrix
                 // summed), and likewise for the transposed forms.
-                if (x.shape.size() > g_[x.in[0]].shape.size() + g_[x.in[1]].shape.size()) {
+                // (Only for two operands: x.in[1] of a unary op is kNoNode.)
+                if (x.arity() == 2 &&
+                    x.shape.size() > g_[x.in[0]].shape.size() + g_[x.in[1]].shape.size()) {
                     const NodeId A = x.in[0], B = x.in[1];
                     switch (x.op) {
                         case Op::MatMul:  // A B

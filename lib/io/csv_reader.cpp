@@ -255,6 +255,16 @@ std::vector<Variable> plan_variables(TextStream& in, const std::vector<std::stri
         std::vector<std::int64_t> dims(rank, 0);
         for (const auto& e : g.elements)
             for (std::size_t r = 0; r < rank; ++r) dims[r] = std::max(dims[r], e.second[r]);
+        // The product of the sizes must be the number of columns; when it does not fit in
+        // int64 it cannot be, and the linear positions below (each less than it) would overflow.
+        const auto columns = static_cast<std::int64_t>(g.elements.size());
+        std::int64_t total = 1;
+        for (std::int64_t d : dims)
+            if (__builtin_mul_overflow(total, d, &total))
+                throw in.error_at(marks[g.elements[0].first],
+                                  fmt::format("columns of `{}`: the largest indices make it {}, "
+                                              "more elements than its {} columns",
+                                              g.name, fmt::join(dims, " x "), columns));
         auto linear = [&](const std::vector<std::int64_t>& idx) {
             std::int64_t lin = 0;
             for (std::size_t r = rank; r-- > 0;) lin = lin * dims[r] + (idx[r] - 1);
@@ -274,8 +284,6 @@ std::vector<Variable> plan_variables(TextStream& in, const std::vector<std::stri
             if (lin > expected)
                 break;
         }
-        std::int64_t total = 1;
-        for (std::int64_t d : dims) total *= d;
         if (expected != total || static_cast<std::int64_t>(g.elements.size()) != total) {
             // Name the first missing element, counting in column-major order.
             std::vector<std::int64_t> idx(rank);

@@ -57,6 +57,15 @@ TEST_CASE("sums of broadcasts and scaled vectors", "[diff][simplify]") {
           "out b[1:2] = %5\n");
 }
 
+// Found by the sanitizer build (ADVI_SANITIZE): the rule for sums of matrix products read the
+// second operand of a unary op (kNoNode, index -1) and kept a reference into the node list
+// across apply(); sum(exp(v)) must stay a sum of the exp.
+TEST_CASE("sums of unary ops are left as they are", "[diff][simplify]") {
+    CHECK(simplified([](Graph& g, NodeId x) {
+              return g.apply(Op::Sum, g.apply(Op::Exp, x));
+          }) == "%0 vec[3] = zeta[0:3] x\n%1 vec[3] = exp %0\n%2 real = sum %1\nout out[0:1] = %2\n");
+}
+
 TEST_CASE("simplification keeps the value", "[diff][simplify]") {
     Graph g;
     const NodeId x = g.leaf(Op::Zeta, Shape::vector(3), DType::Real, 0, "x");

@@ -66,8 +66,8 @@ TEST_CASE("100000 levels of nesting are refused with a message, not a stack over
     };
     const std::string parens = stan("model {\n  x = " + std::string(n, '(') + "1" +
                                     std::string(n, ')') + ";\n}");
-    // The first parenthesis past the limit of 200, on line 2.
-    CHECK_THAT(parens, Catch::Matchers::StartsWith("deep.stan:2:205:"));
+    // Line 2, at the 200th parenthesis: with the expression around them that is level 201.
+    CHECK_THAT(parens, Catch::Matchers::StartsWith("deep.stan:2:206:"));
     CHECK_THAT(parens, Catch::Matchers::Contains("nesting too deep"));
     CHECK_THAT(stan("model { " + std::string(n, '{') + std::string(n, '}') + " }"),
                Catch::Matchers::Contains("nesting too deep"));

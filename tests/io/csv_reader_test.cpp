@@ -131,6 +131,11 @@ TEST_CASE("CSV data: columns A.i.j in any order gather into rows x I x J", "[io]
 }
 
 TEST_CASE("CSV data: gathered columns must make a complete array", "[io]") {
+    // Found by fuzzing (fuzz/regressions/csv_data): sizes whose product overflows int64 were
+    // signed overflow; they are refused by name.
+    CHECK_THAT(csv_error("X.1.1.1,X.2000000000.2000000000.2000000000\n1,2\n"),
+               StartsWith("d.csv:1:1: columns of `X`: the largest indices make it 2000000000 x "
+                          "2000000000 x 2000000000, more elements than its 2 columns"));
     CHECK_THAT(csv_error("X.1,X.3\n1,2\n"),
                StartsWith("d.csv:1:1: columns of `X`: `X.2` is missing (the largest indices make "
                           "it 3)"));
