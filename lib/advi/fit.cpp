@@ -12,6 +12,8 @@
 #include <advi/compile/pipeline.hpp>
 #include <advi/graph/error.hpp>
 
+#include "rng.hpp"
+
 #include "diagnose.hpp"
 #include "minibatch.hpp"
 
@@ -93,9 +95,11 @@ std::string Fit::summary(int index_base) const {
                          "fitting (most from trial step sizes of the eta search)\n",
                          r.dropped_draws);
     if (densities_.nonfinite_log_p > 0) {
-        s += fmt::format("{} of the {} output draws have a non-finite log density (kept)\n",
-                         densities_.nonfinite_log_p, theta_draws_.rows());
+        s += fmt::format("{} output draws had a non-finite log density and were replaced by new "
+                         "draws from q\n",
+                         densities_.nonfinite_log_p);
     }
+
     if (theta_draws_.rows() == 0) {
         // No draws to summarise (output_samples = 0): show T^-1 of q's mean instead of NaNs.
         s += "no draws (output_samples = 0); T^-1(mu), the constrained image of q's mean:\n";
@@ -162,31 +166,48 @@ Eigen::VectorXd log_q(const Approximation& q, const Eigen::MatrixXd& zeta) {
 namespace {
 
 // The fitted q's draws mapped to constrained space and their densities under the gradient
-// program (for a minibatch fit: the evaluation batch's, scaled to the full data).
-Fit finish(const ModelSpec& m, AdviResult result, Program& gradient) {
+// program (for a minibatch fit: the evaluation batch's, scaled to the full data). A draw whose
+// log density or constrained value is not finite is dropped and replaced by a new draw from
+// q, so that no NaN reaches the output; at most 10 times the wanted draws are tried, and the
+// dropped ones are counted (DrawDensities::nonfinite_log_p).
+Fit finish(const ModelSpec& m, AdviResult result, Program& gradient, std::uint64_t seed) {
     Program to_theta = compile_constrain_map(m);
-    Eigen::MatrixXd theta(result.draws.rows(), m.theta_dim());
-    Eigen::VectorXd zeta(m.zeta_dim());
-    Eigen::VectorXd t(m.theta_dim());
-    for (Eigen::Index i = 0; i < result.draws.rows(); ++i) {
-        zeta = result.draws.row(i).transpose();
-        to_theta.run(zeta, t);
-        theta.row(i) = t.transpose();
-    }
-    to_theta.run(result.q.mean(), t);
-
-    // CmdStan's log_p__ is log_prob<propto = false, jacobian = true>: the same quantity as
-    // the gradient program's lp (every constant, log-Jacobian included).
+    const Eigen::Index wanted = result.draws.rows();
+    Eigen::MatrixXd zeta_kept(wanted, m.zeta_dim());
+    Eigen::MatrixXd theta(wanted, m.theta_dim());
     DrawDensities dens;
-    dens.log_p.resize(result.draws.rows());
-    Eigen::VectorXd grad(m.zeta_dim());
-    for (Eigen::Index i = 0; i < result.draws.rows(); ++i) {
-        zeta = result.draws.row(i).transpose();
-        dens.log_p[i] = gradient.run(zeta, grad);
-        if (!std::isfinite(dens.log_p[i]))
-            ++dens.nonfinite_log_p;
+    dens.log_p.resize(wanted);
+    Eigen::VectorXd zeta(m.zeta_dim()), t(m.theta_dim()), grad(m.zeta_dim());
+    Rng redraws(seed ^ 0x6F75747075740000ull);  // a stream apart from the engine's
+    Eigen::MatrixXd batch = result.draws;
+    Eigen::Index kept = 0, tried = 0;
+    while (kept < wanted && tried < 10 * wanted) {
+        for (Eigen::Index i = 0; i < batch.rows() && kept < wanted; ++i, ++tried) {
+            zeta = batch.row(i).transpose();
+            // CmdStan's log_p__ is log_prob<propto = false, jacobian = true>: the same
+            // quantity as the gradient program's lp (every constant, log-Jacobian included).
+            const double lp = gradient.run(zeta, grad);
+            to_theta.run(zeta, t);
+            if (!std::isfinite(lp) || !t.allFinite()) {
+                ++dens.nonfinite_log_p;
+                continue;
+            }
+            zeta_kept.row(kept) = zeta.transpose();
+            theta.row(kept) = t.transpose();
+            dens.log_p[kept] = lp;
+            ++kept;
+        }
+        if (kept < wanted) batch = result.q.draw(redraws, static_cast<int>(wanted - kept));
     }
+    if (kept < wanted) {
+        result.stop_reason += fmt::format(
+            "; only {} of {} output draws had a finite log density ({} tried)", kept, wanted, tried);
+    }
+    result.draws = zeta_kept.topRows(kept);
+    theta.conservativeResize(kept, Eigen::NoChange);
+    dens.log_p.conservativeResize(kept);
     dens.log_g = log_q(result.q, result.draws);
+    to_theta.run(result.q.mean(), t);
     dens.log_p_at_mu = gradient.run(result.q.mean(), grad);
     dens.log_g_at_mu = log_q(result.q, result.q.mean().transpose())[0];
     return Fit(m, std::move(result), std::move(theta), t, std::move(dens));
@@ -234,12 +255,12 @@ Fit fit(const ModelSpec& m, const Options& options) {
         MinibatchTarget target(m, options.minibatch, options.seed, options.threads);
         AdviResult result = run_explained(target.spec(), target, options);
         target.use_evaluation_batch();
-        return finish(m, std::move(result), target.program());
+        return finish(m, std::move(result), target.program(), options.seed);
     }
     Program gradient = compile(m);
     gradient.set_threads(options.threads);
     TargetRef<Program> target(gradient);
-    return finish(m, run_explained(m, target, options), gradient);
+    return finish(m, run_explained(m, target, options), gradient, options.seed);
 }
 
 }  // namespace advi

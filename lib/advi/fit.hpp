@@ -23,8 +23,9 @@ struct DrawDensities {
     Eigen::VectorXd log_g;
     double log_p_at_mu = 0.0;
     double log_g_at_mu = 0.0;
-    // Draws whose log_p is not finite. They are kept (in the draws and in log_p); the count
-    // is reported by summary() and in the CSV's trailing comments.
+    // Output draws whose log_p (or constrained value) was not finite: dropped, each replaced
+    // by a new draw from q (at most 10 times output_samples draws in all), so that no NaN
+    // reaches the output; the count is reported by summary() and in the CSV's trailer.
     long nonfinite_log_p = 0;
 };
 
@@ -63,7 +64,7 @@ public:
     // The same two at q's mean mu (CmdStan writes 0, 0 in its mean row; these are the values).
     [[nodiscard]] double log_p_at_mu() const { return densities_.log_p_at_mu; }
     [[nodiscard]] double log_g_at_mu() const { return densities_.log_g_at_mu; }
-    // Draws whose log_p is not finite (kept, counted).
+    // Output draws dropped because their log_p was not finite (replaced by new draws).
     [[nodiscard]] long nonfinite_log_p() const { return densities_.nonfinite_log_p; }
     [[nodiscard]] const DrawDensities& densities() const { return densities_; }
 

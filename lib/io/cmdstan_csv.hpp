@@ -74,13 +74,14 @@ struct CsvRunInfo {
 // declaration order (constrained values), then the extra blocks. The mean row holds T^-1(mu)
 // and, as CmdStan's, 0 for lp__, log_p__ and log_g__; draw i holds lp__ = 0 (CmdStan's value
 // in variational output), Fit::log_p()[i], Fit::log_g()[i] (normalised, where CmdStan drops
-// q's constants), theta_draws().row(i); a draw whose log_p__ is not finite is kept.
+// q's constants), theta_draws().row(i) (draws whose log_p__ was not finite were dropped and
+// replaced by the fit).
 // `header`: the settings lines; empty means cmdstan_settings(options). The adaptation lines
 // are CmdStan's ("Stepsize adaptation complete.", "eta = ..."), when adapt_engaged. The
 // trailer: "eta = ", "iterations = ", "ELBO = " (the last estimate), "converged = 1|0",
 // "convergence: <stop reason>", "log_p__ at mean = ", "log_g__ at mean = ", "dropped_draws = "
-// (non-finite draws dropped while fitting), "nonfinite_log_p_draws = " (output draws kept
-// with a non-finite log_p__), " Elapsed Time: <s> seconds (Total)"; without adaptation,
+// (non-finite draws dropped while fitting), "nonfinite_log_p_draws = " (output draws
+// dropped and replaced because their log_p__ was not finite), " Elapsed Time: <s> seconds (Total)"; without adaptation,
 // "Stepsize adaptation not engaged." before its eta line, where cmdstanpy looks for eta.
 // Throws ShapeError when an extra block's values do not match its dims or the fit's draws,
 // ModelError for a column name given twice or a Fit without log_p/log_g per draw.

@@ -384,7 +384,7 @@ TEST_CASE("cmdstan_output refuses extra blocks that do not fit", "[io][cmdstan_c
     CHECK((out.draws.col(5).array() == 3.5).all());
 }
 
-TEST_CASE("a draw with a non-finite log_p__ is written as nan and counted in the trailer",
+TEST_CASE("draws with a non-finite log_p__ never reach the CSV; the trailer counts them",
           "[io][cmdstan_csv]") {
     Model m;
     auto x = m.param("x", normal(1, 1));
@@ -395,10 +395,8 @@ TEST_CASE("a draw with a non-finite log_p__ is written as nan and counted in the
     std::ostringstream os;
     write_cmdstan_csv(os, cmdstan_output(f, opts));
     const StanCsv csv = read_stan_csv(os.str(), "fit.csv");
-    REQUIRE(csv.values.rows() == 2001);  // kept
-    const Eigen::VectorXd lp = csv.column("log_p__").tail(2000);
-    CHECK((lp.array().isFinite() == f.log_p().array().isFinite()).all());
-    CHECK(static_cast<long>((!lp.array().isFinite()).count()) == f.nonfinite_log_p());
+    REQUIRE(csv.values.rows() == 2001);  // replaced by new draws
+    CHECK(csv.values.allFinite());
     CHECK(has_comment(csv, fmt::format("# nonfinite_log_p_draws = {}", f.nonfinite_log_p())));
 }
 
