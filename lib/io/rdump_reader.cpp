@@ -232,20 +232,23 @@ private:
             if (d < 0)
                 throw in_.error_at(key_at,
                                    fmt::format("variable `{}`: .Dim has a negative size", v.name));
-        // The product is compared with the values read: it is only needed up to v.size() + 1,
-        // so it saturates there instead of overflowing (.Dim = 2:32 is 32!).
-        const auto limit = static_cast<std::int64_t>(v.size()) + 1;
+        // The product of the sizes, or -1 when it does not fit in int64 (.Dim = 2:32 is 32!):
+        // it is compared with the values read, so an overflow is a mismatch, not a wrap.
         std::int64_t n = 1;
         if (std::find(dims.begin(), dims.end(), 0) != dims.end())
             n = 0;
         else
-            for (std::int64_t d : dims) n = n > limit / d ? limit : std::min(n * d, limit);
+            for (std::int64_t d : dims)
+                if (__builtin_mul_overflow(n, d, &n)) {
+                    n = -1;
+                    break;
+                }
         if (dims.empty() || n != static_cast<std::int64_t>(v.size()))
             throw in_.error_at(at, fmt::format("variable `{}`: .Dim = c({}) needs {} values, "
                                                "got {}",
                                                v.name, fmt::join(dims, ", "),
-                                               n == limit ? fmt::format("more than {}", v.size())
-                                                          : std::to_string(n),
+                                               n < 0 ? std::string("more than 2^63")
+                                                     : std::to_string(n),
                                                v.size()));
         skip_blank();
         if (in_.accept(',')) {

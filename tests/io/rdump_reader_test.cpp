@@ -209,7 +209,7 @@ TEST_CASE("R dump structure() errors", "[io]") {
     CHECK_THAT(rdump_error("s <- structure(1:6, .Dim = 2:32)"),
                StartsWith("d.R:1:6: variable `s`: .Dim = c(2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, "
                           "14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, "
-                          "32) needs more than 6 values, got 6"));
+                          "32) needs more than 2^63 values, got 6"));
     CHECK_THAT(rdump_error("s <- structure(1:6, .Dim = c(3000000, 3000000, 3000000, 0))"),
                StartsWith("d.R:1:6: variable `s`: .Dim = c(3000000, 3000000, 3000000, 0) needs 0 "
                           "values, got 6"));
