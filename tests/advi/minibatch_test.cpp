@@ -147,6 +147,18 @@ TEST_CASE("minibatch: bad sources name the slot at fault", "[advi][minibatch]") 
     const Eigen::MatrixXd wide = Eigen::MatrixXd::Zero(30, 2);
     CHECK_THROWS_WITH(MinibatchTarget(spec, {MinibatchData("y", wide)}, 1, 1),
                       Contains("minibatch `y`"));
+    // A model whose terms read no subsampled slot, or that does not list its terms.
+    Model prior_only;
+    auto yy = prior_only.data("y", batch);
+    (void)yy;
+    auto mu = prior_only.param("mu", normal(0, 1));
+    (void)mu;
+    CHECK_THROWS_WITH(MinibatchTarget(prior_only.spec(), {MinibatchData("y", y)}, 1, 1),
+                      Contains("no term of the log density reads the subsampled data"));
+    ModelSpec unlisted = spec;
+    unlisted.terms.clear();
+    CHECK_THROWS_WITH(scale_terms_reading(unlisted, {0}, 2.0),
+                      Contains("does not list the terms of its log density"));
     const Eigen::VectorXi ints = Eigen::VectorXi::Zero(30);
     CHECK_THROWS_WITH(MinibatchTarget(spec, {MinibatchData("y", ints)}, 1, 1),
                       Contains("the slot holds reals, the full data ints"));

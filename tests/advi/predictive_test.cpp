@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <advi/advi.hpp>
+#include <advi/compile/theta_program.hpp>
 #include <advi/graph/error.hpp>
 
 namespace advi {
@@ -112,6 +113,17 @@ TEST_CASE("log_predictive: a held-out model must match the fitted latents",
     CHECK_THROWS_WITH(HeldOutLikelihood(m.spec(), wrong_shape.spec(), pw2.id()),
                       Contains("latent `mu` has shape"));
     CHECK_THROWS_WITH(fit(m.spec(), {.monitor_every = 10}), Contains("monitor_every"));
+    CHECK_THROWS_WITH(HeldOutLikelihood(m.spec(), other.spec(), 100000),
+                      Contains("the pointwise node is not in the held-out model"));
+    Model same;
+    const Expr pw3 = build(same, y);
+    CHECK_THROWS_WITH(PredictiveTrace(m.spec(), same.spec(), pw3.id(), 0),
+                      Contains("draws must be positive, got 0"));
+    ThetaProgram tp(same.spec(), {{"log_lik", pw3.id()}});
+    CHECK_THROWS_WITH(tp.evaluate(Eigen::VectorXd::Zero(5)),
+                      Contains("expected theta of size 2, got 5"));
+    CHECK_THROWS_WITH(ThetaProgram(same.spec(), {{"q", 100000}}),
+                      Contains("quantity `q` is not a node of the model graph"));
 }
 
 }  // namespace
