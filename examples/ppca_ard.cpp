@@ -83,17 +83,11 @@ int main(int argc, char** argv) {
     fmt::print("sigma: truth {:.4f}, mean {:.4f} (sd {:.4f})\n", truth.at("sigma").as_real(), sigma,
                fit.sd("sigma")[0]);
 
-    // W is identified only up to a rotation: compare the subspaces. The cosines of the
-    // principal angles are the singular values of Q_fit' Q_true (orthonormal bases).
+    // W is identified only up to a rotation: compare the subspaces (subspace_cosines).
     if (rank > 0) {
         Eigen::MatrixXd kept(D, rank);
         for (int k = 0; k < rank; ++k) kept.col(k) = W.col(order[k]);
-        const Eigen::MatrixXd Qf =
-            kept.householderQr().householderQ() * Eigen::MatrixXd::Identity(D, rank);
-        const Eigen::MatrixXd Qt =
-            W_true.householderQr().householderQ() * Eigen::MatrixXd::Identity(D, W_true.cols());
-        const Eigen::VectorXd cosines =
-            Eigen::JacobiSVD<Eigen::MatrixXd>(Qf.transpose() * Qt).singularValues();
+        const Eigen::VectorXd cosines = advi::examples::subspace_cosines(kept, W_true);
         fmt::print("subspace: cosines of the principal angles to the true one, {:.4f} .. {:.4f}\n",
                    cosines.maxCoeff(), cosines.minCoeff());
     }

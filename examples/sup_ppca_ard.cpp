@@ -106,12 +106,7 @@ int main(int argc, char** argv) {
     if (rank > 0) {
         Eigen::MatrixXd kept(D, rank);
         for (int k = 0; k < rank; ++k) kept.col(k) = W.col(order[k]);
-        const Eigen::MatrixXd Qf =
-            kept.householderQr().householderQ() * Eigen::MatrixXd::Identity(D, rank);
-        const Eigen::MatrixXd Qt =
-            W_true.householderQr().householderQ() * Eigen::MatrixXd::Identity(D, W_true.cols());
-        const Eigen::VectorXd cosines =
-            Eigen::JacobiSVD<Eigen::MatrixXd>(Qf.transpose() * Qt).singularValues();
+        const Eigen::VectorXd cosines = advi::examples::subspace_cosines(kept, W_true);
         fmt::print("subspace: cosines of the principal angles to the true one, {:.4f} .. {:.4f}\n",
                    cosines.maxCoeff(), cosines.minCoeff());
     }
