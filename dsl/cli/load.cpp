@@ -3,8 +3,7 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <cstdio>
 
 #include <fmt/format.h>
 
@@ -19,17 +18,24 @@ std::string read_model_text(const std::filesystem::path& file) {
     if (std::filesystem::is_directory(file, ec)) {
         throw Error(fmt::format("cannot read model file `{}`: it is a directory", file.string()));
     }
-    std::ifstream in(file, std::ios::binary);
-    if (!in) {
+    // C stdio rather than a stream: a failed read (an I/O error, a file that opens but cannot
+    // be read) must be an error with its reason, not an empty program.
+    std::FILE* f = std::fopen(file.c_str(), "rb");
+    if (f == nullptr) {
         throw Error(
             fmt::format("cannot read model file `{}`: {}", file.string(), std::strerror(errno)));
     }
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) {
-        throw Error(fmt::format("cannot read model file `{}`: read error", file.string()));
+    std::string text;
+    char buffer[1 << 16];
+    std::size_t n = 0;
+    while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) text.append(buffer, n);
+    const bool failed = std::ferror(f) != 0;
+    const int error = errno;
+    std::fclose(f);
+    if (failed) {
+        throw Error(fmt::format("cannot read model file `{}`: {}", file.string(), std::strerror(error)));
     }
-    return text.str();
+    return text;
 }
 
 stan::Program parse_model_file(const std::filesystem::path& file) {

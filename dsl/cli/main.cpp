@@ -2,6 +2,7 @@
 // conventions (data in JSON or R dump, output in CmdStan's variational CSV). Every failure is
 // one line "advi: error: ..." on stderr: exit status 2 for a bad command line, 1 for anything
 // else; nothing escapes as an uncaught exception.
+#include <algorithm>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -16,10 +17,48 @@
 
 namespace advi::cli {
 
+namespace {
+
+// A message names what it is about as the user wrote it; a name of 100000 characters (or a
+// whole minified line quoted back) would make the message unreadable, so any run of more
+// than 120 bytes without a space keeps its first 60 and last 20 (cut on UTF-8 boundaries).
+std::string shorten_long_words(std::string_view message) {
+    constexpr std::size_t kLong = 120, kHead = 60, kTail = 20;
+    const auto continuation = [&](std::size_t i) {
+        return i < message.size() && (static_cast<unsigned char>(message[i]) & 0xC0) == 0x80;
+    };
+    std::string out;
+    std::size_t i = 0;
+    while (i < message.size()) {
+        std::size_t end = i;
+        while (end < message.size() && message[end] != ' ' && message[end] != '\n') ++end;
+        if (end - i > kLong) {
+            std::size_t head = i + kHead, tail = end - kTail;
+            while (continuation(head)) ++head;
+            while (continuation(tail)) ++tail;
+            out += message.substr(i, head - i);
+            out += fmt::format("...({} bytes)...", tail - head);
+            out += message.substr(tail, end - tail);
+        } else {
+            out += message.substr(i, end - i);
+        }
+        if (end < message.size()) out += message[end++];
+        i = end;
+    }
+    return out;
+}
+
+}  // namespace
+
 void print_error(std::string_view message) {
     while (!message.empty() && message.back() == '\n') message.remove_suffix(1);
     std::cout.flush();  // what was printed before the error comes before it
-    std::cerr << "advi: error: " << message << '\n' << std::flush;
+    // Only the message line: the source excerpt below it is cut to a window already, and its
+    // caret must stay under the column.
+    const std::size_t first_line = std::min(message.find('\n'), message.size());
+    std::cerr << "advi: error: " << shorten_long_words(message.substr(0, first_line))
+              << message.substr(first_line) << '\n'
+              << std::flush;
 }
 
 namespace {

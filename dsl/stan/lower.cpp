@@ -7,9 +7,12 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <advi/graph/memory_budget.hpp>
 #include <advi/io/source_text.hpp>
 
 #include "lowerer.hpp"
@@ -88,7 +91,7 @@ void Lowerer::declare(Loc at, const std::string& name, Var v) {
     scopes_.back().emplace(name, std::move(v));
 }
 
-Value Lowerer::declared_shape(const SizedType& t) {
+Value Lowerer::declared_shape(const SizedType& t, const std::string& name) {
     Value v;
     v.base = base_of(t.base);
     for (const auto& d : t.dims) {
@@ -116,6 +119,21 @@ Value Lowerer::declared_shape(const SizedType& t) {
             v.sizes = {sizes.at(0), sizes.size() > 1 ? sizes[1] : sizes[0]};
             break;
         default: v.sizes = {sizes.at(0), sizes.at(0)}; break;
+    }
+    // Refused before anything of that size exists: a graph node holds at most INT_MAX
+    // elements, and a value must fit in memory.
+    std::vector<std::int64_t> all(v.dims.begin(), v.dims.end());
+    all.insert(all.end(), v.sizes.begin(), v.sizes.end());
+    const auto count = checked_product(all);
+    const std::string what = fmt::format("`{}` ({})", name, fmt::join(all, " x "));
+    try {
+        require_memory(what, count);
+    } catch (const SizeError& e) {
+        fail(t.loc, e.what());
+    }
+    if (*count > std::numeric_limits<int>::max()) {
+        fail(t.loc, fmt::format("{} has {} elements, more than the {} a variable can hold", what, *count,
+                                std::numeric_limits<int>::max()));
     }
     return v;
 }
@@ -151,7 +169,7 @@ void Lowerer::data_block() {
     for (const Statement& s : program_.data->statements) {
         const auto* d = s.as<VarDecl>();
         if (d == nullptr) fail(s.loc, "the data block holds declarations only");
-        Value v = declared_shape(d->type);
+        Value v = declared_shape(d->type, d->name);
         const DataValue* given = data_.find(d->name);
         const auto where = [&] {
             const SourcePosition p = position_of(program_.text, d->name_loc.offset);
@@ -177,6 +195,10 @@ void Lowerer::data_block() {
         for (std::int64_t k = 0; k < n; ++k) {
             const double x = given->is_int() ? given->ints[static_cast<std::size_t>(k)]
                                              : given->reals[static_cast<std::size_t>(k)];
+            if (!std::isfinite(x)) {
+                throw DataError(fmt::format("{}: data variable `{}`: element {} is {}; data must be finite numbers",
+                                            where(), d->name, k + 1, std::isnan(x) ? "NaN" : fmt::format("{}", x)));
+            }
             if ((lower && x < *lower) || (upper && x > *upper)) {
                 throw DataError(fmt::format("{}: data variable `{}`: element {} is {}, outside the declared "
                                             "bounds [{}, {}]",
@@ -244,7 +266,7 @@ void Lowerer::parameters_block() {
     for (const Statement& s : program_.parameters->statements) {
         const auto* d = s.as<VarDecl>();
         if (d == nullptr) fail(s.loc, "the parameters block holds declarations only");
-        Value v = declared_shape(d->type);
+        Value v = declared_shape(d->type, d->name);
         if (v.is_int()) fail(d->type.loc, "parameters cannot be integers");
         ParamOptions options;
         auto arg = [&](const std::optional<Expression>& e) -> std::optional<Arg> {
@@ -420,7 +442,7 @@ void Lowerer::local_declaration(const VarDecl& d, Loc at) {
         }
     }
     Var var;
-    var.value = declared_shape(d.type);
+    var.value = declared_shape(d.type, d.name);
     var.block = block_;
     var.level = static_cast<int>(levels_.size());
     if (d.initial_value) {

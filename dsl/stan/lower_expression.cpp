@@ -13,8 +13,6 @@ namespace advi::stan {
 
 namespace {
 
-bool is_vector_like(Base b) { return b == Base::Vector || b == Base::RowVector; }
-
 // Per-iteration rank of the real layout: 0 (real), 1 (vec), 2 (mat).
 int rank_of(const Value& v) {
     return static_cast<int>(v.dims.size() + v.sizes.size());

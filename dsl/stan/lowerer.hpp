@@ -128,7 +128,7 @@ private:
     void model_block();
     void generated_quantities_block();
     void declare(Loc at, const std::string& name, Var v);
-    Value declared_shape(const SizedType& t);  // base, dims, sizes; no value
+    Value declared_shape(const SizedType& t, const std::string& name);  // base, dims, sizes; no value
     void local_declaration(const VarDecl& d, Loc at);
     void assign(const Assign& a, Loc at);
     void assign_indexed(const std::string& name, Var& var, const std::vector<Index>& indices,

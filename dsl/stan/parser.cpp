@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <advi/dsl/stan/large_stack.hpp>
 #include <advi/io/source_text.hpp>
 
 #include "grammar/grammar.hpp"
@@ -56,12 +57,6 @@ bool is_stan_char(char c) {
     return std::string_view("{}()[]<>,;|?:!-+^'*/%\\.&=~\"#").find(c) != std::string_view::npos;
 }
 
-// The character at `at` as the user wrote it (a whole UTF-8 sequence).
-std::string_view char_at(std::string_view text, std::size_t at) {
-    const auto lead = static_cast<unsigned char>(text[at]);
-    std::size_t n = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
-    return text.substr(at, n);
-}
 
 ParseError syntax_error(std::string_view file, std::string_view text, std::size_t at,
                         std::string message, bool exact) {
@@ -73,7 +68,7 @@ ParseError syntax_error(std::string_view file, std::string_view text, std::size_
         if (next < text.size() && !is_stan_char(text[next]))
             return parse_error_at(
                 file, text, next,
-                fmt::format("unexpected character `{}`; {}", char_at(text, next), message));
+                fmt::format("unexpected {}; {}", describe_character(text, next), message));
         const std::size_t prev = end_of_previous_token(text, next);
         const bool line_break = text.substr(prev, next - prev).find('\n') != std::string_view::npos;
         at = line_break ? prev : next;
@@ -96,6 +91,15 @@ void run(const Rule& rule, std::string_view text, std::string_view file, Attribu
     // A UTF-8 byte order mark (some editors write one) is not part of the program.
     if (text.starts_with("\xEF\xBB\xBF"))
         first += 3;
+    // A program is UTF-8 text, comments and strings included: a stray byte (a file in another
+    // encoding, a binary file) is reported where it is, before the grammar trips over it.
+    for (std::size_t at = 0; at < text.size();) {
+        const std::size_t n = utf8_length_at(text, at);
+        if (n == 0)
+            throw parse_error_at(file, text, at,
+                                 describe_character(text, at) + "; a Stan program is UTF-8 text");
+        at += n;
+    }
     try {
         const bool ok = rule.parse(first, last, context, grammar::x3::unused, attr);
         grammar::x3::skip_over(first, last, context);
@@ -115,7 +119,9 @@ void run(const Rule& rule, std::string_view text, std::string_view file, Attribu
 
 Program parse_program(std::string text, std::string file) {
     grammar::ProgramParts parts;
-    run(grammar::program, text, file, parts, "a program block", "the program");
+    run_with_stack(kParserStackBytes, [&] {
+        run(grammar::program, text, file, parts, "a program block", "the program");
+    });
     parts.program.text = std::move(text);
     parts.program.file = std::move(file);
     return std::move(parts.program);
@@ -123,7 +129,9 @@ Program parse_program(std::string text, std::string file) {
 
 Expression parse_expression(std::string_view text, std::string_view file) {
     grammar::Term term;
-    run(grammar::expression, text, file, term, "an expression", "the expression");
+    run_with_stack(kParserStackBytes, [&] {
+        run(grammar::expression, text, file, term, "an expression", "the expression");
+    });
     return std::move(term.e);
 }
 

@@ -11,6 +11,7 @@
 
 #include <advi/compile/pipeline.hpp>
 #include <advi/graph/error.hpp>
+#include <advi/graph/memory_budget.hpp>
 
 #include "rng.hpp"
 
@@ -250,7 +251,27 @@ AdviResult run_explained(const ModelSpec& m, Target& target, const Options& opti
 
 }  // namespace
 
+namespace {
+
+// What a fit allocates that grows with the model, refused before the fit starts: a full-rank
+// factor and its gradient and step-size state (about 4 D^2 doubles), and the output draws in
+// both spaces with their densities.
+void require_fit_memory(const ModelSpec& m, const Options& options) {
+    validate_options(options, m.zeta_dim());
+    const std::int64_t d = m.zeta_dim();
+    if (options.family == Family::FullRank) {
+        require_memory(fmt::format("the full-rank approximation of {} dimensions", d),
+                       checked_product({4, d, d}));
+    }
+    require_memory(fmt::format("keeping {} output draws of {} unconstrained and {} constrained values",
+                               options.output_samples, d, m.theta_dim()),
+                   checked_product({options.output_samples, 2 * d + m.theta_dim() + 2}));
+}
+
+}  // namespace
+
 Fit fit(const ModelSpec& m, const Options& options) {
+    require_fit_memory(m, options);
     if (!options.minibatch.empty()) {
         MinibatchTarget target(m, options.minibatch, options.seed, options.threads);
         AdviResult result = run_explained(target.spec(), target, options);

@@ -28,7 +28,9 @@ void require_positive(double value, const char* name) {
 
 void validate_options(const Options& opts, int dim) {
     if (dim < 1) {
-        throw ModelError(fmt::format("ADVI target has dimension {}; it needs at least 1", dim));
+        throw ModelError(fmt::format("the model has no parameters to fit (its unconstrained dimension is {}; "
+                                     "ADVI needs at least 1)",
+                                     dim));
     }
     require_positive(opts.grad_samples, "grad_samples");
     require_positive(opts.elbo_samples, "elbo_samples");

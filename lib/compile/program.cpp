@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <advi/graph/error.hpp>
+#include <advi/graph/memory_budget.hpp>
 
 #include "thread_pool.hpp"
 
@@ -639,6 +640,9 @@ void Program::bind() {
     partial_base_ = block_base_ + block_doubles_ * t;
     sums_base_ = partial_base_ + partial_doubles_ * (t - 1);
     scratch_base_ = sums_base_ + sums_per_part_ * t;
+    // Refused before allocating: one arena holds every node's value of one evaluation.
+    require_memory("the compiled program (the values of one evaluation of its nodes)",
+                   static_cast<std::int64_t>(scratch_base_ + scratch_doubles_));
     arena_.assign(scratch_base_ + scratch_doubles_, 0.0);
     for (auto& ins : prologue_) bind_instr(ins);
     for (auto& ins : body_) bind_instr(ins);

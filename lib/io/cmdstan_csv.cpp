@@ -24,6 +24,7 @@
 #include <fmt/ranges.h>
 
 #include <advi/graph/error.hpp>
+#include <advi/graph/memory_budget.hpp>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -77,10 +78,11 @@ void flush(std::ostream& os, fmt::memory_buffer& buf) {
     buf.clear();
 }
 
-std::int64_t element_count(std::span<const std::int64_t> dims) {
-    std::int64_t n = 1;
-    for (std::int64_t d : dims) n *= d;
-    return n;
+// The element count of `dims`, refused when its column names would not fit in memory.
+std::int64_t element_count(std::string_view name, std::span<const std::int64_t> dims) {
+    const auto n = checked_product(dims);
+    require_memory(fmt::format("the CSV columns of `{}`", name), n, 32);
+    return *n;
 }
 
 std::string dims_str(std::span<const std::int64_t> dims) {
@@ -117,7 +119,7 @@ std::vector<std::string> stan_column_names(std::string_view name,
         out.emplace_back(name);
         return out;
     }
-    const std::int64_t n = element_count(dims);
+    const std::int64_t n = element_count(name, dims);
     out.reserve(static_cast<std::size_t>(n));
     // Column-major over all indices, array dims included (the first index fastest), as Stan
     // writes every container: stanc's name loops run from the last dim outward to the first,
@@ -268,7 +270,7 @@ CsvOutput cmdstan_output(const Fit& fit, const Options& options, std::vector<Ext
         width += v.shape.size();
     }
     for (const ExtraBlock& b : extra) {
-        const std::int64_t k = element_count(b.dims);
+        const std::int64_t k = element_count(b.name, b.dims);
         std::vector<std::string> names = stan_column_names(b.name, b.dims);
         if (b.at_mean.size() != k)
             throw ShapeError(

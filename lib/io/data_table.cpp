@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <advi/graph/error.hpp>
+#include <advi/graph/memory_budget.hpp>
 
 namespace advi {
 
@@ -30,11 +31,6 @@ namespace {
         fmt::format("data variable `{}`: expected {}, got {}", v.name, expected, v.shape_str()));
 }
 
-std::int64_t element_count(std::span<const std::int64_t> dims) {
-    std::int64_t n = 1;
-    for (std::int64_t d : dims) n *= d;
-    return n;
-}
 
 }  // namespace
 
@@ -46,7 +42,7 @@ void DataValue::check(DType expected_type, std::span<const std::int64_t> expecte
         return;
     // JSON cannot write the trailing sizes of an array with no elements (`[]` is every 0 x K
     // array), so an empty value fits when its sizes agree up to its first 0.
-    if (size() == 0 && element_count(expected_dims) == 0 && !dims.empty()) {
+    if (size() == 0 && checked_product(expected_dims) == 0 && !dims.empty()) {
         const auto zero = std::find(dims.begin(), dims.end(), 0);
         const std::size_t n = static_cast<std::size_t>(zero - dims.begin()) + 1;
         if (zero != dims.end() && n == dims.size() && n <= expected_dims.size() &&

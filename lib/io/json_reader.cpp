@@ -117,7 +117,18 @@ private:
         in_.advance();
         std::string out;
         for (;;) {
-            out += in_.take_while([](char c) { return c != '"' && c != '\\' && c != '\n'; });
+            const TextMark run_at = in_.mark();
+            const std::string_view run =
+                in_.take_while([](char c) { return c != '"' && c != '\\' && c != '\n'; });
+            // JSON text is UTF-8 (RFC 8259): a stray byte is an error where it stands.
+            for (std::size_t i = 0; i < run.size();) {
+                const std::size_t n = utf8_length_at(run, i);
+                if (n == 0)
+                    throw in_.error_at({run_at.offset + i, run_at.line_start, run_at.line},
+                                       describe_character(run, i) + "; JSON text is UTF-8");
+                i += n;
+            }
+            out += run;
             const int c = in_.peek();
             if (c == '"') {
                 in_.advance();

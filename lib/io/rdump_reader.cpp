@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <advi/graph/memory_budget.hpp>
 #include <advi/io/text_stream.hpp>
 
 namespace advi {
@@ -200,6 +201,7 @@ private:
         expect(')', fmt::format("after the length of {}()", word));
         if (word != "integer")
             v.promote_to_real();
+        reserve(v, n.int_value, n.at);
         for (int i = 0; i < n.int_value; ++i) v.push_int(0);
         v.dims = {n.int_value};
     }
@@ -340,6 +342,7 @@ private:
                                                           "sequence a:b must be integers",
                                                           v.name));
         const std::int64_t step = t.int_value >= s.int_value ? 1 : -1;
+        reserve(v, std::abs(t.int_value - s.int_value) + 1, s.at);
         for (std::int64_t i = s.int_value;; i += step) {
             v.push_int(static_cast<int>(i));
             if (i == t.int_value)
@@ -347,6 +350,26 @@ private:
         }
         if (top)
             v.dims = {static_cast<std::int64_t>(v.size())};
+    }
+
+    // Room for `more` values in `v`, refused before allocating when they would not fit in
+    // memory (the text `1:2000000000` is short; its values are not).
+    void reserve(DataValue& v, std::int64_t more, const TextMark& at) {
+        const std::int64_t total = static_cast<std::int64_t>(v.size()) + more;
+        try {
+            require_memory(fmt::format("variable `{}`", v.name), total, 8);
+        } catch (const SizeError& e) {
+            throw in_.error_at(at, e.what());
+        }
+        // Geometric growth, so that c(1:2, 3:4, ...) stays linear.
+        const auto grow = [total](auto& values) {
+            if (static_cast<std::size_t>(total) > values.capacity())
+                values.reserve(std::max(static_cast<std::size_t>(total), 2 * values.capacity()));
+        };
+        if (v.is_int())
+            grow(v.ints);
+        else
+            grow(v.reals);
     }
 
     TextStream& in_;

@@ -41,12 +41,56 @@ std::string format_source_error(std::string_view file, SourcePosition at,
     std::string_view shown = line_text.substr(std::min(begin, line_text.size()), 2 * kWindow);
     std::string prefix = begin > 0 ? "..." : "";
     std::string suffix = begin + shown.size() < line_text.size() ? "..." : "";
-    std::string caret(prefix.size() + (col - begin), ' ');
-    // Keep tabs under tabs so that the caret lines up in a terminal.
-    for (std::size_t i = 0; i < col - begin && i < shown.size(); ++i)
-        if (shown[i] == '\t') caret[prefix.size() + i] = '\t';
+    // The line as a terminal can show it: a byte that is not UTF-8, or a control character,
+    // becomes `?`. The caret goes under the column counting characters, not bytes, and tabs
+    // stay under tabs.
+    std::string printable, caret(prefix.size(), ' ');
+    for (std::size_t i = 0; i < shown.size();) {
+        const std::size_t n = utf8_length_at(shown, i);
+        const auto c = static_cast<unsigned char>(shown[i]);
+        const bool bad = n == 0 || (c < 0x20 && c != '\t') || c == 0x7f;
+        printable += bad ? std::string_view("?") : shown.substr(i, n);
+        if (i < col - begin) caret += c == '\t' ? '\t' : ' ';
+        i += std::max<std::size_t>(n, 1);
+    }
+    if (col - begin > shown.size()) caret.append(col - begin - shown.size(), ' ');
     return fmt::format("{}:{}:{}: {}\n  {}{}{}\n  {}^", file, at.line, at.column, message, prefix,
-                       shown, suffix, caret);
+                       printable, suffix, caret);
+}
+
+std::size_t utf8_length_at(std::string_view text, std::size_t offset) {
+    if (offset >= text.size()) return 0;
+    const auto byte = [&](std::size_t k) {
+        return offset + k < text.size() ? static_cast<unsigned char>(text[offset + k]) : 0u;
+    };
+    const unsigned lead = byte(0);
+    if (lead < 0x80) return 1;
+    // Lead bytes and the range of the second byte (RFC 3629: no overlong forms, no
+    // surrogates, nothing beyond U+10FFFF); later bytes are 0x80..0xBF.
+    std::size_t n = 0;
+    unsigned lo = 0x80, hi = 0xBF;
+    if (lead >= 0xC2 && lead <= 0xDF) n = 2;
+    else if (lead == 0xE0) n = 3, lo = 0xA0;
+    else if (lead >= 0xE1 && lead <= 0xEC) n = 3;
+    else if (lead == 0xED) n = 3, hi = 0x9F;
+    else if (lead >= 0xEE && lead <= 0xEF) n = 3;
+    else if (lead == 0xF0) n = 4, lo = 0x90;
+    else if (lead >= 0xF1 && lead <= 0xF3) n = 4;
+    else if (lead == 0xF4) n = 4, hi = 0x8F;
+    else return 0;
+    if (byte(1) < lo || byte(1) > hi) return 0;
+    for (std::size_t k = 2; k < n; ++k)
+        if (byte(k) < 0x80 || byte(k) > 0xBF) return 0;
+    return n;
+}
+
+std::string describe_character(std::string_view text, std::size_t offset) {
+    const std::size_t n = utf8_length_at(text, offset);
+    if (n == 0)
+        return fmt::format("a byte that is not UTF-8 (0x{:02x})", static_cast<unsigned char>(text[offset]));
+    const auto c = static_cast<unsigned char>(text[offset]);
+    if (n == 1 && (c < 0x20 || c == 0x7f)) return fmt::format("control character 0x{:02x}", c);
+    return fmt::format("character `{}`", text.substr(offset, n));
 }
 
 ParseError parse_error_at(std::string_view file, std::string_view text, std::size_t offset,

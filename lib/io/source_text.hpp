@@ -28,6 +28,14 @@ struct SourcePosition {
                                               std::string_view line_text,
                                               std::string_view message);
 
+// The length in bytes of the UTF-8 character at `offset` (1 for ASCII), or 0 when the bytes
+// there are not valid UTF-8 (a stray continuation byte, an overlong form, a cut sequence).
+[[nodiscard]] std::size_t utf8_length_at(std::string_view text, std::size_t offset);
+
+// The character at `offset` for a message: "character `é`", "control character 0x07", or
+// "a byte that is not UTF-8 (0xff)".
+[[nodiscard]] std::string describe_character(std::string_view text, std::size_t offset);
+
 // The ParseError for `message` at byte `offset` of `text`, read from `file`.
 [[nodiscard]] ParseError parse_error_at(std::string_view file, std::string_view text,
                                         std::size_t offset, std::string_view message);

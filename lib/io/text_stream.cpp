@@ -19,8 +19,8 @@ SourcePosition TextMark::position() const {
 
 TextStream::TextStream(const std::filesystem::path& path, std::size_t chunk_size)
     : file_name_(path.string()), path_(path), chunk_size_(std::max<std::size_t>(chunk_size, 16)) {
-    in_.open(path, std::ios::binary);
-    if (!in_)
+    file_.reset(std::fopen(path.c_str(), "rb"));
+    if (!file_)
         throw DataError(
             fmt::format("cannot open data file `{}`: {}", file_name_, std::strerror(errno)));
     buffer_.resize(chunk_size_);
@@ -59,7 +59,7 @@ bool TextStream::fill(std::size_t need) {
     std::size_t have = static_cast<std::size_t>(end_ - pos_);
     if (have >= need)
         return true;
-    if (!in_.is_open())
+    if (!file_)
         return false;
     // Move the unread bytes to the front and read a chunk after them. A run longer than the
     // buffer (never a number; maybe a long string) grows it rather than reading byte by byte.
@@ -72,14 +72,19 @@ bool TextStream::fill(std::size_t need) {
         std::memmove(buffer_.data(), pos_, have);
     }
     begin_ = pos_ = buffer_.data();
-    while (have < need && in_) {
-        in_.read(buffer_.data() + have, static_cast<std::streamsize>(buffer_.size() - have));
-        have += static_cast<std::size_t>(in_.gcount());
+    // C stdio: a failed read (an I/O error, a file that opens but cannot be read) is told
+    // apart from the end of the file, with its reason.
+    while (have < need) {
+        const std::size_t n = std::fread(buffer_.data() + have, 1, buffer_.size() - have, file_.get());
+        have += n;
+        if (n == 0) {
+            if (std::ferror(file_.get()))
+                throw DataError(fmt::format("cannot read data file `{}`: {}", file_name_,
+                                            std::strerror(errno)));
+            break;
+        }
     }
     end_ = begin_ + have;
-    if (!in_ && !in_.eof())
-        throw DataError(
-            fmt::format("cannot read data file `{}`: {}", file_name_, std::strerror(errno)));
     return have >= need;
 }
 
@@ -128,7 +133,9 @@ std::string TextStream::describe_next() {
         return "a line break";
     if (c >= 0x20 && c < 0x7f)
         return fmt::format("`{}`", static_cast<char>(c));
-    return fmt::format("byte 0x{:02x}", c);
+    std::string next;  // enough bytes for one UTF-8 character
+    for (std::size_t k = 0; k < 4 && peek(k) != kEnd; ++k) next += static_cast<char>(peek(k));
+    return describe_character(next, 0);
 }
 
 std::optional<NumberLiteral> parse_number_literal(std::string_view token) {

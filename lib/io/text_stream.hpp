@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <memory>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -102,7 +104,7 @@ private:
     std::string file_name_;
     std::filesystem::path path_;  // empty for text in memory
     std::string_view text_;       // the text in memory
-    std::ifstream in_;
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> file_{nullptr, &std::fclose};  // null for text
     std::size_t chunk_size_ = kDefaultChunk;
     std::vector<char> buffer_;
     const char* begin_ = nullptr;  // start of the buffered bytes (file offset buffer_offset_)

@@ -291,6 +291,12 @@ struct Number : x3::parser<Number> {
         }
         if (q != last && *q == 'i' && (q + 1 == last || !is_word_char(q[1])))
             throw SyntaxError{first, "complex numbers are not supported"};
+        // Letters straight after a numeral (`1e`, `2x`, `3.5f`) make no token Stan knows.
+        if (q != last && is_word_char(*q)) {
+            It end = q;
+            while (end != last && is_word_char(*end)) ++end;
+            throw SyntaxError{first, fmt::format("malformed number `{}`", std::string(first, end))};
+        }
         std::string text;
         for (It p = first; p != q; ++p)
             if (*p != '_')

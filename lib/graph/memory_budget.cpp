@@ -1,0 +1,79 @@
+#include <advi/graph/memory_budget.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <limits>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+namespace advi {
+
+namespace {
+
+// cgroup v2's memory.max ("max" or bytes), else v1's limit_in_bytes; nothing if neither.
+std::optional<std::int64_t> cgroup_limit() {
+    for (const char* file : {"/sys/fs/cgroup/memory.max",
+                             "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+        std::ifstream in(file);
+        long long bytes = 0;
+        if (in >> bytes && bytes > 0) return bytes;
+    }
+    return std::nullopt;
+}
+
+std::int64_t physical_memory() {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || page <= 0) return std::numeric_limits<std::int64_t>::max();
+    return checked_product({pages, page}).value_or(std::numeric_limits<std::int64_t>::max());
+}
+
+}  // namespace
+
+std::int64_t machine_memory_bytes() {
+    static const std::int64_t bytes = [] {
+        const std::int64_t physical = physical_memory();
+        const auto limit = cgroup_limit();
+        return limit ? std::min(physical, *limit) : physical;
+    }();
+    return bytes;
+}
+
+std::optional<std::int64_t> checked_product(std::span<const std::int64_t> factors) {
+    std::int64_t n = 1;
+    for (const std::int64_t f : factors) {
+        if (f < 0 || __builtin_mul_overflow(n, f, &n)) return std::nullopt;
+    }
+    return n;
+}
+
+std::optional<std::int64_t> checked_product(std::initializer_list<std::int64_t> factors) {
+    return checked_product(std::span<const std::int64_t>(factors.begin(), factors.size()));
+}
+
+std::string format_bytes(double bytes) {
+    static constexpr const char* units[] = {"bytes", "kB", "MB", "GB", "TB", "PB", "EB"};
+    int u = 0;
+    while (bytes >= 1000 && u < 6) {
+        bytes /= 1000;
+        ++u;
+    }
+    return u == 0 ? fmt::format("{:.0f} bytes", bytes) : fmt::format("{:.3g} {}", bytes, units[u]);
+}
+
+void require_memory(std::string_view what, std::optional<std::int64_t> elements,
+                    std::int64_t bytes_per_element) {
+    const std::int64_t memory = machine_memory_bytes();
+    const auto bytes = elements ? checked_product({*elements, bytes_per_element}) : std::nullopt;
+    if (!elements) {
+        throw SizeError(fmt::format("{}: the number of elements overflows a 64-bit integer", what));
+    }
+    if (!bytes || *bytes > memory) {
+        throw SizeError(fmt::format(
+            "{} needs {} ({} elements of {} bytes), more than this machine's {} of memory", what,
+            format_bytes(static_cast<double>(*elements) * static_cast<double>(bytes_per_element)),
+            *elements, bytes_per_element, format_bytes(static_cast<double>(memory))));
+    }
+}
+
+}  // namespace advi
