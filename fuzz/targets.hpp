@@ -8,21 +8,31 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 #include <advi/dsl/stan/check.hpp>
 #include <advi/dsl/stan/parser.hpp>
 #include <advi/graph/error.hpp>
+#include <advi/graph/memory_budget.hpp>
 #include <advi/io/csv_reader.hpp>
 #include <advi/io/json_reader.hpp>
 #include <advi/io/rdump_reader.hpp>
 
 namespace advi::fuzz {
 
+// libFuzzer stops a run at -rss_limit_mb (2048 in smoke.sh). The library refuses sizes larger
+// than its memory budget before allocating them (lib/graph/memory_budget.hpp); with the budget
+// well under the limit, a short input that asks for gigabytes (R's `1:2000000000`) is refused
+// as it would be on a small machine instead of being reported as an out-of-memory.
+inline constexpr std::int64_t kMemoryBudget = std::int64_t{256} << 20;
+
 // Runs `read` and swallows the errors advi throws on purpose; anything else propagates.
 template <class Read>
 void expect_clean_failure(Read&& read) {
+    static const bool budget_set = (set_memory_budget_bytes(kMemoryBudget), true);
+    (void)budget_set;
     try {
         read();
     } catch (const InternalError&) {

@@ -1,6 +1,7 @@
 #include <advi/graph/memory_budget.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <fstream>
 #include <limits>
 
@@ -39,6 +40,19 @@ std::int64_t machine_memory_bytes() {
     return bytes;
 }
 
+namespace {
+std::atomic<std::int64_t> budget_set{0};
+}  // namespace
+
+std::int64_t memory_budget_bytes() {
+    const std::int64_t set = budget_set.load(std::memory_order_relaxed);
+    return set > 0 ? set : machine_memory_bytes();
+}
+
+void set_memory_budget_bytes(std::int64_t bytes) {
+    budget_set.store(std::max<std::int64_t>(bytes, 0), std::memory_order_relaxed);
+}
+
 std::optional<std::int64_t> checked_product(std::span<const std::int64_t> factors) {
     std::int64_t n = 1;
     for (const std::int64_t f : factors) {
@@ -63,16 +77,18 @@ std::string format_bytes(double bytes) {
 
 void require_memory(std::string_view what, std::optional<std::int64_t> elements,
                     std::int64_t bytes_per_element) {
-    const std::int64_t memory = machine_memory_bytes();
+    const std::int64_t memory = memory_budget_bytes();
+    const bool set = budget_set.load(std::memory_order_relaxed) > 0;
     const auto bytes = elements ? checked_product({*elements, bytes_per_element}) : std::nullopt;
     if (!elements) {
         throw SizeError(fmt::format("{}: the number of elements overflows a 64-bit integer", what));
     }
     if (!bytes || *bytes > memory) {
         throw SizeError(fmt::format(
-            "{} needs {} ({} elements of {} bytes), more than this machine's {} of memory", what,
+            "{} needs {} ({} elements of {} bytes), more than {} {} of memory", what,
             format_bytes(static_cast<double>(*elements) * static_cast<double>(bytes_per_element)),
-            *elements, bytes_per_element, format_bytes(static_cast<double>(memory))));
+            *elements, bytes_per_element, set ? "the budget of" : "this machine's",
+            format_bytes(static_cast<double>(memory))));
     }
 }
 

@@ -25,6 +25,12 @@ public:
 // container sets a lower one.
 [[nodiscard]] std::int64_t machine_memory_bytes();
 
+// What require_memory checks against: machine_memory_bytes(), unless a budget was set (fuzz
+// targets set one to match libFuzzer's memory limit; a service may want less than the machine).
+[[nodiscard]] std::int64_t memory_budget_bytes();
+// Sets the budget for the whole process; `bytes` <= 0 goes back to the machine's memory.
+void set_memory_budget_bytes(std::int64_t bytes);
+
 // The product of `factors` (all >= 0), or nothing if it overflows int64.
 [[nodiscard]] std::optional<std::int64_t> checked_product(std::span<const std::int64_t> factors);
 [[nodiscard]] std::optional<std::int64_t> checked_product(std::initializer_list<std::int64_t> factors);
@@ -32,8 +38,8 @@ public:
 // "80 GB", "512 MB", "3.2 kB".
 [[nodiscard]] std::string format_bytes(double bytes);
 
-// Throws SizeError "`what` needs 80 GB (1e+10 doubles), more than this machine's 24 GB of memory"
-// when `elements` of `bytes_per_element` exceed machine_memory_bytes(). `elements` is nothing
+// Throws SizeError "`what` needs 80 GB (10000000000 elements of 8 bytes), more than this
+// machine's 25.3 GB of memory" when `elements` of `bytes_per_element` exceed the budget. `elements` is nothing
 // when its product overflowed ("`what`: 100000 x 100000 x ... elements overflow").
 void require_memory(std::string_view what, std::optional<std::int64_t> elements,
                     std::int64_t bytes_per_element = 8);

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <advi/graph/error.hpp>
+#include <advi/graph/memory_budget.hpp>
 #include <advi/io/json_reader.hpp>
 #include <advi/io/rdump_reader.hpp>
 
@@ -302,6 +303,27 @@ TEST_CASE("R dump from a file", "[io]") {
     std::ofstream(p) << "N <- 2\ny <- c(1.5, 2.5)\n";
     CHECK(read_rdump_data(p).at("y").as_vector() == Eigen::Vector2d(1.5, 2.5));
     fs::remove_all(dir);
+}
+
+}  // namespace advi
+
+namespace advi {
+
+TEST_CASE("R dump: a:b and integer(n) are refused before allocating beyond the memory budget",
+          "[io][memory]") {
+    // The text is a few bytes; its values are not. With a 1 MB budget, 125000 doubles fit.
+    set_memory_budget_bytes(1000000);
+    CHECK(read_rdump_data("x <- 1:125000\n", "d.R").at("x").size() == 125000);
+    CHECK(read_rdump_data("x <- c(1:60000, 60001:125000)\n", "d.R").at("x").size() == 125000);
+    CHECK_THROWS_WITH(read_rdump_data("x <- 1:125001\n", "d.R"),
+                      StartsWith("d.R:1:6: variable `x` needs 1 MB (125001 elements of 8 bytes), "
+                                 "more than the budget of 1 MB of memory"));
+    // The running total of one value counts, not only the sequence at hand.
+    CHECK_THROWS_WITH(read_rdump_data("x <- c(1:100000, 5:30000)\n", "d.R"),
+                      StartsWith("d.R:1:18: variable `x` needs 1.04 MB (129996 elements"));
+    CHECK_THROWS_WITH(read_rdump_data("y <- double(2000000000)\n", "d.R"),
+                      StartsWith("d.R:1:13: variable `y` needs 16 GB"));
+    set_memory_budget_bytes(0);
 }
 
 }  // namespace advi
