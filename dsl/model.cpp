@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
 #include <advi/graph/error.hpp>
+#include <advi/graph/memory_budget.hpp>
 #include <advi/transform/transform.hpp>
 
 namespace advi {
@@ -18,6 +20,19 @@ Dist dist(std::string_view name, std::vector<Arg> args) {
 }
 
 namespace {
+
+// rows x cols elements as one graph node, which indexes with int: refused beyond INT_MAX
+// elements and, for a parameter (whose values the fit will allocate, several times over),
+// beyond the memory budget. Data the caller holds are in memory already. Returns the count.
+int node_size(const std::string& what, Eigen::Index rows, Eigen::Index cols, bool allocates = false) {
+    const auto count = checked_product({static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols)});
+    if (allocates || !count) require_memory(fmt::format("{} ({} x {})", what, rows, cols), count);
+    if (*count > std::numeric_limits<int>::max()) {
+        throw SizeError(fmt::format("{} has {} x {} = {} elements, more than the {} a node can hold",
+                                    what, rows, cols, *count, std::numeric_limits<int>::max()));
+    }
+    return static_cast<int>(*count);
+}
 
 // Re-throws an error of the graph or distribution layer with the model context first:
 // "param `beta` prior: normal: argument `sigma` must be positive, got -1".
@@ -127,14 +142,17 @@ Expr Model::bind(std::string name, Shape shape, DType dtype, const double* real,
 }
 
 Expr Model::data(std::string name, const Eigen::VectorXd& v) {
-    return bind(std::move(name), Shape::vector(static_cast<int>(v.size())), DType::Real, v.data(), nullptr);
+    const int n = node_size(fmt::format("data `{}`", name), v.size(), 1);
+    return bind(std::move(name), Shape::vector(n), DType::Real, v.data(), nullptr);
 }
 Expr Model::data(std::string name, const Eigen::MatrixXd& m) {
+    node_size(fmt::format("data `{}`", name), m.rows(), m.cols());
     return bind(std::move(name), Shape::matrix(static_cast<int>(m.rows()), static_cast<int>(m.cols())),
                 DType::Real, m.data(), nullptr);
 }
 Expr Model::data(std::string name, const Eigen::VectorXi& v) {
-    return bind(std::move(name), Shape::vector(static_cast<int>(v.size())), DType::Int, nullptr, v.data());
+    const int n = node_size(fmt::format("data `{}`", name), v.size(), 1);
+    return bind(std::move(name), Shape::vector(n), DType::Int, nullptr, v.data());
 }
 Expr Model::data(std::string name, double v) {
     owned_reals_.push_back(std::make_unique<double>(v));
@@ -222,11 +240,13 @@ Expr Model::param(std::string name, const Dist& prior, Eigen::Index rows, Eigen:
     if (rows == -1 && cols == -1) {
         shape = Shape::scalar();
     } else if (cols == -2) {
-        shape = Shape::vector(static_cast<int>(rows));
+        if (rows < 0) throw ModelError(fmt::format("param `{}`: negative size {}", name, rows));
+        shape = Shape::vector(node_size(fmt::format("param `{}`", name), rows, 1, true));
     } else {
         if (rows < 0 || cols < 0) {
             throw ModelError(fmt::format("param `{}`: negative size {}x{}", name, rows, cols));
         }
+        node_size(fmt::format("param `{}`", name), rows, cols, true);
         shape = Shape::matrix(static_cast<int>(rows), static_cast<int>(cols));
     }
     const std::string context = fmt::format("param `{}` prior", name);

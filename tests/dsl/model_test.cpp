@@ -5,6 +5,8 @@
 #include <boost/math/distributions/normal.hpp>
 #include <catch2/catch.hpp>
 
+#include <advi/graph/memory_budget.hpp>
+
 #include <advi/advi.hpp>
 #include <advi/transform/constrain.hpp>
 
@@ -114,6 +116,16 @@ TEST_CASE("bad input: errors name the variable, slot or argument", "[dsl]") {
     Model other;
     auto z = other.param("z", normal(0, 1));
     CHECK_THROWS_WITH(m.observe(yd, normal(z, 1.0)), Catch::Contains("another model"));
+    // Sizes: negative, beyond what one node holds, beyond memory; refused before allocating.
+    CHECK_THROWS_WITH(m.param("v", normal(0, 1), -3), Catch::Contains("param `v`: negative size -3"));
+    set_memory_budget_bytes(std::int64_t{1} << 50);  // whatever this machine's memory
+    CHECK_THROWS_WITH(m.param("w", normal(0, 1), Eigen::Index{3000000000}),
+                      Catch::Contains("param `w` has 3000000000 x 1 = 3000000000 elements, more than the 2147483647"));
+    set_memory_budget_bytes(0);
+    CHECK_THROWS_WITH(m.param("W", normal(0, 1), 4000000, 4000000),
+                      Catch::Contains("param `W` (4000000 x 4000000) needs 128 TB") &&
+                          Catch::Contains("more than this machine's"));
+    CHECK_THROWS_AS(m.param("W", normal(0, 1), Eigen::Index{1} << 40, Eigen::Index{1} << 40), SizeError);
 }
 
 TEST_CASE("the model graph prints with names, and int data is converted for arithmetic", "[dsl]") {
