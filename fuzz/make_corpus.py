@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Rebuilds the seed corpora fuzz/corpus/<target>/ from the repository (fuzz/README.md).
 
-stan_program: every .stan under examples/ and tests/; the data readers: the text literals of
+stan_program: every .stan under examples/ and tests/; stan_model: the test programs with small
+data, and the programs without a data block in the Stan front end's tests; the data readers: the text literals of
 their unit tests (tests/io/*_test.cpp) and small files from ../shared/data (the first lines of
 the larger CSV tables). Every seed stays under 20 KB: libFuzzer mutates small inputs faster.
 Run from anywhere: python3 fuzz/make_corpus.py
@@ -113,13 +114,32 @@ def stan_csv_text(rows, special):
     return "\n".join(lines) + "\n"
 
 
+# Small data for the test programs, for stan_model (a program, "\n@data\n", its JSON data).
+PROGRAM_DATA = {
+    "eight_schools_centered": {"J": 3, "y": [28, 8, -3], "sigma": [15, 10, 16]},
+    "eight_schools_noncentered": {"J": 3, "y": [28, 8, -3], "sigma": [15, 10, 16]},
+    "gamma_poisson_factorization": {"U": 2, "I": 3, "K": 2, "y": [[1, 0, 4], [2, 3, 0]],
+                                    "a": 1, "b": 1},
+    "logistic_regression": {"N": 3, "K": 2, "X": [[1, 0.5], [1, -1], [1, 2]], "y": [1, 0, 1]},
+    "mixture": {"N": 4, "K": 2, "y": [-1.5, -1, 1, 2]},
+    "radon_varying_intercept": {"N": 4, "J": 2, "county": [1, 2, 2, 1], "x": [0, 1, 0, 1],
+                                "y": [1.2, 0.5, 0.9, 1.1]},
+    "stochastic_volatility": {"T": 4, "y": [0.1, -0.3, 0.2, 0.05]},
+}
+DATA_SEPARATOR = "\n@data\n"
+
+
 def main():
     for p in sorted(list((ROOT / "examples").rglob("*.stan")) + list((ROOT / "tests").rglob("*.stan"))):
         add("stan_program", p.read_bytes())
+        if p.stem in PROGRAM_DATA:
+            add("stan_model", p.read_text() + DATA_SEPARATOR + json.dumps(PROGRAM_DATA[p.stem]))
     for p in sorted((ROOT / "tests" / "dsl" / "stan").glob("*_test.cpp")):
         for s in literals(p):
             if any(b in s for b in ("model {", "data {", "parameters {")):
                 add("stan_program", s)
+                if "data {" not in s:
+                    add("stan_model", s)
 
     for s in literals(ROOT / "tests" / "io" / "json_reader_test.cpp"):
         if s.lstrip().startswith("{") or s.lstrip().startswith("["):

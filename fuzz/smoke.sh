@@ -20,7 +20,7 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 status=0
 ran=0
-for target in stan_program json_data rdump_data csv_data stan_csv; do
+for target in stan_program stan_model json_data rdump_data csv_data stan_csv; do
     exe=$build/fuzz/fuzz_$target
     if [ ! -x "$exe" ]; then
         echo "fuzz/smoke.sh: $exe is not built (configure with -DADVI_FUZZ=ON and clang++)" >&2
@@ -28,7 +28,7 @@ for target in stan_program json_data rdump_data csv_data stan_csv; do
         continue
     fi
     dict=
-    [ "$target" = stan_program ] && dict=-dict=$here/stan.dict
+    case $target in stan_program|stan_model) dict=-dict=$here/stan.dict ;; esac
     dirs=$here/corpus/$target
     [ -d "$here/regressions/$target" ] && dirs="$dirs $here/regressions/$target"
     mkdir -p "$scratch/$target" "$artifacts/$target"

@@ -12,7 +12,9 @@
 #include <string>
 #include <string_view>
 
+#include <advi/compile/pipeline.hpp>
 #include <advi/dsl/stan/check.hpp>
+#include <advi/dsl/stan/lower.hpp>
 #include <advi/dsl/stan/parser.hpp>
 #include <advi/graph/error.hpp>
 #include <advi/graph/memory_budget.hpp>
@@ -49,6 +51,29 @@ inline void stan_program(std::string_view text) {
     });
 }
 
+// A whole model: a Stan program, then optionally a line `@data` and its CmdStan JSON data. The
+// program is parsed, checked, lowered with the data onto a Model, compiled into its gradient
+// program, and the gradient evaluated once at zeta = 0 (a non-finite value there is allowed;
+// the fit's own checks handle it). Shapes, indexing, loops and functions all meet user text here.
+inline constexpr std::string_view kDataSeparator = "\n@data\n";
+
+inline void stan_model(std::string_view text) {
+    const std::size_t split = text.find(kDataSeparator);
+    const std::string program_text(text.substr(0, split));
+    const std::string_view data_text =
+        split == std::string_view::npos ? std::string_view("{}") : text.substr(split + kDataSeparator.size());
+    expect_clean_failure([&] {
+        const stan::Program program = stan::parse_program(program_text, "fuzz.stan");
+        stan::check(program);
+        const DataTable data = read_json_data(data_text, "fuzz.json");
+        const auto lowered = stan::lower(program, data);
+        const ModelSpec spec = lowered->model().spec();
+        Program gradient = compile(spec);
+        Eigen::VectorXd zeta = Eigen::VectorXd::Zero(spec.zeta_dim()), grad(spec.zeta_dim());
+        (void)gradient.run(zeta, grad);
+    });
+}
+
 inline void json_data(std::string_view text) {
     expect_clean_failure([&] { (void)read_json_data(text, "fuzz.json"); });
 }
@@ -70,7 +95,8 @@ struct Target {
     std::string_view name;
     void (*run)(std::string_view);
 };
-inline constexpr std::array<Target, 5> kTargets{{{"stan_program", stan_program},
+inline constexpr std::array<Target, 6> kTargets{{{"stan_program", stan_program},
+                                                 {"stan_model", stan_model},
                                                  {"json_data", json_data},
                                                  {"rdump_data", rdump_data},
                                                  {"csv_data", csv_data},

@@ -23,6 +23,15 @@ namespace {
 
 struct BreakSignal {};
 struct ContinueSignal {};
+
+// Counts one unrolled loop around the statements lowered while it lives (Lowerer::loop_depth_).
+struct InLoop {
+    int& depth;
+    explicit InLoop(int& d) : depth(d) { ++depth; }
+    ~InLoop() { --depth; }
+    InLoop(const InLoop&) = delete;
+    InLoop& operator=(const InLoop&) = delete;
+};
 struct ReturnSignal {
     std::optional<Value> value;
 };
@@ -406,9 +415,11 @@ void Lowerer::statement(const Statement& s) {
                 pop_scope();
             } else if constexpr (std::is_same_v<T, Break>) {
                 if (!levels_.empty()) throw NotVectorisable(at, "a break");
+                if (loop_depth_ == 0) fail(at, "`break` outside a loop");
                 throw BreakSignal{};
             } else if constexpr (std::is_same_v<T, Continue>) {
                 if (!levels_.empty()) throw NotVectorisable(at, "a continue");
+                if (loop_depth_ == 0) fail(at, "`continue` outside a loop");
                 throw ContinueSignal{};
             } else if constexpr (std::is_same_v<T, Return>) {
                 if (call_stack_.empty()) fail(at, "return outside a function");
@@ -817,6 +828,7 @@ void Lowerer::vectorised(const LoopSpec& loop, int lower, int upper, Loc at) {
 }
 
 void Lowerer::unrolled(const LoopSpec& loop, int lower, int upper, Loc at) {
+    const InLoop in_loop(loop_depth_);
     for (int i = lower; i <= upper; ++i) {
         push_scope();
         bind_loop_variable(loop, int_scalar(i), at);
@@ -871,6 +883,7 @@ void Lowerer::while_loop(const While& w, Loc at) {
         }
         if (c.ints[0] == 0) return;
         try {
+            const InLoop in_loop(loop_depth_);
             push_scope();
             statement(*w.body);
             pop_scope();
@@ -1024,11 +1037,14 @@ std::optional<Value> Lowerer::call_user_function(const std::string& name, const 
     }
     call_stack_.push_back(name);
     function_level_ = static_cast<int>(levels_.size());
+    const int saved_loop_depth = loop_depth_;
+    loop_depth_ = 0;  // a loop around the call does not make `break` in the body legal
     std::optional<Value> result;
     auto restore = [&] {
         scopes_ = std::move(saved_scopes);
         call_stack_.pop_back();
         function_level_ = saved_level;
+        loop_depth_ = saved_loop_depth;
     };
     try {
         statement(*f.body);

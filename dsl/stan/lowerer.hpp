@@ -163,7 +163,7 @@ private:
     std::vector<std::map<std::string, Var>> scopes_;
     BlockKind block_ = BlockKind::Data;
     int names_ = 0;
-    int loop_depth_ = 0;
+    int loop_depth_ = 0;  // unrolled loops around the statement being lowered (break, continue)
     std::map<std::string, const FunctionDef*> functions_;
     std::vector<std::string> call_stack_;
     int function_level_ = -1;  // the vectorised level at which the current function was entered

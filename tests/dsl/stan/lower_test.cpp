@@ -398,6 +398,18 @@ TEST_CASE("errors in the model name the place and the problem", "[stan]") {
     CHECK(error_of("  y ~ normal(mu, 1) T[0, ];") == "model.stan:4:21: truncation T[,] is not supported yet");
     CHECK(error_of("  target += normal_lcdf(mu | 0, 1);") ==
           "model.stan:4:13: `normal_lcdf` is not available: the library has no lcdf functions yet");
+    // break and continue belong in a loop (found by fuzz/stan_model).
+    CHECK(error_of("  continue;") == "model.stan:4:3: `continue` outside a loop");
+    CHECK(error_of("  if (N > 1) break;") == "model.stan:4:14: `break` outside a loop");
+    CHECK(error_of("  for (n in 1:N) { if (n > 1) break; }\n  y ~ normal(mu, 1);") == "no error");
+    CHECK(error_of("  while (N > 5) { continue; }") == "no error");
+}
+
+TEST_CASE("break in a function is outside a loop, even when the call is in one", "[stan]") {
+    CHECK_THROWS_WITH(lower_text("functions { void f() { break; } }\nparameters { real y; }\n"
+                                 "model { for (i in 1:3) { f(); } y ~ normal(0, 1); }\n",
+                                 "{}"),
+                      Catch::StartsWith("model.stan:1:24: `break` outside a loop"));
 }
 
 }  // namespace advi::stan
