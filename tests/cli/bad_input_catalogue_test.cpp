@@ -116,6 +116,8 @@ std::vector<BadInput> catalogue() {
         {"wrong type", text(with_param("real mu;", "int k = mu;")), "", {}, "`k` is declared int; cannot assign real"},
         {"wrong shape in the program (expected and actual)",
          text(with_param("vector[3] v;", "vector[2] z = v;")), "", {}, "`z` is declared vector[2]; cannot assign vector[3]"},
+        {"log density not finite anywhere q looks", text(with_param("real x;", "target += log(x - 1e6);")), "", {},
+         "op `log` gives nan (log of -1e+06), reading latent `x`, in term 1 of 1 of the log density"},
         // Data that do not fit their declarations.
         {"wrong shape of data (expected and actual)", text(kModel), "d.json",
          text(json("3", "[1.5, 2.5]", "1")), "data variable `y`: expected real[3], got real[2]"},
