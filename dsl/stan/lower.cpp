@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <advi/dsl/stan/data_constraints.hpp>
 #include <advi/graph/memory_budget.hpp>
 #include <advi/io/source_text.hpp>
 
@@ -215,12 +216,14 @@ void Lowerer::data_block() {
                                             upper ? fmt::format("{}", *upper) : "inf"));
             }
         }
-        if (d->type.base == BaseType::Simplex && v.dims.empty()) {
-            double total = 0;
-            for (double x : given->reals) total += x;
-            if (std::abs(total - 1) > 1e-8) {
-                throw DataError(fmt::format("{}: data variable `{}` is declared a simplex but sums to {}", where(),
-                                            d->name, total));
+        // Structured constraints (simplex, ordered, cov_matrix, ...), one per array element.
+        if (!v.is_int()) {
+            const std::vector<std::int64_t> array_dims(v.dims.begin(), v.dims.end());
+            const std::vector<double> as_reals =
+                given->is_int() ? std::vector<double>(given->ints.begin(), given->ints.end()) : std::vector<double>{};
+            if (const auto problem = violated_data_constraint(d->name, d->type.base, array_dims, v.sizes,
+                                                              given->is_int() ? as_reals : given->reals)) {
+                throw DataError(fmt::format("{}: data variable {}", where(), *problem));
             }
         }
         // Bind: ints are known values (and integer data where one-dimensional), reals are

@@ -126,7 +126,7 @@ std::vector<BadInput> catalogue() {
         {"data value violating its bounds", text(kModel), "d.json", text(json("3", "[1.5, 2.5, 3.5]", "-1")),
          "data variable `s`: element 1 is -1, outside the declared bounds [0, inf]"},
         {"data value violating its simplex", text(kModel), "d.json",
-         text(R"({"N": 0, "y": [], "s": 1, "w": [0.5, 0.5, 0.5]})"), "`w` is declared a simplex but sums to 1.5"},
+         text(R"({"N": 0, "y": [], "s": 1, "w": [0.5, 0.5, 0.5]})"), "m.stan:5:14: data variable `w` is not a simplex: it sums to 1.5"},
         {"NaN in data (JSON)", text(kModel), "d.json", text(json("3", R"([1.5, "NaN", 3.5])", "1")),
          "m.stan:3:13: data variable `y`: element 2 is NaN"},
         {"infinity in data (JSON)", text(kModel), "d.json", text(json("3", "[1.5, 2.5, 3.5]", R"("Infinity")")),
