@@ -4,11 +4,13 @@
 #include <cerrno>
 #include <cstring>
 #include <cstdio>
+#include <new>
 
 #include <fmt/format.h>
 
 #include <advi/dsl/stan/parser.hpp>
 #include <advi/graph/error.hpp>
+#include <advi/graph/memory_budget.hpp>
 #include <advi/io/read_data.hpp>
 
 namespace advi::cli {
@@ -42,12 +44,33 @@ stan::Program parse_model_file(const std::filesystem::path& file) {
     return stan::parse_program(read_model_text(file), file.string());
 }
 
+namespace {
+
+// Sizes are checked before allocating (lib/graph/memory_budget.hpp) against the machine's
+// memory; what still runs out (several large values at once, a limit set on the process) is
+// reported with the stage it happened in rather than as a bare "out of memory".
+template <class Stage>
+auto out_of_memory_names(const std::string& stage, Stage&& run) {
+    try {
+        return run();
+    } catch (const std::bad_alloc&) {
+        throw SizeError(fmt::format("out of memory while {}", stage));
+    }
+}
+
+}  // namespace
+
 std::unique_ptr<LoadedModel> load_model(const std::filesystem::path& model,
                                         std::span<const std::filesystem::path> data) {
     auto loaded = std::make_unique<LoadedModel>();
-    loaded->program = parse_model_file(model);
-    loaded->data = read_data(data);
-    loaded->lowered = stan::lower(loaded->program, loaded->data);
+    loaded->program = out_of_memory_names(fmt::format("parsing `{}`", model.string()),
+                                          [&] { return parse_model_file(model); });
+    loaded->data = out_of_memory_names("reading the data", [&] { return read_data(data); });
+    loaded->lowered = out_of_memory_names(
+        fmt::format("lowering `{}` with its data (a size in the program or the data is too large "
+                    "for the memory there is)",
+                    model.string()),
+        [&] { return stan::lower(loaded->program, loaded->data); });
     return loaded;
 }
 

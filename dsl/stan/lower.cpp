@@ -807,7 +807,22 @@ void Lowerer::bind_loop_variable(const LoopSpec& loop, const Value& index_value,
 void Lowerer::vectorised(const LoopSpec& loop, int lower, int upper, Loc at) {
     Level level;
     level.outer = batch_size(static_cast<int>(levels_.size()));
-    level.trip = upper - lower + 1;
+    // The loop variable becomes a vector of all its values (times the enclosing loops'): refused
+    // before allocating when that many do not fit one node or the memory.
+    const std::int64_t trip = std::max<std::int64_t>(std::int64_t{upper} - lower + 1, 0);
+    const auto values = checked_product({trip, std::int64_t{level.outer}});
+    const std::string what = fmt::format("the loop over `{}` ({} iterations{})", loop.variable, trip,
+                                         level.outer > 1 ? fmt::format(" in {} of the enclosing loops", level.outer) : "");
+    try {
+        require_memory(what, values);
+    } catch (const SizeError& e) {
+        fail(at, e.what());
+    }
+    if (*values > std::numeric_limits<int>::max()) {
+        fail(at, fmt::format("{} has {} values, more than the {} a vector can hold", what, *values,
+                             std::numeric_limits<int>::max()));
+    }
+    level.trip = static_cast<int>(trip);
     levels_.push_back(level);
     push_scope();
     Value iv;
@@ -832,9 +847,9 @@ void Lowerer::vectorised(const LoopSpec& loop, int lower, int upper, Loc at) {
 
 void Lowerer::unrolled(const LoopSpec& loop, int lower, int upper, Loc at) {
     const InLoop in_loop(loop_depth_);
-    for (int i = lower; i <= upper; ++i) {
+    for (std::int64_t i = lower; i <= upper; ++i) {  // int64: `upper` may be INT_MAX
         push_scope();
-        bind_loop_variable(loop, int_scalar(i), at);
+        bind_loop_variable(loop, int_scalar(static_cast<int>(i)), at);
         try {
             statement(*loop.body);
         } catch (const BreakSignal&) {
@@ -919,8 +934,9 @@ bool Lowerer::try_scan(const LoopSpec& loop, int lower, int upper, Loc at) {
         x->value.dims.size() + x->value.sizes.size() != 1) {
         return false;
     }
-    const int n = static_cast<int>(x->value.size()), trip = upper - lower + 1;
+    const int n = static_cast<int>(x->value.size());
     if (lower < 2 || upper > n) return false;
+    const int trip = upper - lower + 1;  // no overflow: 2 <= lower, upper <= n
     const Value old = x->value;
     Graph& g = const_cast<Graph&>(m().nodes());
     const Eigen::VectorXd& unused = out_.keep(Eigen::VectorXd(Eigen::VectorXd::Zero(trip)));
