@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <map>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include <advi/graph/error.hpp>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -21,14 +26,27 @@ constexpr int kSpins = 1 << 11;
 ThreadPool::ThreadPool(int threads) {
     const int workers = std::max(threads, 1) - 1;
     workers_.reserve(static_cast<std::size_t>(workers));
-    for (int w = 0; w < workers; ++w) workers_.emplace_back([this, w] { work(w + 1); });
+    try {
+        for (int w = 0; w < workers; ++w) workers_.emplace_back([this, w] { work(w + 1); });
+    } catch (const std::system_error& e) {
+        // The system refused a thread (a limit on threads or memory): stop the ones started,
+        // since a joinable std::thread destroyed with the vector would end the program.
+        const std::size_t started = workers_.size();
+        stop_workers();
+        throw Error(fmt::format("cannot start {} threads: thread {} failed ({}); ask for fewer "
+                                "(this machine has {} cores)",
+                                threads, started + 2, e.what(), std::thread::hardware_concurrency()));
+    }
 }
 
-ThreadPool::~ThreadPool() {
+ThreadPool::~ThreadPool() { stop_workers(); }
+
+void ThreadPool::stop_workers() {
     stop_.store(true);
     generation_.fetch_add(1);
     generation_.notify_all();
     for (auto& t : workers_) t.join();
+    workers_.clear();
 }
 
 void ThreadPool::work(int index) {

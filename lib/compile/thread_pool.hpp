@@ -39,6 +39,7 @@ public:
 
 private:
     void work(int index);
+    void stop_workers();  // wakes every worker to stop and joins it
 
     std::vector<std::thread> workers_;
     std::mutex busy_;  // one parallel region at a time
