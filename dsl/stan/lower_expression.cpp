@@ -659,7 +659,8 @@ Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc a
     } else if (contiguous && total == static_cast<std::int64_t>(bs.size())) {
         picked = flat;
     } else if (contiguous) {
-        picked = segment(flat, static_cast<int>(position[0]), static_cast<int>(total));
+        // An empty selection (`h[3:2]`, `h[:0]`) is an empty segment: Stan's empty slice.
+        picked = segment(flat, total == 0 ? 0 : static_cast<int>(position[0]), static_cast<int>(total));
     } else {
         Eigen::VectorXi idx(total);
         for (std::int64_t k = 0; k < total; ++k) idx[k] = static_cast<int>(position[static_cast<std::size_t>(k)]);

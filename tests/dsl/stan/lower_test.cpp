@@ -413,3 +413,23 @@ TEST_CASE("break in a function is outside a loop, even when the call is in one",
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("an empty slice is an empty vector (found by fuzz/stan_model)", "[stan]") {
+    // h[:0] and h[3:2] select nothing: their sums add 0, inside a recurrence too.
+    const std::string data = R"({"T": 4})";
+    auto plain = lower_text("data { int T; }\nparameters { vector[T] h; }\nmodel { h ~ normal(0, 1); }\n", data);
+    auto empty = lower_text("data { int T; }\nparameters { vector[T] h; }\n"
+                            "transformed parameters { vector[T] g = h;\n"
+                            "  for (t in 2:T) g[t] += 0.5 * (sum(g[:0]) + g[t - 1]); }\n"
+                            "model { h ~ normal(0, 1); target += sum(h[:0]) + sum(h[3:2]); }\n",
+                            data);
+    advi::Program a = compile(plain->model().spec()), b = compile(empty->model().spec());
+    Eigen::VectorXd zeta(4), ga(4), gb(4);
+    zeta << 0.3, -1.2, 0.7, 2.0;
+    CHECK(a.run(zeta, ga) == b.run(zeta, gb));
+    CHECK(ga == gb);
+}
+
+}  // namespace advi::stan
