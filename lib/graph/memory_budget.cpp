@@ -68,7 +68,7 @@ std::optional<std::int64_t> checked_product(std::initializer_list<std::int64_t> 
 std::string format_bytes(double bytes) {
     static constexpr const char* units[] = {"bytes", "kB", "MB", "GB", "TB", "PB", "EB"};
     int u = 0;
-    while (bytes >= 1000 && u < 6) {
+    while (bytes >= 999.5 && u < 6) {  // 999.7 kB rounds to "1 MB", not "1e+03 kB"
         bytes /= 1000;
         ++u;
     }

@@ -27,6 +27,8 @@ TEST_CASE("format_bytes: three significant digits and a decimal unit", "[memory]
     CHECK(format_bytes(0) == "0 bytes");
     CHECK(format_bytes(999) == "999 bytes");
     CHECK(format_bytes(1000) == "1 kB");
+    CHECK(format_bytes(999999) == "1 MB");  // not "1e+03 kB"
+    CHECK(format_bytes(999.4e3) == "999 kB");
     CHECK(format_bytes(25.3e9) == "25.3 GB");
     CHECK(format_bytes(3.2e13) == "32 TB");
     CHECK(format_bytes(1.28e18) == "1.28 EB");
