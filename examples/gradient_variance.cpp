@@ -1,6 +1,6 @@
 // The variance of the ELBO gradient's Monte Carlo estimators (paper Section 3.2, Figure
-// grad_variance): ADVI's reparameterisation gradient (lib/advi/elbo.hpp) against the BBVI
-// score-function gradient (lib/advi/score_gradient.hpp, Ranganath et al. 2014), with and
+// grad_variance): ADVI's reparameterisation gradient (lib/advi/engine/elbo.hpp) against the BBVI
+// score-function gradient (lib/advi/engine/score_gradient.hpp, Ranganath et al. 2014), with and
 // without its control variate, for M = 1 .. 50 draws per gradient, on
 //   (a) one positive latent whose posterior is Gamma(10, 10), under the log transform (the
 //       model of examples/gamma_transforms.cpp);
@@ -37,8 +37,8 @@
 #include <fmt/format.h>
 
 #include <advi/advi.hpp>
-#include <advi/advi/elbo.hpp>
-#include <advi/advi/score_gradient.hpp>
+#include <advi/engine/elbo.hpp>
+#include <advi/engine/score_gradient.hpp>
 
 namespace {
 

@@ -99,7 +99,7 @@ def rdump_of(value, name):
 
 
 def stan_csv_text(rows, special):
-    """A small fit in CmdStan's variational layout, as the CLI writes it (lib/io/cmdstan_csv.hpp)."""
+    """A small fit in CmdStan's variational layout, as the CLI writes it (lib/advi/io/cmdstan_csv.hpp)."""
     lines = ["# model = seed_model", "# method = variational", "#   variational",
              "#     algorithm = meanfield (Default)", "#     iter = 10000 (Default)",
              "lp__,log_p__,log_g__,mu,sigma,theta.1,theta.2",

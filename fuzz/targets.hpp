@@ -13,11 +13,11 @@
 #include <string_view>
 
 #include <advi/compile/pipeline.hpp>
-#include <advi/dsl/stan/check.hpp>
-#include <advi/dsl/stan/lower.hpp>
-#include <advi/dsl/stan/parser.hpp>
-#include <advi/graph/error.hpp>
-#include <advi/graph/memory_budget.hpp>
+#include <advi/stan/check.hpp>
+#include <advi/stan/lower.hpp>
+#include <advi/stan/parser.hpp>
+#include <advi/base/error.hpp>
+#include <advi/base/memory_budget.hpp>
 #include <advi/io/csv_reader.hpp>
 #include <advi/io/json_reader.hpp>
 #include <advi/io/rdump_reader.hpp>
@@ -25,7 +25,7 @@
 namespace advi::fuzz {
 
 // libFuzzer stops a run at -rss_limit_mb (2048 in smoke.sh). The library refuses sizes larger
-// than its memory budget before allocating them (lib/graph/memory_budget.hpp); with the budget
+// than its memory budget before allocating them (lib/advi/base/memory_budget.hpp); with the budget
 // well under the limit, a short input that asks for gigabytes (R's `1:2000000000`) is refused
 // as it would be on a small machine instead of being reported as an out-of-memory.
 inline constexpr std::int64_t kMemoryBudget = std::int64_t{256} << 20;

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <advi/compile/program.hpp>
-#include <advi/graph/error.hpp>
+#include <advi/base/error.hpp>
 
 #include "support/gradient_check.hpp"
 

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <advi/diff/reverse.hpp>
-#include <advi/graph/error.hpp>
+#include <advi/base/error.hpp>
 
 #include "support/gradient_check.hpp"
 

@@ -14,7 +14,7 @@
 #include <fmt/format.h>
 
 #include <advi/dist/distribution.hpp>
-#include <advi/graph/error.hpp>
+#include <advi/base/error.hpp>
 
 #include "support/gradient_check.hpp"
 

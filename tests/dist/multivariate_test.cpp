@@ -15,8 +15,8 @@
 
 #include <advi/advi.hpp>
 #include <advi/dist/distribution.hpp>
-#include <advi/graph/error.hpp>
-#include <advi/transform/constrain.hpp>
+#include <advi/base/error.hpp>
+#include <advi/compile/constrain.hpp>
 
 #include "support/gradient_check.hpp"
 

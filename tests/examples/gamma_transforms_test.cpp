@@ -10,7 +10,7 @@
 
 #include <advi/advi.hpp>
 
-#include "advi/targets.hpp"
+#include "engine/targets.hpp"
 #include "support/same_model.hpp"
 
 namespace advi::test {

@@ -14,8 +14,8 @@
 
 #include <advi/advi.hpp>
 #include <advi/compile/pipeline.hpp>
-#include <advi/dsl/stan/lower.hpp>
-#include <advi/dsl/stan/parser.hpp>
+#include <advi/stan/lower.hpp>
+#include <advi/stan/parser.hpp>
 #include <advi/io/json_reader.hpp>
 #include <advi/io/read_data.hpp>
 

@@ -9,7 +9,7 @@
 
 #include <catch2/catch.hpp>
 
-#include <advi/graph/error.hpp>
+#include <advi/base/error.hpp>
 
 #include "../../fuzz/targets.hpp"
 

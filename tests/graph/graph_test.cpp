@@ -1,7 +1,7 @@
 // The graph: interning merges equal nodes, shapes broadcast, printing is stable.
 #include <catch2/catch.hpp>
 
-#include <advi/graph/error.hpp>
+#include <advi/base/error.hpp>
 #include <advi/graph/graph.hpp>
 
 namespace advi {

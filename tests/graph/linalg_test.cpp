@@ -9,7 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <advi/diff/reverse.hpp>
-#include <advi/graph/error.hpp>
+#include <advi/base/error.hpp>
 #include <advi/graph/graph.hpp>
 #include <advi/graph/ops_linalg.hpp>
 

@@ -2,7 +2,7 @@
 // points of its test domain (including near the edges), with scalar broadcasting.
 #include <catch2/catch.hpp>
 
-#include <advi/graph/error.hpp>
+#include <advi/base/error.hpp>
 #include <advi/graph/graph.hpp>
 
 #include "support/gradient_check.hpp"

@@ -12,7 +12,7 @@
 #include <boost/math/special_functions/erf.hpp>
 #include <catch2/catch.hpp>
 
-#include <advi/graph/error.hpp>
+#include <advi/base/error.hpp>
 #include <advi/graph/graph.hpp>
 #include <advi/graph/ops_math.hpp>
 

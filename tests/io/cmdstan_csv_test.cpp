@@ -16,7 +16,8 @@
 #include <fmt/format.h>
 
 #include <advi/advi.hpp>
-#include <advi/graph/error.hpp>
+#include <advi/base/error.hpp>
+#include <advi/fit/cmdstan_output.hpp>
 #include <advi/io/cmdstan_csv.hpp>
 #include <advi/io/csv_reader.hpp>
 

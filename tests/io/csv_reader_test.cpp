@@ -10,7 +10,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include <advi/graph/error.hpp>
+#include <advi/base/error.hpp>
 #include <advi/io/csv_reader.hpp>
 
 #include <unistd.h>

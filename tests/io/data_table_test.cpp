@@ -5,7 +5,7 @@
 
 #include <catch2/catch.hpp>
 
-#include <advi/graph/error.hpp>
+#include <advi/base/error.hpp>
 #include <advi/io/data_table.hpp>
 
 namespace advi {

@@ -11,7 +11,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include <advi/graph/error.hpp>
+#include <advi/base/error.hpp>
 #include <advi/io/json_reader.hpp>
 
 #include <unistd.h>

@@ -12,8 +12,8 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include <advi/graph/error.hpp>
-#include <advi/graph/memory_budget.hpp>
+#include <advi/base/error.hpp>
+#include <advi/base/memory_budget.hpp>
 #include <advi/io/json_reader.hpp>
 #include <advi/io/rdump_reader.hpp>
 

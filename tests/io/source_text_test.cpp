@@ -1,4 +1,4 @@
-// UTF-8 in the text we are handed (lib/io/source_text.hpp): which byte sequences are characters,
+// UTF-8 in the text we are handed (lib/advi/io/source_text.hpp): which byte sequences are characters,
 // how a stray byte is named, and the source excerpt of an error with such bytes in its line.
 #include <string>
 

@@ -9,7 +9,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include <advi/graph/error.hpp>
+#include <advi/base/error.hpp>
 #include <advi/io/text_stream.hpp>
 
 #include <unistd.h>

@@ -18,13 +18,13 @@ namespace advi::test {
 
 namespace fs = std::filesystem;
 
-// The test runs from <build>/tests/cli_cli_test; the tool is <build>/dsl/cli/advi.
+// The test runs from <build>/tests/dsl_cli_cli_test; the tool is <build>/dsl/advi/cli/advi.
 inline fs::path build_dir() {
     return fs::read_symlink("/proc/self/exe").parent_path().parent_path();
 }
 
 inline fs::path advi_binary() {
-    return build_dir() / "dsl" / "cli" / "advi";
+    return build_dir() / "dsl" / "advi" / "cli" / "advi";
 }
 
 // Whether this build has the tool (ADVI_BUILD_CLI=OFF builds the tests without it).

@@ -18,8 +18,8 @@
 #include <fmt/format.h>
 
 #include <advi/advi.hpp>
-#include <advi/dsl/stan/lower.hpp>
-#include <advi/dsl/stan/parser.hpp>
+#include <advi/stan/lower.hpp>
+#include <advi/stan/parser.hpp>
 
 namespace advi::test {
 

@@ -11,7 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include <advi/advi.hpp>
-#include <advi/graph/error.hpp>
+#include <advi/base/error.hpp>
 #include <advi/transform/transform.hpp>
 
 #include "support/gradient_check.hpp"

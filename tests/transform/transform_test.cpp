@@ -8,10 +8,10 @@
 #include <Eigen/Dense>
 #include <catch2/catch.hpp>
 
-#include <advi/graph/error.hpp>
+#include <advi/base/error.hpp>
 #include <advi/transform/cholesky.hpp>
-#include <advi/transform/const_vector.hpp>
-#include <advi/transform/constrain.hpp>
+#include <advi/graph/const_vector.hpp>
+#include <advi/compile/constrain.hpp>
 #include <advi/transform/transform.hpp>
 
 #include "support/gradient_check.hpp"

@@ -5,8 +5,8 @@
 
 #include <catch2/catch.hpp>
 
-#include <advi/dsl/stan/check.hpp>
-#include <advi/dsl/stan/parser.hpp>
+#include <advi/stan/check.hpp>
+#include <advi/stan/parser.hpp>
 
 namespace advi::stan {
 namespace {

@@ -1,12 +1,12 @@
 // Data that violate their declared structured constraint are refused, one vector or matrix per
-// array element, naming the element and what is wrong (dsl/stan/data_constraints.hpp).
+// array element, naming the element and what is wrong (dsl/advi/stan/data_constraints.hpp).
 #include <string>
 
 #include <catch2/catch.hpp>
 
-#include <advi/dsl/stan/lower.hpp>
-#include <advi/dsl/stan/parser.hpp>
-#include <advi/graph/error.hpp>
+#include <advi/stan/lower.hpp>
+#include <advi/stan/parser.hpp>
+#include <advi/base/error.hpp>
 #include <advi/io/json_reader.hpp>
 
 namespace advi::stan {

@@ -1,13 +1,13 @@
-// The parser runs on a stack of its own (dsl/stan/large_stack.hpp), so that the nesting the
+// The parser runs on a stack of its own (dsl/advi/stan/large_stack.hpp), so that the nesting the
 // grammar allows parses whatever stack the caller has.
 #include <stdexcept>
 #include <string>
 
 #include <catch2/catch.hpp>
 
-#include <advi/dsl/stan/large_stack.hpp>
-#include <advi/dsl/stan/parser.hpp>
-#include <advi/graph/error.hpp>
+#include <advi/stan/large_stack.hpp>
+#include <advi/stan/parser.hpp>
+#include <advi/base/error.hpp>
 
 namespace advi::stan {
 namespace {

@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include <advi/dsl/stan/parser.hpp>
+#include <advi/stan/parser.hpp>
 
 namespace advi::stan {
 namespace {

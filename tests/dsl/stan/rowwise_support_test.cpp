@@ -10,8 +10,8 @@
 #include <catch2/catch.hpp>
 
 #include <advi/advi.hpp>
-#include <advi/dsl/stan/lower.hpp>
-#include <advi/dsl/stan/parser.hpp>
+#include <advi/stan/lower.hpp>
+#include <advi/stan/parser.hpp>
 #include <advi/io/json_reader.hpp>
 
 #include "support/same_model.hpp"

@@ -6,8 +6,8 @@
 
 #include <catch2/catch.hpp>
 
-#include <advi/dsl/stan/ast_printer.hpp>
-#include <advi/dsl/stan/parser.hpp>
+#include <advi/stan/ast_printer.hpp>
+#include <advi/stan/parser.hpp>
 
 namespace advi::stan::test {
 

@@ -1,0 +1,201 @@
+// `advi fit model.stan --data data.json`: lowers the program, fits it with ADVI, writes
+// CmdStan's variational CSV and prints the summary; options by CmdStan's names
+// (`variational iter=... grad_samples=...` becomes --iter, --grad-samples).
+#include <atomic>
+#include <csignal>
+#include <cstdint>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <advi/fit/fit.hpp>
+#include <advi/engine/options.hpp>
+#include <advi/stan/report.hpp>
+#include <advi/base/error.hpp>
+#include <advi/fit/cmdstan_output.hpp>
+#include <advi/io/cmdstan_csv.hpp>
+
+#include <advi/cli/commands.hpp>
+#include <advi/cli/load.hpp>
+#include <advi/cli/progress_stream.hpp>
+#include <advi/cli/validators.hpp>
+#include <CLI/CLI.hpp>
+
+namespace advi::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Ctrl-C during a fit: the first stops it cleanly (the engine ends the main loop and the
+// output is written, marked not converged); the handler then goes back to the default, so a
+// second Ctrl-C kills the process as usual. A lock-free atomic is safe to set in a handler.
+std::atomic<bool> g_interrupted{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+extern "C" void on_sigint(int) { g_interrupted.store(true, std::memory_order_relaxed); }
+
+// Installs on_sigint for SIGINT for its lifetime (one shot), and restores the old action.
+class InterruptScope {
+public:
+    InterruptScope() {
+        struct sigaction action {};
+        action.sa_handler = on_sigint;
+        sigemptyset(&action.sa_mask);
+        action.sa_flags = SA_RESETHAND;
+        sigaction(SIGINT, &action, &previous_);
+    }
+    ~InterruptScope() { sigaction(SIGINT, &previous_, nullptr); }
+    InterruptScope(const InterruptScope&) = delete;
+    InterruptScope& operator=(const InterruptScope&) = delete;
+
+private:
+    struct sigaction previous_ {};
+};
+
+struct FitArgs {
+    std::string model;
+    std::vector<std::string> data;
+    Options options;
+    std::string algorithm = "meanfield";
+    std::string convergence = "robust";
+    std::string output = "output.csv";
+    bool quiet = false;
+    CLI::Option* eta = nullptr;
+};
+
+// Fails before a long fit rather than after it.
+void check_output_directory(const fs::path& output) {
+    const fs::path dir = output.parent_path();
+    std::error_code ec;
+    if (!dir.empty() && !fs::is_directory(dir, ec)) {
+        throw Error(fmt::format("cannot write `{}`: directory `{}` does not exist", output.string(),
+                                dir.string()));
+    }
+    if (fs::is_directory(output, ec)) {
+        throw Error(fmt::format("cannot write `{}`: it is a directory", output.string()));
+    }
+}
+
+// Transformed parameters and generated quantities, a column block each, evaluated at the mean
+// row and at every draw. The _rng calls use their own generator, seeded with the fit's seed.
+std::vector<ExtraBlock> extra_blocks(const stan::ReportedDraws& reported) {
+    std::vector<ExtraBlock> blocks;
+    Eigen::Index offset = 0;
+    for (const stan::ReportedValue& v : reported.values) {
+        Eigen::Index size = 1;
+        for (const std::int64_t d : v.dims) size *= d;
+        blocks.push_back({.name = v.name,
+                          .dims = v.dims,
+                          .at_mean = reported.at_mean.segment(offset, size),
+                          .draws = reported.draws.middleCols(offset, size)});
+        offset += size;
+    }
+    return blocks;
+}
+
+int run_fit(const FitArgs& args) {
+    check_output_directory(args.output);
+    const std::vector<fs::path> data_files(args.data.begin(), args.data.end());
+    const auto loaded = load_model(args.model, data_files);
+    const ModelSpec spec = loaded->lowered->model().spec();
+
+    Options options = args.options;
+    options.family = args.algorithm == "fullrank" ? Family::FullRank : Family::MeanField;
+    options.convergence =
+        args.convergence == "stan" ? ConvergenceRule::Stan : ConvergenceRule::Robust;
+    options.adapt_engaged = args.eta->count() == 0;  // --eta given: that step size, no search
+    std::optional<ProgressStream> progress;
+    if (!args.quiet) {
+        progress.emplace(std::cerr);
+        options.log = &*progress;
+    }
+    options.interrupt = &g_interrupted;
+    std::optional<InterruptScope> interrupt_scope(std::in_place);
+    const Fit fit = advi::fit(spec, options);
+    interrupt_scope.reset();
+    progress.reset();  // its last line out before anything else
+    options.log = nullptr;
+
+    CsvRunInfo run{.model = fs::path(args.model).stem().string() + "_model",
+                   .data_file = "",
+                   .init_file = "",
+                   .output_file = args.output};
+    for (const std::string& d : args.data) {
+        run.data_file += (run.data_file.empty() ? "" : ", ") + d;
+    }
+    const stan::ReportedDraws reported = stan::report(*loaded->lowered, fit, options.seed);
+    write_cmdstan_csv_file(args.output, cmdstan_output(fit, options, extra_blocks(reported),
+                                                       cmdstan_settings(options, run)));
+    // Stan's labels (beta[1]), then the transformed parameters and generated quantities.
+    std::cout << fit.summary(1) << stan::summary_rows(reported) << std::flush;
+    if (!args.quiet) {
+        std::cerr << fmt::format("Output written to {}\n", args.output);
+    }
+    if (g_interrupted.load()) {
+        std::cerr << fmt::format("advi: interrupted: {}; the output holds q as it was, not "
+                                 "converged\n",
+                                 fit.result().stop_reason);
+        return 130;  // as a shell reports a process ended by SIGINT
+    }
+    return 0;
+}
+
+}  // namespace
+
+Command add_fit_command(CLI::App& parent) {
+    auto args = std::make_shared<FitArgs>();
+    CLI::App* app = parent.add_subcommand(
+        "fit", "Fit a Stan program with ADVI, write CmdStan's variational CSV, print the summary");
+    Options& o = args->options;
+    app->add_option("model", args->model, "The Stan program (.stan)")->required();
+    app->add_option("--data", args->data,
+                    "Data: CmdStan JSON (.json), R dump (.R, .rdump) or CSV (.csv); repeatable")
+        ->allow_extra_args(false);
+    app->add_option("--algorithm", args->algorithm, "Gaussian family of q")
+        ->check(CLI::IsMember({"meanfield", "fullrank"}))
+        ->capture_default_str();
+    app->add_option("--iter", o.max_iterations, "Maximum number of iterations")
+        ->check(positive_int())
+        ->capture_default_str();
+    app->add_option("--grad-samples", o.grad_samples, "Draws per gradient estimate")
+        ->check(positive_int())
+        ->capture_default_str();
+    app->add_option("--elbo-samples", o.elbo_samples, "Draws per ELBO estimate")
+        ->check(positive_int())
+        ->capture_default_str();
+    args->eta = app->add_option("--eta", o.eta, "Step-size scale (default: searched)")
+                    ->check(positive_real());
+    app->add_option("--adapt-iter", o.adapt_iter, "Iterations per eta candidate of the search")
+        ->check(positive_int())
+        ->capture_default_str()
+        ->excludes(args->eta);
+    app->add_option("--tol-rel-obj", o.tol_rel_obj, "Relative ELBO change that ends the fit")
+        ->check(positive_real())
+        ->capture_default_str();
+    app->add_option("--eval-elbo", o.eval_elbo, "Iterations between ELBO estimates")
+        ->check(positive_int())
+        ->capture_default_str();
+    app->add_option("--output-samples", o.output_samples, "Draws of q written to the CSV")
+        ->check(positive_int())
+        ->capture_default_str();
+    app->add_option("--convergence", args->convergence,
+                    "robust (common draws for the ELBO, step-size back-off) or stan (Stan's rules)")
+        ->check(CLI::IsMember({"robust", "stan"}))
+        ->capture_default_str();
+    app->add_option("--seed", o.seed, "Random seed; the same seed gives the same fit")
+        ->check(seed_value())
+        ->capture_default_str();
+    app->add_option("--threads", o.threads, "Threads of the gradient program (0: all cores)")
+        ->check(non_negative_int())
+        ->capture_default_str();
+    app->add_option("--output", args->output, "CSV file to write")->capture_default_str();
+    app->add_flag("--quiet,-q", args->quiet, "No progress on stderr");
+    return {app, [args] { return run_fit(*args); }};
+}
+
+}  // namespace advi::cli

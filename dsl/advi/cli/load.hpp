@@ -1,0 +1,35 @@
+// What the subcommands read: the model file (parsed), the data files (by extension, merged)
+// and the program lowered onto the Model builder, kept together so that everything the model
+// points into stays alive as long as it does.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+
+#include <advi/stan/ast.hpp>
+#include <advi/stan/lower.hpp>
+#include <advi/io/data_table.hpp>
+
+namespace advi::cli {
+
+// The text of a model file. Throws Error "cannot read model file `m.stan`: No such file or
+// directory".
+[[nodiscard]] std::string read_model_text(const std::filesystem::path& file);
+
+// Parses a model file; ParseErrors name the file as the user wrote it.
+[[nodiscard]] stan::Program parse_model_file(const std::filesystem::path& file);
+
+struct LoadedModel {
+    stan::Program program;
+    DataTable data;
+    std::unique_ptr<stan::LoweredProgram> lowered;
+};
+
+// Parses `model`, reads `data` (no files: an empty table) and lowers them. Not movable once
+// built: the lowered model may point into the program and the data.
+[[nodiscard]] std::unique_ptr<LoadedModel> load_model(const std::filesystem::path& model,
+                                                      std::span<const std::filesystem::path> data);
+
+}  // namespace advi::cli

@@ -1,0 +1,113 @@
+// The model builder of the embedded DSL: data slots bound by reference, latent variables
+// with priors (support inferred from the prior or given), likelihood terms.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <advi/compile/program.hpp>
+#include <advi/model/model_spec.hpp>
+
+#include <advi/cpp/distributions.hpp>
+#include <advi/cpp/expr.hpp>
+
+namespace advi {
+
+struct ParamOptions {
+    // The support; by default the prior's natural support. It may be narrower than the
+    // prior's (a half-normal: normal prior, positive support), never wider.
+    std::optional<Support> support{};
+    // T1 (log) or T2 (softplus^-1) for bounded supports (paper section 3.3).
+    PositiveTransform transform = PositiveTransform::Log;
+    // Stan's <lower = a, upper = b> and <offset = mu, multiplier = tau>, instead of
+    // `support`: numbers, or expressions of data and of parameters declared before (real or
+    // of the parameter's shape), e.g. {.offset = mu, .multiplier = tau} for a non-centred
+    // normal(mu, tau). Bounds cannot be combined with offset/multiplier. Constant vectors:
+    // Support::lower_bound(v), Support::affine(offset, multiplier).
+    std::optional<Arg> lower{};
+    std::optional<Arg> upper{};
+    std::optional<Arg> offset{};
+    std::optional<Arg> multiplier{};
+};
+
+class Model {
+public:
+    Model() = default;
+    Model(const Model&) = delete;  // expressions point at their model
+    Model& operator=(const Model&) = delete;
+
+    // Data, bound by reference: the caller keeps it alive and unchanged while the model,
+    // its programs and fits are in use. Scalars are copied.
+    Expr data(std::string name, const Eigen::VectorXd& v);
+    Expr data(std::string name, const Eigen::MatrixXd& m);
+    Expr data(std::string name, const Eigen::VectorXi& v);
+    Expr data(std::string name, double v);
+    Expr data(std::string name, int v);
+    // Temporaries would dangle: bind a named object.
+    Expr data(std::string name, Eigen::VectorXd&& v) = delete;
+    Expr data(std::string name, Eigen::MatrixXd&& m) = delete;
+    Expr data(std::string name, Eigen::VectorXi&& v) = delete;
+
+    // A latent variable with its prior: scalar, vector(n) or matrix(rows, cols).
+    Expr param(std::string name, const Dist& prior, ParamOptions options = {});
+    Expr param(std::string name, const Dist& prior, Eigen::Index n, ParamOptions options = {});
+    Expr param(std::string name, const Dist& prior, Eigen::Index rows, Eigen::Index cols,
+               ParamOptions options = {});
+
+    // A likelihood term: log p(y | ...) added to the target. Data values are checked
+    // against the distribution's support here.
+    void observe(const Expr& y, const Dist& d);
+    // A raw log-density term (summed if not a scalar).
+    void target_add(const Expr& term);
+    // log p(y | d) as an expression, not added to the target (Stan's normal_lpdf(y | ...)
+    // inside an expression): summed over y's elements, or one value per element.
+    [[nodiscard]] Expr log_density(const Expr& y, const Dist& d, bool elementwise = false);
+    // The values (column-major) of an expression of data and constants: a ModelError if it
+    // depends on a latent variable.
+    [[nodiscard]] std::vector<double> evaluate(const Expr& e) const;
+    // A constant of the model's graph.
+    [[nodiscard]] Expr constant(double v);
+
+    // The model graph with output "lp" (the log joint density over the latents).
+    [[nodiscard]] Graph graph() const;
+    // The model as the engine sees it.
+    [[nodiscard]] ModelSpec spec() const;
+
+    // For Expr and its operators.
+    [[nodiscard]] const Graph& nodes() const { return graph_; }
+    Expr wrap(NodeId id) { return {this, id}; }
+    NodeId resolve(const Arg& a);
+    // Interns op(a, b) with int data converted to real where the op reads reals.
+    Expr apply(Op op, const Expr& a, const Expr& b = {});
+
+private:
+    Expr bind(std::string name, Shape shape, DType dtype, const double* real, const int* ints);
+    void check_name(const std::string& name) const;
+    // The support a parameter declares through its options (nothing: the prior's).
+    std::optional<Support> declared_support(const std::string& name, Shape shape,
+                                            const ParamOptions& options);
+    // Arguments computed from data and constants only are known now: check their values
+    // against the distribution's argument domains before any fit.
+    void check_known_arguments(const DistInfo& d, std::span<const NodeId> args) const;
+    // The values of a node that depends on data and constants only (one per element).
+    [[nodiscard]] std::vector<double> known_values(NodeId a) const;
+    // Integer data against the argument that bounds it above (binomial's N), if known.
+    void check_upper_bound(const DistInfo& d, const DataSlot& y, NodeId bound) const;
+    // Data of a multivariate distribution against its support, draw by draw (a simplex per
+    // row, a covariance matrix as a whole).
+    void check_draws(const DistInfo& d, const Support& s, const DataSlot& y) const;
+    void add_term(NodeId term);
+
+    Graph graph_;
+    std::vector<LatentVariable> latents_;
+    std::vector<DataSlot> data_;
+    std::vector<NodeId> terms_;
+    std::vector<std::unique_ptr<double>> owned_reals_;
+    std::vector<std::unique_ptr<int>> owned_ints_;
+};
+
+}  // namespace advi

@@ -1,0 +1,1087 @@
+// Blocks and statements. A `for` loop is first lowered once for all its iterations at once
+// (vectorised: the loop variable is the vector of its values, and everything that depends on
+// it has one value per iteration); if the body has a recurrence, a condition on the
+// iteration, a break or the like, a short loop is unrolled instead and a long one is an error
+// that says why.
+#include <advi/stan/lower.hpp>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <advi/stan/data_constraints.hpp>
+#include <advi/base/memory_budget.hpp>
+#include <advi/io/source_text.hpp>
+
+#include <advi/stan/lowerer.hpp>
+
+namespace advi::stan {
+
+namespace {
+
+struct BreakSignal {};
+struct ContinueSignal {};
+
+// Counts one unrolled loop around the statements lowered while it lives (Lowerer::loop_depth_).
+struct InLoop {
+    int& depth;
+    explicit InLoop(int& d) : depth(d) { ++depth; }
+    ~InLoop() { --depth; }
+    InLoop(const InLoop&) = delete;
+    InLoop& operator=(const InLoop&) = delete;
+};
+struct ReturnSignal {
+    std::optional<Value> value;
+};
+
+Base base_of(BaseType t) {
+    switch (t) {
+        case BaseType::Int: return Base::Int;
+        case BaseType::Real: return Base::Real;
+        case BaseType::Vector:
+        case BaseType::Simplex:
+        case BaseType::UnitVector:
+        case BaseType::Ordered:
+        case BaseType::PositiveOrdered: return Base::Vector;
+        case BaseType::RowVector: return Base::RowVector;
+        default: return Base::Matrix;
+    }
+}
+
+// Names assigned anywhere in a statement (for the recurrence check of vectorised loops).
+void assigned_names(const Statement& s, std::set<std::string>& out) {
+    std::visit(
+        [&](const auto& n) {
+            using T = std::decay_t<decltype(n)>;
+            if constexpr (std::is_same_v<T, Assign>) {
+                const Expression* e = &n.lhs;
+                while (const auto* ix = e->as<Indexed>()) e = &*ix->base;
+                if (const auto* v = e->as<Variable>()) out.insert(v->name);
+            } else if constexpr (std::is_same_v<T, For> || std::is_same_v<T, ForEach> ||
+                                 std::is_same_v<T, While>) {
+                assigned_names(*n.body, out);
+            } else if constexpr (std::is_same_v<T, If>) {
+                for (const auto& b : n.branches) assigned_names(*b.body, out);
+                if (n.otherwise) assigned_names(**n.otherwise, out);
+            } else if constexpr (std::is_same_v<T, Block> || std::is_same_v<T, Profile>) {
+                for (const auto& st : n.statements) assigned_names(st, out);
+            }
+        },
+        s.node);
+}
+
+}  // namespace
+
+Lowerer::Lowerer(const Program& program, const DataTable& data, LoweredProgram& out)
+    : program_(program), data_(data), out_(out), model_(out.model()) {
+    scopes_.emplace_back();
+}
+
+void Lowerer::fail(Loc at, const std::string& message) const {
+    throw program_.error_at(at, message);
+}
+
+std::string Lowerer::fresh_name(const std::string& hint) {
+    return fmt::format("_{}{}", hint, ++names_);
+}
+
+Var* Lowerer::find(const std::string& name) {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+        auto v = it->find(name);
+        if (v != it->end()) return &v->second;
+    }
+    return nullptr;
+}
+
+void Lowerer::declare(Loc at, const std::string& name, Var v) {
+    if (find(name) != nullptr) fail(at, fmt::format("`{}` is already declared", name));
+    scopes_.back().emplace(name, std::move(v));
+}
+
+Value Lowerer::declared_shape(const SizedType& t, const std::string& name) {
+    Value v;
+    v.base = base_of(t.base);
+    for (const auto& d : t.dims) {
+        const int n = known_int(d, "an array size");
+        if (n < 0) fail(d.loc, fmt::format("an array size must be non-negative, got {}", n));
+        v.dims.push_back(n);
+    }
+    std::vector<int> sizes;
+    for (const auto& s : t.sizes) {
+        const int n = known_int(s, "a size");
+        if (n < 0) fail(s.loc, fmt::format("a size must be non-negative, got {}", n));
+        sizes.push_back(n);
+    }
+    switch (t.base) {
+        case BaseType::Int:
+        case BaseType::Real: break;
+        case BaseType::Vector:
+        case BaseType::RowVector:
+        case BaseType::Simplex:
+        case BaseType::UnitVector:
+        case BaseType::Ordered:
+        case BaseType::PositiveOrdered: v.sizes = {sizes.at(0)}; break;
+        case BaseType::Matrix: v.sizes = {sizes.at(0), sizes.at(1)}; break;
+        case BaseType::CholeskyFactorCov:
+            v.sizes = {sizes.at(0), sizes.size() > 1 ? sizes[1] : sizes[0]};
+            break;
+        default: v.sizes = {sizes.at(0), sizes.at(0)}; break;
+    }
+    // Refused before anything of that size exists: a graph node holds at most INT_MAX
+    // elements, and a value must fit in memory.
+    std::vector<std::int64_t> all(v.dims.begin(), v.dims.end());
+    all.insert(all.end(), v.sizes.begin(), v.sizes.end());
+    const auto count = checked_product(all);
+    const std::string what = fmt::format("`{}` ({})", name, fmt::join(all, " x "));
+    try {
+        require_memory(what, count);
+    } catch (const SizeError& e) {
+        fail(t.loc, e.what());
+    }
+    if (*count > std::numeric_limits<int>::max()) {
+        fail(t.loc, fmt::format("{} has {} elements, more than the {} a variable can hold", what, *count,
+                                std::numeric_limits<int>::max()));
+    }
+    return v;
+}
+
+// ------------------------------------------------------------------------------ blocks
+
+void Lowerer::run() {
+    for (const FunctionDef& f : program_.functions) {
+        if (!f.body) continue;  // a forward declaration
+        if (functions_.count(f.name)) fail(f.name_loc, fmt::format("function `{}` is defined twice", f.name));
+        functions_[f.name] = &f;
+    }
+    if (program_.data) data_block();
+    if (program_.transformed_data) transformed_data_block();
+    if (program_.parameters) parameters_block();
+    if (program_.transformed_parameters) transformed_parameters_block();
+    if (program_.model) model_block();
+    if (program_.generated_quantities) generated_quantities_block();
+}
+
+namespace {
+
+std::vector<std::int64_t> flat_dims(const Value& v) {
+    std::vector<std::int64_t> d(v.dims.begin(), v.dims.end());
+    d.insert(d.end(), v.sizes.begin(), v.sizes.end());
+    return d;
+}
+
+}  // namespace
+
+void Lowerer::data_block() {
+    block_ = BlockKind::Data;
+    for (const Statement& s : program_.data->statements) {
+        const auto* d = s.as<VarDecl>();
+        if (d == nullptr) fail(s.loc, "the data block holds declarations only");
+        Value v = declared_shape(d->type, d->name);
+        const DataValue* given = data_.find(d->name);
+        const auto where = [&] {
+            const SourcePosition p = position_of(program_.text, d->name_loc.offset);
+            return fmt::format("{}:{}:{}", program_.file, p.line, p.column);
+        };
+        if (given == nullptr) {
+            throw DataError(fmt::format("{}: data variable `{}` is missing from the data", where(), d->name));
+        }
+        try {
+            given->check(v.is_int() ? DType::Int : DType::Real, flat_dims(v));
+        } catch (const DataError& e) {
+            throw DataError(fmt::format("{}: {}", where(), e.what()));
+        }
+        // Declared bounds, element by element.
+        auto bound = [&](const std::optional<Expression>& b) -> std::optional<double> {
+            if (!b) return std::nullopt;
+            const Value bv = expr(*b);
+            if (!bv.is_scalar()) fail(b->loc, "only scalar bounds are supported on data");
+            return bv.is_int() ? bv.ints[0] : m().evaluate(bv.expr)[0];
+        };
+        const auto lower = bound(d->type.lower), upper = bound(d->type.upper);
+        const std::int64_t n = given->size();
+        for (std::int64_t k = 0; k < n; ++k) {
+            const double x = given->is_int() ? given->ints[static_cast<std::size_t>(k)]
+                                             : given->reals[static_cast<std::size_t>(k)];
+            if (!std::isfinite(x)) {
+                throw DataError(fmt::format("{}: data variable `{}`: element {} is {}; data must be finite numbers",
+                                            where(), d->name, k + 1, std::isnan(x) ? "NaN" : fmt::format("{}", x)));
+            }
+            if ((lower && x < *lower) || (upper && x > *upper)) {
+                throw DataError(fmt::format("{}: data variable `{}`: element {} is {}, outside the declared "
+                                            "bounds [{}, {}]",
+                                            where(), d->name, k + 1, x, lower ? fmt::format("{}", *lower) : "-inf",
+                                            upper ? fmt::format("{}", *upper) : "inf"));
+            }
+        }
+        // Structured constraints (simplex, ordered, cov_matrix, ...), one per array element.
+        if (!v.is_int()) {
+            const std::vector<std::int64_t> array_dims(v.dims.begin(), v.dims.end());
+            const std::vector<double> as_reals =
+                given->is_int() ? std::vector<double>(given->ints.begin(), given->ints.end()) : std::vector<double>{};
+            if (const auto problem = violated_data_constraint(d->name, d->type.base, array_dims, v.sizes,
+                                                              given->is_int() ? as_reals : given->reals)) {
+                throw DataError(fmt::format("{}: data variable {}", where(), *problem));
+            }
+        }
+        // Bind: ints are known values (and integer data where one-dimensional), reals are
+        // data slots of the model in their layout.
+        const int rank = static_cast<int>(v.dims.size() + v.sizes.size());
+        if (v.is_int()) {
+            v.ints.assign(given->ints.begin(), given->ints.end());
+            if (given->type_unknown) v.ints.assign(static_cast<std::size_t>(given->size()), 0);
+            // An int scalar (a size, a count) is a known value: it enters the graph only where
+            // it is used, as a constant (or as integer data if it is a count's variate).
+            if (rank == 1) {
+                Eigen::VectorXi x = Eigen::Map<const Eigen::VectorXi>(v.ints.data(), static_cast<Eigen::Index>(v.ints.size()));
+                v.expr = m().data(d->name, out_.keep(std::move(x)));
+            }
+        } else {
+            std::vector<double> values = given->is_int()
+                                             ? std::vector<double>(given->ints.begin(), given->ints.end())
+                                             : given->reals;
+            if (given->type_unknown) values.assign(static_cast<std::size_t>(given->size()), 0.0);
+            if (rank == 0) {
+                v.expr = m().data(d->name, values[0]);
+            } else if (rank == 1) {
+                Eigen::VectorXd x = Eigen::Map<const Eigen::VectorXd>(values.data(), static_cast<Eigen::Index>(values.size()));
+                v.expr = m().data(d->name, out_.keep(std::move(x)));
+            } else if (rank == 2) {
+                const auto fd = flat_dims(v);
+                Eigen::MatrixXd x = Eigen::Map<const Eigen::MatrixXd>(values.data(), fd[0], fd[1]);
+                v.expr = m().data(d->name, out_.keep(std::move(x)));
+            } else {
+                fail(d->name_loc, fmt::format("`{}`: data of {} dimensions is not supported yet", d->name, rank));
+            }
+        }
+        Var var;
+        var.value = std::move(v);
+        var.block = BlockKind::Data;
+        var.initialised = true;
+        var.readonly = true;
+        declare(d->name_loc, d->name, std::move(var));
+    }
+}
+
+void Lowerer::transformed_data_block() {
+    block_ = BlockKind::TransformedData;
+    for (const Statement& s : program_.transformed_data->statements) statement(s);
+    for (auto& [name, var] : scopes_.back()) {
+        if (var.block == BlockKind::TransformedData) var.readonly = true;
+    }
+}
+
+void Lowerer::parameters_block() {
+    block_ = BlockKind::Parameters;
+    for (const Statement& s : program_.parameters->statements) {
+        const auto* d = s.as<VarDecl>();
+        if (d == nullptr) fail(s.loc, "the parameters block holds declarations only");
+        Value v = declared_shape(d->type, d->name);
+        if (v.is_int()) fail(d->type.loc, "parameters cannot be integers");
+        ParamOptions options;
+        auto arg = [&](const std::optional<Expression>& e) -> std::optional<Arg> {
+            if (!e) return std::nullopt;
+            const Value b = expr(*e);
+            if (b.is_known_int() && b.is_scalar()) return Arg(static_cast<double>(b.ints[0]));
+            return Arg(real(b, e->loc));
+        };
+        options.lower = arg(d->type.lower);
+        options.upper = arg(d->type.upper);
+        options.offset = arg(d->type.offset);
+        options.multiplier = arg(d->type.multiplier);
+        switch (d->type.base) {
+            case BaseType::Simplex: options.support = Support::simplex(); break;
+            case BaseType::UnitVector: options.support = Support::unit_vector(); break;
+            case BaseType::Ordered: options.support = Support::ordered(); break;
+            case BaseType::PositiveOrdered: options.support = Support::positive_ordered(); break;
+            case BaseType::CholeskyFactorCorr: options.support = Support::cholesky_factor_corr(); break;
+            case BaseType::CholeskyFactorCov: options.support = Support::cholesky_factor_cov(); break;
+            case BaseType::CorrMatrix: options.support = Support::corr_matrix(); break;
+            case BaseType::CovMatrix: options.support = Support::cov_matrix(); break;
+            default: break;
+        }
+        // array[U] simplex[K] (and ordered, positive_ordered, unit_vector) is mat[U, K] with
+        // the vectors as rows, the layout of array[U] vector[K]: the library's supports take
+        // each row of a matrix as one vector.
+        const bool rowwise = base_of(d->type.base) == Base::Vector;
+        if (options.support && !v.dims.empty() && !(rowwise && v.dims.size() == 1)) {
+            fail(d->type.loc, fmt::format("arrays of {} {}are not supported yet", name(d->type.base),
+                                          rowwise ? "of more than one dimension " : ""));
+        }
+        const auto fd = flat_dims(v);
+        try {
+            if (fd.empty()) {
+                v.expr = m().param(d->name, flat(), options);
+            } else if (fd.size() == 1) {
+                v.expr = m().param(d->name, flat(), fd[0], options);
+            } else if (fd.size() == 2) {
+                v.expr = m().param(d->name, flat(), fd[0], fd[1], options);
+            } else {
+                fail(d->type.loc, "parameters of more than two dimensions are not supported yet");
+            }
+        } catch (const ParseError&) {
+            throw;
+        } catch (const Error& e) {
+            fail(d->name_loc, e.what());
+        }
+        Var var;
+        var.value = std::move(v);
+        var.block = BlockKind::Parameters;
+        var.initialised = true;
+        var.readonly = true;
+        declare(d->name_loc, d->name, std::move(var));
+    }
+}
+
+void Lowerer::transformed_parameters_block() {
+    block_ = BlockKind::TransformedParameters;
+    std::vector<std::string> names;
+    for (const Statement& s : program_.transformed_parameters->statements) {
+        if (const auto* d = s.as<VarDecl>()) names.push_back(d->name);
+        statement(s);
+    }
+    for (const std::string& n : names) {
+        Var* var = find(n);
+        if (!var->initialised) {
+            fail(program_.transformed_parameters->loc,
+                 fmt::format("transformed parameter `{}` is never assigned", n));
+        }
+        var->readonly = true;
+        const Value& v = var->value;
+        Expr e = real(v, program_.transformed_parameters->loc);
+        out_.transformed_parameters().push_back({n, flat_dims(v), e});
+    }
+}
+
+void Lowerer::generated_quantities_block() {
+    block_ = BlockKind::GeneratedQuantities;
+    std::vector<std::string> names;
+    for (const Statement& s : program_.generated_quantities->statements) {
+        if (const auto* d = s.as<VarDecl>()) names.push_back(d->name);
+        statement(s);
+    }
+    for (const std::string& n : names) {
+        Var* var = find(n);
+        if (!var->initialised) {
+            fail(program_.generated_quantities->loc,
+                 fmt::format("generated quantity `{}` is never assigned", n));
+        }
+        const Value& v = var->value;
+        out_.generated_quantities().push_back(
+            {n, flat_dims(v), real(v, program_.generated_quantities->loc)});
+    }
+}
+
+void Lowerer::model_block() {
+    block_ = BlockKind::Model;
+    push_scope();
+    for (const Statement& s : program_.model->statements) statement(s);
+    pop_scope();
+}
+
+// ------------------------------------------------------------------------------ statements
+
+void Lowerer::effect(std::function<void()> f) {
+    if (region_ != nullptr) {
+        region_->effects.push_back(std::move(f));
+    } else {
+        f();
+    }
+}
+
+void Lowerer::statement(const Statement& s) {
+    const Loc at = s.loc;
+    std::visit(
+        [&](const auto& n) {
+            using T = std::decay_t<decltype(n)>;
+            if constexpr (std::is_same_v<T, VarDecl>) {
+                local_declaration(n, at);
+            } else if constexpr (std::is_same_v<T, Assign>) {
+                assign(n, at);
+            } else if constexpr (std::is_same_v<T, Tilde>) {
+                tilde(n, at);
+            } else if constexpr (std::is_same_v<T, TargetPlus>) {
+                target_plus(n.value, at);
+            } else if constexpr (std::is_same_v<T, For>) {
+                for_loop(n, at);
+            } else if constexpr (std::is_same_v<T, ForEach>) {
+                for_each(n, at);
+            } else if constexpr (std::is_same_v<T, While>) {
+                while_loop(n, at);
+            } else if constexpr (std::is_same_v<T, If>) {
+                if_statement(n, at);
+            } else if constexpr (std::is_same_v<T, Block> || std::is_same_v<T, Profile>) {
+                push_scope();
+                for (const auto& st : n.statements) statement(st);
+                pop_scope();
+            } else if constexpr (std::is_same_v<T, Break>) {
+                if (!levels_.empty()) throw NotVectorisable(at, "a break");
+                if (loop_depth_ == 0) fail(at, "`break` outside a loop");
+                throw BreakSignal{};
+            } else if constexpr (std::is_same_v<T, Continue>) {
+                if (!levels_.empty()) throw NotVectorisable(at, "a continue");
+                if (loop_depth_ == 0) fail(at, "`continue` outside a loop");
+                throw ContinueSignal{};
+            } else if constexpr (std::is_same_v<T, Return>) {
+                if (call_stack_.empty()) fail(at, "return outside a function");
+                if (static_cast<int>(levels_.size()) > function_level_) {
+                    throw NotVectorisable(at, "a return inside a loop");
+                }
+                ReturnSignal r;
+                if (n.value) r.value = expr(*n.value);
+                throw r;
+            } else if constexpr (std::is_same_v<T, Print>) {
+                if (n.kind != PrintKind::Print) {
+                    if (!levels_.empty()) throw NotVectorisable(at, "a reject that depends on the iteration");
+                    std::string text;
+                    for (const auto& a : n.args) {
+                        if (const auto* str = a.template as<StringLiteral>()) text += str->value;
+                    }
+                    fail(at, fmt::format("{}: {}", name(n.kind), text));
+                }
+            } else if constexpr (std::is_same_v<T, CallStatement>) {
+                (void)call(n.call, at);
+            } else if constexpr (std::is_same_v<T, Empty>) {
+            }
+        },
+        s.node);
+}
+
+void Lowerer::local_declaration(const VarDecl& d, Loc at) {
+    if (d.type.lower || d.type.upper || d.type.offset || d.type.multiplier) {
+        if (block_ == BlockKind::Model || !(scopes_.size() == 1)) {
+            fail(d.type.loc, "local variables cannot have constraints");
+        }
+    }
+    Var var;
+    var.value = declared_shape(d.type, d.name);
+    var.block = block_;
+    var.level = static_cast<int>(levels_.size());
+    if (d.initial_value) {
+        Value v = expr(*d.initial_value);
+        const bool int_declared = var.value.is_int();
+        if (int_declared && !v.is_int()) {
+            fail(d.initial_value->loc, fmt::format("`{}` is declared {}; cannot assign {}", d.name,
+                                                   type_str(var.value), type_str(v)));
+        }
+        if (v.size() != var.value.size()) {
+            fail(d.initial_value->loc, fmt::format("`{}` is declared {}; cannot assign {}", d.name,
+                                                   type_str(var.value), type_str(v)));
+        }
+        if (!int_declared && v.is_int()) {
+            v.expr = real(v, d.initial_value->loc);
+            v.ints.clear();
+        }
+        v.base = var.value.base;
+        v.dims = var.value.dims;
+        v.sizes = var.value.sizes;
+        var.value = v;
+        var.initialised = true;
+    }
+    declare(d.name_loc, d.name, std::move(var));
+}
+
+void Lowerer::assign(const Assign& a, Loc at) {
+    // The variable and the indices applied to it.
+    const Expression* e = &a.lhs;
+    std::vector<const std::vector<Index>*> chain;
+    while (const auto* ix = e->as<Indexed>()) {
+        chain.push_back(&ix->indices);
+        e = &*ix->base;
+    }
+    const auto* var_expr = e->as<Variable>();
+    const std::string& name = var_expr->name;
+    Var* var = find(name);
+    if (var == nullptr) fail(e->loc, fmt::format("unknown identifier `{}`", name));
+    if (var->readonly) {
+        fail(e->loc, fmt::format("`{}` cannot be assigned here ({} variable)", name,
+                                 stan::name(var->block)));
+    }
+    Value rhs = expr(a.rhs);
+    var = find(name);  // evaluating the right-hand side may have replaced the scopes
+    if (a.op != AssignOp::Assign) {
+        BinaryOp op = BinaryOp::Add;
+        switch (a.op) {
+            case AssignOp::Add: op = BinaryOp::Add; break;
+            case AssignOp::Subtract: op = BinaryOp::Subtract; break;
+            case AssignOp::Multiply: op = BinaryOp::Multiply; break;
+            case AssignOp::Divide: op = BinaryOp::Divide; break;
+            case AssignOp::EltMultiply: op = BinaryOp::EltMultiply; break;
+            case AssignOp::EltDivide: op = BinaryOp::EltDivide; break;
+            default: break;
+        }
+        // An accumulator over a vectorised loop: x += e in every iteration is x += sum of e.
+        const int here = static_cast<int>(levels_.size());
+        if (chain.empty() && var->level < here && (a.op == AssignOp::Add || a.op == AssignOp::Subtract) &&
+            rhs.level > var->level && rhs.is_scalar() && !rhs.is_int()) {
+            const int B = batch_size(rhs.level), outer = batch_size(var->level);
+            Expr total = real(rhs, at);
+            total = outer == 1 ? sum(total) : row_sums(to_matrix(total, outer, B / outer));
+            Value t;
+            t.base = Base::Real;
+            t.expr = total;
+            t.level = var->level;
+            Value updated = binary(op, var->value, t, at);
+            if (region_ != nullptr) {
+                region_->written[name] = updated;
+            }
+            var->value = updated;
+            var->value.level = var->level;
+            return;
+        }
+        const Value current = expr(a.lhs);
+        rhs = binary(op, current, rhs, at);
+    }
+    if (chain.empty()) {
+        if (var->level < static_cast<int>(levels_.size()) && rhs.level > var->level) {
+            throw NotVectorisable(at, fmt::format("`{}` is assigned whole in every iteration", name));
+        }
+        if (var->level < static_cast<int>(levels_.size())) {
+            throw NotVectorisable(at, fmt::format("`{}` is assigned whole inside the loop", name));
+        }
+        Value v = rhs;
+        if (var->value.is_int() && !v.is_int()) {
+            fail(a.rhs.loc, fmt::format("`{}` is an int; cannot assign {}", name, type_str(v)));
+        }
+        const bool real_target = !var->value.is_int();
+        if (real_target && v.is_int()) {
+            v.expr = real(v, a.rhs.loc);
+            v.ints.clear();
+        }
+        if (v.size() != var->value.size() && !(v.is_scalar() && var->value.is_scalar())) {
+            fail(a.rhs.loc, fmt::format("cannot assign {} to `{}` ({})", type_str(v), name, type_str(var->value)));
+        }
+        v.base = var->value.base;
+        v.dims = var->value.dims;
+        v.sizes = var->value.sizes;
+        var->value = v;
+        var->initialised = true;
+        return;
+    }
+    if (chain.size() > 1) fail(at, "assignments with several bracket groups (x[i][j]) are not supported; write x[i, j]");
+    assign_indexed(name, *var, *chain.front(), rhs, at);
+}
+
+void Lowerer::assign_indexed(const std::string& name, Var& var, const std::vector<Index>& indices,
+                             const Value& value0, Loc at) {
+    // Which element each iteration writes: index the variable's positions, as a read would.
+    Value positions;
+    positions.base = Base::Int;
+    positions.dims = var.value.dims;
+    positions.sizes = var.value.sizes;
+    positions.level = 0;
+    const auto per = var.value.size();
+    positions.ints.resize(static_cast<std::size_t>(per));
+    for (std::int64_t k = 0; k < per; ++k) positions.ints[static_cast<std::size_t>(k)] = static_cast<int>(k);
+    if (positions.base == Base::Int) {
+        // keep the declared base for the result type of the index
+    }
+    Value picked = index(positions, indices, at);
+    const int here = std::max({picked.level, value0.level, var.level});
+    const int B = batch_size(here);
+    const int outer = batch_size(var.level);
+    Value value = value0;
+    if (!value.is_int() || !var.value.is_int()) {
+        if (value.is_int()) {
+            value.expr = real(value, at);
+            value.ints.clear();
+            value.base = Base::Real;
+        }
+    }
+    if (var.value.is_int() && block_ != BlockKind::GeneratedQuantities) {
+        fail(at, "assigning elements of int arrays is supported in generated quantities only");
+    }
+    // Element positions written, per iteration t (t fastest) and element e of the value.
+    picked = at_level(picked, here, at);
+    const std::int64_t written = static_cast<std::int64_t>(picked.ints.size());  // B * r
+    const std::int64_t r = written / B;
+    if (value.size() != r && !(value.is_scalar() && r == 1)) {
+        fail(at, fmt::format("cannot assign {} to {} element{} of `{}`", type_str(value), r, r == 1 ? "" : "s", name));
+    }
+    // Target positions in the variable's flattened (batched) layout.
+    const std::int64_t target_size = static_cast<std::int64_t>(outer) * per;
+    std::vector<std::int64_t> target(static_cast<std::size_t>(written));
+    std::vector<int> hit(static_cast<std::size_t>(target_size), -1);
+    for (std::int64_t t = 0; t < B; ++t) {
+        for (std::int64_t e = 0; e < r; ++e) {
+            const std::int64_t src = t + B * e;
+            const std::int64_t pos = (t % outer) + outer * picked.ints[static_cast<std::size_t>(src)];
+            if (hit[static_cast<std::size_t>(pos)] >= 0) {
+                if (here > 0) {
+                    throw NotVectorisable(at, fmt::format("iterations write the same element of `{}`", name));
+                }
+            }
+            hit[static_cast<std::size_t>(pos)] = static_cast<int>(src);
+            target[static_cast<std::size_t>(src)] = pos;
+        }
+    }
+    // The value flattened in the same order (t fastest).
+    Expr v = real(at_level(value, here, at), at);
+    if (here > 0 && value.level == 0 && !value.is_scalar()) v = rep_matrix_rows(v, B);
+    if (v.shape().is_matrix()) v = to_vector(v);
+    if (v.shape().is_scalar() && written > 1) v = rep_vector(v, static_cast<int>(written));
+    if (v.shape().is_scalar()) v = rep_vector(v, 1);
+    bool covers = true;
+    for (int h : hit) covers = covers && h >= 0;
+    Expr flat;
+    if (covers) {
+        // new[p] = v[hit[p]]; the identity needs no gather
+        bool identity = true;
+        for (std::int64_t p = 0; p < target_size && identity; ++p) identity = hit[static_cast<std::size_t>(p)] == p;
+        if (identity) {
+            flat = v;
+        } else {
+            Eigen::VectorXi idx(target_size);
+            for (std::int64_t p = 0; p < target_size; ++p) idx[p] = hit[static_cast<std::size_t>(p)];
+            flat = v[m().data(fresh_name("scatter"), out_.keep(std::move(idx)))];
+        }
+    } else {
+        // the elements not written keep their values: gather from [old; v]
+        Expr old;
+        if (var.initialised) {
+            // the old value in the variable's own (batched) layout
+            const Value& ov = var.value;
+            old = real(ov.level < var.level && ov.level > 0 ? at_level(ov, var.level, at) : ov, at);
+            if (var.level > 0 && ov.level == 0) {
+                old = ov.is_scalar() ? rep_vector(old, outer) : rep_matrix_rows(old, outer);
+            }
+            if (old.shape().is_matrix()) old = to_vector(old);
+            if (old.shape().is_scalar()) old = rep_vector(old, 1);
+        } else {
+            old = rep_vector(m().constant(std::nan("")), static_cast<int>(target_size));
+        }
+        Eigen::VectorXi idx(target_size);
+        for (std::int64_t p = 0; p < target_size; ++p) {
+            const int h = hit[static_cast<std::size_t>(p)];
+            idx[p] = h >= 0 ? static_cast<int>(target_size) + h : static_cast<int>(p);
+        }
+        flat = append_row(old, v)[m().data(fresh_name("scatter"), out_.keep(std::move(idx)))];
+    }
+    // Back to the variable's layout.
+    Value updated = var.value;
+    updated.ints.clear();
+    const int rank = static_cast<int>(var.value.dims.size() + var.value.sizes.size()) + (var.level > 0 ? 1 : 0);
+    if (rank == 0) {
+        updated.expr = sum(flat);
+    } else if (rank == 1) {
+        updated.expr = flat;
+    } else {
+        const int rows = var.level > 0 ? outer : (var.value.dims.empty() ? var.value.sizes[0] : var.value.dims[0]);
+        updated.expr = to_matrix(flat, rows, static_cast<int>(target_size / rows));
+    }
+    updated.level = var.level;
+    var.value = updated;
+    var.initialised = true;
+    if (region_ != nullptr && var.level < static_cast<int>(levels_.size())) {
+        region_->written[name] = updated;
+        std::vector<int> w(target.begin(), target.end());
+        region_->written_at[name] = w;
+    }
+}
+
+void Lowerer::tilde(const Tilde& t, Loc at) {
+    if (t.truncation) fail(t.truncation->loc, "truncation T[,] is not supported yet");
+    if (block_ != BlockKind::Model) fail(at, "`~` statements belong in the model block");
+    const Value y = expr(t.lhs);
+    std::vector<Value> args;
+    for (const auto& a : t.args) args.push_back(expr(a));
+    for (const char* suffix : {"_lpdf", "_lpmf"}) {
+        if (has_user_function(t.distribution + suffix)) {
+            std::vector<Value> all{y};
+            all.insert(all.end(), args.begin(), args.end());
+            const auto r = call_user_function(t.distribution + suffix, all, t.distribution_loc);
+            Expr x = real(*r, at);
+            if (!x.shape().is_scalar()) x = sum(x);
+            effect([this, x] { m().target_add(x); });
+            return;
+        }
+    }
+    const Expr term = density(t.distribution, y, args, t.distribution_loc, false);
+    effect([this, term] { m().target_add(term); });
+}
+
+void Lowerer::target_plus(const Expression& e, Loc at) {
+    if (block_ != BlockKind::Model) fail(at, "`target +=` belongs in the model block");
+    const Value v = expr(e);
+    Expr x = real(v, e.loc);
+    if (!x.shape().is_scalar()) x = sum(x);
+    effect([this, x] { m().target_add(x); });
+}
+
+// ------------------------------------------------------------------------------ loops
+
+void Lowerer::for_loop(const For& f, Loc at) {
+    const int lower = known_int(f.lower, "a loop bound");
+    const int upper = known_int(f.upper, "a loop bound");
+    run_loop({f.variable, f.variable_loc, &*f.body, nullptr}, lower, upper, at);
+}
+
+void Lowerer::for_each(const ForEach& f, Loc at) {
+    const Value c = expr(f.container);
+    if (c.level > 0) throw NotVectorisable(at, "a foreach over values that differ between iterations");
+    if (c.is_scalar()) fail(f.container.loc, fmt::format("foreach over {}: expected an array, vector or matrix", type_str(c)));
+    const int n = c.dims.empty() ? static_cast<int>(c.size()) : c.dims[0];
+    run_loop({f.variable, f.variable_loc, &*f.body, &c}, 1, n, at);
+}
+
+void Lowerer::run_loop(const LoopSpec& loop, int lower, int upper, Loc at) {
+    if (upper < lower) return;
+    const bool outermost = region_ == nullptr;
+    Region region;
+    std::size_t effects_before = 0;
+    std::map<std::string, Value> written_before;
+    if (outermost) {
+        assigned_names(*loop.body, region.assigned);
+        region_ = &region;
+    } else {
+        effects_before = region_->effects.size();
+        written_before = region_->written;
+        assigned_names(*loop.body, region_->assigned);
+    }
+    // The values of the variables the body assigns, restored if the attempt fails
+    // (assignments update them in place); only those, not every scope (data may be large).
+    std::set<std::string> names;
+    assigned_names(*loop.body, names);
+    std::vector<std::pair<std::string, Var>> saved;
+    for (const std::string& n : names) {
+        if (const Var* v = find(n)) saved.emplace_back(n, *v);
+    }
+    const std::size_t depth = scopes_.size();
+    try {
+        vectorised(loop, lower, upper, at);
+        if (outermost) {
+            region_ = nullptr;
+            for (auto& fx : region.effects) fx();
+        }
+        return;
+    } catch (const NotVectorisable& why) {
+        scopes_.resize(depth);
+        for (auto& [n, v] : saved) *find(n) = std::move(v);
+        if (outermost) {
+            region_ = nullptr;
+        } else {
+            region_->effects.resize(effects_before);
+            region_->written = written_before;
+        }
+        const long trip = static_cast<long>(upper) - lower + 1;
+        if (try_scan(loop, lower, upper, at)) return;
+        if (trip > kUnrollLimit) {
+            const SourcePosition p = position_of(program_.text, why.loc.offset);
+            fail(at, fmt::format("this loop over {} iterations cannot be vectorised ({} at line {}) and is "
+                                 "too long to unroll (at most {} iterations)",
+                                 trip, why.what(), p.line, kUnrollLimit));
+        }
+        const SourcePosition p = position_of(program_.text, at.offset);
+        out_.loop_report().push_back(fmt::format("{}:{}: loop unrolled over {} iterations ({})",
+                                                 program_.file, p.line, trip, why.what()));
+        unrolled(loop, lower, upper, at);
+    }
+}
+
+// The loop variable: the index itself, or the container's element at the index (foreach).
+void Lowerer::bind_loop_variable(const LoopSpec& loop, const Value& index_value, Loc at) {
+    Var var;
+    var.block = block_;
+    var.level = static_cast<int>(levels_.size());
+    var.initialised = true;
+    var.readonly = true;
+    if (loop.container == nullptr) {
+        var.value = index_value;
+    } else {
+        Var hidden = var;
+        hidden.value = index_value;
+        scopes_.back()[" index"] = hidden;  // not a Stan name: cannot collide
+        Expression ref;
+        ref.loc = at;
+        ref.node = Variable{" index"};
+        Index ix;
+        ix.loc = at;
+        ix.lower = Box<Expression>(ref);
+        var.value = index(*loop.container, {ix}, at);
+    }
+    declare(loop.variable_loc, loop.variable, std::move(var));
+}
+
+void Lowerer::vectorised(const LoopSpec& loop, int lower, int upper, Loc at) {
+    Level level;
+    level.outer = batch_size(static_cast<int>(levels_.size()));
+    // The loop variable becomes a vector of all its values (times the enclosing loops'): refused
+    // before allocating when that many do not fit one node or the memory.
+    const std::int64_t trip = std::max<std::int64_t>(std::int64_t{upper} - lower + 1, 0);
+    const auto values = checked_product({trip, std::int64_t{level.outer}});
+    const std::string what = fmt::format("the loop over `{}` ({} iterations{})", loop.variable, trip,
+                                         level.outer > 1 ? fmt::format(" in {} of the enclosing loops", level.outer) : "");
+    try {
+        require_memory(what, values);
+    } catch (const SizeError& e) {
+        fail(at, e.what());
+    }
+    if (*values > std::numeric_limits<int>::max()) {
+        fail(at, fmt::format("{} has {} values, more than the {} a vector can hold", what, *values,
+                             std::numeric_limits<int>::max()));
+    }
+    level.trip = static_cast<int>(trip);
+    levels_.push_back(level);
+    push_scope();
+    Value iv;
+    iv.base = Base::Int;
+    iv.level = static_cast<int>(levels_.size());
+    iv.ints.resize(static_cast<std::size_t>(level.total()));
+    for (int t = 0; t < level.total(); ++t) iv.ints[static_cast<std::size_t>(t)] = lower + t / level.outer;
+    try {
+        bind_loop_variable(loop, iv, at);
+        statement(*loop.body);
+    } catch (...) {
+        pop_scope();
+        levels_.pop_back();
+        throw;
+    }
+    pop_scope();
+    levels_.pop_back();
+    const SourcePosition p = position_of(program_.text, at.offset);
+    out_.loop_report().push_back(fmt::format("{}:{}: loop over `{}` vectorised over {} iterations",
+                                             program_.file, p.line, loop.variable, level.trip));
+}
+
+void Lowerer::unrolled(const LoopSpec& loop, int lower, int upper, Loc at) {
+    const InLoop in_loop(loop_depth_);
+    for (std::int64_t i = lower; i <= upper; ++i) {  // int64: `upper` may be INT_MAX
+        push_scope();
+        bind_loop_variable(loop, int_scalar(static_cast<int>(i)), at);
+        try {
+            statement(*loop.body);
+        } catch (const BreakSignal&) {
+            pop_scope();
+            break;
+        } catch (const ContinueSignal&) {
+        }
+        pop_scope();
+    }
+}
+
+void Lowerer::if_statement(const If& s, Loc at) {
+    (void)at;
+    for (const auto& b : s.branches) {
+        const Value c = expr(b.condition);
+        if (c.level > 0) throw NotVectorisable(b.condition.loc, "a condition that differs between iterations");
+        if (!c.is_scalar()) fail(b.condition.loc, fmt::format("a condition must be a scalar, got {}", type_str(c)));
+        double value = 0;
+        if (c.is_known_int()) {
+            value = c.ints[0];
+        } else {
+            try {
+                value = m().evaluate(c.expr)[0];
+            } catch (const ModelError&) {
+                fail(b.condition.loc, "a condition on a parameter: conditions must depend on data only");
+            }
+        }
+        if (value != 0) {
+            push_scope();
+            statement(*b.body);
+            pop_scope();
+            return;
+        }
+    }
+    if (s.otherwise) {
+        push_scope();
+        statement(**s.otherwise);
+        pop_scope();
+    }
+}
+
+void Lowerer::while_loop(const While& w, Loc at) {
+    if (!levels_.empty()) throw NotVectorisable(at, "a while loop");
+    for (int k = 0;; ++k) {
+        if (k > 100000) fail(at, "this while loop runs more than 100000 times while lowering");
+        const Value c = expr(w.condition);
+        if (!c.is_known_int() || !c.is_scalar()) {
+            fail(w.condition.loc, "a while condition must be an int that depends on data only");
+        }
+        if (c.ints[0] == 0) return;
+        try {
+            const InLoop in_loop(loop_depth_);
+            push_scope();
+            statement(*w.body);
+            pop_scope();
+        } catch (const BreakSignal&) {
+            pop_scope();
+            return;
+        } catch (const ContinueSignal&) {
+            pop_scope();
+        }
+    }
+}
+
+bool Lowerer::try_scan(const LoopSpec& loop, int lower, int upper, Loc at) {
+    if (loop.container != nullptr || !levels_.empty() || region_ != nullptr) return false;
+    // The body: one assignment x[t] (op)= rhs, t the loop variable.
+    const Statement* s = loop.body;
+    while (const auto* b = s->as<Block>()) {
+        if (b->statements.size() != 1) return false;
+        s = &b->statements[0];
+    }
+    const auto* assign = s->as<Assign>();
+    if (assign == nullptr) return false;
+    const auto* ix = assign->lhs.as<Indexed>();
+    if (ix == nullptr || ix->indices.size() != 1 || ix->indices[0].is_range) return false;
+    const auto* xv = ix->base->as<Variable>();
+    const auto* tv = (*ix->indices[0].lower)->as<Variable>();
+    if (xv == nullptr || tv == nullptr || tv->name != loop.variable) return false;
+    Var* x = find(xv->name);
+    if (x == nullptr || x->readonly || !x->initialised || x->value.is_int() || x->level != 0 ||
+        x->value.dims.size() + x->value.sizes.size() != 1) {
+        return false;
+    }
+    const int n = static_cast<int>(x->value.size());
+    if (lower < 2 || upper > n) return false;
+    const int trip = upper - lower + 1;  // no overflow: 2 <= lower, upper <= n
+    const Value old = x->value;
+    Graph& g = const_cast<Graph&>(m().nodes());
+    const Eigen::VectorXd& unused = out_.keep(Eigen::VectorXd(Eigen::VectorXd::Zero(trip)));
+    const Expr placeholder = m().data(fresh_name("previous"), unused);
+    // Lower the right-hand side once for all iterations, x[t - 1] as the placeholder (an
+    // expression: no variable changes, only the loop's scope comes and goes).
+    const std::size_t depth = scopes_.size();
+    Region region;
+    region_ = &region;
+    scan_ = Scan{xv->name, placeholder};
+    levels_.push_back(Level{1, trip});
+    Expr f;
+    try {
+        push_scope();
+        Value iv;
+        iv.base = Base::Int;
+        iv.level = 1;
+        for (int t = lower; t <= upper; ++t) iv.ints.push_back(t);
+        Var var;
+        var.value = iv;
+        var.level = 1;
+        var.initialised = true;
+        var.readonly = true;
+        declare(loop.variable_loc, loop.variable, var);
+        scopes_.back()[" scan index"] = var;
+        Value rhs = expr(assign->rhs);
+        if (assign->op != AssignOp::Assign) {
+            BinaryOp op = assign->op == AssignOp::Add        ? BinaryOp::Add
+                          : assign->op == AssignOp::Subtract ? BinaryOp::Subtract
+                          : assign->op == AssignOp::Multiply ? BinaryOp::Multiply
+                                                             : BinaryOp::Divide;
+            rhs = binary(op, expr(assign->lhs), rhs, at);
+        }
+        if (!rhs.is_scalar()) throw NotVectorisable(at, "not a scalar recurrence");
+        f = real(rhs, at);
+        if (rhs.level == 0) f = rep_vector(f, trip);
+    } catch (const NotVectorisable&) {
+        f = Expr();
+    }
+    levels_.pop_back();
+    scan_.reset();
+    region_ = nullptr;
+    scopes_.resize(depth);
+    if (!f.valid() || !region.effects.empty()) return false;
+    // f must be affine in the placeholder: a path of +, -, negation, and products and
+    // quotients by values that do not depend on it.
+    std::map<NodeId, bool> depends;
+    std::function<bool(NodeId)> reaches = [&](NodeId id) {
+        if (auto it = depends.find(id); it != depends.end()) return it->second;
+        bool r = id == placeholder.id();
+        for (int k = 0; k < g[id].arity() && !r; ++k) r = reaches(g[id].in[k]);
+        return depends[id] = r;
+    };
+    std::function<bool(NodeId)> affine = [&](NodeId id) {
+        if (!reaches(id) || id == placeholder.id()) return true;
+        const Node& nd = g[id];
+        switch (nd.op) {
+            case Op::Add:
+            case Op::Sub: return affine(nd.in[0]) && affine(nd.in[1]);
+            case Op::Neg: return affine(nd.in[0]);
+            case Op::Mul: return reaches(nd.in[0]) != reaches(nd.in[1]) && affine(nd.in[0]) && affine(nd.in[1]);
+            case Op::Div: return !reaches(nd.in[1]) && affine(nd.in[0]);
+            default: return false;
+        }
+    };
+    if (!reaches(f.id()) || !affine(f.id())) return false;
+    std::function<Expr(NodeId, double)> substitute = [&](NodeId id, double c) -> Expr {
+        if (!reaches(id)) return m().wrap(id);
+        if (id == placeholder.id()) return m().constant(c);
+        const Node& nd = g[id];
+        const Expr a = substitute(nd.in[0], c);
+        if (nd.op == Op::Neg) return -a;
+        return m().apply(nd.op, a, substitute(nd.in[1], c));
+    };
+    Expr A = substitute(f.id(), 1) - substitute(f.id(), 0);
+    Expr B = substitute(f.id(), 0);
+    if (B.shape().is_scalar()) B = rep_vector(B, trip);
+    const Expr old_x = real(old, at);
+    const Expr x0 = sum(segment(old_x, lower - 2, 1));
+    Expr scan = m().wrap(g.apply(Op::LinearScan, A.id(), B.id(), x0.id()));
+    Expr whole = scan;
+    if (lower > 1) whole = append_row(head(old_x, lower - 1), whole);
+    if (upper < n) whole = append_row(whole, tail(old_x, n - upper));
+    Value updated = old;
+    updated.expr = whole;
+    x->value = updated;
+    const SourcePosition p = position_of(program_.text, at.offset);
+    out_.loop_report().push_back(fmt::format("{}:{}: loop over `{}` lowered to a linear recurrence (scan) "
+                                             "over {} iterations",
+                                             program_.file, p.line, loop.variable, trip));
+    return true;
+}
+
+std::optional<Value> Lowerer::call_user_function(const std::string& name, const std::vector<Value>& args,
+                                                 Loc at) {
+    const FunctionDef& f = *functions_.at(name);
+    for (const auto& c : call_stack_) {
+        if (c == name) fail(at, fmt::format("`{}` calls itself: recursive functions are not supported", name));
+    }
+    if (args.size() != f.args.size()) {
+        fail(at, fmt::format("`{}` takes {} argument{}, got {}", name, f.args.size(),
+                             f.args.size() == 1 ? "" : "s", args.size()));
+    }
+    // The body sees its arguments only.
+    auto saved_scopes = std::move(scopes_);
+    const int saved_level = function_level_;
+    scopes_.clear();
+    scopes_.emplace_back();
+    for (std::size_t k = 0; k < args.size(); ++k) {
+        Var v;
+        v.value = args[k];
+        v.block = block_;
+        v.level = static_cast<int>(levels_.size());
+        v.initialised = true;
+        v.readonly = true;
+        scopes_.back().emplace(f.args[k].name, std::move(v));
+    }
+    call_stack_.push_back(name);
+    function_level_ = static_cast<int>(levels_.size());
+    const int saved_loop_depth = loop_depth_;
+    loop_depth_ = 0;  // a loop around the call does not make `break` in the body legal
+    std::optional<Value> result;
+    auto restore = [&] {
+        scopes_ = std::move(saved_scopes);
+        call_stack_.pop_back();
+        function_level_ = saved_level;
+        loop_depth_ = saved_loop_depth;
+    };
+    try {
+        statement(*f.body);
+    } catch (ReturnSignal& r) {
+        result = std::move(r.value);
+    } catch (...) {
+        restore();
+        throw;
+    }
+    restore();
+    if (f.return_type && !result) fail(at, fmt::format("`{}` ended without returning a value", name));
+    return result;
+}
+
+std::unique_ptr<LoweredProgram> lower(const Program& program, const DataTable& data) {
+    auto out = std::make_unique<LoweredProgram>();
+    Lowerer(program, data, *out).run();
+    return out;
+}
+
+}  // namespace advi::stan

@@ -1,0 +1,89 @@
+// Lowering a parsed Stan program with its data onto the Model builder: the same graph the C++
+// DSL builds. Data declarations are checked against the data (missing variable, int or real,
+// shape, declared constraint), parameters become latents with their constraints as supports,
+// `~` and `target +=` become terms, and loops whose body is elementwise in the loop index
+// become vectorised operations (the graph does not grow with the trip count).
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <advi/cpp/model.hpp>
+#include <advi/stan/ast.hpp>
+#include <advi/io/data_table.hpp>
+
+namespace advi::stan {
+
+// A value the fit reports besides the parameters: a transformed parameter, as an expression
+// of the latents, with its Stan dimensions (for CmdStan's column names).
+struct ReportedValue {
+    std::string name;
+    std::vector<std::int64_t> dims;
+    Expr value;  // laid out column-major over dims
+};
+
+// The model of a Stan program and the data it reads. Not copyable: the model binds data by
+// reference into storage owned here.
+class LoweredProgram {
+public:
+    LoweredProgram() : model_(std::make_unique<Model>()) {}
+    LoweredProgram(const LoweredProgram&) = delete;
+    LoweredProgram& operator=(const LoweredProgram&) = delete;
+
+    [[nodiscard]] Model& model() { return *model_; }
+    [[nodiscard]] const Model& model() const { return *model_; }
+    // Transformed parameters and generated quantities in declaration order.
+    [[nodiscard]] const std::vector<ReportedValue>& transformed_parameters() const {
+        return transformed_parameters_;
+    }
+    [[nodiscard]] const std::vector<ReportedValue>& generated_quantities() const {
+        return generated_quantities_;
+    }
+    // The uniform (or standard normal) numbers behind the _rng calls of generated
+    // quantities: data slots of the model, refilled before each draw's evaluation.
+    struct RandomInput {
+        Eigen::VectorXd* values;
+        bool normal;  // standard normal, else uniform on (0, 1)
+    };
+    [[nodiscard]] const std::vector<RandomInput>& random_inputs() const { return random_inputs_; }
+    // Loops the lowering vectorised and unrolled, one line each ("file:line: for (n in 1:N)
+    // vectorised over 1000000 iterations"), for `advi graph` and the tests.
+    [[nodiscard]] const std::vector<std::string>& loop_report() const { return loop_report_; }
+
+    // Storage with stable addresses for data the model binds.
+    const Eigen::VectorXd& keep(Eigen::VectorXd v) { return reals_.emplace_back(std::move(v)); }
+    const Eigen::MatrixXd& keep(Eigen::MatrixXd m) { return matrices_.emplace_back(std::move(m)); }
+    const Eigen::VectorXi& keep(Eigen::VectorXi v) { return ints_.emplace_back(std::move(v)); }
+    std::vector<ReportedValue>& transformed_parameters() { return transformed_parameters_; }
+    std::vector<ReportedValue>& generated_quantities() { return generated_quantities_; }
+    Eigen::VectorXd& random_input(Eigen::Index n, bool normal) {
+        Eigen::VectorXd& v = reals_.emplace_back(Eigen::VectorXd::Constant(n, 0.5));
+        random_inputs_.push_back({&v, normal});
+        return v;
+    }
+    std::vector<std::string>& loop_report() { return loop_report_; }
+
+private:
+    std::deque<Eigen::VectorXd> reals_;
+    std::deque<Eigen::MatrixXd> matrices_;
+    std::deque<Eigen::VectorXi> ints_;
+    std::unique_ptr<Model> model_;
+    std::vector<ReportedValue> transformed_parameters_;
+    std::vector<ReportedValue> generated_quantities_;
+    std::vector<RandomInput> random_inputs_;
+    std::vector<std::string> loop_report_;
+};
+
+// Whether `f` names a function or distribution the lowering knows (for `advi check`).
+[[nodiscard]] bool is_known_function(std::string_view f);
+[[nodiscard]] bool is_known_distribution(std::string_view d);
+
+// Lowers `program` with `data` (CmdStan JSON, R dump or CSV, read by lib/io). Errors are
+// ParseErrors at the construct's file:line:col, or DataErrors naming the data variable.
+[[nodiscard]] std::unique_ptr<LoweredProgram> lower(const Program& program, const DataTable& data);
+
+}  // namespace advi::stan

@@ -1,0 +1,683 @@
+// Expressions: literals, variables, operators with Stan's typing (a row vector times a vector
+// is a dot product, a matrix times a vector a matrix-vector product), indexing and slicing,
+// all on values that may be batched over the iterations of a vectorised loop.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include <advi/stan/lowerer.hpp>
+
+namespace advi::stan {
+
+namespace {
+
+// Per-iteration rank of the real layout: 0 (real), 1 (vec), 2 (mat).
+int rank_of(const Value& v) {
+    return static_cast<int>(v.dims.size() + v.sizes.size());
+}
+
+}  // namespace
+
+Value Lowerer::constant(double v) {
+    Value r;
+    r.base = Base::Real;
+    r.expr = m().constant(v);
+    return r;
+}
+
+Value Lowerer::int_scalar(int v) {
+    Value r;
+    r.base = Base::Int;
+    r.ints = {v};
+    return r;
+}
+
+int Lowerer::batch_size(int level) const {
+    return level == 0 ? 1 : levels_[static_cast<std::size_t>(level) - 1].total();
+}
+
+int Lowerer::level_of(const Value& v) const { return v.level; }
+
+Value Lowerer::at_level(const Value& v, int level, Loc at) {
+    if (v.level == level || (v.level == 0 && !v.is_known_int())) return v;
+    if (v.level > level) throw InternalError("a value cannot move to an outer vectorised level");
+    const int from = batch_size(v.level), to = batch_size(level);
+    Value r = v;
+    r.level = level;
+    const auto per = static_cast<int>(v.size());
+    if (v.is_known_int()) {
+        // t at the inner level is t_outer + from * rest: element e of iteration t is the
+        // outer value's element e of iteration t mod from.
+        r.ints.assign(static_cast<std::size_t>(to) * per, 0);
+        for (int e = 0; e < per; ++e)
+            for (int t = 0; t < to; ++t)
+                r.ints[static_cast<std::size_t>(t) + static_cast<std::size_t>(to) * e] =
+                    v.ints[static_cast<std::size_t>(t % from) + static_cast<std::size_t>(from) * e];
+        return r;
+    }
+    if (rank_of(v) == 0) {
+        r.expr = to_vector(rep_matrix(v.expr, to / from));  // the vector repeated
+        return r;
+    }
+    if (rank_of(v) == 1) {
+        Eigen::VectorXi rows(to);
+        for (int t = 0; t < to; ++t) rows[t] = t % from;
+        r.expr = v.expr[m().data(fresh_name("rows"), out_.keep(std::move(rows)))];
+        return r;
+    }
+    throw NotVectorisable(at, "a matrix that differs between iterations");
+}
+
+Expr Lowerer::real(const Value& v, Loc at) {
+    if (v.is_runtime_int()) return v.expr;
+    if (!v.is_int()) {
+        if (!v.expr.valid()) fail(at, "this value is used before it is assigned");
+        return v.expr;
+    }
+    const std::int64_t n = static_cast<std::int64_t>(v.ints.size());
+    if (n == 1 && v.level == 0) return m().constant(v.ints[0]);
+    // Layout as reals: a batched scalar or a 1-d array is a vector; 2-d is a matrix.
+    const int per_rank = rank_of(v);
+    const int rows = v.level > 0 ? batch_size(v.level) : (per_rank >= 1 ? v.dims.empty() ? v.sizes[0] : v.dims[0] : 1);
+    if (per_rank + (v.level > 0 ? 1 : 0) <= 1) {
+        Eigen::VectorXd x(n);
+        for (std::int64_t k = 0; k < n; ++k) x[k] = v.ints[static_cast<std::size_t>(k)];
+        return m().data(fresh_name("int_as_real"), out_.keep(std::move(x)));
+    }
+    if (per_rank + (v.level > 0 ? 1 : 0) == 2) {
+        Eigen::MatrixXd x(rows, n / rows);
+        for (std::int64_t k = 0; k < n; ++k) x.data()[k] = v.ints[static_cast<std::size_t>(k)];
+        return m().data(fresh_name("int_as_real"), out_.keep(std::move(x)));
+    }
+    fail(at, fmt::format("an integer array of {} dimensions cannot be used as reals", per_rank));
+}
+
+Expr Lowerer::int_data(const Value& v, Loc at) {
+    if (!v.is_known_int()) {
+        fail(at, fmt::format("expected integers known before the fit, got {}", type_str(v)));
+    }
+    if (v.expr.valid() && v.level == 0) return v.expr;
+    if (v.ints.size() == 1 && v.level == 0 && v.dims.empty()) {
+        return m().data(fresh_name("int"), v.ints[0]);
+    }
+    Eigen::VectorXi x = Eigen::Map<const Eigen::VectorXi>(v.ints.data(),
+                                                          static_cast<Eigen::Index>(v.ints.size()));
+    return m().data(fresh_name("ints"), out_.keep(std::move(x)));
+}
+
+int Lowerer::known_int(const Expression& e, const char* what) {
+    const Value v = expr(e);
+    if (v.level > 0) throw NotVectorisable(e.loc, fmt::format("{} differs between iterations", what));
+    if (!v.is_known_int() || !v.is_scalar()) {
+        fail(e.loc, fmt::format("{} must be an int, got {}", what, type_str(v)));
+    }
+    return v.ints[0];
+}
+
+// ------------------------------------------------------------------------------ variables
+
+Value Lowerer::expr(const Expression& e) {
+    if (const auto* x = e.as<IntLiteral>()) return int_scalar(static_cast<int>(x->value));
+    if (const auto* x = e.as<RealLiteral>()) return constant(x->value);
+    if (e.is<StringLiteral>()) fail(e.loc, "a string can only be printed");
+    if (const auto* x = e.as<Variable>()) {
+        Var* var = find(x->name);
+        if (var == nullptr) fail(e.loc, fmt::format("unknown identifier `{}`", x->name));
+        if (region_ != nullptr && region_->assigned.count(x->name) &&
+            var->level < static_cast<int>(levels_.size())) {
+            throw NotVectorisable(e.loc, fmt::format("`{}` is read whole in a loop that assigns it",
+                                                     x->name));
+        }
+        if (!var->initialised) {
+            fail(e.loc, fmt::format("`{}` is used before it is assigned", x->name));
+        }
+        return var->value;
+    }
+    if (const auto* x = e.as<Unary>()) {
+        Value v = expr(*x->operand);
+        if (x->op == UnaryOp::Plus) return v;
+        if (v.is_known_int()) {
+            for (int& k : v.ints) k = x->op == UnaryOp::Minus ? -k : !k;
+            v.expr = Expr();
+            return v;
+        }
+        if (x->op == UnaryOp::Not) fail(e.loc, "`!` needs an int");
+        v.expr = -v.expr;
+        return v;
+    }
+    if (const auto* x = e.as<Binary>()) {
+        const Value a = expr(*x->lhs);
+        const Value b = expr(*x->rhs);
+        return binary(x->op, a, b, x->op_loc);
+    }
+    if (const auto* x = e.as<Conditional>()) {
+        const Value c = expr(*x->condition);
+        if (c.level > 0) throw NotVectorisable(e.loc, "a condition that differs between iterations");
+        if (!c.is_known_int() || !c.is_scalar()) {
+            fail(x->condition->loc, fmt::format("a condition must be an int, got {}", type_str(c)));
+        }
+        return c.ints[0] != 0 ? expr(*x->if_true) : expr(*x->if_false);
+    }
+    if (const auto* x = e.as<Indexed>()) {
+        if (const auto* v = x->base->as<Variable>(); v != nullptr && scan_ && scan_->name == v->name) {
+            // In a recurrence: x[t - 1] is the placeholder, x[t] the value before the loop.
+            Var* var = find(v->name);
+            const Value read = index(var->value, x->indices, e.loc);
+            Value positions;
+            positions.base = Base::Int;
+            positions.dims = var->value.dims;
+            positions.sizes = var->value.sizes;
+            for (std::int64_t k = 0; k < var->value.size(); ++k) positions.ints.push_back(static_cast<int>(k));
+            const Value at_index = at_level(index(positions, x->indices, e.loc), 1, e.loc);
+            const Var* t = find(" scan index");
+            bool previous = true, same = true;
+            for (std::size_t k = 0; k < at_index.ints.size(); ++k) {
+                previous = previous && at_index.ints[k] == t->value.ints[k] - 2;
+                same = same && at_index.ints[k] == t->value.ints[k] - 1;
+            }
+            if (same) return read;
+            if (!previous) throw NotVectorisable(e.loc, fmt::format("`{}` is read at an element other than the previous one", v->name));
+            Value p = read;
+            p.expr = scan_->placeholder;
+            p.level = 1;
+            return p;
+        }
+        // A variable that the enclosing vectorised loop assigns may be read at the element
+        // the same iteration wrote; any other read would see another iteration's value.
+        if (const auto* v = x->base->as<Variable>(); v != nullptr && region_ != nullptr &&
+                                                     region_->assigned.count(v->name)) {
+            Var* var = find(v->name);
+            if (var != nullptr && var->level < static_cast<int>(levels_.size())) {
+                auto w = region_->written_at.find(v->name);
+                if (w == region_->written_at.end()) {
+                    throw NotVectorisable(e.loc, fmt::format("`{}` is read before the loop assigns it",
+                                                             v->name));
+                }
+                Value positions;
+                positions.base = Base::Int;
+                positions.dims = var->value.dims;
+                positions.sizes = var->value.sizes;
+                const auto per = var->value.size();
+                for (std::int64_t k = 0; k < per; ++k) positions.ints.push_back(static_cast<int>(k));
+                const Value read = at_level(index(positions, x->indices, e.loc),
+                                            static_cast<int>(levels_.size()), e.loc);
+                const int outer = batch_size(var->level);
+                const int B = batch_size(static_cast<int>(levels_.size()));
+                std::vector<int> where(read.ints.size());
+                for (std::size_t k = 0; k < read.ints.size(); ++k) {
+                    where[k] = static_cast<int>(k % static_cast<std::size_t>(B)) % outer +
+                               outer * read.ints[k];
+                }
+                if (where != w->second) {
+                    throw NotVectorisable(e.loc, fmt::format("`{}` is read at an element another "
+                                                             "iteration writes (a recurrence)",
+                                                             v->name));
+                }
+                return index(var->value, x->indices, e.loc);
+            }
+        }
+        const Value base = expr(*x->base);
+        return index(base, x->indices, e.loc);
+    }
+    if (const auto* x = e.as<Transpose>()) {
+        Value v = expr(*x->operand);
+        if (v.base == Base::Vector) {
+            v.base = Base::RowVector;
+        } else if (v.base == Base::RowVector) {
+            v.base = Base::Vector;
+        } else if (v.base == Base::Matrix && v.dims.empty()) {
+            if (v.level > 0) throw NotVectorisable(e.loc, "a matrix that differs between iterations");
+            v.expr = transpose(v.expr);
+            std::swap(v.sizes[0], v.sizes[1]);
+        } else {
+            fail(e.loc, fmt::format("cannot transpose {}", type_str(v)));
+        }
+        return v;
+    }
+    if (const auto* x = e.as<Call>()) return call(*x, e.loc);
+    if (const auto* x = e.as<ArrayExpr>()) {
+        // {a, b, c} of scalars: an int array or a real array.
+        std::vector<Value> parts;
+        bool all_int = true;
+        for (const auto& el : x->elements) {
+            parts.push_back(expr(el));
+            if (!parts.back().is_scalar() || parts.back().level > 0) {
+                fail(el.loc, "array expressions of non-scalars are not supported");
+            }
+            all_int = all_int && parts.back().is_known_int();
+        }
+        Value r;
+        r.dims = {static_cast<int>(parts.size())};
+        if (all_int) {
+            r.base = Base::Int;
+            for (const auto& p : parts) r.ints.push_back(p.ints[0]);
+            return r;
+        }
+        r.base = Base::Real;
+        Expr acc;
+        for (const auto& p : parts) {
+            const Expr one = rep_vector(real(p, e.loc), 1);
+            acc = acc.valid() ? append_row(acc, one) : one;
+        }
+        r.expr = acc;
+        return r;
+    }
+    if (const auto* x = e.as<RowVectorExpr>()) {
+        Value r;
+        r.base = Base::RowVector;
+        Expr acc;
+        for (const auto& el : x->elements) {
+            const Value p = expr(el);
+            if (!p.is_scalar() || p.level > 0) {
+                fail(el.loc, "row vector expressions of non-scalars are not supported");
+            }
+            const Expr one = rep_vector(real(p, el.loc), 1);
+            acc = acc.valid() ? append_row(acc, one) : one;
+        }
+        r.sizes = {static_cast<int>(x->elements.size())};
+        r.expr = acc;
+        return r;
+    }
+    fail(e.loc, "unsupported expression");
+}
+
+// ------------------------------------------------------------------------------ operators
+
+namespace {
+
+int int_op(BinaryOp op, int a, int b, const Lowerer& L, Loc at) {
+    switch (op) {
+        case BinaryOp::Add: return a + b;
+        case BinaryOp::Subtract: return a - b;
+        case BinaryOp::Multiply: return a * b;
+        case BinaryOp::Divide:
+        case BinaryOp::IntDivide:
+            if (b == 0) L.fail(at, "integer division by zero");
+            return a / b;
+        case BinaryOp::Modulo:
+            if (b == 0) L.fail(at, "modulus by zero");
+            return a % b;
+        case BinaryOp::Less: return a < b;
+        case BinaryOp::LessEqual: return a <= b;
+        case BinaryOp::Greater: return a > b;
+        case BinaryOp::GreaterEqual: return a >= b;
+        case BinaryOp::Equal: return a == b;
+        case BinaryOp::NotEqual: return a != b;
+        case BinaryOp::And: return a && b;
+        case BinaryOp::Or: return a || b;
+        default: L.fail(at, "this operator does not apply to ints");
+    }
+}
+
+bool comparison(BinaryOp op) {
+    switch (op) {
+        case BinaryOp::Less:
+        case BinaryOp::LessEqual:
+        case BinaryOp::Greater:
+        case BinaryOp::GreaterEqual:
+        case BinaryOp::Equal:
+        case BinaryOp::NotEqual:
+        case BinaryOp::And:
+        case BinaryOp::Or: return true;
+        default: return false;
+    }
+}
+
+bool compare(BinaryOp op, double a, double b) {
+    switch (op) {
+        case BinaryOp::Less: return a < b;
+        case BinaryOp::LessEqual: return a <= b;
+        case BinaryOp::Greater: return a > b;
+        case BinaryOp::GreaterEqual: return a >= b;
+        case BinaryOp::Equal: return a == b;
+        case BinaryOp::NotEqual: return a != b;
+        case BinaryOp::And: return a != 0 && b != 0;
+        case BinaryOp::Or: return a != 0 || b != 0;
+        default: return false;
+    }
+}
+
+}  // namespace
+
+Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at) {
+    const int level = std::max(a0.level, b0.level);
+    // Integer arithmetic and comparisons: computed here (ints are always known).
+    if (a0.is_known_int() && b0.is_known_int()) {
+        if (!a0.is_scalar() || !b0.is_scalar()) {
+            fail(at, fmt::format("`{}` of {} and {}: integer arrays have no arithmetic",
+                                 binary_op_info(op).symbol, type_str(a0), type_str(b0)));
+        }
+        const Value a = at_level(a0, level, at), b = at_level(b0, level, at);
+        Value r = int_scalar(0);
+        r.level = level;
+        const std::size_t n = std::max(a.ints.size(), b.ints.size());
+        r.ints.assign(n, 0);
+        for (std::size_t k = 0; k < n; ++k) {
+            r.ints[k] = int_op(op, a.ints[a.ints.size() == 1 ? 0 : k], b.ints[b.ints.size() == 1 ? 0 : k],
+                               *this, at);
+        }
+        return r;
+    }
+    if (comparison(op)) {
+        // Comparisons of reals need known values: data and constants.
+        if (level > 0) throw NotVectorisable(at, "a comparison that differs between iterations");
+        if (!a0.is_scalar() || !b0.is_scalar()) fail(at, "comparisons are between scalars");
+        auto value = [&](const Value& v) -> double {
+            if (v.is_known_int()) return v.ints[0];
+            try {
+                return m().evaluate(v.expr)[0];
+            } catch (const ModelError&) {
+                fail(at, "a comparison involving a parameter: conditions must depend on data only");
+            }
+        };
+        return int_scalar(compare(op, value(a0), value(b0)));
+    }
+    if (op == BinaryOp::IntDivide || op == BinaryOp::Modulo) {
+        fail(at, fmt::format("`{}` needs ints", binary_op_info(op).symbol));
+    }
+    // Real arithmetic.
+    Value a = a0, b = b0;
+    auto promote = [&](Value& v) {
+        if (!v.is_int()) return;
+        v.expr = real(v, at);
+        v.base = Base::Real;
+        v.ints.clear();
+    };
+    promote(a);
+    promote(b);
+    const int ra = rank_of(a), rb = rank_of(b);
+    if ((a.level > 0 && ra == 2) || (b.level > 0 && rb == 2)) {
+        throw NotVectorisable(at, "a matrix that differs between iterations");
+    }
+    const int B = batch_size(level);
+    (void)B;
+    auto elementwise = [&](Op o, const char* symbol) -> Value {
+        Value r = rank_of(a) >= rank_of(b) ? a : b;
+        if (ra > 0 && rb > 0 && (a.sizes != b.sizes || a.dims != b.dims)) {
+            fail(at, fmt::format("`{}` of {} and {}: the sizes differ", symbol, type_str(a), type_str(b)));
+        }
+        if (ra > 0 && rb > 0 && (a.base != b.base)) {
+            fail(at, fmt::format("`{}` of {} and {}: the types differ", symbol, type_str(a), type_str(b)));
+        }
+        const Expr x = spread(a, b, level, at), y = spread(b, a, level, at);
+        const bool matrices = x.shape().is_matrix() && y.shape().is_matrix();
+        Expr e;
+        switch (o) {
+            case Op::Add: e = x + y; break;
+            case Op::Sub: e = x - y; break;
+            case Op::Mul: e = matrices ? elt_multiply(x, y) : x * y; break;
+            case Op::Div: e = x / y; break;
+            case Op::Pow: e = pow(x, y); break;
+            default: throw InternalError("elementwise op");
+        }
+        r.expr = e;
+        r.level = level;
+        r.ints.clear();
+        return r;
+    };
+    switch (op) {
+        case BinaryOp::Add: return elementwise(Op::Add, "+");
+        case BinaryOp::Subtract: return elementwise(Op::Sub, "-");
+        case BinaryOp::EltMultiply: return elementwise(Op::Mul, ".*");
+        case BinaryOp::EltDivide: return elementwise(Op::Div, "./");
+        case BinaryOp::EltPower: return elementwise(Op::Pow, ".^");
+        case BinaryOp::Power:
+            if (ra != 0 || rb != 0) fail(at, "`^` is for scalars; use `.^` elementwise");
+            return elementwise(Op::Pow, "^");
+        case BinaryOp::Divide:
+            if (rb != 0) fail(at, fmt::format("`/` by {}: divide by a scalar, or use `./`", type_str(b)));
+            return elementwise(Op::Div, "/");
+        case BinaryOp::Multiply: {
+            if (ra == 0 || rb == 0) return elementwise(Op::Mul, "*");
+            if (!a.dims.empty() || !b.dims.empty()) {
+                fail(at, fmt::format("`*` of {} and {}: arrays have no product", type_str(a), type_str(b)));
+            }
+            Value r;
+            r.level = level;
+            // row_vector * vector: a scalar
+            if (a.base == Base::RowVector && b.base == Base::Vector) {
+                if (a.sizes[0] != b.sizes[0]) fail(at, fmt::format("`*` of {} and {}: the sizes differ", type_str(a), type_str(b)));
+                r.base = Base::Real;
+                if (a.level > 0 && b.level > 0) {
+                    r.expr = rows_dot_product(at_level(a, level, at).expr, at_level(b, level, at).expr);
+                } else if (a.level > 0) {
+                    r.expr = at_level(a, level, at).expr * b.expr;
+                } else if (b.level > 0) {
+                    r.expr = at_level(b, level, at).expr * a.expr;
+                } else {
+                    r.expr = dot(a.expr, b.expr);
+                }
+                return r;
+            }
+            // matrix * vector: a vector
+            if (a.base == Base::Matrix && b.base == Base::Vector) {
+                if (a.level > 0) throw NotVectorisable(at, "a matrix that differs between iterations");
+                if (a.sizes[1] != b.sizes[0]) fail(at, fmt::format("`*` of {} and {}: the sizes differ", type_str(a), type_str(b)));
+                r.base = Base::Vector;
+                r.sizes = {a.sizes[0]};
+                r.expr = b.level > 0 ? at_level(b, level, at).expr * transpose(a.expr) : a.expr * b.expr;
+                return r;
+            }
+            // row_vector * matrix: a row vector
+            if (a.base == Base::RowVector && b.base == Base::Matrix) {
+                if (b.level > 0) throw NotVectorisable(at, "a matrix that differs between iterations");
+                if (a.sizes[0] != b.sizes[0]) fail(at, fmt::format("`*` of {} and {}: the sizes differ", type_str(a), type_str(b)));
+                r.base = Base::RowVector;
+                r.sizes = {b.sizes[1]};
+                r.expr = a.level > 0 ? at_level(a, level, at).expr * b.expr : transpose(b.expr) * a.expr;
+                return r;
+            }
+            if (level > 0) throw NotVectorisable(at, "a matrix that differs between iterations");
+            // vector * row_vector: the outer product
+            if (a.base == Base::Vector && b.base == Base::RowVector) {
+                r.base = Base::Matrix;
+                r.sizes = {a.sizes[0], b.sizes[0]};
+                r.expr = to_matrix(a.expr, a.sizes[0], 1) * to_matrix(b.expr, 1, b.sizes[0]);
+                return r;
+            }
+            if (a.base == Base::Matrix && b.base == Base::Matrix) {
+                if (a.sizes[1] != b.sizes[0]) fail(at, fmt::format("`*` of {} and {}: the sizes differ", type_str(a), type_str(b)));
+                r.base = Base::Matrix;
+                r.sizes = {a.sizes[0], b.sizes[1]};
+                r.expr = a.expr * b.expr;
+                return r;
+            }
+            fail(at, fmt::format("`*` of {} and {}: no such product (use `.*` elementwise)",
+                                 type_str(a), type_str(b)));
+        }
+        case BinaryOp::LeftDivide: fail(at, "`\\` (left division) is not supported");
+        default: break;
+    }
+    fail(at, fmt::format("`{}` of {} and {} is not supported", binary_op_info(op).symbol,
+                         type_str(a), type_str(b)));
+}
+
+Expr Lowerer::spread(const Value& v, const Value& like, int level, Loc at) {
+    const int rv = rank_of(v), rl = rank_of(like);
+    if (level == 0) return real(v, at);
+    if (v.level == 0) {
+        if (rv == 0) return real(v, at);  // a scalar broadcasts
+        if (rv == 1) return rep_matrix_rows(real(v, at), batch_size(level));
+    }
+    // batched: bring to this level
+    const Value w = at_level(v, level, at);
+    if (rv == 0 && rl == 1) return rep_matrix(real(w, at), like.sizes.empty() ? like.dims[0] : like.sizes[0]);
+    return real(w, at);
+}
+
+// ------------------------------------------------------------------------------ indexing
+
+namespace {
+
+// One bracket position, resolved: a single index per iteration (ints at `level`), or a list
+// of positions (a range, a multi-index, all).
+struct Pick {
+    bool single = true;
+    int level = 0;
+    std::vector<int> at;  // 0-based; single: one per iteration (or one)
+    bool all = false;
+};
+
+}  // namespace
+
+Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc at) {
+    // The extents indexed in turn: array dims first, then the base's own sizes.
+    std::vector<int> extents = base.dims;
+    extents.insert(extents.end(), base.sizes.begin(), base.sizes.end());
+    if (indices.size() > extents.size()) {
+        fail(at, fmt::format("{} indices for {}", indices.size(), type_str(base)));
+    }
+    std::vector<Pick> picks;
+    int level = base.level;
+    for (std::size_t k = 0; k < indices.size(); ++k) {
+        const Index& ix = indices[k];
+        const int n = extents[k];
+        Pick p;
+        auto check = [&](int i, Loc where) {
+            if (i < 1 || i > n) {
+                fail(where, fmt::format("index {} is outside 1..{} (position {} of {})", i, n,
+                                        k + 1, type_str(base)));
+            }
+        };
+        if (ix.is_range) {
+            p.single = false;
+            int lo = 1, hi = n;
+            if (ix.lower) lo = known_int(**ix.lower, "a slice bound");
+            if (ix.upper) hi = known_int(**ix.upper, "a slice bound");
+            p.all = !ix.lower && !ix.upper;
+            if (hi >= lo) {
+                check(lo, ix.loc);
+                check(hi, ix.loc);
+            }
+            for (int i = lo; i <= hi; ++i) p.at.push_back(i - 1);
+        } else {
+            const Value v = expr(**ix.lower);
+            if (!v.is_known_int()) fail(ix.loc, fmt::format("an index must be an int or int array, got {}", type_str(v)));
+            if (v.is_scalar()) {
+                p.level = v.level;
+                for (int i : v.ints) {
+                    check(i, ix.loc);
+                    p.at.push_back(i - 1);
+                }
+            } else {
+                if (v.level > 0 || v.dims.size() != 1) {
+                    throw NotVectorisable(ix.loc, "a multi-index that differs between iterations");
+                }
+                p.single = false;
+                for (int i : v.ints) {
+                    check(i, ix.loc);
+                    p.at.push_back(i - 1);
+                }
+            }
+        }
+        level = std::max(level, p.level);
+        picks.push_back(std::move(p));
+    }
+    const int B = batch_size(level);
+    // The result's type: indexed extents drop when single, stay (with their new length) when
+    // lists; remaining extents follow.
+    Value r;
+    r.base = base.base;
+    r.level = level;
+    const std::size_t nd = base.dims.size();
+    for (std::size_t k = 0; k < extents.size(); ++k) {
+        const bool is_dim = k < nd;
+        int len = extents[k];
+        if (k < picks.size()) {
+            if (picks[k].single) continue;
+            len = static_cast<int>(picks[k].at.size());
+        }
+        (is_dim ? r.dims : r.sizes).push_back(len);
+    }
+    // A matrix with one index left is a row vector; with a single column index, a vector.
+    if (base.base == Base::Matrix && r.sizes.size() == 1) {
+        const bool row_taken = nd < picks.size() && picks[nd].single;
+        r.base = row_taken ? Base::RowVector : Base::Vector;
+    }
+    if ((base.base == Base::Vector || base.base == Base::RowVector) && r.sizes.empty()) {
+        r.base = base.is_int() ? Base::Int : Base::Real;
+    }
+    if (base.base == Base::Matrix && r.sizes.empty()) r.base = Base::Real;
+
+    // Pad the picks to all extents with `all`.
+    for (std::size_t k = picks.size(); k < extents.size(); ++k) {
+        Pick p;
+        p.single = false;
+        p.all = true;
+        for (int i = 0; i < extents[k]; ++i) p.at.push_back(i);
+        picks.push_back(std::move(p));
+    }
+    // Flat positions of the selection, per iteration: the base is column-major over
+    // extents, the result column-major over its kept extents.
+    auto index_at = [&](const Pick& p, int t, int j) {
+        if (!p.single) return p.at[static_cast<std::size_t>(j)];
+        return p.at.size() == 1 ? p.at[0] : p.at[static_cast<std::size_t>(t % batch_size(p.level))];
+    };
+    std::vector<int> kept_len;
+    for (const Pick& p : picks) kept_len.push_back(p.single ? 1 : static_cast<int>(p.at.size()));
+    const std::int64_t per = std::accumulate(kept_len.begin(), kept_len.end(), std::int64_t{1},
+                                             std::multiplies<>());
+    std::vector<std::int64_t> stride(extents.size(), 1);
+    for (std::size_t k = 1; k < extents.size(); ++k) stride[k] = stride[k - 1] * extents[k - 1];
+    const std::int64_t base_size = stride.empty() ? 1 : stride.back() * extents.back();
+    const int Bb = batch_size(base.level);
+    // position[t + B * e] in the flattened base (batched bases: t_base + Bb * element)
+    std::vector<std::int64_t> position(static_cast<std::size_t>(B * per));
+    for (int t = 0; t < B; ++t) {
+        for (std::int64_t e = 0; e < per; ++e) {
+            std::int64_t rest = e, off = 0;
+            for (std::size_t k = 0; k < picks.size(); ++k) {
+                const int j = static_cast<int>(rest % kept_len[k]);
+                rest /= kept_len[k];
+                off += stride[k] * index_at(picks[k], t, j);
+            }
+            position[static_cast<std::size_t>(t + B * e)] = base.level > 0 ? (t % Bb) + Bb * off : off;
+        }
+    }
+    if (base.is_known_int()) {
+        r.ints.resize(position.size());
+        for (std::size_t k = 0; k < position.size(); ++k) {
+            r.ints[k] = base.ints[static_cast<std::size_t>(position[k])];
+        }
+        r.expr = Expr();
+        return r;
+    }
+    if (!base.expr.valid()) fail(at, "indexing a value that is not assigned");
+    // Reals: contiguous runs become slices, the rest a gather from the flattened base.
+    const Shape bs = base.expr.shape();
+    Expr flat = bs.is_matrix() ? to_vector(base.expr) : base.expr;
+    const std::int64_t total = static_cast<std::int64_t>(position.size());
+    bool contiguous = true;
+    for (std::int64_t k = 1; k < total && contiguous; ++k) {
+        contiguous = position[static_cast<std::size_t>(k)] == position[0] + k;
+    }
+    Expr picked;
+    if (bs.is_scalar()) {
+        picked = base.expr;
+    } else if (contiguous && total == static_cast<std::int64_t>(bs.size())) {
+        picked = flat;
+    } else if (contiguous) {
+        // An empty selection (`h[3:2]`, `h[:0]`) is an empty segment: Stan's empty slice.
+        picked = segment(flat, total == 0 ? 0 : static_cast<int>(position[0]), static_cast<int>(total));
+    } else {
+        Eigen::VectorXi idx(total);
+        for (std::int64_t k = 0; k < total; ++k) idx[k] = static_cast<int>(position[static_cast<std::size_t>(k)]);
+        picked = flat[m().data(fresh_name("index"), out_.keep(std::move(idx)))];
+    }
+    (void)base_size;
+    // Back to the result's layout.
+    const int r_rank = rank_of(r) + (level > 0 ? 1 : 0);
+    if (r_rank == 0) {
+        r.expr = total == 1 && picked.shape().size() == 1 && !picked.shape().is_scalar() ? sum(picked) : picked;
+    } else if (r_rank == 1) {
+        r.expr = picked;
+    } else {
+        const int rows = level > 0 ? B : (r.dims.empty() ? r.sizes[0] : r.dims[0]);
+        r.expr = to_matrix(picked, rows, static_cast<int>(total / rows));
+    }
+    return r;
+}
+
+}  // namespace advi::stan

@@ -1,0 +1,180 @@
+// The lowering's working state (private to dsl/advi/stan): scopes of variables, the vectorised-loop
+// levels, and the deferred effects of a loop being vectorised. lower.cpp lowers blocks and
+// statements, lower_expression.cpp expressions and indexing, lower_call.cpp function calls and
+// densities.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <advi/compile/pipeline.hpp>
+#include <advi/cpp/distributions.hpp>
+#include <advi/cpp/expr.hpp>
+#include <advi/cpp/linalg.hpp>
+#include <advi/cpp/math.hpp>
+#include <advi/cpp/model.hpp>
+#include <advi/stan/ast.hpp>
+#include <advi/stan/lower.hpp>
+#include <advi/stan/value.hpp>
+#include <advi/io/data_table.hpp>
+
+namespace advi::stan {
+
+// A loop body that cannot run once for all iterations (a recurrence, a condition on the
+// iteration, a break): the loop is unrolled if short, else this becomes the error.
+struct NotVectorisable : std::runtime_error {
+    NotVectorisable(Loc at, const std::string& why) : std::runtime_error(why), loc(at) {}
+    Loc loc;
+};
+
+// One vectorised loop: iterations of all enclosing vectorised loops times this one's. The
+// combined index is t = t_outer + outer * j (the outer loops' index varies fastest).
+struct Level {
+    int outer = 1;  // iterations of the enclosing levels
+    int trip = 1;   // this loop's iterations
+    [[nodiscard]] int total() const { return outer * trip; }
+};
+
+struct Var {
+    Value value;
+    BlockKind block = BlockKind::Model;
+    int level = 0;             // the vectorised level it was declared at
+    bool initialised = false;  // locals declared without a value are not
+    bool readonly = false;     // data, parameters, loop variables
+};
+
+// The outermost loop being vectorised: its effects wait until the whole body has lowered,
+// so that a body that turns out not to be vectorisable leaves nothing behind.
+struct Region {
+    std::vector<std::function<void()>> effects;
+    std::map<std::string, Value> written;              // variables of outer scopes, new values
+    std::map<std::string, std::vector<int>> written_at;  // element written at each iteration
+    std::set<std::string> assigned;                     // names assigned anywhere in the body
+};
+
+class Lowerer {
+public:
+    Lowerer(const Program& program, const DataTable& data, LoweredProgram& out);
+    void run();
+
+    // --- errors
+    [[noreturn]] void fail(Loc at, const std::string& message) const;
+
+    // --- expressions (lower_expression.cpp)
+    Value expr(const Expression& e);
+    // A known int scalar (sizes, bounds, single indices outside vectorised loops).
+    int known_int(const Expression& e, const char* what);
+    // The value as a real graph node in its layout (ints become constants or data).
+    Expr real(const Value& v, Loc at);
+    // An int value as integer data of the model (for count distributions and gathers).
+    Expr int_data(const Value& v, Loc at);
+    Value constant(double v);
+    Value int_scalar(int v);
+    // v brought to vectorised level `level` (repeated over the inner iterations).
+    Value at_level(const Value& v, int level, Loc at);
+    [[nodiscard]] int level_of(const Value& v) const;
+    [[nodiscard]] int batch_size(int level) const;
+    Value index(const Value& base, const std::vector<Index>& indices, Loc at);
+    Value binary(BinaryOp op, const Value& a, const Value& b, Loc at);
+    // v's graph node in the layout of `like` at vectorised `level` (scalars stay scalars:
+    // the graph broadcasts them).
+    Expr spread(const Value& v, const Value& like, int level, Loc at);
+    // A draw of `dist`_rng(args) (generated quantities only).
+    Value random_draw(const std::string& dist, const std::vector<Value>& args, Loc at);
+
+    // --- calls and densities (lower_call.cpp)
+    Value call(const Call& c, Loc at);
+    Value call_log(const Value& v, Loc at);
+    Value call_log1m(const Value& v, Loc at);
+    static int rank_of_value(const Value& v);
+    // log p(y | args) for `y ~ d(args)` (summed) or inside an expression (per iteration).
+    Expr density(const std::string& dist, const Value& y, const std::vector<Value>& args,
+                 Loc at, bool per_iteration);
+
+    // --- statements (lower.cpp)
+    void statement(const Statement& s);
+
+    Model& m() { return model_; }
+    [[nodiscard]] BlockKind block_kind() const { return block_; }
+    const Program& program() const { return program_; }
+    std::string fresh_name(const std::string& hint);
+    Var* find(const std::string& name);
+
+    // A user-defined function called here, inlined: its body lowered with the arguments
+    // bound to its parameters (nothing else in scope), until `return`.
+    std::optional<Value> call_user_function(const std::string& name, const std::vector<Value>& args,
+                                            Loc at);
+    [[nodiscard]] bool has_user_function(const std::string& name) const {
+        return functions_.count(name) > 0;
+    }
+
+    // A loop being lowered as a linear recurrence: reads of `name` at the previous
+    // iteration's element are the placeholder, reads at this iteration's element the old values.
+    struct Scan {
+        std::string name;
+        Expr placeholder;  // vec[trip]
+    };
+    std::optional<Scan> scan_;
+
+    // Current vectorised levels (empty outside vectorised loops).
+    std::vector<Level> levels_;
+    Region* region_ = nullptr;
+
+private:
+    void data_block();
+    void transformed_data_block();
+    void parameters_block();
+    void transformed_parameters_block();
+    void model_block();
+    void generated_quantities_block();
+    void declare(Loc at, const std::string& name, Var v);
+    Value declared_shape(const SizedType& t, const std::string& name);  // base, dims, sizes; no value
+    void local_declaration(const VarDecl& d, Loc at);
+    void assign(const Assign& a, Loc at);
+    void assign_indexed(const std::string& name, Var& var, const std::vector<Index>& indices,
+                        const Value& value, Loc at);
+    void tilde(const Tilde& t, Loc at);
+    void target_plus(const Expression& e, Loc at);
+    void for_loop(const For& f, Loc at);
+    void for_each(const ForEach& f, Loc at);
+    void if_statement(const If& s, Loc at);
+    void while_loop(const While& w, Loc at);
+    // A loop: `for (variable in lower:upper)`, or a foreach over a container's elements.
+    struct LoopSpec {
+        std::string variable;
+        Loc variable_loc;
+        const Statement* body;
+        const Value* container;  // foreach only
+    };
+    void run_loop(const LoopSpec& loop, int lower, int upper, Loc at);
+    void bind_loop_variable(const LoopSpec& loop, const Value& index_value, Loc at);
+    void vectorised(const LoopSpec& loop, int lower, int upper, Loc at);
+    void unrolled(const LoopSpec& loop, int lower, int upper, Loc at);
+    // `x[t] = f(x[t-1], t)` (or `op=`) with f affine in x[t-1]: one linear_scan op.
+    bool try_scan(const LoopSpec& loop, int lower, int upper, Loc at);
+    void effect(std::function<void()> f);
+    void push_scope() { scopes_.emplace_back(); }
+    void pop_scope() { scopes_.pop_back(); }
+
+    const Program& program_;
+    const DataTable& data_;
+    LoweredProgram& out_;
+    Model& model_;
+    std::vector<std::map<std::string, Var>> scopes_;
+    BlockKind block_ = BlockKind::Data;
+    int names_ = 0;
+    int loop_depth_ = 0;  // unrolled loops around the statement being lowered (break, continue)
+    std::map<std::string, const FunctionDef*> functions_;
+    std::vector<std::string> call_stack_;
+    int function_level_ = -1;  // the vectorised level at which the current function was entered
+};
+
+// Loops shorter than this are unrolled when their body is not vectorisable.
+inline constexpr int kUnrollLimit = 1000;
+
+}  // namespace advi::stan

@@ -1,0 +1,98 @@
+#include <advi/stan/report.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace advi::stan {
+
+namespace {
+
+// Uniform on the open interval (0, 1): 53 random bits, offset by half a step.
+double open_uniform(std::mt19937_64& rng) {
+    return (static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53;
+}
+
+}  // namespace
+
+Reporter::Reporter(LoweredProgram& program) : lowered_(program) {
+    for (const auto& v : program.transformed_parameters()) values_.push_back(v);
+    for (const auto& v : program.generated_quantities()) values_.push_back(v);
+    std::vector<std::pair<std::string, NodeId>> outputs;
+    for (const auto& v : values_) {
+        outputs.emplace_back(v.name, v.value.id());
+        size_ += v.value.shape().size();
+    }
+    program_ = std::make_unique<ThetaProgram>(program.model().spec(), outputs);
+}
+
+Eigen::VectorXd Reporter::evaluate(const Eigen::VectorXd& theta, std::mt19937_64& rng) {
+    std::normal_distribution<double> normal;
+    for (const auto& r : lowered_.random_inputs()) {
+        for (auto& x : *r.values) x = r.normal ? normal(rng) : open_uniform(rng);
+    }
+    return program_->evaluate(theta);
+}
+
+ReportedDraws report(LoweredProgram& program, const Fit& fit, std::uint64_t seed) {
+    Reporter r(program);
+    ReportedDraws d;
+    d.values = r.values();
+    std::mt19937_64 rng(seed);
+    const ModelSpec& spec = fit.model();
+    Eigen::VectorXd mean(spec.theta_dim());
+    const std::vector<int> offsets = spec.theta_offsets();
+    for (std::size_t k = 0; k < spec.latents.size(); ++k) {
+        const Eigen::VectorXd v = fit.at_mu(spec.latents[k].name);
+        mean.segment(offsets[k], v.size()) = v;
+    }
+    d.at_mean = r.size() > 0 ? r.evaluate(mean, rng) : Eigen::VectorXd();
+    const Eigen::MatrixXd& theta = fit.theta_draws();
+    d.draws.resize(theta.rows(), r.size());
+    for (Eigen::Index i = 0; i < theta.rows() && r.size() > 0; ++i) {
+        d.draws.row(i) = r.evaluate(theta.row(i).transpose(), rng).transpose();
+    }
+    return d;
+}
+
+std::string summary_rows(const ReportedDraws& d) {
+    std::string s;
+    Eigen::Index offset = 0;
+    for (const auto& v : d.values) {
+        std::int64_t size = 1;
+        for (const std::int64_t n : v.dims) size *= n;
+        for (std::int64_t k = 0; k < size; ++k) {
+            // Stan's label: indices 1-based, the first varying fastest
+            std::string label = v.name;
+            if (!v.dims.empty()) {
+                label += "[";
+                std::int64_t rest = k;
+                for (std::size_t j = 0; j < v.dims.size(); ++j) {
+                    label += fmt::format("{}{}", j ? "," : "", rest % v.dims[j] + 1);
+                    rest /= v.dims[j];
+                }
+                label += "]";
+            }
+            Eigen::VectorXd x = d.draws.col(offset + k);
+            if (x.size() == 0) continue;
+            std::sort(x.data(), x.data() + x.size());
+            auto q = [&](double p) {
+                const double at = p * static_cast<double>(x.size() - 1);
+                const auto lo = static_cast<Eigen::Index>(at);
+                const Eigen::Index hi = std::min<Eigen::Index>(lo + 1, x.size() - 1);
+                return x[lo] + (at - static_cast<double>(lo)) * (x[hi] - x[lo]);
+            };
+            const double mean = x.mean();
+            const double sd = x.size() > 1 ? std::sqrt((x.array() - mean).square().sum() /
+                                                       static_cast<double>(x.size() - 1))
+                                           : 0.0;
+            s += fmt::format("{:<20} {:>12.4g} {:>12.4g} {:>12.4g} {:>12.4g} {:>12.4g}\n", label, mean, sd,
+                             q(0.05), q(0.5), q(0.95));
+        }
+        offset += size;
+    }
+    return s;
+}
+
+}  // namespace advi::stan

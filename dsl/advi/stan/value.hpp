@@ -1,0 +1,47 @@
+// What a Stan expression lowers to: its Stan type and sizes, and its value: integers are
+// always known while lowering (Stan ints are data, sizes and loop indices), reals are nodes of
+// the model's graph. Inside a vectorised loop a value may be batched: one per iteration.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <advi/cpp/expr.hpp>
+
+namespace advi::stan {
+
+// Constrained types (simplex, cov_matrix, ...) are vectors and matrices once declared.
+enum class Base { Int, Real, Vector, RowVector, Matrix };
+
+// Layout of a real value as a graph node:
+//   real -> real;  vector[n], row_vector[n], array[n] real -> vec[n];  matrix[r, c] -> mat[r, c];
+//   array[n] vector[k] (or row_vector) -> mat[n, k], row i the i-th vector; array[n, m] real ->
+//   mat[n, m]. Batched over B iterations: real -> vec[B]; vector[k] -> mat[B, k].
+// Integers: column-major over all indices (array dims, then the base's own sizes), batched
+// ones with the iteration index first (fastest).
+struct Value {
+    Base base = Base::Real;
+    std::vector<int> dims;   // array dimensions, outermost first
+    std::vector<int> sizes;  // vector/row_vector: {n}; matrix: {r, c}; int and real: {}
+    std::vector<int> ints;   // base Int: the values
+    Expr expr;               // other bases: the graph node
+    int level = 0;           // 0: one value; d > 0: one per iteration of vectorised level d
+
+    [[nodiscard]] bool is_int() const { return base == Base::Int; }
+    // An int known only per draw (an _rng result in generated quantities): its values are
+    // in `expr`, integral reals.
+    [[nodiscard]] bool is_runtime_int() const { return base == Base::Int && ints.empty() && expr.valid(); }
+    // Ints known while lowering.
+    [[nodiscard]] bool is_known_int() const { return base == Base::Int && !is_runtime_int(); }
+    [[nodiscard]] bool is_scalar() const { return dims.empty() && sizes.empty(); }
+    // Elements of one (unbatched) value.
+    [[nodiscard]] std::int64_t size() const;
+};
+
+// `int`, `real`, `vector[3]`, `array[2] matrix[3, 4]`, with "(one per iteration)" if batched.
+[[nodiscard]] std::string type_str(const Value& v);
+// The type without sizes: `array[] vector`.
+[[nodiscard]] std::string type_name(const Value& v);
+
+}  // namespace advi::stan

@@ -1,0 +1,58 @@
+// The pipeline passes in order, each stage printable (ADVI_DUMP).
+#include <advi/compile/pipeline.hpp>
+
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+#include <advi/diff/reverse.hpp>
+#include <advi/diff/simplify.hpp>
+#include <advi/compile/constrain.hpp>
+
+namespace advi {
+namespace {
+
+bool dump(std::string_view stage) {
+    static const std::string wanted = [] {
+        const char* e = std::getenv("ADVI_DUMP");
+        return std::string(e ? e : "");
+    }();
+    if (wanted.empty()) return false;
+    return wanted == "all" || (',' + wanted + ',').find(',' + std::string(stage) + ',') !=
+                                  std::string::npos;
+}
+
+void show(std::string_view stage, const Graph& g) {
+    if (dump(stage)) std::cerr << "# after " << stage << " (" << g.size() << " nodes)\n" << g;
+}
+
+}  // namespace
+
+Stages stages(const ModelSpec& m) {
+    Stages s;
+    s.model = m.graph;
+    show("model", s.model);
+    // Simplified before differentiating too: a simpler forward graph (log(exp x) = x,
+    // x / exp(y) = x exp(-y), ...) has a simpler derivative than one simplified afterwards.
+    s.constrained = simplify(constrain(m));
+    show("constrain", s.constrained);
+    s.gradient = differentiate(s.constrained);
+    show("diff", s.gradient);
+    s.simplified = simplify(s.gradient);
+    show("simplify", s.simplified);
+    return s;
+}
+
+Program compile(const ModelSpec& m) {
+    Stages s = stages(m);
+    Program p = Program::compile(s.simplified, m.data, m.zeta_dim(), m.zeta_dim());
+    if (dump("program")) std::cerr << "# program\n" << p.str();
+    return p;
+}
+
+Program compile_constrain_map(const ModelSpec& m) {
+    Graph g = simplify(constrain_map(m));
+    return Program::compile(g, m.data, m.zeta_dim(), m.theta_dim());
+}
+
+}  // namespace advi

@@ -1,0 +1,162 @@
+// ELBO and ELBO-gradient estimators. Derivation (paper appendix A): with zeta = S^-1(eta),
+//   d/dmu    E[log p(zeta)] = E[grad]
+//   d/domega E[log p(zeta)] = E[grad .* eta .* exp(omega)]   (dzeta_k/domega_k = eta_k e^omega_k)
+//   d/dL_ij  E[log p(zeta)] = E[grad_i eta_j], i >= j         (dzeta_i/dL_ij = eta_j)
+// and the entropy adds 1 per omega_k (d/domega sum omega) or 1/L_ii on L's diagonal
+// (d/dL log|det L| = L^-T, whose lower triangle is diag(1/L_ii)).
+#include <advi/engine/elbo.hpp>
+
+#include <cmath>
+#include <limits>
+
+namespace advi {
+
+namespace {
+
+// Sums the per-draw terms; the family's factors (exp(omega), the entropy) are applied once
+// at the end.
+class GradientAccumulator {
+public:
+    explicit GradientAccumulator(const Approximation& q)
+        : q_(q), zeta_(q.dim()), g_(q.dim()), mu_sum_(Eigen::VectorXd::Zero(q.dim())) {
+        if (q.family() == Family::MeanField) {
+            omega_sum_ = Eigen::VectorXd::Zero(q.dim());
+        } else {
+            L_sum_ = Eigen::MatrixXd::Zero(q.dim(), q.dim());
+        }
+    }
+
+    // Returns whether the draw was finite (and so counted).
+    bool add(Target& target, const Eigen::VectorXd& eta) {
+        q_.transform(eta, zeta_);
+        g_.setZero();
+        const double lp = target.log_density_gradient(zeta_, g_);
+        if (!std::isfinite(lp) || !g_.allFinite()) {
+            ++result_.dropped;
+            return false;
+        }
+        ++result_.used;
+        mu_sum_ += g_;
+        if (q_.family() == Family::MeanField) {
+            omega_sum_.array() += g_.array() * eta.array();
+        } else {
+            L_sum_.triangularView<Eigen::Lower>() += g_ * eta.transpose();
+        }
+        return true;
+    }
+
+    int used() const { return result_.used; }
+    int dropped() const { return result_.dropped; }
+
+    ElboGradient finish() {
+        if (result_.used == 0) {
+            result_.grad = Eigen::VectorXd::Zero(q_.num_params());
+            return result_;
+        }
+        const double n = result_.used;
+        // Build the gradient as an Approximation so that params() gives the flat layout.
+        Approximation g;
+        if (q_.family() == Family::MeanField) {
+            Eigen::VectorXd g_omega =
+                (omega_sum_.array() / n * q_.omega().array().exp() + 1.0).matrix();
+            g = Approximation::mean_field(mu_sum_ / n, std::move(g_omega));
+        } else {
+            Eigen::MatrixXd g_L = L_sum_ / n;
+            g_L.diagonal().array() += q_.L().diagonal().array().inverse();
+            g = Approximation::full_rank(mu_sum_ / n, std::move(g_L));
+        }
+        result_.grad = g.params();
+        return result_;
+    }
+
+private:
+    const Approximation& q_;
+    Eigen::VectorXd zeta_;
+    Eigen::VectorXd g_;
+    Eigen::VectorXd mu_sum_;
+    Eigen::VectorXd omega_sum_;
+    Eigen::MatrixXd L_sum_;
+    ElboGradient result_;
+};
+
+// Returns log p(zeta) for one draw, or NaN when it is not finite. The ELBO needs only the
+// value; the gradient the Target writes alongside is ignored here (and checked by the
+// gradient estimator), so that errors can say which of the two failed.
+double log_density_at(Target& target, const Approximation& q, const Eigen::VectorXd& eta,
+                      Eigen::VectorXd& zeta, Eigen::VectorXd& g) {
+    q.transform(eta, zeta);
+    const double lp = target.log_density_gradient(zeta, g);
+    return std::isfinite(lp) ? lp : std::numeric_limits<double>::quiet_NaN();
+}
+
+ElboEstimate finish_estimate(const Approximation& q, double sum, int used, int dropped) {
+    ElboEstimate e;
+    e.used = used;
+    e.dropped = dropped;
+    e.value = used > 0 ? sum / used + q.entropy() : -std::numeric_limits<double>::infinity();
+    return e;
+}
+
+}  // namespace
+
+ElboGradient elbo_gradient(Target& target, const Approximation& q, const Eigen::MatrixXd& etas) {
+    GradientAccumulator acc(q);
+    Eigen::VectorXd eta(q.dim());
+    for (Eigen::Index r = 0; r < etas.rows(); ++r) {
+        eta = etas.row(r).transpose();
+        acc.add(target, eta);
+    }
+    return acc.finish();
+}
+
+ElboGradient elbo_gradient(Target& target, const Approximation& q, Rng& rng, int grad_samples,
+                           int max_draws) {
+    GradientAccumulator acc(q);
+    Eigen::VectorXd eta(q.dim());
+    while (acc.used() < grad_samples && acc.used() + acc.dropped() < max_draws) {
+        rng.fill_normal(eta);
+        acc.add(target, eta);
+    }
+    return acc.finish();
+}
+
+ElboEstimate elbo_estimate(Target& target, const Approximation& q, const Eigen::MatrixXd& etas) {
+    Eigen::VectorXd eta(q.dim()), zeta(q.dim()), g(q.dim());
+    double sum = 0.0;
+    int used = 0, dropped = 0;
+    for (Eigen::Index r = 0; r < etas.rows(); ++r) {
+        eta = etas.row(r).transpose();
+        const double lp = log_density_at(target, q, eta, zeta, g);
+        if (std::isnan(lp)) {
+            ++dropped;
+        } else {
+            sum += lp;
+            ++used;
+        }
+    }
+    return finish_estimate(q, sum, used, dropped);
+}
+
+ElboEstimate elbo_estimate(Target& target, const Approximation& q, Rng& rng, int samples) {
+    Eigen::VectorXd eta(q.dim()), zeta(q.dim()), g(q.dim());
+    double sum = 0.0;
+    int used = 0, dropped = 0;
+    while (used < samples && dropped < samples) {
+        rng.fill_normal(eta);
+        const double lp = log_density_at(target, q, eta, zeta, g);
+        if (std::isnan(lp)) {
+            ++dropped;
+        } else {
+            sum += lp;
+            ++used;
+        }
+    }
+    // Stan's calc_ELBO throws once n_monte_carlo_elbo draws were dropped, even if some
+    // were finite; -inf carries the same verdict.
+    if (dropped >= samples) {
+        used = 0;
+    }
+    return finish_estimate(q, sum, used, dropped);
+}
+
+}  // namespace advi

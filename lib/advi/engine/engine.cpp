@@ -1,0 +1,263 @@
+// run_advi: paper Algorithm 1 with Stan's eta search and convergence rule, plus the Robust
+// rule's safeguards (see the comments at each).
+#include <advi/engine/engine.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <ostream>
+
+#include <boost/circular_buffer.hpp>
+#include <fmt/format.h>
+
+#include <advi/base/error.hpp>
+
+#include <advi/engine/estimator.hpp>
+#include <advi/engine/step_size.hpp>
+
+namespace advi {
+
+namespace {
+
+// Each back-off divides eta by 10; after this many the step sizes are too small to make
+// progress and the divergence is the model's, not the optimiser's.
+constexpr int kMaxEtaReductions = 8;
+
+constexpr const char* kAdvice =
+    "the model may be severely ill-conditioned or misspecified: check it and its initial "
+    "values (init)";
+
+// Stan's circ_buff_median: the upper median (element n/2 after a partial sort).
+double upper_median(const boost::circular_buffer<double>& cb) {
+    std::vector<double> v(cb.begin(), cb.end());
+    const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+    std::nth_element(v.begin(), mid, v.end());
+    return *mid;
+}
+
+// The relative ELBO change between two evaluations.
+//  Stan: |prev - elbo| / |elbo|. Two things make this misbehave. (1) Each estimate uses
+//  fresh draws, so the change includes Monte Carlo noise of order sd(log p)/sqrt(S) even
+//  when q does not move; (2) dividing by |elbo| blows that noise up when the ELBO is near 0,
+//  as it is for a normalised target (ELBO = -KL(q||p) -> 0), so such fits never converge.
+//  Robust: (1) every estimate reuses one set of draws (common random numbers, see
+//  Estimator), so the change measures how far q moved; (2) the denominator has a floor of
+//  1, making the tolerance absolute (in nats) for ELBOs smaller than 1 in magnitude.
+double relative_change(double elbo, double prev, ConvergenceRule rule) {
+    if (rule == ConvergenceRule::Stan) {
+        return std::fabs((prev - elbo) / elbo);
+    }
+    return std::fabs(elbo - prev) / std::max(std::fabs(elbo), 1.0);
+}
+
+void log_table_header(const Options& opts, double eta) {
+    if (opts.log != nullptr) {
+        *opts.log << fmt::format("Begin stochastic gradient ascent (eta = {:g}).\n", eta)
+                  << fmt::format("  {:>6}  {:>15}  {:>16}  {:>15}   notes\n", "iter", "ELBO",
+                                 "delta_ELBO_mean", "delta_ELBO_med");
+    }
+}
+
+}  // namespace
+
+AdviResult run_advi(Target& target, const Options& opts) {
+    const auto start = std::chrono::steady_clock::now();
+    const int dim = target.dim();
+    validate_options(opts, dim);
+    const ConvergenceRule rule = opts.convergence;
+    const bool robust = rule == ConvergenceRule::Robust;
+
+    Estimator est(target, opts);
+    const Eigen::VectorXd mu0 = opts.init.size() != 0 ? opts.init : Eigen::VectorXd::Zero(dim);
+    const Approximation q0 = Approximation::initial(opts.family, mu0);
+
+    // Fail early and clearly when the model cannot be evaluated around the initial values;
+    // otherwise the same fault would surface later as "every eta candidate diverged".
+    const double elbo_init = est.elbo(q0);
+    if (!std::isfinite(elbo_init)) {
+        const ElboEstimate& e = est.last_elbo();
+        throw FitError(fmt::format(
+            "cannot compute the ELBO of the initial approximation (iteration 0): the log "
+            "density was not finite at {} of the {} draws tried; {}",
+            e.dropped, e.dropped + e.used, kAdvice));
+    }
+    {
+        const ElboGradient g = est.gradient(q0);
+        if (!g.ok()) {
+            throw FitError(fmt::format(
+                "cannot compute the ELBO gradient at the initial approximation (iteration 0): "
+                "the log density or its gradient was not finite at any of the {} draws tried; "
+                "{}",
+                g.dropped, kAdvice));
+        }
+    }
+
+    AdviResult res;
+    double eta = opts.eta;
+    if (opts.adapt_engaged) {
+        EtaSearch search = search_eta(est, q0, elbo_init, opts);
+        eta = search.eta;
+        res.eta_trials = std::move(search.trials);
+    }
+    res.eta = eta;
+
+    // The main loop restarts from q0 with the chosen eta and a fresh sequence (as Stan).
+    Approximation q = q0;
+    Approximation last_good = q0;  // q at the last finite ELBO evaluation
+    int last_good_iter = 0;
+    // Stan starts from elbo = 0, so its first relative change is 1; the Robust rule has a
+    // real ELBO for q0, under the same common draws.
+    double elbo_prev = robust ? elbo_init : 0.0;
+    StepSize steps(eta);
+    const int window = static_cast<int>(std::max(0.1 * opts.max_iterations / opts.eval_elbo, 2.0));
+    boost::circular_buffer<double> rel_window(static_cast<size_t>(window));
+    log_table_header(opts, eta);
+
+    // The monitor's own time (e.g. a held-out log predictive density) is not the fit's.
+    double monitor_seconds = 0.0;
+    auto elapsed = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() -
+               monitor_seconds;
+    };
+    auto monitor = [&](int iteration, const Approximation& at) {
+        const auto t0 = std::chrono::steady_clock::now();
+        opts.monitor(FitProgress{iteration, elapsed(), at});
+        monitor_seconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
+    if (opts.monitor_every > 0) {
+        monitor(0, q);
+    }
+
+    const auto interrupted = [&] {
+        return opts.interrupt != nullptr && opts.interrupt->load(std::memory_order_relaxed);
+    };
+    bool stopped = false;
+    int iter = 1;
+    for (; iter <= opts.max_iterations; ++iter) {
+        if (interrupted()) {
+            stopped = true;
+            break;
+        }
+        std::string failure;
+        const ElboGradient g = est.gradient(q);
+        if (!g.ok()) {
+            failure = fmt::format(
+                "the log density or its gradient was not finite at any of the {} draws tried "
+                "at iteration {}",
+                g.dropped, iter);
+        } else if (!ascend(q, steps, g.grad)) {
+            failure =
+                fmt::format("the variational parameters became non-finite at iteration {}", iter);
+        }
+        const bool evaluate = iter % opts.eval_elbo == 0;
+        double elbo = std::numeric_limits<double>::quiet_NaN();
+        if (failure.empty() && evaluate) {
+            elbo = est.elbo(q);
+            if (!std::isfinite(elbo)) {
+                const ElboEstimate& e = est.last_elbo();
+                failure = fmt::format(
+                    "the ELBO was not finite at iteration {} (log density not finite at {} of "
+                    "the {} draws)",
+                    iter, e.dropped, e.dropped + e.used);
+            }
+        }
+        if (!failure.empty()) {
+            if (!robust) {
+                throw FitError(fmt::format("{} (eta = {:g}); {}", failure, steps.eta(), kAdvice));
+            }
+            // Robust: a step that blew up says the step sizes are too large here, not that
+            // the fit is hopeless. Go back to the last q whose ELBO was finite and continue
+            // with a ten times smaller eta and a fresh step-size sequence.
+            if (res.eta_reductions == kMaxEtaReductions) {
+                throw FitError(fmt::format(
+                    "{}, after eta had been reduced {} times (to {:g}) following non-finite "
+                    "steps; {}",
+                    failure, res.eta_reductions, steps.eta(), kAdvice));
+            }
+            ++res.eta_reductions;
+            steps.reset(steps.eta() / 10.0);
+            q = last_good;
+            if (opts.log != nullptr) {
+                *opts.log << fmt::format(
+                    "  {}; restored q from iteration {}, eta reduced to {:g}\n", failure,
+                    last_good_iter, steps.eta());
+            }
+            continue;
+        }
+        if (opts.monitor_every > 0 && iter % opts.monitor_every == 0) {
+            monitor(iter, q);
+        }
+        if (!evaluate) {
+            continue;
+        }
+
+        const double rel = relative_change(elbo, elbo_prev, rule);
+        rel_window.push_back(rel);
+        const double rel_mean = std::accumulate(rel_window.begin(), rel_window.end(), 0.0) /
+                                static_cast<double>(rel_window.size());
+        const double rel_median = upper_median(rel_window);
+        res.elbo_iterations.push_back(iter);
+        res.elbo_trace.push_back(elbo);
+        res.relative_changes.push_back(rel);
+        last_good = q;
+        last_good_iter = iter;
+        elbo_prev = elbo;
+
+        std::string notes;
+        if (rel_mean < opts.tol_rel_obj) {
+            notes += "   MEAN ELBO CONVERGED";
+            res.converged = true;
+            res.stop_reason = fmt::format("relative ELBO change {:.2g} < tol_rel_obj {:g} (mean)",
+                                          rel_mean, opts.tol_rel_obj);
+        }
+        if (rel_median < opts.tol_rel_obj) {
+            notes += "   MEDIAN ELBO CONVERGED";
+            if (!res.converged) {
+                res.stop_reason =
+                    fmt::format("relative ELBO change {:.2g} < tol_rel_obj {:g} (median)",
+                                rel_median, opts.tol_rel_obj);
+            }
+            res.converged = true;
+        }
+        if (iter > 10 * opts.eval_elbo && (rel_median > 0.5 || rel_mean > 0.5)) {
+            notes += "   MAY BE DIVERGING... INSPECT ELBO";
+        }
+        if (opts.log != nullptr) {
+            *opts.log << fmt::format("  {:>6}  {:>15.3f}  {:>16.3f}  {:>15.3f}{}\n", iter, elbo,
+                                     rel_mean, rel_median, notes);
+        }
+        if (res.converged) {
+            break;
+        }
+    }
+    res.iterations = std::min(iter, opts.max_iterations);
+    if (stopped) {
+        res.iterations = iter - 1;
+        res.stop_reason = fmt::format("interrupted after {} iterations", res.iterations);
+        if (opts.log != nullptr) {
+            *opts.log << fmt::format("Interrupted at iteration {}: the fit is not converged.\n",
+                                     res.iterations);
+        }
+    } else if (!res.converged) {
+        res.stop_reason = "max_iterations reached";
+        if (opts.log != nullptr) {
+            *opts.log << "Informational Message: The maximum number of iterations is reached! "
+                         "The algorithm may not have converged.\n";
+        }
+    }
+    if (res.eta_reductions > 0) {
+        res.stop_reason += fmt::format("; eta reduced {} time(s) after non-finite steps, to {:g}",
+                                       res.eta_reductions, steps.eta());
+    }
+
+    res.q = q;
+    res.draws = q.draw(est.output_rng(), opts.output_samples);
+    res.dropped_draws = est.dropped();
+    res.seconds = elapsed();
+    return res;
+}
+
+}  // namespace advi

@@ -1,0 +1,38 @@
+// The ADVI engine (paper Algorithm 1): eta search, stochastic gradient ascent on the ELBO
+// with the adaptive step-size sequence, and the convergence rule, for any Target.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <advi/engine/approximation.hpp>
+#include <advi/engine/eta_search.hpp>
+#include <advi/engine/options.hpp>
+#include <advi/engine/target.hpp>
+
+namespace advi {
+
+struct AdviResult {
+    Approximation q;     // the fitted variational parameters
+    double eta = 0.0;    // chosen (or given) step-size scale
+    int iterations = 0;  // main-loop iterations run
+    bool converged = false;
+    std::string stop_reason;  // "relative ELBO change 0.0042 < tol_rel_obj 0.01 (mean)", ...
+    std::vector<int> elbo_iterations;  // every eval_elbo iterations
+    std::vector<double> elbo_trace;
+    std::vector<double> relative_changes;
+    long dropped_draws = 0;  // draws whose log density (or gradient) was not finite
+    double seconds = 0.0;    // wall time
+    Eigen::MatrixXd draws;   // output_samples x dim draws of zeta from q (unconstrained)
+    int eta_reductions = 0;  // Robust: times eta was divided by 10 after a non-finite step
+    std::vector<EtaTrial> eta_trials;  // the eta search, in the order tried (empty if off)
+};
+
+// Fits q to the target. Throws FitError when the fit cannot proceed (log density not finite
+// at any draw from the initial q, every eta candidate diverged, repeated divergence), and
+// FitError/ShapeError/ModelError for bad options (validate_options).
+[[nodiscard]] AdviResult run_advi(Target& target, const Options& opts);
+
+}  // namespace advi

@@ -1,0 +1,94 @@
+// Draw sources and the gradient-ascent update for one ADVI fit.
+#include <advi/engine/estimator.hpp>
+
+#include <Eigen/Cholesky>
+
+namespace advi {
+
+namespace {
+
+// Each purpose gets its own stream, seeded from a master generator in a fixed order, so
+// that e.g. changing output_samples does not change the fit, and the common ELBO draws do
+// not depend on how many gradient draws were made before them.
+struct Streams {
+    Rng common, elbo, grad, output;
+};
+
+Streams derive_streams(std::uint64_t seed) {
+    Rng master(seed);
+    Rng common = master.split();
+    Rng elbo = master.split();
+    Rng grad = master.split();
+    Rng output = master.split();
+    return {std::move(common), std::move(elbo), std::move(grad), std::move(output)};
+}
+
+// The common ELBO draws: elbo_samples standard-normal vectors, made "balanced" so that the
+// fixed set's error does not masquerade as movement of q. Half the rows are the negatives
+// of the other half (antithetic: sample mean exactly 0), and when there are enough rows the
+// set is whitened so that its second moment is exactly I. Then E_q[log p] is exact for a
+// quadratic log density and has no odd-order error otherwise, which removes the
+// dominant (first-order) part of the difference between the estimated and the true ELBO
+// surface; without it, the estimated ELBO has a non-zero slope at the optimum and the
+// jitter of q near convergence shows up in it at first order.
+Eigen::MatrixXd balanced_normal_draws(Rng& rng, int n, int dim) {
+    Eigen::MatrixXd etas = Eigen::MatrixXd::Zero(n, dim);  // an odd n keeps one eta = 0 row
+    const int half = n / 2;
+    etas.topRows(half) = rng.normal_matrix(half, dim);
+    etas.middleRows(half, half) = -etas.topRows(half);
+    // Whitening needs a full-rank sample covariance; it costs O(n dim^2 + dim^3), once.
+    if (half > dim) {
+        const Eigen::MatrixXd second_moment = etas.transpose() * etas / static_cast<double>(n);
+        const Eigen::LLT<Eigen::MatrixXd> llt(second_moment);
+        if (llt.info() == Eigen::Success) {
+            // Rows eta^T -> (L^-1 eta)^T, i.e. etas * L^-T.
+            etas = llt.matrixL().solve(etas.transpose()).transpose();
+        }
+    }
+    return etas;
+}
+
+}  // namespace
+
+Estimator::Estimator(Target& target, const Options& opts)
+    : target_(target),
+      rule_(opts.convergence),
+      grad_samples_(opts.grad_samples),
+      elbo_samples_(opts.elbo_samples),
+      grad_rng_(0),
+      elbo_rng_(0),
+      output_rng_(0) {
+    Streams s = derive_streams(opts.seed);
+    grad_rng_ = std::move(s.grad);
+    elbo_rng_ = std::move(s.elbo);
+    output_rng_ = std::move(s.output);
+    if (rule_ == ConvergenceRule::Robust) {
+        common_etas_ = balanced_normal_draws(s.common, elbo_samples_, target.dim());
+    }
+}
+
+double Estimator::elbo(const Approximation& q) {
+    target_.use_evaluation_batch();
+    last_elbo_ = rule_ == ConvergenceRule::Robust
+                     ? elbo_estimate(target_, q, common_etas_)
+                     : elbo_estimate(target_, q, elbo_rng_, elbo_samples_);
+    dropped_ += last_elbo_.dropped;
+    return last_elbo_.value;
+}
+
+ElboGradient Estimator::gradient(const Approximation& q) {
+    target_.next_minibatch();
+    ElboGradient g = elbo_gradient(target_, q, grad_rng_, grad_samples_, max_grad_draws());
+    dropped_ += g.dropped;
+    return g;
+}
+
+bool ascend(Approximation& q, StepSize& steps, const Eigen::VectorXd& grad) {
+    const Eigen::VectorXd& rho = steps.next(grad);
+    Eigen::VectorXd p = q.params();
+    p.array() += rho.array() * grad.array();
+    q.set_params(p);
+    return q.is_finite();
+}
+
+}  // namespace advi

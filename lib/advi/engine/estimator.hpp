@@ -1,0 +1,58 @@
+// The Monte Carlo side of one ADVI fit: where ELBO and gradient draws come from (common
+// random numbers under the Robust rule, fresh draws under Stan's), dropped-draw bookkeeping,
+// and the stochastic-gradient update itself.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <advi/engine/approximation.hpp>
+#include <advi/engine/elbo.hpp>
+#include <advi/engine/options.hpp>
+#include <advi/engine/rng.hpp>
+#include <advi/engine/step_size.hpp>
+#include <advi/engine/target.hpp>
+
+namespace advi {
+
+class Estimator {
+public:
+    // A gradient gets at most this many draws per requested sample before giving up.
+    static constexpr int kRedrawFactor = 10;
+
+    // All randomness derives from opts.seed, in a fixed order, so a fit is reproducible.
+    Estimator(Target& target, const Options& opts);
+
+    Target& target() { return target_; }
+    ConvergenceRule rule() const { return rule_; }
+    int elbo_samples() const { return elbo_samples_; }
+    int max_grad_draws() const { return kRedrawFactor * grad_samples_; }
+
+    // ELBO estimate; -inf when no draw was usable. Robust: the same elbo_samples eta
+    // vectors every call (antithetic and whitened, see estimator.cpp), so two estimates
+    // differ only because q moved. Stan: fresh draws each call.
+    double elbo(const Approximation& q);
+    // Draw counts of the last elbo() call (for error messages).
+    const ElboEstimate& last_elbo() const { return last_elbo_; }
+    // Gradient from grad_samples finite draws (redrawing up to max_grad_draws()).
+    ElboGradient gradient(const Approximation& q);
+
+    long dropped() const { return dropped_; }
+    Rng& output_rng() { return output_rng_; }
+
+private:
+    Target& target_;
+    ConvergenceRule rule_;
+    int grad_samples_;
+    int elbo_samples_;
+    Rng grad_rng_;
+    Rng elbo_rng_;
+    Rng output_rng_;
+    Eigen::MatrixXd common_etas_;  // elbo_samples x dim, Robust only
+    ElboEstimate last_elbo_;
+    long dropped_ = 0;
+};
+
+// q += rho^(i) .* grad (paper Algorithm 1); returns whether q is still finite.
+bool ascend(Approximation& q, StepSize& steps, const Eigen::VectorXd& grad);
+
+}  // namespace advi

@@ -1,0 +1,36 @@
+// Choosing the step-size scale eta (paper Section 2.5, Stan's adapt_eta): run adapt_iter
+// iterations from the initial q for each candidate in {100, 10, 1, 0.1, 0.01}, keep the best.
+#pragma once
+
+#include <vector>
+
+#include <advi/engine/approximation.hpp>
+#include <advi/engine/estimator.hpp>
+#include <advi/engine/options.hpp>
+
+namespace advi {
+
+struct EtaTrial {
+    double eta;
+    double elbo;    // ELBO after the adaptation run; -inf when the run diverged
+    bool diverged;  // gradient failed at every draw, or q (or its ELBO) became non-finite
+};
+
+struct EtaSearch {
+    double eta;                    // the chosen scale
+    double elbo;                   // its adaptation ELBO
+    std::vector<EtaTrial> trials;  // in the order tried
+};
+
+inline constexpr double kEtaCandidates[] = {100.0, 10.0, 1.0, 0.1, 0.01};
+
+// elbo_init is the ELBO of q0 (finite). Robust: every candidate is run; a candidate whose
+// run diverged is never chosen; the smallest eta that did about as well as the best is
+// (see eta_search.cpp); when all diverge, the list is retried scaled by 1e-3, then 1e-6,
+// before FitError.
+// Stan: Stan's bookkeeping exactly, including its FitError when the last candidate is no
+// better than the initial ELBO. Progress goes to opts.log when set.
+[[nodiscard]] EtaSearch search_eta(Estimator& est, const Approximation& q0, double elbo_init,
+                                   const Options& opts);
+
+}  // namespace advi

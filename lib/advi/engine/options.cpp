@@ -1,0 +1,77 @@
+// Validation of ADVI options: each message names the option and the value it got.
+#include <advi/engine/options.hpp>
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include <advi/base/error.hpp>
+
+namespace advi {
+
+namespace {
+
+void require_positive(int value, const char* name) {
+    if (value <= 0) {
+        throw FitError(fmt::format("option `{}` must be positive, got {}", name, value));
+    }
+}
+
+void require_positive(double value, const char* name) {
+    // Written so that NaN fails too.
+    if (!(value > 0.0) || !std::isfinite(value)) {
+        throw FitError(fmt::format("option `{}` must be positive and finite, got {}", name, value));
+    }
+}
+
+}  // namespace
+
+void validate_options(const Options& opts, int dim) {
+    if (dim < 1) {
+        throw ModelError(fmt::format("the model has no parameters to fit (its unconstrained dimension is {}; "
+                                     "ADVI needs at least 1)",
+                                     dim));
+    }
+    require_positive(opts.grad_samples, "grad_samples");
+    require_positive(opts.elbo_samples, "elbo_samples");
+    require_positive(opts.eval_elbo, "eval_elbo");
+    require_positive(opts.tol_rel_obj, "tol_rel_obj");
+    require_positive(opts.max_iterations, "max_iterations");
+    if (opts.adapt_engaged) {
+        require_positive(opts.adapt_iter, "adapt_iter");
+    } else {
+        require_positive(opts.eta, "eta");
+    }
+    if (opts.threads < 0) {
+        throw FitError(fmt::format("option `threads` must be non-negative (0: the hardware's), got {}",
+                                   opts.threads));
+    }
+    if (opts.output_samples < 0) {
+        throw FitError(fmt::format("option `output_samples` must be non-negative, got {}",
+                                   opts.output_samples));
+    }
+    if (opts.family != Family::MeanField && opts.family != Family::FullRank) {
+        throw FitError(
+            fmt::format("option `family` has unknown value {}", static_cast<int>(opts.family)));
+    }
+    if (opts.convergence != ConvergenceRule::Robust && opts.convergence != ConvergenceRule::Stan) {
+        throw FitError(fmt::format("option `convergence` has unknown value {}",
+                                   static_cast<int>(opts.convergence)));
+    }
+    if (opts.monitor_every < 0 || (opts.monitor_every > 0 && !opts.monitor)) {
+        throw FitError(fmt::format(
+            "option `monitor_every` must be non-negative and needs a `monitor`, got {}{}",
+            opts.monitor_every, opts.monitor ? "" : " without a monitor"));
+    }
+    if (opts.init.size() != 0) {
+        if (opts.init.size() != dim) {
+            throw ShapeError(fmt::format("option `init`: expected vector({}), got vector({})", dim,
+                                         opts.init.size()));
+        }
+        if (!opts.init.allFinite()) {
+            throw FitError("option `init` has a non-finite entry");
+        }
+    }
+}
+
+}  // namespace advi

@@ -1,0 +1,169 @@
+// A fit in CmdStan's variational CSV layout.
+//
+// What CmdStan does (stan/variational/advi.hpp, run()): "Stepsize adaptation complete." and
+// "eta = ..." as comments right after the header row when eta was adapted; a first row with
+// lp__ = log_p__ = log_g__ = 0 and the constrained image of q's mean; then output_samples
+// rows of lp__ = 0, log_p__ = log_prob<propto = false, jacobian = true>(zeta) and
+// log_g__ = -|eta|^2 / 2, the standard normal log density of the draw before scaling with
+// every constant (and log|det L|) dropped. We differ there on purpose: our log_g__ is the
+// normalised log q(zeta), so that log_p__ - log_g__ averages to the ELBO; importance
+// weights (PSIS, Yao et al. 2018) are unchanged since the two differ by a constant.
+#include <advi/fit/cmdstan_output.hpp>
+
+#include <cmath>
+#include <string_view>
+#include <unordered_set>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include <advi/base/error.hpp>
+
+namespace advi {
+
+namespace {
+
+std::vector<std::int64_t> latent_dims(const Shape& s) {
+    if (s.is_vector())
+        return {s.rows};
+    if (s.is_matrix())
+        return {s.rows, s.cols};
+    return {};
+}
+
+// " (Default)" when a setting has Options{}'s value, as CmdStan marks settings not given.
+template <class T>
+std::string setting(std::string_view indent, std::string_view key, const T& value,
+                    const T& default_value) {
+    return fmt::format("{}{} = {}{}", indent, key, value,
+                       value == default_value ? " (Default)" : "");
+}
+
+}  // namespace
+
+std::vector<std::string> cmdstan_settings(const Options& o, const CsvRunInfo& run) {
+    const Options d{};
+    auto family = [](Family f) { return f == Family::MeanField ? "meanfield" : "fullrank"; };
+    auto rule = [](ConvergenceRule r) { return r == ConvergenceRule::Robust ? "robust" : "stan"; };
+    std::vector<std::string> h;
+    h.push_back(fmt::format("model = {}", run.model));
+    h.push_back("method = variational");
+    h.push_back("  variational");
+    h.push_back(
+        setting("    ", "algorithm", std::string(family(o.family)), std::string(family(d.family))));
+    h.push_back(fmt::format("      {}", family(o.family)));
+    h.push_back(setting("    ", "iter", o.max_iterations, d.max_iterations));
+    h.push_back(setting("    ", "grad_samples", o.grad_samples, d.grad_samples));
+    h.push_back(setting("    ", "elbo_samples", o.elbo_samples, d.elbo_samples));
+    h.push_back(setting("    ", "eta", o.eta, d.eta));
+    h.push_back("    adapt");
+    // 1/0 as CmdStan before 2.33 (later versions write true/false; readers take both).
+    h.push_back(setting("      ", "engaged", int{o.adapt_engaged}, int{d.adapt_engaged}));
+    h.push_back(setting("      ", "iter", o.adapt_iter, d.adapt_iter));
+    h.push_back(setting("    ", "tol_rel_obj", o.tol_rel_obj, d.tol_rel_obj));
+    h.push_back(setting("    ", "eval_elbo", o.eval_elbo, d.eval_elbo));
+    h.push_back(setting("    ", "output_samples", o.output_samples, d.output_samples));
+    // Not CmdStan's: our convergence rule (ConvergenceRule), robust or Stan's exactly.
+    h.push_back(setting("    ", "convergence", std::string(rule(o.convergence)),
+                        std::string(rule(d.convergence))));
+    h.push_back("id = 1 (Default)");
+    h.push_back("data");
+    h.push_back(setting("  ", "file", run.data_file, std::string()));
+    // Our default initial mu is zeros: CmdStan's init = 0.
+    std::string init = run.init_file;
+    if (init.empty())
+        init = o.init.size() == 0 ? "0" : "user";
+    h.push_back(setting("", "init", init, std::string("0")));
+    h.push_back("random");
+    h.push_back(setting("  ", "seed", o.seed, d.seed));
+    h.push_back("output");
+    h.push_back(fmt::format("  file = {}", run.output_file));
+    h.push_back(setting("", "num_threads", o.threads, d.threads));
+    return h;
+}
+
+CsvOutput cmdstan_output(const Fit& fit, const Options& options, std::vector<ExtraBlock> extra,
+                         std::vector<std::string> header) {
+    const ModelSpec& spec = fit.model();
+    const AdviResult& r = fit.result();
+    const Eigen::Index n = fit.theta_draws().rows();
+    if (fit.log_p().size() != n || fit.log_g().size() != n) {
+        throw ModelError(fmt::format(
+            "CSV output: the fit has {} draws but {} log_p and {} log_g values (a Fit from "
+            "advi::fit has one of each per draw)",
+            n, fit.log_p().size(), fit.log_g().size()));
+    }
+
+    CsvOutput out;
+    out.header = header.empty() ? cmdstan_settings(options) : std::move(header);
+    out.columns = {"lp__", "log_p__", "log_g__"};
+    Eigen::Index width = 3;
+    for (const LatentVariable& v : spec.latents) {
+        const std::vector<std::int64_t> dims = latent_dims(v.shape);
+        for (std::string& c : stan_column_names(v.name, dims)) out.columns.push_back(std::move(c));
+        width += v.shape.size();
+    }
+    for (const ExtraBlock& b : extra) {
+        std::vector<std::string> names = stan_column_names(b.name, b.dims);
+        const auto k = static_cast<std::int64_t>(names.size());
+        if (b.at_mean.size() != k)
+            throw ShapeError(
+                fmt::format("CSV output: block `{}` ({}): the mean row has {} values, "
+                            "expected {}",
+                            b.name, describe_dims(b.dims), b.at_mean.size(), k));
+        if (b.draws.rows() != n || b.draws.cols() != k)
+            throw ShapeError(
+                fmt::format("CSV output: block `{}` ({}): the draws are {}x{}, "
+                            "expected {}x{} (a row per draw of the fit)",
+                            b.name, describe_dims(b.dims), b.draws.rows(), b.draws.cols(), n, k));
+        for (std::string& c : names) out.columns.push_back(std::move(c));
+        width += k;
+    }
+    std::unordered_set<std::string_view> seen;
+    for (const std::string& c : out.columns) {
+        if (!seen.insert(c).second)
+            throw ModelError(fmt::format("CSV output: column `{}` appears twice", c));
+    }
+
+    out.mean_row = Eigen::VectorXd::Zero(width);
+    out.draws = Eigen::MatrixXd::Zero(n, width);
+    out.draws.col(1) = fit.log_p();
+    out.draws.col(2) = fit.log_g();
+    Eigen::Index at = 3;
+    const std::vector<int> offsets = spec.theta_offsets();
+    for (std::size_t k = 0; k < spec.latents.size(); ++k) {
+        const int size = spec.latents[k].shape.size();
+        out.mean_row.segment(at, size) = fit.theta_at_mu().segment(offsets[k], size);
+        out.draws.middleCols(at, size) = fit.theta_draws().middleCols(offsets[k], size);
+        at += size;
+    }
+    for (const ExtraBlock& b : extra) {
+        out.mean_row.segment(at, b.at_mean.size()) = b.at_mean;
+        out.draws.middleCols(at, b.draws.cols()) = b.draws;
+        at += b.draws.cols();
+    }
+
+    if (options.adapt_engaged) {
+        out.adaptation = {"Stepsize adaptation complete.", fmt::format("eta = {}", r.eta)};
+    }
+    const double elbo = r.elbo_trace.empty() ? std::nan("") : r.elbo_trace.back();
+    out.trailer.emplace_back();
+    // Readers look for eta on the line after "Stepsize adaptation": say it here too when
+    // there was no adaptation block above.
+    if (!options.adapt_engaged)
+        out.trailer.emplace_back("Stepsize adaptation not engaged.");
+    out.trailer.push_back(fmt::format("eta = {}", r.eta));
+    out.trailer.push_back(fmt::format("iterations = {}", r.iterations));
+    out.trailer.push_back(fmt::format("ELBO = {}", elbo));
+    out.trailer.push_back(fmt::format("converged = {}", int{r.converged}));
+    out.trailer.push_back(fmt::format("convergence: {}", r.stop_reason));
+    out.trailer.push_back(fmt::format("log_p__ at mean = {}", fit.log_p_at_mu()));
+    out.trailer.push_back(fmt::format("log_g__ at mean = {}", fit.log_g_at_mu()));
+    out.trailer.push_back(fmt::format("dropped_draws = {}", r.dropped_draws));
+    out.trailer.push_back(fmt::format("nonfinite_log_p_draws = {}", fit.nonfinite_log_p()));
+    out.trailer.push_back(fmt::format(" Elapsed Time: {:.6g} seconds (Total)", r.seconds));
+    out.trailer.emplace_back();
+    return out;
+}
+
+}  // namespace advi

@@ -1,0 +1,62 @@
+// A fit laid out as CmdStan lays out its variational output (lib/advi/io/cmdstan_csv.hpp
+// writes it): the settings header, the columns of every latent and of the extra blocks, the
+// mean row, one row per draw, the adaptation lines and the trailer.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <advi/engine/options.hpp>
+#include <advi/fit/fit.hpp>
+#include <advi/io/cmdstan_csv.hpp>
+
+namespace advi {
+
+// A block of columns that the model's latents do not give: transformed parameters and
+// generated quantities (filled in by the Stan front end). Values are flattened in the order
+// of stan_column_names(name, dims).
+struct ExtraBlock {
+    std::string name;
+    std::vector<std::int64_t> dims;
+    Eigen::VectorXd at_mean;  // the values in the mean row
+    Eigen::MatrixXd draws;    // one row per draw of the fit
+};
+
+// Where a run came from, for the settings header.
+struct CsvRunInfo {
+    std::string model = "model";  // CmdStan writes the model's name (bernoulli_model)
+    std::string data_file;        // empty: none
+    std::string init_file;        // empty: Options::init or zeros
+    std::string output_file = "output.csv";
+};
+
+// The settings comment lines in CmdStan's layout ("model = ...", "method = variational",
+// "  variational", "    algorithm = meanfield (Default)", ..., "id = 1", "data", "  file = ...",
+// "random", "  seed = ...", "output", "  file = ..."), with "(Default)" after a value equal to
+// Options{}'s.
+[[nodiscard]] std::vector<std::string> cmdstan_settings(const Options& options,
+                                                        const CsvRunInfo& run = {});
+
+// Lays out a fit as CmdStan does: columns lp__, log_p__, log_g__, every latent of the model in
+// declaration order (constrained values), then the extra blocks. The mean row holds T^-1(mu)
+// and, as CmdStan's, 0 for lp__, log_p__ and log_g__; draw i holds lp__ = 0 (CmdStan's value
+// in variational output), Fit::log_p()[i], Fit::log_g()[i] (normalised, where CmdStan drops
+// q's constants), theta_draws().row(i) (draws whose log_p__ was not finite were dropped and
+// replaced by the fit).
+// `header`: the settings lines; empty means cmdstan_settings(options). The adaptation lines
+// are CmdStan's ("Stepsize adaptation complete.", "eta = ..."), when adapt_engaged. The
+// trailer: "eta = ", "iterations = ", "ELBO = " (the last estimate), "converged = 1|0",
+// "convergence: <stop reason>", "log_p__ at mean = ", "log_g__ at mean = ", "dropped_draws = "
+// (non-finite draws dropped while fitting), "nonfinite_log_p_draws = " (output draws
+// dropped and replaced because their log_p__ was not finite), " Elapsed Time: <s> seconds (Total)"; without adaptation,
+// "Stepsize adaptation not engaged." before its eta line, where cmdstanpy looks for eta.
+// Throws ShapeError when an extra block's values do not match its dims or the fit's draws,
+// ModelError for a column name given twice or a Fit without log_p/log_g per draw.
+[[nodiscard]] CsvOutput cmdstan_output(const Fit& fit, const Options& options,
+                                       std::vector<ExtraBlock> extra = {},
+                                       std::vector<std::string> header = {});
+
+}  // namespace advi

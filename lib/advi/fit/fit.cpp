@@ -1,0 +1,287 @@
+// The model-level fit: program, engine, draws mapped to constrained space, summaries.
+#include <advi/fit/fit.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include <Eigen/Dense>
+#include <fmt/format.h>
+
+#include <advi/compile/pipeline.hpp>
+#include <advi/base/error.hpp>
+#include <advi/base/memory_budget.hpp>
+
+#include <advi/engine/rng.hpp>
+
+#include <advi/fit/diagnose.hpp>
+#include <advi/fit/minibatch.hpp>
+
+namespace advi {
+
+Fit::Fit(ModelSpec spec, AdviResult result, Eigen::MatrixXd theta_draws,
+         Eigen::VectorXd theta_at_mu, DrawDensities densities)
+    : spec_(std::move(spec)),
+      result_(std::move(result)),
+      theta_draws_(std::move(theta_draws)),
+      theta_at_mu_(std::move(theta_at_mu)),
+      densities_(std::move(densities)) {}
+
+std::pair<int, int> Fit::columns(std::string_view name) const {
+    const int k = spec_.latent_index(name);
+    return {spec_.theta_offsets()[k], spec_.latents[k].shape.size()};
+}
+
+Eigen::MatrixXd Fit::draws(std::string_view name) const {
+    auto [off, n] = columns(name);
+    return theta_draws_.middleCols(off, n);
+}
+
+Eigen::VectorXd Fit::mean(std::string_view name) const {
+    return draws(name).colwise().mean().transpose();
+}
+
+Eigen::VectorXd Fit::sd(std::string_view name) const {
+    const Eigen::MatrixXd d = draws(name);
+    const Eigen::RowVectorXd m = d.colwise().mean();
+    const double n = static_cast<double>(d.rows());
+    return ((d.rowwise() - m).array().square().colwise().sum() / std::max(n - 1.0, 1.0))
+        .sqrt()
+        .transpose();
+}
+
+namespace {
+
+// The p-quantile of sorted values by linear interpolation (R's type 7, numpy's default).
+double quantile_sorted(const std::vector<double>& v, double p) {
+    if (v.empty())
+        return std::nan("");
+    const double h = (static_cast<double>(v.size()) - 1.0) * p;
+    const auto lo = static_cast<std::size_t>(std::floor(h));
+    const std::size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (h - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+}  // namespace
+
+Eigen::VectorXd Fit::quantile(std::string_view name, double p) const {
+    if (!(p >= 0 && p <= 1))
+        throw ModelError(fmt::format("quantile: p = {} is not in [0, 1]", p));
+    const Eigen::MatrixXd d = draws(name);
+    Eigen::VectorXd q(d.cols());
+    std::vector<double> col(d.rows());
+    for (Eigen::Index j = 0; j < d.cols(); ++j) {
+        for (Eigen::Index i = 0; i < d.rows(); ++i) col[i] = d(i, j);
+        std::sort(col.begin(), col.end());
+        q[j] = quantile_sorted(col, p);
+    }
+    return q;
+}
+
+Eigen::VectorXd Fit::at_mu(std::string_view name) const {
+    auto [off, n] = columns(name);
+    return theta_at_mu_.segment(off, n);
+}
+
+std::string Fit::summary(int index_base) const {
+    const AdviResult& r = result_;
+    std::string s = fmt::format(
+        "ADVI {} fit: {} iterations, eta {}, {} ({:.3f} s); final ELBO {:.6g}; {} draws\n",
+        r.q.family() == Family::MeanField ? "mean-field" : "full-rank", r.iterations, r.eta,
+        r.converged ? "converged: " + r.stop_reason : "not converged: " + r.stop_reason, r.seconds,
+        r.elbo_trace.empty() ? std::nan("") : r.elbo_trace.back(), theta_draws_.rows());
+    if (r.dropped_draws > 0)
+        s += fmt::format("{} Monte Carlo draws with a non-finite log density were dropped while "
+                         "fitting (most from trial step sizes of the eta search)\n",
+                         r.dropped_draws);
+    if (densities_.nonfinite_log_p > 0) {
+        s += fmt::format("{} output draws had a non-finite log density and were replaced by new "
+                         "draws from q\n",
+                         densities_.nonfinite_log_p);
+    }
+
+    if (theta_draws_.rows() == 0) {
+        // No draws to summarise (output_samples = 0): show T^-1 of q's mean instead of NaNs.
+        s += "no draws (output_samples = 0); T^-1(mu), the constrained image of q's mean:\n";
+        for (const auto& v : spec_.latents) {
+            const Eigen::VectorXd m = at_mu(v.name);
+            for (Eigen::Index k = 0; k < m.size(); ++k) {
+                s += fmt::format("{:<20} {:>12.4g}\n",
+                                 v.shape.is_scalar() ? v.name : fmt::format("{}[{}]", v.name, k + index_base),
+                                 m[k]);
+            }
+        }
+        return s;
+    }
+    s += fmt::format("{:<20} {:>12} {:>12} {:>12} {:>12} {:>12}\n", "", "mean", "sd", "5%", "50%",
+                     "95%");
+    for (const auto& v : spec_.latents) {
+        const Eigen::VectorXd m = mean(v.name);
+        const Eigen::VectorXd sdv = sd(v.name);
+        const Eigen::VectorXd q5 = quantile(v.name, 0.05);
+        const Eigen::VectorXd q50 = quantile(v.name, 0.5);
+        const Eigen::VectorXd q95 = quantile(v.name, 0.95);
+        for (Eigen::Index k = 0; k < m.size(); ++k) {
+            std::string label = v.name;
+            if (v.shape.is_vector())
+                label += fmt::format("[{}]", k + index_base);
+            if (v.shape.is_matrix()) {
+                label += fmt::format("[{},{}]", k % v.shape.rows + index_base,
+                                     k / v.shape.rows + index_base);
+            }
+            s += fmt::format("{:<20} {:>12.4g} {:>12.4g} {:>12.4g} {:>12.4g} {:>12.4g}\n", label,
+                             m[k], sdv[k], q5[k], q50[k], q95[k]);
+        }
+    }
+    return s;
+}
+
+namespace {
+
+// log q(zeta) for each row of `zeta`, normalised. With u = S(zeta) the standardised draw
+// (u = (zeta - mu) ./ exp(omega), or the solution of L u = zeta - mu), the change of variables
+// from N(0, I) gives log q = -|u|^2 / 2 - D/2 log 2 pi - log|det S^-1|, where log|det S^-1| is
+// sum omega or sum log|L_dd|: the same terms as Approximation::entropy().
+Eigen::VectorXd log_q(const Approximation& q, const Eigen::MatrixXd& zeta) {
+    const Eigen::Index n = zeta.rows();
+    const double log_2pi = std::log(2.0 * std::numbers::pi);
+    Eigen::MatrixXd u = (zeta.rowwise() - q.mu().transpose()).transpose();  // dim x n
+    double log_det = 0.0;
+    if (q.family() == Family::MeanField) {
+        u.array().colwise() *= (-q.omega()).array().exp();
+        log_det = q.omega().sum();
+    } else {
+        q.L().triangularView<Eigen::Lower>().solveInPlace(u);
+        log_det = q.L().diagonal().array().abs().log().sum();
+    }
+    Eigen::VectorXd out(n);
+    for (Eigen::Index i = 0; i < n; ++i) {
+        out[i] = -0.5 * u.col(i).squaredNorm() - 0.5 * q.dim() * log_2pi - log_det;
+    }
+    return out;
+}
+
+}  // namespace
+
+namespace {
+
+// The fitted q's draws mapped to constrained space and their densities under the gradient
+// program (for a minibatch fit: the evaluation batch's, scaled to the full data). A draw whose
+// log density or constrained value is not finite is dropped and replaced by a new draw from
+// q, so that no NaN reaches the output; at most 10 times the wanted draws are tried, and the
+// dropped ones are counted (DrawDensities::nonfinite_log_p).
+Fit finish(const ModelSpec& m, AdviResult result, Program& gradient, std::uint64_t seed) {
+    Program to_theta = compile_constrain_map(m);
+    const Eigen::Index wanted = result.draws.rows();
+    Eigen::MatrixXd zeta_kept(wanted, m.zeta_dim());
+    Eigen::MatrixXd theta(wanted, m.theta_dim());
+    DrawDensities dens;
+    dens.log_p.resize(wanted);
+    Eigen::VectorXd zeta(m.zeta_dim()), t(m.theta_dim()), grad(m.zeta_dim());
+    Rng redraws(seed ^ 0x6F75747075740000ull);  // a stream apart from the engine's
+    Eigen::MatrixXd batch = result.draws;
+    Eigen::Index kept = 0, tried = 0;
+    while (kept < wanted && tried < 10 * wanted) {
+        for (Eigen::Index i = 0; i < batch.rows() && kept < wanted; ++i, ++tried) {
+            zeta = batch.row(i).transpose();
+            // CmdStan's log_p__ is log_prob<propto = false, jacobian = true>: the same
+            // quantity as the gradient program's lp (every constant, log-Jacobian included).
+            const double lp = gradient.run(zeta, grad);
+            to_theta.run(zeta, t);
+            if (!std::isfinite(lp) || !t.allFinite()) {
+                ++dens.nonfinite_log_p;
+                continue;
+            }
+            zeta_kept.row(kept) = zeta.transpose();
+            theta.row(kept) = t.transpose();
+            dens.log_p[kept] = lp;
+            ++kept;
+        }
+        if (kept < wanted) batch = result.q.draw(redraws, static_cast<int>(wanted - kept));
+    }
+    if (kept < wanted) {
+        result.stop_reason += fmt::format(
+            "; only {} of {} output draws had a finite log density ({} tried)", kept, wanted, tried);
+    }
+    result.draws = zeta_kept.topRows(kept);
+    theta.conservativeResize(kept, Eigen::NoChange);
+    dens.log_p.conservativeResize(kept);
+    dens.log_g = log_q(result.q, result.draws);
+    to_theta.run(result.q.mean(), t);
+    dens.log_p_at_mu = gradient.run(result.q.mean(), grad);
+    dens.log_g_at_mu = log_q(result.q, result.q.mean().transpose())[0];
+    return Fit(m, std::move(result), std::move(theta), t, std::move(dens));
+}
+
+// The engine's target, remembering the last point where the log density was not finite, so
+// that a fit which cannot go on can say where the model broke (explain_nonfinite).
+class RecordingTarget final : public Target {
+public:
+    explicit RecordingTarget(Target& inner) : inner_(inner) {}
+    int dim() const override { return inner_.dim(); }
+    double log_density_gradient(const Eigen::VectorXd& zeta, Eigen::VectorXd& grad) override {
+        const double lp = inner_.log_density_gradient(zeta, grad);
+        if (!std::isfinite(lp)) last_nonfinite_ = zeta;
+        return lp;
+    }
+    void next_minibatch() override { inner_.next_minibatch(); }
+    void use_evaluation_batch() override { inner_.use_evaluation_batch(); }
+    const Eigen::VectorXd& last_nonfinite() const { return last_nonfinite_; }
+
+private:
+    Target& inner_;
+    Eigen::VectorXd last_nonfinite_;
+};
+
+// run_advi, with a FitError that also names the op and the variables behind the last
+// non-finite log density it met.
+AdviResult run_explained(const ModelSpec& m, Target& target, const Options& options) {
+    RecordingTarget recording(target);
+    try {
+        return run_advi(recording, options);
+    } catch (const FitError& e) {
+        if (recording.last_nonfinite().size() == 0) throw;
+        const std::string why = explain_nonfinite(m, recording.last_nonfinite());
+        if (why.empty()) throw;
+        throw FitError(fmt::format("{}; where the log density was last not finite, {}", e.what(),
+                                   why));
+    }
+}
+
+}  // namespace
+
+namespace {
+
+// What a fit allocates that grows with the model, refused before the fit starts: a full-rank
+// factor and its gradient and step-size state (about 4 D^2 doubles), and the output draws in
+// both spaces with their densities.
+void require_fit_memory(const ModelSpec& m, const Options& options) {
+    validate_options(options, m.zeta_dim());
+    const std::int64_t d = m.zeta_dim();
+    if (options.family == Family::FullRank) {
+        require_memory(fmt::format("the full-rank approximation of {} dimensions", d),
+                       checked_product({4, d, d}));
+    }
+    require_memory(fmt::format("keeping {} output draws of {} unconstrained and {} constrained values",
+                               options.output_samples, d, m.theta_dim()),
+                   checked_product({options.output_samples, 2 * d + m.theta_dim() + 2}));
+}
+
+}  // namespace
+
+Fit fit(const ModelSpec& m, const Options& options) {
+    require_fit_memory(m, options);
+    if (!options.minibatch.empty()) {
+        MinibatchTarget target(m, options.minibatch, options.seed, options.threads);
+        AdviResult result = run_explained(target.spec(), target, options);
+        target.use_evaluation_batch();
+        return finish(m, std::move(result), target.program(), options.seed);
+    }
+    Program gradient = compile(m);
+    gradient.set_threads(options.threads);
+    TargetRef<Program> target(gradient);
+    return finish(m, run_explained(m, target, options), gradient, options.seed);
+}
+
+}  // namespace advi

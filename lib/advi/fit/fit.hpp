@@ -1,0 +1,84 @@
+// A fit of a model: compiles it, runs ADVI on the gradient program, maps the draws of q
+// back through T^-1, and answers per latent variable in constrained space.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <Eigen/Core>
+
+#include <advi/engine/engine.hpp>
+#include <advi/model/model_spec.hpp>
+
+namespace advi {
+
+// The log densities of the output draws of q, as CmdStan writes them (log_p__, log_g__), and
+// of q's mean. Both carry every normalising constant, so that mean(log_p - log_g) over the
+// draws estimates the ELBO and log_p - log_g serves as log importance weights (PSIS).
+struct DrawDensities {
+    // log p(x, T^-1(zeta)) + log|det J_T^-1(zeta)|: the gradient program's lp, per draw.
+    Eigen::VectorXd log_p;
+    // log q(zeta), normalised: mean-field sum_d log N(zeta_d | mu_d, exp(omega_d)),
+    // full-rank log N(zeta | mu, L L'), per draw.
+    Eigen::VectorXd log_g;
+    double log_p_at_mu = 0.0;
+    double log_g_at_mu = 0.0;
+    // Output draws whose log_p (or constrained value) was not finite: dropped, each replaced
+    // by a new draw from q (at most 10 times output_samples draws in all), so that no NaN
+    // reaches the output; the count is reported by summary() and in the CSV's trailer.
+    long nonfinite_log_p = 0;
+};
+
+class Fit {
+public:
+    Fit(ModelSpec spec, AdviResult result, Eigen::MatrixXd theta_draws, Eigen::VectorXd theta_at_mu,
+        DrawDensities densities = {});
+
+    // Posterior summaries of a latent in constrained space, from the draws of q mapped
+    // through T^-1; matrices are flattened column-major.
+    [[nodiscard]] Eigen::VectorXd mean(std::string_view name) const;
+    [[nodiscard]] Eigen::VectorXd sd(std::string_view name) const;
+    [[nodiscard]] Eigen::VectorXd quantile(std::string_view name, double p) const;
+    // One row per draw, one column per element.
+    [[nodiscard]] Eigen::MatrixXd draws(std::string_view name) const;
+    // T^-1(mu): the constrained image of q's mean (CmdStan's first output row).
+    [[nodiscard]] Eigen::VectorXd at_mu(std::string_view name) const;
+
+    // A table per latent element: mean, sd, 5%, 50%, 95%; with the fit's facts above it.
+    // `index_base` 1 labels elements as Stan does (beta[1]); 0 as C++ (beta[0]).
+    [[nodiscard]] std::string summary(int index_base = 0) const;
+
+    [[nodiscard]] const AdviResult& result() const { return result_; }
+    [[nodiscard]] const ModelSpec& model() const { return spec_; }
+    [[nodiscard]] const Eigen::MatrixXd& theta_draws() const { return theta_draws_; }
+    // T^-1(mu) of every latent, at ModelSpec::theta_offsets().
+    [[nodiscard]] const Eigen::VectorXd& theta_at_mu() const { return theta_at_mu_; }
+
+    // The draws of q in unconstrained space (output_samples x dim), row i the zeta whose image
+    // is theta_draws().row(i).
+    [[nodiscard]] const Eigen::MatrixXd& zeta_draws() const { return result_.draws; }
+    // Per draw: the model's log density at zeta with the log-Jacobian and every constant.
+    [[nodiscard]] const Eigen::VectorXd& log_p() const { return densities_.log_p; }
+    // Per draw: log q(zeta), normalised.
+    [[nodiscard]] const Eigen::VectorXd& log_g() const { return densities_.log_g; }
+    // The same two at q's mean mu (CmdStan writes 0, 0 in its mean row; these are the values).
+    [[nodiscard]] double log_p_at_mu() const { return densities_.log_p_at_mu; }
+    [[nodiscard]] double log_g_at_mu() const { return densities_.log_g_at_mu; }
+    // Output draws dropped because their log_p was not finite (replaced by new draws).
+    [[nodiscard]] long nonfinite_log_p() const { return densities_.nonfinite_log_p; }
+    [[nodiscard]] const DrawDensities& densities() const { return densities_; }
+
+private:
+    [[nodiscard]] std::pair<int, int> columns(std::string_view name) const;
+
+    ModelSpec spec_;
+    AdviResult result_;
+    Eigen::MatrixXd theta_draws_;  // output_samples x theta_dim
+    Eigen::VectorXd theta_at_mu_;
+    DrawDensities densities_;
+};
+
+// Compiles the model and fits it with ADVI.
+[[nodiscard]] Fit fit(const ModelSpec& m, const Options& options = {});
+
+}  // namespace advi

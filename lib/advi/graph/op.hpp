@@ -1,0 +1,102 @@
+// The op table: one row per op (name, arity, shape rule, elementwise, kernel, adjoint rule,
+// test domain). Adding an op means adding an enumerator here and a row in op_table.cpp.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+#include <advi/graph/shape.hpp>
+
+namespace advi {
+
+enum class Op : std::uint8_t {
+    // leaves
+    Const, Data, Param, Zeta,
+    // elementwise unary
+    Neg, Exp, Log, Log1p, Expm1, Sqrt, Square, InvLogit, LogInvLogit, Log1pExp,
+    Lgamma, Digamma, Trigamma, ToReal,
+    // elementwise binary, scalars broadcast
+    Add, Sub, Mul, Div, Pow,
+    // scalar functions (helper A): elementwise; unary, then binary with scalars broadcast
+    Step, Fabs, Sin, Cos, Tanh, Cbrt, Erf, Erfc, Phi, LogPhi, Log1mExp, LogBesselI0,
+    BesselI1OverI0, Fmin, Fmax, Lmultiply,
+    // reductions, linear algebra, indexing
+    Sum, Broadcast, Dot, MatVec, MatTVec, Outer, Gather, ScatterAdd,
+    // linear algebra, reductions, slicing (helper B)
+    MatMul, MatTMul, MatMulT, Transpose, DiagMatrix, Diagonal, Tril, Cholesky, CholeskyAdjoint,
+    TriLowSolve, TriLowTSolve, LogDeterminant, Inverse, LogSumExp, LogSumExpRows, LogSumExpCols,
+    LseShiftRows,
+    CumulativeSum, ReverseCumulativeSum, Prod, ProdOthers, Min, Max, Block, Embed, Reshape,
+    AppendRow, AppendCol, RepCols, RepRows, RowSums, ColSums, GatherRows, ScatterAddRows,
+    // transforms (helper C): a constant vector leaf, fused constrain ops and their vector-Jacobian products
+    ConstVector, SimplexConstrain, SimplexConstrainVjp, OrderedConstrain, OrderedConstrainVjp,
+    PositiveOrderedConstrain, PositiveOrderedConstrainVjp, CholeskyCorrConstrain,
+    CholeskyCorrConstrainVjp, CholeskyCovConstrain, CholeskyCovConstrainVjp, LowerTriSelfTranspose,
+    LowerTriSelfTransposeVjp,
+    // random draws for generated quantities: quantile functions of uniforms (ops_random.hpp)
+    GammaQuantile, BetaQuantile, StudentTQuantile, PoissonQuantile, BinomialQuantile,
+    NegBinomial2Quantile,
+    // first-order linear recurrences (ops_scan.hpp)
+    LinearScan, LinearScanReverse,
+    Count_
+};
+inline constexpr int kOpCount = static_cast<int>(Op::Count_);
+
+class Graph;
+struct Node;
+using NodeId = std::int32_t;
+
+// A read-only view of a kernel input: real values, or int values for integer data.
+struct View {
+    const double* x = nullptr;
+    const int* i = nullptr;
+    int rows = 1;
+    int cols = 1;
+    [[nodiscard]] int size() const { return rows * cols; }
+};
+
+struct KernelArgs {
+    std::array<View, 3> in;
+    double* out = nullptr;
+    int out_rows = 1;
+    int out_cols = 1;
+    const Node* node = nullptr;  // attributes (Const value, ...)
+    double* scratch = nullptr;   // OpInfo::scratch(node) doubles the kernel may overwrite
+    [[nodiscard]] int out_size() const { return out_rows * out_cols; }
+};
+
+using Kernel = void (*)(const KernelArgs&);
+// Shape of the node `proto` (whose inputs are set) or a ShapeError naming the op.
+using ShapeRule = Shape (*)(const Graph& g, const Node& proto);
+// Adjoint rule: given the node `self` and the adjoint `adj` of its output, the adjoint
+// contribution for each input (kNoNode: none). A contribution may have the node's shape
+// where the input was broadcast from a scalar; the reverse pass sums it back.
+using AdjointRule = void (*)(Graph& g, NodeId self, NodeId adj, std::array<NodeId, 3>& contrib);
+// Scalar evaluation of elementwise ops, used for constant folding and tests.
+using Fold = double (*)(double a, double b);
+// Doubles of scratch space a kernel needs for the node (factorisations), so that no kernel
+// allocates: the program lays it out in its arena.
+using ScratchRule = std::int64_t (*)(const Graph& g, const Node& n);
+
+// Where finite-difference tests draw each op's inputs.
+// Negative: (-inf, 0), e.g. log1m_exp.
+enum class Domain : std::uint8_t { Real, Positive, Unit, Negative, None };
+
+struct OpInfo {
+    Op op;
+    std::string_view name;
+    int arity;
+    bool elementwise;
+    ShapeRule shape;
+    Kernel kernel;
+    AdjointRule adjoint;  // nullptr: not differentiable (the reverse pass names the op)
+    Fold fold;            // nullptr unless elementwise
+    Domain domain;
+    ScratchRule scratch = nullptr;  // nullptr: no scratch
+};
+
+[[nodiscard]] const OpInfo& op_info(Op op);
+[[nodiscard]] std::string_view op_name(Op op);
+
+}  // namespace advi

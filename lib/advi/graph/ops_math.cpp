@@ -1,0 +1,190 @@
+// Scalar special functions and their adjoint rules (rows in op_table.cpp). Each scalar form
+// says why it is numerically stable; each adjoint rule carries its derivation.
+#include <advi/graph/ops_math.hpp>
+
+#include <numbers>
+
+#include <boost/math/special_functions/bessel.hpp>
+
+#include <advi/graph/graph.hpp>
+
+namespace advi::math {
+namespace {
+
+constexpr double kSqrt2 = std::numbers::sqrt2;
+constexpr double kLogSqrt2Pi = 0.91893853320467274178;  // log(2 pi) / 2
+constexpr double kInvSqrt2Pi = 0.39894228040143267794;  // 1 / sqrt(2 pi)
+constexpr double kTwoOverSqrtPi = std::numbers::inv_sqrtpi * 2;
+// Beyond this, I0(x) ~ e^x / sqrt(2 pi x) overflows soon (near x = 713): use the
+// asymptotic expansion, whose terms are below 1e-25 after ten at x = 500.
+constexpr double kBesselAsymptotic = 500;
+
+// sum_k (-1)^k a_k(nu) x^-k of I_nu(x) ~ e^x / sqrt(2 pi x) * sum (Abramowitz-Stegun 9.7.1),
+// a_k(nu) = prod_{j<=k} (4 nu^2 - (2j - 1)^2) / (k! 8^k), for x >= kBesselAsymptotic.
+double bessel_i_series(int nu, double x) {
+    double term = 1.0;
+    double sum = 1.0;
+    for (int k = 1; k <= 10; ++k) {
+        const double odd = 2.0 * k - 1;
+        term *= -(4.0 * nu * nu - odd * odd) / (8.0 * k * x);
+        sum += term;
+    }
+    return sum;
+}
+
+}  // namespace
+
+// Phi(x) = erfc(-x / sqrt 2) / 2: erfc keeps relative accuracy in its tail, so the lower
+// tail of Phi has it too (1 + erf(x / sqrt 2) would cancel to 0 below x = -8).
+double phi_cdf(double x) { return 0.5 * std::erfc(-x / kSqrt2); }
+
+double log_phi_cdf(double x) {
+    if (std::isnan(x)) return x;
+    // Upper half: Phi = 1 - Q with Q = erfc(x / sqrt 2) / 2 tiny; log1p(-Q) keeps Q's digits.
+    if (x > 0) return std::log1p(-0.5 * std::erfc(x / kSqrt2));
+    // Down to -20 erfc is relatively accurate and far from underflow (erfc(14) ~ 1e-88).
+    if (x > -20) return std::log(0.5 * std::erfc(-x / kSqrt2));
+    // Far tail, where erfc underflows below x = -38: Mills' ratio expansion with t = -x,
+    // Phi(x) = phi(t) / t * (1 - 1/t^2 + 3/t^4 - 15/t^6 + ...). The series alternates, so
+    // its error is below the first dropped term, 25!! / t^26 < 1e-20 for t >= 20.
+    const double t = -x;
+    const double inv_t2 = 1.0 / (t * t);
+    double term = 1.0;
+    double sum = 0.0;
+    for (int k = 1; k <= 12; ++k) {
+        term *= -(2.0 * k - 1) * inv_t2;
+        sum += term;
+    }
+    return -0.5 * t * t - std::log(t) - kLogSqrt2Pi + std::log1p(sum);
+}
+
+// log(1 - e^x) (Maechler 2012): near 0, 1 - e^x cancels, and -expm1(x) keeps its digits;
+// far below, e^x is tiny, and log1p keeps its digits. The switch at -log 2 is where the
+// two forms' error bounds cross.
+double log1m_exp(double x) {
+    return x > -std::numbers::ln2 ? std::log(-std::expm1(x)) : std::log1p(-std::exp(x));
+}
+
+double log_bessel_i0(double x) {
+    const double ax = std::fabs(x);  // I0 is even
+    if (ax < kBesselAsymptotic) return std::log(boost::math::cyl_bessel_i(0, ax));
+    // log of e^x / sqrt(2 pi x) * series, never forming e^x.
+    return ax - 0.5 * std::log(2 * std::numbers::pi * ax) + std::log(bessel_i_series(0, ax));
+}
+
+double bessel_i1_over_i0(double x) {
+    const double ax = std::fabs(x);  // I1 is odd, I0 even
+    double r;
+    if (ax < kBesselAsymptotic) {
+        r = boost::math::cyl_bessel_i(1, ax) / boost::math::cyl_bessel_i(0, ax);
+    } else {
+        r = bessel_i_series(1, ax) / bessel_i_series(0, ax);  // the factors e^x / sqrt(2 pi x) cancel
+    }
+    return std::copysign(r, x);
+}
+
+// Stan's convention 0 log 0 = 0, so that a zero count with a zero probability adds nothing.
+double lmultiply(double x, double y) { return x == 0 && y == 0 ? 0.0 : x * std::log(y); }
+
+// ---------------------------------------------------------------- adjoint rules
+// `y` is the node, `g` its adjoint; contributions go to c[k] for input k.
+
+namespace {
+
+NodeId in(const Graph& gr, NodeId self, int k) { return gr[self].in[k]; }
+NodeId num(Graph& gr, double v) { return gr.constant(v); }
+NodeId mul(Graph& gr, NodeId a, NodeId b) { return gr.apply(Op::Mul, a, b); }
+NodeId div(Graph& gr, NodeId a, NodeId b) { return gr.apply(Op::Div, a, b); }
+NodeId sub(Graph& gr, NodeId a, NodeId b) { return gr.apply(Op::Sub, a, b); }
+NodeId neg(Graph& gr, NodeId a) { return gr.apply(Op::Neg, a); }
+NodeId f(Graph& gr, Op op, NodeId a) { return gr.apply(op, a); }
+
+// c * exp(k x^2): the Gaussian kernels of erf, erfc and Phi.
+NodeId gauss(Graph& gr, double c, double k, NodeId x) {
+    return mul(gr, num(gr, c), f(gr, Op::Exp, mul(gr, num(gr, k), f(gr, Op::Square, x))));
+}
+
+// The adjoint of a selection between inputs 0 and 1: g to input 0 where the selector s is
+// 1, to input 1 where it is 0 (only to inputs that depend on a latent).
+void route(Graph& gr, NodeId self, NodeId s, NodeId g, Contrib& c) {
+    if (gr.is_variable(in(gr, self, 0))) c[0] = mul(gr, g, s);
+    if (gr.is_variable(in(gr, self, 1))) c[1] = mul(gr, g, sub(gr, num(gr, 1), s));
+}
+
+}  // namespace
+
+// step is piecewise constant: its derivative is 0 wherever it exists, so nothing flows.
+void adj_step(Graph&, NodeId, NodeId, Contrib&) {}
+// d|x| = sign(x) dx, written 2 step(x) - 1: at the kink x = 0 this is the right derivative
+// (+1), as for fmin/fmax ties below; the kink has measure zero under any density.
+void adj_fabs(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    const NodeId s = f(gr, Op::Step, in(gr, y, 0));
+    c[0] = mul(gr, g, sub(gr, mul(gr, num(gr, 2), s), num(gr, 1)));
+}
+// d sin(x) = cos(x) dx
+void adj_sin(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    c[0] = mul(gr, g, f(gr, Op::Cos, in(gr, y, 0)));
+}
+// d cos(x) = -sin(x) dx
+void adj_cos(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    c[0] = neg(gr, mul(gr, g, f(gr, Op::Sin, in(gr, y, 0))));
+}
+// d tanh(x) = (1 - tanh(x)^2) dx
+void adj_tanh(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    c[0] = mul(gr, g, sub(gr, num(gr, 1), f(gr, Op::Square, y)));
+}
+// y = x^(1/3): dy = dx / (3 y^2)
+void adj_cbrt(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    c[0] = div(gr, g, mul(gr, num(gr, 3), f(gr, Op::Square, y)));
+}
+// d erf(x) = 2/sqrt(pi) e^(-x^2) dx
+void adj_erf(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    c[0] = mul(gr, g, gauss(gr, kTwoOverSqrtPi, -1, in(gr, y, 0)));
+}
+// d erfc(x) = -2/sqrt(pi) e^(-x^2) dx
+void adj_erfc(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    c[0] = mul(gr, g, gauss(gr, -kTwoOverSqrtPi, -1, in(gr, y, 0)));
+}
+// d Phi(x) = phi(x) dx = e^(-x^2/2) / sqrt(2 pi) dx
+void adj_phi(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    c[0] = mul(gr, g, gauss(gr, kInvSqrt2Pi, -0.5, in(gr, y, 0)));
+}
+// d log Phi(x) = phi(x) / Phi(x) dx = exp(-x^2/2 - log sqrt(2 pi) - log Phi(x)) dx: in the
+// log domain, so that the ratio stays finite (~ -x) where phi and Phi both underflow.
+void adj_log_phi(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    const NodeId x = in(gr, y, 0);
+    const NodeId log_phi = sub(gr, mul(gr, num(gr, -0.5), f(gr, Op::Square, x)), num(gr, kLogSqrt2Pi));
+    c[0] = mul(gr, g, f(gr, Op::Exp, sub(gr, log_phi, y)));
+}
+// d log(1 - e^x) = -e^x / (1 - e^x) dx = -dx / (e^-x - 1) = -dx / expm1(-x): expm1 keeps
+// the digits of the denominator near x = 0.
+void adj_log1m_exp(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    c[0] = neg(gr, div(gr, g, f(gr, Op::Expm1, neg(gr, in(gr, y, 0)))));
+}
+// d log I0(x) = I0'(x) / I0(x) dx = I1(x) / I0(x) dx
+void adj_log_bessel_i0(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    c[0] = mul(gr, g, f(gr, Op::BesselI1OverI0, in(gr, y, 0)));
+}
+// r = I1/I0 with I0' = I1 and I1' = I0 - I1/x: r' = (I1' I0 - I1 I0') / I0^2 = 1 - r/x - r^2.
+void adj_bessel_i1_over_i0(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    const NodeId r_over_x = div(gr, y, in(gr, y, 0));
+    c[0] = mul(gr, g, sub(gr, sub(gr, num(gr, 1), r_over_x), f(gr, Op::Square, y)));
+}
+// fmin(a, b): the adjoint goes to a where a <= b (step(b - a) = 1), else to b. On a tie
+// it all goes to a: one of the one-sided derivatives.
+void adj_fmin(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    route(gr, y, f(gr, Op::Step, sub(gr, in(gr, y, 1), in(gr, y, 0))), g, c);
+}
+// fmax(a, b): the adjoint goes to a where a >= b (step(a - b) = 1), else to b.
+void adj_fmax(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    route(gr, y, f(gr, Op::Step, sub(gr, in(gr, y, 0), in(gr, y, 1))), g, c);
+}
+// y = a log b: dy = log(b) da + (a / b) db
+void adj_lmultiply(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    const NodeId a = in(gr, y, 0);
+    const NodeId b = in(gr, y, 1);
+    if (gr.is_variable(a)) c[0] = mul(gr, g, f(gr, Op::Log, b));
+    if (gr.is_variable(b)) c[1] = mul(gr, g, div(gr, a, b));
+}
+
+}  // namespace advi::math

@@ -1,0 +1,65 @@
+// Scalar special functions of the op table (Stan's names): step, fabs, fmin, fmax, sin, cos,
+// tanh, cbrt, erf, erfc, Phi, log_Phi, log1m_exp, lmultiply, log I0 and I1/I0. Their rows
+// live in op_table.cpp; the scalar functors, kernels and adjoint rules live here.
+#pragma once
+
+#include <array>
+#include <cmath>
+
+#include <advi/graph/node.hpp>
+#include <advi/graph/op.hpp>
+
+namespace advi {
+
+class Graph;
+
+namespace math {
+
+// Numerically stable scalar forms; each says in ops_math.cpp why it is stable.
+double phi_cdf(double x);          // Phi(x) = P(Z <= x), relative accuracy in the lower tail
+double log_phi_cdf(double x);      // log Phi(x), finite down to x = -1e150
+double log1m_exp(double x);        // log(1 - e^x), x < 0
+double log_bessel_i0(double x);    // log I0(x) without overflow for large |x|
+double bessel_i1_over_i0(double x);  // I1(x) / I0(x) without overflow for large |x|
+double lmultiply(double x, double y);  // x log y, with 0 log 0 = 0 (Stan)
+
+// One functor per op, `f(x, y)` as op_table.cpp's templates expect (y unused for unary).
+// The one-line ones are inline so that the loops in op_table.cpp's kernels inline them.
+struct StepF { static double f(double x, double) { return x < 0 ? 0.0 : 1.0; } };
+struct FabsF { static double f(double x, double) { return std::fabs(x); } };
+struct SinF { static double f(double x, double) { return std::sin(x); } };
+struct CosF { static double f(double x, double) { return std::cos(x); } };
+struct TanhF { static double f(double x, double) { return std::tanh(x); } };
+struct CbrtF { static double f(double x, double) { return std::cbrt(x); } };
+struct ErfF { static double f(double x, double) { return std::erf(x); } };
+struct ErfcF { static double f(double x, double) { return std::erfc(x); } };
+struct PhiF { static double f(double x, double) { return phi_cdf(x); } };
+struct LogPhiF { static double f(double x, double) { return log_phi_cdf(x); } };
+struct Log1mExpF { static double f(double x, double) { return log1m_exp(x); } };
+struct LogBesselI0F { static double f(double x, double) { return log_bessel_i0(x); } };
+struct BesselI1OverI0F { static double f(double x, double) { return bessel_i1_over_i0(x); } };
+struct FminF { static double f(double x, double y) { return std::fmin(x, y); } };
+struct FmaxF { static double f(double x, double y) { return std::fmax(x, y); } };
+struct LmultiplyF { static double f(double x, double y) { return lmultiply(x, y); } };
+
+// Adjoint rules (signature of OpInfo::adjoint); derivations beside each in ops_math.cpp.
+using Contrib = std::array<NodeId, 3>;
+void adj_step(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_fabs(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_sin(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_cos(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_tanh(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_cbrt(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_erf(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_erfc(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_phi(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_log_phi(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_log1m_exp(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_log_bessel_i0(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_bessel_i1_over_i0(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_fmin(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_fmax(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_lmultiply(Graph& g, NodeId y, NodeId adj, Contrib& c);
+
+}  // namespace math
+}  // namespace advi

@@ -1,0 +1,184 @@
+// Stan CSV text: column names, the rows written to round-trip exactly, an atomic file write.
+#include <advi/io/cmdstan_csv.hpp>
+
+#include <atomic>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <ostream>
+#include <utility>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <advi/base/error.hpp>
+#include <advi/base/memory_budget.hpp>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace advi {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Shortest text that reads back as the same double (fmt's `{}`), so a file read back gives
+// the fit's values bit for bit. CmdStan rounds to a few significant digits unless sig_figs
+// asks for more; we prefer exact round trip to shorter lines. NaN is written without a sign:
+// CmdStan's values are "nan", "inf", "-inf".
+void append_number(fmt::memory_buffer& buf, double x) {
+    if (std::isnan(x)) {
+        buf.append(std::string_view("nan"));
+        return;
+    }
+    fmt::format_to(std::back_inserter(buf), "{}", x);
+}
+
+void append_row(fmt::memory_buffer& buf, const auto& row) {
+    for (Eigen::Index j = 0; j < row.size(); ++j) {
+        if (j > 0)
+            buf.push_back(',');
+        append_number(buf, row[j]);
+    }
+    buf.push_back('\n');
+}
+
+// A comment line per line of `text` ("# text"; an empty line is a bare "#").
+void append_comment(fmt::memory_buffer& buf, std::string_view text) {
+    for (;;) {
+        const std::size_t nl = text.find('\n');
+        const std::string_view line = text.substr(0, nl);
+        buf.push_back('#');
+        if (!line.empty()) {
+            buf.push_back(' ');
+            buf.append(line);
+        }
+        buf.push_back('\n');
+        if (nl == std::string_view::npos)
+            break;
+        text.remove_prefix(nl + 1);
+    }
+}
+
+void flush(std::ostream& os, fmt::memory_buffer& buf) {
+    os.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+    buf.clear();
+}
+
+// The element count of `dims`, refused when its column names would not fit in memory.
+std::int64_t element_count(std::string_view name, std::span<const std::int64_t> dims) {
+    const auto n = checked_product(dims);
+    require_memory(fmt::format("the CSV columns of `{}`", name), n, 32);
+    return *n;
+}
+
+}  // namespace
+
+std::string describe_dims(std::span<const std::int64_t> dims) {
+    return dims.empty() ? "a scalar" : fmt::format("dims {}", fmt::join(dims, "x"));
+}
+
+std::vector<std::string> stan_column_names(std::string_view name,
+                                           std::span<const std::int64_t> dims) {
+    for (std::int64_t d : dims) {
+        if (d < 0)
+            throw ShapeError(
+                fmt::format("column names of `{}`: {} has a negative size", name, describe_dims(dims)));
+    }
+    std::vector<std::string> out;
+    if (dims.empty()) {
+        out.emplace_back(name);
+        return out;
+    }
+    const std::int64_t n = element_count(name, dims);
+    out.reserve(static_cast<std::size_t>(n));
+    // Column-major over all indices, array dims included (the first index fastest), as Stan
+    // writes every container: stanc's name loops run from the last dim outward to the first,
+    // and CmdStan's readers reshape with Fortran order.
+    std::vector<std::int64_t> index(dims.size(), 1);
+    std::string s;
+    for (std::int64_t k = 0; k < n; ++k) {
+        s.assign(name);
+        for (std::int64_t i : index) fmt::format_to(std::back_inserter(s), ".{}", i);
+        out.push_back(s);
+        for (std::size_t d = 0; d < index.size(); ++d) {
+            if (++index[d] <= dims[d])
+                break;
+            index[d] = 1;
+        }
+    }
+    return out;
+}
+
+void write_cmdstan_csv(std::ostream& os, const CsvOutput& output) {
+    const auto cols = static_cast<Eigen::Index>(output.columns.size());
+    if (output.mean_row.size() != cols)
+        throw ShapeError(fmt::format("CSV output: the mean row has {} values for {} columns",
+                                     output.mean_row.size(), cols));
+    if (output.draws.rows() > 0 && output.draws.cols() != cols)
+        throw ShapeError(fmt::format("CSV output: the draws have {} values per row for {} columns",
+                                     output.draws.cols(), cols));
+    for (const std::string& c : output.columns) {
+        if (c.empty() || c.find_first_of(",\"\n\r") != std::string::npos)
+            throw ModelError(fmt::format("CSV output: `{}` cannot be a column name", c));
+    }
+
+    fmt::memory_buffer buf;
+    for (const std::string& line : output.header) append_comment(buf, line);
+    fmt::format_to(std::back_inserter(buf), "{}\n", fmt::join(output.columns, ","));
+    for (const std::string& line : output.adaptation) append_comment(buf, line);
+    append_row(buf, output.mean_row);
+    flush(os, buf);
+    for (Eigen::Index i = 0; i < output.draws.rows(); ++i) {
+        append_row(buf, output.draws.row(i));
+        if (buf.size() >= (1 << 16))
+            flush(os, buf);
+    }
+    for (const std::string& line : output.trailer) append_comment(buf, line);
+    flush(os, buf);
+    if (!os)
+        throw Error("CSV output: the stream failed while writing");
+}
+
+void write_cmdstan_csv_file(const fs::path& path, const CsvOutput& output) {
+    // A hidden temporary beside the target: rename() within one directory (one file system)
+    // replaces the target atomically.
+    static std::atomic<unsigned> counter{0};
+    const fs::path tmp = path.parent_path() / fmt::format(".{}.tmp.{}.{}", path.filename().string(),
+                                                          ::getpid(), counter++);
+    auto error = [&](const std::string& why) {
+        return Error(fmt::format("cannot write `{}`: {}", path.string(), why));
+    };
+    try {
+        {
+            std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+            if (!out)
+                throw error(
+                    fmt::format("cannot create `{}`: {}", tmp.string(), std::strerror(errno)));
+            write_cmdstan_csv(out, output);
+            out.close();
+            if (!out)
+                throw error(fmt::format("writing `{}` failed", tmp.string()));
+        }
+        // The data reaches the disk before the new name does, so that a crash of the machine
+        // just after the rename cannot leave an empty file under the name.
+        const int fd = ::open(tmp.c_str(), O_RDONLY);
+        if (fd >= 0) {
+            (void)::fsync(fd);
+            ::close(fd);
+        }
+        std::error_code ec;
+        fs::rename(tmp, path, ec);
+        if (ec)
+            throw error(ec.message());
+    } catch (...) {
+        std::error_code ignored;
+        fs::remove(tmp, ignored);
+        throw;
+    }
+}
+
+}  // namespace advi

@@ -1,0 +1,85 @@
+// Offsets and lookups over a model's latent variables.
+#include <advi/model/model_spec.hpp>
+
+#include <fmt/format.h>
+
+#include <advi/base/error.hpp>
+#include <advi/transform/transform.hpp>
+
+namespace advi {
+
+std::vector<int> ModelSpec::zeta_offsets() const {
+    std::vector<int> off;
+    int at = 0;
+    for (const auto& v : latents) {
+        off.push_back(at);
+        at += transform_for(v.support, v.positive).unconstrained_shape(v.shape).size();
+    }
+    return off;
+}
+
+int ModelSpec::zeta_dim() const {
+    int at = 0;
+    for (const auto& v : latents) {
+        at += transform_for(v.support, v.positive).unconstrained_shape(v.shape).size();
+    }
+    return at;
+}
+
+std::vector<int> ModelSpec::theta_offsets() const {
+    std::vector<int> off;
+    int at = 0;
+    for (const auto& v : latents) {
+        off.push_back(at);
+        at += v.shape.size();
+    }
+    return off;
+}
+
+int ModelSpec::theta_dim() const {
+    int at = 0;
+    for (const auto& v : latents) at += v.shape.size();
+    return at;
+}
+
+Eigen::VectorXd ModelSpec::unconstrain(const Eigen::VectorXd& theta) const {
+    if (theta.size() != theta_dim()) {
+        throw DataError(fmt::format("unconstrain: expected {} constrained values, got {}",
+                                    theta_dim(), theta.size()));
+    }
+    Eigen::VectorXd zeta(zeta_dim());
+    const std::vector<int> in = theta_offsets();
+    const std::vector<int> out = zeta_offsets();
+    for (std::size_t k = 0; k < latents.size(); ++k) {
+        const LatentVariable& v = latents[k];
+        const Eigen::VectorXd x = theta.segment(in[k], v.shape.size());
+        if (!v.support.has_expression() && !v.support.contains(x, v.shape)) {
+            throw DataError(fmt::format("unconstrain: the values of `{}` are outside its support {}",
+                                        v.name, v.support.str()));
+        }
+        try {
+            const Transform& t = transform_for(v.support, v.positive);
+            const Eigen::VectorXd z = t.unconstrain(x, v.shape, v.support);
+            zeta.segment(out[k], z.size()) = z;
+        } catch (const ModelError& e) {
+            throw ModelError(fmt::format("unconstrain `{}`: {}", v.name, e.what()));
+        }
+    }
+    return zeta;
+}
+
+int ModelSpec::latent_index(std::string_view name) const {
+    for (std::size_t k = 0; k < latents.size(); ++k) {
+        if (latents[k].name == name) return static_cast<int>(k);
+    }
+    std::string names;
+    for (const auto& v : latents) names += (names.empty() ? "" : ", ") + v.name;
+    throw ModelError(fmt::format("no latent variable named `{}` (the model has: {})", name,
+                                 names.empty() ? "none" : names));
+}
+
+const LatentVariable& ModelSpec::latent(std::string_view name) const {
+    return latents[latent_index(name)];
+}
+
+}  // namespace advi

@@ -1,0 +1,2 @@
+// The Stan front end may include the C++ DSL.
+#include <advi/cpp/model.hpp>

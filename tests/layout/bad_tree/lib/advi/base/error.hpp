@@ -1,0 +1,2 @@
+// The ground floor.
+#pragma once

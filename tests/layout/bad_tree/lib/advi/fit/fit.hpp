@@ -1,0 +1,2 @@
+// The fit layer may include the graph.
+#include <advi/graph/node.hpp>

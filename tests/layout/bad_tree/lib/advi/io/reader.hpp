@@ -1,0 +1,2 @@
+// A quoted include of our own header.
+#include "helper.hpp"
