@@ -31,7 +31,9 @@ namespace {
 
 using namespace advi::bench;
 
-Eigen::VectorXd point(int dim) { return Eigen::VectorXd::LinSpaced(dim, -0.5, 0.5); }
+Eigen::VectorXd point(int dim) {
+    return Eigen::VectorXd::LinSpaced(dim, -0.5, 0.5);
+}
 
 // A benchmark model: its data (built once, on first use), the DSL builder and the
 // hand-written gradient class constructed from the same data.
@@ -45,47 +47,38 @@ struct BenchModel {
 template <class Data, class Hand>
 void register_model(const BenchModel<Data, Hand>& bm) {
     const std::string name = bm.name;
-    benchmark::RegisterBenchmark(("BM_" + name + "_compiled").c_str(),
-                                 [bm](benchmark::State& state) {
-                                     advi::Model m;
-                                     bm.build(m, bm.data());
-                                     advi::Program p = advi::compile(m);
-                                     p.set_threads(static_cast<int>(state.range(0)));
-                                     Eigen::VectorXd zeta = point(p.dim()), grad(p.dim());
-                                     for (auto _ : state)
-                                         benchmark::DoNotOptimize(p.run(zeta, grad));
-                                     state.SetBytesProcessed(
-                                         static_cast<int64_t>(state.iterations()) *
-                                         static_cast<int64_t>(p.data_bytes_per_run()));
-                                     state.counters["arena_bytes"] =
-                                         static_cast<double>(p.arena_bytes());
-                                     state.counters["node_bytes"] =
-                                         static_cast<double>(p.node_bytes());
-                                 })
+    benchmark::RegisterBenchmark(
+        ("BM_" + name + "_compiled").c_str(),
+        [bm](benchmark::State& state) {
+            advi::Model m;
+            bm.build(m, bm.data());
+            advi::Program p = advi::compile(m);
+            p.set_threads(static_cast<int>(state.range(0)));
+            Eigen::VectorXd zeta = point(p.dim()), grad(p.dim());
+            for (auto _ : state) benchmark::DoNotOptimize(p.run(zeta, grad));
+            state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                                    static_cast<int64_t>(p.data_bytes_per_run()));
+            state.counters["arena_bytes"] = static_cast<double>(p.arena_bytes());
+            state.counters["node_bytes"] = static_cast<double>(p.node_bytes());
+        })
         ->ArgName("threads")
         ->UseRealTime()
         ->Arg(1)
         ->Arg(2)
         ->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark(("BM_" + name + "_hand").c_str(),
-                                 [bm](benchmark::State& state) {
-                                     Hand h(bm.data());
-                                     Eigen::VectorXd zeta = point(h.dim()), grad(h.dim());
-                                     for (auto _ : state)
-                                         benchmark::DoNotOptimize(
-                                             h.log_density_gradient(zeta, grad));
-                                 })
-        ->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark(("BM_" + name + "_build").c_str(),
-                                 [bm](benchmark::State& state) {
-                                     for (auto _ : state) {
-                                         advi::Model m;
-                                         bm.build(m, bm.data());
-                                         advi::Program p = advi::compile(m);
-                                         benchmark::DoNotOptimize(p.dim());
-                                     }
-                                 })
-        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("BM_" + name + "_hand").c_str(), [bm](benchmark::State& state) {
+        Hand h(bm.data());
+        Eigen::VectorXd zeta = point(h.dim()), grad(h.dim());
+        for (auto _ : state) benchmark::DoNotOptimize(h.log_density_gradient(zeta, grad));
+    })->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("BM_" + name + "_build").c_str(), [bm](benchmark::State& state) {
+        for (auto _ : state) {
+            advi::Model m;
+            bm.build(m, bm.data());
+            advi::Program p = advi::compile(m);
+            benchmark::DoNotOptimize(p.dim());
+        }
+    })->Unit(benchmark::kMicrosecond);
 }
 
 const LinearRegressionData& regression() {
@@ -143,19 +136,20 @@ BENCHMARK(BM_stream_copy)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_stream_sum)->Unit(benchmark::kMicrosecond);
 
 int main(int argc, char** argv) {
-    register_model(BenchModel<LinearRegressionData, LinearRegressionHand>{
-        "linreg", regression, build_linear_regression});
+    register_model(BenchModel<LinearRegressionData, LinearRegressionHand>{"linreg", regression,
+                                                                          build_linear_regression});
+    register_model(BenchModel<LinearRegressionData, LinregArdHand>{"linreg_ard", regression,
+                                                                   build_linreg_ard});
     register_model(
-        BenchModel<LinearRegressionData, LinregArdHand>{"linreg_ard", regression, build_linreg_ard});
-    register_model(BenchModel<ElectionData, HierLogisticHand>{"hier_logistic", election,
-                                                              build_hier_logistic});
+        BenchModel<ElectionData, HierLogisticHand>{"hier_logistic", election, build_hier_logistic});
     register_model(BenchModel<GammaPoissonData, GammaPoissonHand>{"gamma_poisson", frey_faces,
                                                                   build_gamma_poisson});
     register_model(BenchModel<GmmData, GmmHand>{"gmm", mixture, build_gmm});
     register_model(BenchModel<StochVolData, StochVolHand>{"stochvol", returns, build_stochvol});
     register_model(BenchModel<PpcaArdData, PpcaArdHand>{"ppca_ard", ppca, build_ppca_ard});
     benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    if (benchmark::ReportUnrecognizedArguments(argc, argv))
+        return 1;
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
     return 0;

@@ -2,11 +2,11 @@
 // passed as ADVI_SHARED_DATA by CMake), and the truth files read as numbers.
 #pragma once
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <algorithm>
-#include <cctype>
 #include <sstream>
 #include <string>
 
@@ -27,7 +27,8 @@ inline std::filesystem::path sim_dir(const std::string& model) {
 // have nothing to fit and exit 0).
 inline bool have_sim_data(const std::filesystem::path& dir, const std::string& size) {
     const std::filesystem::path file = dir / (size + ".data.json");
-    if (std::filesystem::exists(file)) return true;
+    if (std::filesystem::exists(file))
+        return true;
     std::cout << "shared data not found at " << file
               << " (../shared/data beside the repository): nothing to fit\n";
     return false;
@@ -58,7 +59,8 @@ inline std::string without_string_members(const std::string& t) {
             const std::size_t value = skip_space(colon + 1);
             if (value < t.size() && t[value] == '"') {  // drop the member and its comma
                 std::size_t next = skip_space(string_end(value));
-                if (next < t.size() && t[next] == ',') ++next;
+                if (next < t.size() && t[next] == ',')
+                    ++next;
                 i = next;
                 continue;
             }
@@ -73,7 +75,8 @@ inline std::string without_string_members(const std::string& t) {
         if (out[i] == ',') {
             std::size_t j = i + 1;
             while (j < out.size() && std::isspace(static_cast<unsigned char>(out[j]))) ++j;
-            if (j < out.size() && out[j] == '}') continue;
+            if (j < out.size() && out[j] == '}')
+                continue;
         }
         clean += out[i];
     }

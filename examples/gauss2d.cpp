@@ -52,8 +52,8 @@ int main() {
     std::cout << "posterior mean      mu[0]       mu[1]\n"
               << "  analytic   " << std::setw(10) << post_mean[0] << "  " << std::setw(10)
               << post_mean[1] << "\n"
-              << "  truth file " << std::setw(10) << truth.at("posterior_mean").as_vector()[0] << "  "
-              << std::setw(10) << truth.at("posterior_mean").as_vector()[1] << "\n"
+              << "  truth file " << std::setw(10) << truth.at("posterior_mean").as_vector()[0]
+              << "  " << std::setw(10) << truth.at("posterior_mean").as_vector()[1] << "\n"
               << "  mean-field " << std::setw(10) << mf.result().q.mu()[0] << "  " << std::setw(10)
               << mf.result().q.mu()[1] << "\n"
               << "  full-rank  " << std::setw(10) << fr.result().q.mu()[0] << "  " << std::setw(10)

@@ -6,7 +6,8 @@
 // keeps the best final ELBO of R seeds (4 by default): the mixture's ELBO has local optima,
 // and which one a fit reaches depends on the seed (on small, seeds 1..5 at B = 500 reached
 // the truth's optimum twice, the full-data fit twice, B = 100 once).
-//   ./build/examples/gmm_minibatch [small|medium] [B ...] [--csv PATH] [--every ITERATIONS] [--restarts R]
+//   ./build/examples/gmm_minibatch [small|medium] [B ...] [--csv PATH] [--every ITERATIONS]
+//   [--restarts R]
 // B defaults to 100 and 500 (and always the full data); --csv writes every recorded point as
 // `batch,iteration,seconds,log_predictive` (batch 0: the full data).
 #include <cstdio>
@@ -55,9 +56,11 @@ int main(int argc, char** argv) {
             batches.push_back(std::stoi(a));
         }
     }
-    if (batches.empty()) batches = {100, 500};
+    if (batches.empty())
+        batches = {100, 500};
     const auto dir = advi::examples::sim_dir("gmm");
-    if (!advi::examples::have_sim_data(dir, size)) return 0;  // a clone without it
+    if (!advi::examples::have_sim_data(dir, size))
+        return 0;  // a clone without it
     const advi::DataTable data = advi::read_data(dir / (size + ".data.json"));
     const advi::DataTable truth = advi::examples::read_truth(dir / (size + ".truth.json"));
     const Eigen::MatrixXd y = data.at("y").as_matrix();
@@ -65,7 +68,8 @@ int main(int argc, char** argv) {
     const int K = data.at("K").as_int();
     const double alpha0 = data.at("alpha0").as_real();
     const auto N = static_cast<int>(y.rows()), D = static_cast<int>(y.cols());
-    if (every <= 0) every = D > 100 ? 20 : 50;
+    if (every <= 0)
+        every = D > 100 ? 20 : 50;
 
     // The held-out model: the same latents over y_test; its pointwise log-likelihood.
     advi::Model held_out;

@@ -124,7 +124,8 @@ inline TracedFit fit_gmm_traced(const ModelSpec& spec, const ModelSpec& held_out
         options.seed = static_cast<std::uint64_t>(r);
         options.monitor = trace.monitor();
         options.monitor_every = every;
-        if (full_y != nullptr) options.minibatch = {MinibatchData("y", *full_y)};
+        if (full_y != nullptr)
+            options.minibatch = {MinibatchData("y", *full_y)};
         Fit f = fit(spec, options);
         if (!best || f.result().elbo_trace.back() > best->fit.result().elbo_trace.back())
             best.emplace(TracedFit{std::move(f), trace.points()});

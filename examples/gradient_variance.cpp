@@ -44,11 +44,13 @@ namespace {
 
 // The mean over the first `dim` entries (the mu block of params()) of the per-coordinate
 // variance of `reps` gradient estimates.
-double mu_gradient_variance(int reps, int dim, const std::function<advi::ElboGradient()>& estimate) {
+double mu_gradient_variance(int reps, int dim,
+                            const std::function<advi::ElboGradient()>& estimate) {
     Eigen::VectorXd sum = Eigen::VectorXd::Zero(dim), sum2 = Eigen::VectorXd::Zero(dim);
     for (int r = 0; r < reps; ++r) {
         const advi::ElboGradient g = estimate();
-        if (!g.ok()) throw advi::FitError("gradient_variance: every draw of a gradient was dropped");
+        if (!g.ok())
+            throw advi::FitError("gradient_variance: every draw of a gradient was dropped");
         sum += g.grad.head(dim);
         sum2 += g.grad.head(dim).cwiseAbs2();
     }
@@ -87,13 +89,14 @@ std::vector<Row> variance_table(advi::Target& target, const advi::Approximation&
     for (int M : grid) {
         advi::Rng a = master.split(), b = master.split(), c = master.split(), d = master.split();
         Row row{M, 0, 0};
-        row.advi = mu_gradient_variance(reps, q.dim(),
-                                        [&] { return advi::elbo_gradient(target, q, a, M, 10 * M); });
+        row.advi = mu_gradient_variance(
+            reps, q.dim(), [&] { return advi::elbo_gradient(target, q, a, M, 10 * M); });
         row.bbvi = mu_gradient_variance(
             reps, q.dim(), [&] { return advi::score_function_gradient(target, q, M, b, false); });
         if (with_cv) {
-            row.bbvi_cv = mu_gradient_variance(
-                reps, q.dim(), [&] { return advi::score_function_gradient(target, q, M, c, true); });
+            row.bbvi_cv = mu_gradient_variance(reps, q.dim(), [&] {
+                return advi::score_function_gradient(target, q, M, c, true);
+            });
         }
         if (unnormalised) {
             row.bbvi_unnormalised = mu_gradient_variance(reps, q.dim(), [&] {
@@ -114,7 +117,9 @@ void print_table(const std::vector<Row>& rows, const std::string& extra) {
     }
 }
 
-std::string csv_value(double v) { return v < 0 ? "" : fmt::format("{}", v); }
+std::string csv_value(double v) {
+    return v < 0 ? "" : fmt::format("{}", v);
+}
 
 }  // namespace
 
@@ -146,9 +151,10 @@ int main(int argc, char** argv) {
     const advi::Approximation& qa = gamma_fit.result().q;
     advi::Program pa = advi::compile(gamma_model);
     advi::TargetRef<advi::Program> ta(pa);
-    fmt::print("(a) Gamma(10, 10) posterior, log transform; q = N({:.4f}, {:.4f}^2) on zeta "
-               "(fit: {} iterations); {} re-computations per M\n",
-               qa.mu()[0], qa.sd()[0], gamma_fit.result().iterations, reps);
+    fmt::print(
+        "(a) Gamma(10, 10) posterior, log transform; q = N({:.4f}, {:.4f}^2) on zeta "
+        "(fit: {} iterations); {} re-computations per M\n",
+        qa.mu()[0], qa.sd()[0], gamma_fit.result().iterations, reps);
     // Stan's `theta ~ gamma(10, 10)` drops the constant a log b - lgamma(a) = 10.2 (it keeps
     // the log-Jacobian); this library's density keeps it, so that log p - log q is close to 0
     // where q is close to the posterior.
@@ -156,9 +162,10 @@ int main(int argc, char** argv) {
     OffsetTarget ta_unnormalised(ta, -gamma_constant);
     const std::vector<Row> rows_a = variance_table(ta, qa, reps, false, &ta_unnormalised);
     print_table(rows_a, "BBVI, Stan's");
-    fmt::print("(the last column: BBVI on the density without Gamma's normalising constant, "
-               "{:.2f}, as Stan's ~ statement gives it; ADVI's gradient is the same for both)\n",
-               gamma_constant);
+    fmt::print(
+        "(the last column: BBVI on the density without Gamma's normalising constant, "
+        "{:.2f}, as Stan's ~ statement gives it; ADVI's gradient is the same for both)\n",
+        gamma_constant);
 
     // (b) Nonlinear regression, simulated with a fixed seed.
     const int N = 500, D = 100;
@@ -179,11 +186,12 @@ int main(int argc, char** argv) {
     advi::Program pb = advi::compile(reg);
     pb.set_threads(1);
     advi::TargetRef<advi::Program> tb(pb);
-    fmt::print("\n(b) nonlinear regression, N = {}, D = {}; q from a mean-field fit ({} "
-               "iterations): |mu - beta_true| / sqrt(D) = {:.3f}, mean sd {:.3f}; variance of "
-               "the mu gradient averaged over the {} coordinates, {} re-computations per M\n",
-               N, D, reg_fit.result().iterations, (qb.mu() - beta_true).norm() / std::sqrt(D),
-               qb.sd().mean(), D, reps);
+    fmt::print(
+        "\n(b) nonlinear regression, N = {}, D = {}; q from a mean-field fit ({} "
+        "iterations): |mu - beta_true| / sqrt(D) = {:.3f}, mean sd {:.3f}; variance of "
+        "the mu gradient averaged over the {} coordinates, {} re-computations per M\n",
+        N, D, reg_fit.result().iterations, (qb.mu() - beta_true).norm() / std::sqrt(D),
+        qb.sd().mean(), D, reps);
     const std::vector<Row> rows_b = variance_table(tb, qb, reps, true);
     print_table(rows_b, "BBVI + cv");
     fmt::print("(with M = 1 the control variate is off: no variance to estimate a from)\n");
@@ -196,8 +204,8 @@ int main(int argc, char** argv) {
         }
         out << "model,M,advi,bbvi,bbvi_cv,bbvi_unnormalised\n";
         for (const Row& r : rows_a)
-            out << fmt::format("gamma,{},{},{},{},{}\n", r.M, r.advi, r.bbvi,
-                               csv_value(r.bbvi_cv), csv_value(r.bbvi_unnormalised));
+            out << fmt::format("gamma,{},{},{},{},{}\n", r.M, r.advi, r.bbvi, csv_value(r.bbvi_cv),
+                               csv_value(r.bbvi_unnormalised));
         for (const Row& r : rows_b)
             out << fmt::format("nonlinear_regression,{},{},{},{},{}\n", r.M, r.advi, r.bbvi,
                                csv_value(r.bbvi_cv), csv_value(r.bbvi_unnormalised));

@@ -36,24 +36,28 @@ int main() {
               << s.constrained;
     advi::Program p = advi::compile(m);
     std::cout << "\n== gradient program ==\n"
-              << p.instruction_count() << " instructions per gradient, "
-              << p.prologue_count() << " once per data; arena " << p.arena_bytes()
-              << " bytes for " << p.node_bytes() << " bytes of node values\n";
+              << p.instruction_count() << " instructions per gradient, " << p.prologue_count()
+              << " once per data; arena " << p.arena_bytes() << " bytes for " << p.node_bytes()
+              << " bytes of node values\n";
 
     // tol_rel_obj 0.001 rather than Stan's 0.01: with |ELBO| ~ 1000, a 1% relative change
     // stops the fit before q's variances have settled (its means settle much sooner).
     auto fit = advi::fit(m, {.family = advi::Family::MeanField, .seed = 1, .tol_rel_obj = 0.001});
     std::cout << "\n== ADVI fit (mean-field) ==\n" << fit.summary();
     std::cout << "\ntruth: beta = " << beta_true.transpose() << ", sigma = " << sigma_true << "\n";
-    std::cout << "fit:   beta = " << fit.mean("beta").transpose() << ", sigma = " << fit.mean("sigma")[0]
-              << "\n";
+    std::cout << "fit:   beta = " << fit.mean("beta").transpose()
+              << ", sigma = " << fit.mean("sigma")[0] << "\n";
     // The exact posterior of beta given sigma (at the fitted sigma) for comparison: normal with
     // precision X'X / sigma^2 + I / 100.
     const double s2 = std::pow(fit.mean("sigma")[0], 2);
-    const Eigen::MatrixXd precision = X.transpose() * X / s2 + Eigen::MatrixXd::Identity(D, D) / 100;
+    const Eigen::MatrixXd precision =
+        X.transpose() * X / s2 + Eigen::MatrixXd::Identity(D, D) / 100;
     const Eigen::MatrixXd cov = precision.inverse();
-    std::cout << "exact posterior of beta given sigma: mean " << (cov * X.transpose() * y / s2).transpose()
-              << "\n                                    sd   " << cov.diagonal().cwiseSqrt().transpose()
-              << "\nADVI mean-field sd of beta:                " << fit.sd("beta").transpose() << "\n";
+    std::cout << "exact posterior of beta given sigma: mean "
+              << (cov * X.transpose() * y / s2).transpose()
+              << "\n                                    sd   "
+              << cov.diagonal().cwiseSqrt().transpose()
+              << "\nADVI mean-field sd of beta:                " << fit.sd("beta").transpose()
+              << "\n";
     return 0;
 }

@@ -22,7 +22,8 @@
 int main(int argc, char** argv) {
     const std::string size = argc > 1 ? argv[1] : "small";
     const auto dir = advi::examples::sim_dir("nmf_direxp");
-    if (!advi::examples::have_sim_data(dir, size)) return 0;  // a clone without it
+    if (!advi::examples::have_sim_data(dir, size))
+        return 0;  // a clone without it
     const advi::DataTable data = advi::read_data(dir / (size + ".data.json"));
     const advi::DataTable truth = advi::examples::read_truth(dir / (size + ".truth.json"));
     const Eigen::MatrixXi y = data.at("y").as_int_matrix();

@@ -15,13 +15,14 @@
 #include <advi/io/read_data.hpp>
 
 #include "example_data.hpp"
-#include "nmf_gap_model.hpp"
 #include "nmf_example.hpp"
+#include "nmf_gap_model.hpp"
 
 int main(int argc, char** argv) {
     const std::string size = argc > 1 ? argv[1] : "small";
     const auto dir = advi::examples::sim_dir("nmf_gap");
-    if (!advi::examples::have_sim_data(dir, size)) return 0;  // a clone without it
+    if (!advi::examples::have_sim_data(dir, size))
+        return 0;  // a clone without it
     const advi::DataTable data = advi::read_data(dir / (size + ".data.json"));
     const advi::DataTable truth = advi::examples::read_truth(dir / (size + ".truth.json"));
     const Eigen::MatrixXi y = data.at("y").as_int_matrix();

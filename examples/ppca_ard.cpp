@@ -24,7 +24,8 @@ int main(int argc, char** argv) {
     const std::string size = argc > 1 ? argv[1] : "small";
     const int M = argc > 2 ? std::stoi(argv[2]) : 20;
     const auto dir = advi::examples::sim_dir("ppca_ard");
-    if (!advi::examples::have_sim_data(dir, size)) return 0;  // a clone without it
+    if (!advi::examples::have_sim_data(dir, size))
+        return 0;  // a clone without it
     const advi::DataTable data = advi::read_data(dir / (size + ".data.json"));
     const advi::DataTable truth = advi::examples::read_truth(dir / (size + ".truth.json"));
     const Eigen::MatrixXd x = data.at("x").as_matrix();

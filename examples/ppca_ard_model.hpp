@@ -57,7 +57,8 @@ inline PpcaArdLatents build_sup_ppca_ard(Model& m, const Eigen::MatrixXd& x_data
 // W is identified only up to a rotation, so fitted and true components are compared as
 // subspaces: the cosines of the principal angles between span(W_fit) and span(W_true) are the
 // singular values of Q_fit' Q_true (orthonormal bases from QR), largest first.
-inline Eigen::VectorXd subspace_cosines(const Eigen::MatrixXd& W_fit, const Eigen::MatrixXd& W_true) {
+inline Eigen::VectorXd subspace_cosines(const Eigen::MatrixXd& W_fit,
+                                        const Eigen::MatrixXd& W_true) {
     const auto D = W_fit.rows();
     const Eigen::MatrixXd Qf =
         W_fit.householderQr().householderQ() * Eigen::MatrixXd::Identity(D, W_fit.cols());

@@ -27,7 +27,8 @@ double correlation(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
 int main(int argc, char** argv) {
     const std::string size = argc > 1 ? argv[1] : "small";
     const auto dir = advi::examples::sim_dir("stochvol");
-    if (!advi::examples::have_sim_data(dir, size)) return 0;  // a clone without it
+    if (!advi::examples::have_sim_data(dir, size))
+        return 0;  // a clone without it
     const advi::DataTable data = advi::read_data(dir / (size + ".data.json"));
     const advi::DataTable truth = advi::examples::read_truth(dir / (size + ".truth.json"));
     const Eigen::VectorXd y = data.at("y").as_vector();

@@ -41,7 +41,8 @@ int main(int argc, char** argv) {
     const std::string size = argc > 1 ? argv[1] : "small";
     const int M = argc > 2 ? std::stoi(argv[2]) : 20;
     const auto dir = advi::examples::sim_dir("sup_ppca_ard");
-    if (!advi::examples::have_sim_data(dir, size)) return 0;  // a clone without it
+    if (!advi::examples::have_sim_data(dir, size))
+        return 0;  // a clone without it
     const advi::DataTable data = advi::read_data(dir / (size + ".data.json"));
     const advi::DataTable truth = advi::examples::read_truth(dir / (size + ".truth.json"));
     const Eigen::MatrixXd x = data.at("x").as_matrix();
@@ -60,9 +61,10 @@ int main(int argc, char** argv) {
 
     advi::Model m;
     advi::examples::build_sup_ppca_ard(m, x, y, M);
-    fmt::print("Supervised PPCA with ARD: N = {}, D = {} + 1 response, M = {} components (true "
-               "rank {}) ({})\n",
-               N, D, M, true_rank, size);
+    fmt::print(
+        "Supervised PPCA with ARD: N = {}, D = {} + 1 response, M = {} components (true "
+        "rank {}) ({})\n",
+        N, D, M, true_rank, size);
     // The settings of examples/ppca_ard (eta = 1 given; see there why).
     const advi::Fit fit = advi::fit(m, {.family = advi::Family::MeanField,
                                         .seed = 1,
@@ -118,9 +120,8 @@ int main(int argc, char** argv) {
     // (what a new row without its y would get).
     const Eigen::VectorXd y_fit = Z * w_y;
     const Eigen::VectorXd y_true = Z_true * w_y_true;
-    const Eigen::MatrixXd precision =
-        Eigen::MatrixXd::Identity(true_rank, true_rank) +
-        W_true.transpose() * W_true / (sigma_true * sigma_true);
+    const Eigen::MatrixXd precision = Eigen::MatrixXd::Identity(true_rank, true_rank) +
+                                      W_true.transpose() * W_true / (sigma_true * sigma_true);
     const Eigen::MatrixXd Ez_given_x =
         precision.llt().solve(W_true.transpose() * x.transpose()).transpose() /
         (sigma_true * sigma_true);

@@ -12,15 +12,15 @@
 #include <string>
 #include <string_view>
 
-#include <advi/compile/pipeline.hpp>
-#include <advi/stan/check.hpp>
-#include <advi/stan/lower.hpp>
-#include <advi/stan/parser.hpp>
 #include <advi/base/error.hpp>
 #include <advi/base/memory_budget.hpp>
+#include <advi/compile/pipeline.hpp>
 #include <advi/io/csv_reader.hpp>
 #include <advi/io/json_reader.hpp>
 #include <advi/io/rdump_reader.hpp>
+#include <advi/stan/check.hpp>
+#include <advi/stan/lower.hpp>
+#include <advi/stan/parser.hpp>
 
 namespace advi::fuzz {
 
@@ -60,8 +60,9 @@ inline constexpr std::string_view kDataSeparator = "\n@data\n";
 inline void stan_model(std::string_view text) {
     const std::size_t split = text.find(kDataSeparator);
     const std::string program_text(text.substr(0, split));
-    const std::string_view data_text =
-        split == std::string_view::npos ? std::string_view("{}") : text.substr(split + kDataSeparator.size());
+    const std::string_view data_text = split == std::string_view::npos
+                                           ? std::string_view("{}")
+                                           : text.substr(split + kDataSeparator.size());
     expect_clean_failure([&] {
         const stan::Program program = stan::parse_program(program_text, "fuzz.stan");
         stan::check(program);
@@ -95,11 +96,13 @@ struct Target {
     std::string_view name;
     void (*run)(std::string_view);
 };
-inline constexpr std::array<Target, 6> kTargets{{{"stan_program", stan_program},
-                                                 {"stan_model", stan_model},
-                                                 {"json_data", json_data},
-                                                 {"rdump_data", rdump_data},
-                                                 {"csv_data", csv_data},
-                                                 {"stan_csv", stan_csv}}};
+inline constexpr std::array<Target, 6> kTargets{
+    {{"stan_program", stan_program},
+     {"stan_model", stan_model},
+     {"json_data", json_data},
+     {"rdump_data", rdump_data},
+     {"csv_data", csv_data},
+     {"stan_csv", stan_csv}}
+};
 
 }  // namespace advi::fuzz

@@ -92,9 +92,10 @@ Eigen::MatrixXd factor_strip(const Eigen::MatrixXd& beta, const std::vector<int>
 }
 
 std::string real_images(const fs::path& out, int users) {
-    const fs::path file = examples::sim_dir("").parent_path().parent_path() / "real" /
-                          "fashion_mnist_nmf.json";
-    if (!fs::exists(file)) return fmt::format("*The real images `{}` are missing.*\n\n", file.string());
+    const fs::path file =
+        examples::sim_dir("").parent_path().parent_path() / "real" / "fashion_mnist_nmf.json";
+    if (!fs::exists(file))
+        return fmt::format("*The real images `{}` are missing.*\n\n", file.string());
     const DataTable data = read_data(file);
     const Eigen::MatrixXi y = data.at("y").as_int_matrix().topRows(users);
     const int K = 10;
@@ -110,8 +111,8 @@ std::string real_images(const fs::path& out, int users) {
         const Factorisation f = factorise(gap, y, K, alpha0, 0.1);
         const char* name = gap ? "Gamma Poisson" : "Dirichlet Exponential Poisson";
         fmt::print("  {} on images: {} iterations, {:.1f} s\n", name, f.iterations, f.seconds);
-        const Eigen::VectorXd weight = f.theta.colwise().sum().transpose().cwiseProduct(
-            f.beta.colwise().sum().transpose());
+        const Eigen::VectorXd weight =
+            f.theta.colwise().sum().transpose().cwiseProduct(f.beta.colwise().sum().transpose());
         std::vector<int> order(K);
         for (int k = 0; k < K; ++k) order[static_cast<std::size_t>(k)] = k;
         std::sort(order.begin(), order.end(), [&](int a, int b) { return weight[a] > weight[b]; });
@@ -123,12 +124,13 @@ std::string real_images(const fs::path& out, int users) {
         md += fmt::format("**{}** ({} iterations, {:.1f} s):\n\n![{} factors]({})\n\n", name,
                           f.iterations, f.seconds, name, file_name);
     }
-    md += "The Gamma Poisson factors are whole garments (trousers, a dress, a bag, shirts, "
-          "sneakers, boots, a sandal): like the paper's, they pick out typical images. The "
-          "Dirichlet Exponential factors are fewer and sparser: about half of them carry "
-          "almost no weight and are left with isolated pixels, which matches the paper's remark "
-          "that the exponential prior makes the factors sparse. (These are read off the "
-          "images, not measured.)\n\n";
+    md +=
+        "The Gamma Poisson factors are whole garments (trousers, a dress, a bag, shirts, "
+        "sneakers, boots, a sandal): like the paper's, they pick out typical images. The "
+        "Dirichlet Exponential factors are fewer and sparser: about half of them carry "
+        "almost no weight and are left with isolated pixels, which matches the paper's remark "
+        "that the exponential prior makes the factors sparse. (These are read off the "
+        "images, not measured.)\n\n";
     return md;
 }
 
@@ -138,7 +140,8 @@ std::string nmf_section(const fs::path& out) {
     for (const char* model : {"nmf_gap", "nmf_direxp"}) {
         const fs::path f = examples::sim_dir(model) / "small.data.json";
         if (!fs::exists(f))
-            return fmt::format("*Not produced: the shared data file `{}` is missing.*\n", f.string());
+            return fmt::format("*Not produced: the shared data file `{}` is missing.*\n",
+                               f.string());
     }
     std::string md =
         "The paper fits both factorisations to the Frey faces and shows their factors "

@@ -61,8 +61,11 @@ std::vector<Curve> one_and_ten_draws(const ModelSpec& spec, const ModelSpec& hel
     std::vector<Curve> curves;
     for (int M : {1, 10}) {
         curves.push_back(traced_fit(fmt::format("ADVI (M = {})", M), spec, held_out, log_lik,
-                                    {.seed = 1, .grad_samples = M, .tol_rel_obj = 0.001,
-                                     .max_iterations = M == 1 ? 10000 : 2000, .threads = 1},
+                                    {.seed = 1,
+                                     .grad_samples = M,
+                                     .tol_rel_obj = 0.001,
+                                     .max_iterations = M == 1 ? 10000 : 2000,
+                                     .threads = 1},
                                     50));
     }
     return curves;
@@ -94,8 +97,7 @@ std::string plot_and_table(const std::string& title, const std::vector<Curve>& c
     for (std::size_t k = 0; k < curves.size(); ++k) {
         p.line(curves[k].seconds, curves[k].lpd, curves[k].label, {.colour = kColours[k % 4]});
         if (truths.size() > 1) {
-            p.hline(truths[k], "its truth",
-                    {.colour = kColours[k % 4], .width = 1, .dash = "5 3"});
+            p.hline(truths[k], "its truth", {.colour = kColours[k % 4], .width = 1, .dash = "5 3"});
         }
     }
     save_atomically(out / file, p.svg());
@@ -135,9 +137,13 @@ std::string linreg_ard(const fs::path& out) {
     const auto D = X.cols();
     HeldOutLikelihood at_truth(spec, held, log_lik.id());
     const double truth_lpd =
-        at_truth.at(theta_of(spec, {{"sigma", Eigen::VectorXd::Constant(1, truth.at("sigma").as_real())},
-                                    {"alpha", Eigen::VectorXd::Ones(D)},
-                                    {"w", truth.at("w").as_vector()}}))
+        at_truth
+            .at(theta_of(spec,
+                         {
+                             {"sigma", Eigen::VectorXd::Constant(1, truth.at("sigma").as_real())},
+                             {"alpha",       Eigen::VectorXd::Ones(D)                           },
+                             {"w",       truth.at("w").as_vector()    }
+    }))
             .mean();
     const std::vector<Curve> curves = one_and_ten_draws(spec, held, log_lik.id());
     std::string md = fmt::format(
@@ -160,8 +166,9 @@ std::string hier_logistic(const fs::path& out) {
     const Expr log_lik = examples::build_hier_logistic(held_out, poll_test);
     const ModelSpec spec = m.spec(), held = held_out.spec();
     std::vector<std::pair<std::string, Eigen::VectorXd>> values;
-    for (const char* s : {"sigma_age", "sigma_edu", "sigma_age_edu", "sigma_state", "sigma_region",
-                          "beta_0", "beta_female", "beta_black", "beta_female_black", "beta_v_prev"})
+    for (const char* s :
+         {"sigma_age", "sigma_edu", "sigma_age_edu", "sigma_state", "sigma_region", "beta_0",
+          "beta_female", "beta_black", "beta_female_black", "beta_v_prev"})
         values.emplace_back(s, Eigen::VectorXd::Constant(1, truth.at(s).as_real()));
     for (const char* s : {"alpha_age", "alpha_edu", "alpha_region", "alpha_state"})
         values.emplace_back(s, truth.at(s).as_vector());
@@ -193,9 +200,12 @@ std::string gmm(const fs::path& out) {
     HeldOutLikelihood at_truth(full_spec, held, log_lik.id());
     const double truth_lpd =
         at_truth
-            .at(theta_of(full_spec, {{"theta", truth.at("theta").as_vector()},
-                                     {"mu", truth.at("mu").as_matrix().reshaped()},
-                                     {"sigma", truth.at("sigma").as_matrix().reshaped()}}))
+            .at(theta_of(full_spec,
+                         {
+                             {"theta", truth.at("theta").as_vector()           },
+                             {"mu",    truth.at("mu").as_matrix().reshaped()   },
+                             {"sigma", truth.at("sigma").as_matrix().reshaped()}
+    }))
             .mean();
     const int restarts = 1, every = 50;
     std::vector<Curve> curves;
@@ -270,17 +280,18 @@ std::string nmf(const fs::path& out) {
         }
         const ModelSpec spec = m.spec(), held_spec = held_out.spec();
         HeldOutLikelihood at_truth(spec, held_spec, held.log_lik.id());
-        truths.push_back(
-            at_truth
-                .at(theta_of(spec, {{"theta", truth.at("theta").as_matrix().reshaped()},
-                                    {"beta", truth.at("beta").as_matrix().reshaped()}}))
-                .mean());
+        truths.push_back(at_truth
+                             .at(theta_of(spec,
+                                          {
+                                              {"theta", truth.at("theta").as_matrix().reshaped()},
+                                              {"beta",  truth.at("beta").as_matrix().reshaped() }
+        }))
+                             .mean());
         // The examples' settings (examples/nmf_gap.cpp says why eta = 0.3 is given).
-        curves.push_back(traced_fit(gap ? "Gamma Poisson" : "Dirichlet Exp. Poisson",
-                                    spec, held_spec, held.log_lik.id(),
-                                    {.seed = 1, .tol_rel_obj = 0.001, .adapt_engaged = false,
-                                     .eta = 0.3, .threads = 1},
-                                    50));
+        curves.push_back(traced_fit(
+            gap ? "Gamma Poisson" : "Dirichlet Exp. Poisson", spec, held_spec, held.log_lik.id(),
+            {.seed = 1, .tol_rel_obj = 0.001, .adapt_engaged = false, .eta = 0.3, .threads = 1},
+            50));
         if (md.empty()) {
             md = fmt::format(
                 "**Non-negative matrix factorisation** (`sim/nmf_gap/small` and "
@@ -302,12 +313,14 @@ std::string predictive_section(const fs::path& out) {
                              "nmf_gap/small", "nmf_direxp/small"}) {
         const fs::path f = examples::sim_dir("") / (std::string(file) + ".data.json");
         if (!fs::exists(f)) {
-            return fmt::format("*Not produced: the shared data file `{}` is missing.*\n", f.string());
+            return fmt::format("*Not produced: the shared data file `{}` is missing.*\n",
+                               f.string());
         }
     }
     std::string md =
         "The paper's Figures 10-12 plot the average log predictive density of held-out data "
-        "against wall time. Here `PredictiveTrace` records it every 50 iterations from 50 draws of the current q, and its own time is left out of the clock; "
+        "against wall time. Here `PredictiveTrace` records it every 50 iterations from 50 draws of "
+        "the current q, and its own time is left out of the clock; "
         "the table's last column is the same average at the true parameters of the simulation, "
         "and the end value is from the fit's 1000 output draws. There is no MCMC line: the "
         "library has no sampler.\n\n";

@@ -2,8 +2,6 @@
 // gradient program and fitted with ADVI (Kucukelbir et al., JMLR 2017).
 #pragma once
 
-#include <advi/fit/fit.hpp>
-#include <advi/fit/predictive.hpp>
 #include <advi/base/error.hpp>
 #include <advi/compile/pipeline.hpp>
 #include <advi/cpp/distributions.hpp>
@@ -11,11 +9,15 @@
 #include <advi/cpp/linalg.hpp>
 #include <advi/cpp/math.hpp>
 #include <advi/cpp/model.hpp>
+#include <advi/fit/fit.hpp>
+#include <advi/fit/predictive.hpp>
 
 namespace advi {
 
 // The flat gradient program of a model: run(zeta, grad) -> log density on zeta.
-[[nodiscard]] inline Program compile(const Model& m) { return compile(m.spec()); }
+[[nodiscard]] inline Program compile(const Model& m) {
+    return compile(m.spec());
+}
 
 // Fits the model with ADVI: `advi::fit(m, {.family = advi::Family::FullRank, .seed = 1})`.
 [[nodiscard]] inline Fit fit(const Model& m, const Options& options = {}) {

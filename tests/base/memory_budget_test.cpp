@@ -45,8 +45,8 @@ TEST_CASE("require_memory: within the budget passes, beyond it names the thing a
           "[memory]") {
     set_memory_budget_bytes(1000000);  // 1 MB
     CHECK(memory_budget_bytes() == 1000000);
-    CHECK_NOTHROW(require_memory("`x`", 125000));      // exactly 1 MB of doubles
-    CHECK_NOTHROW(require_memory("`x`", 250000, 4));   // of ints
+    CHECK_NOTHROW(require_memory("`x`", 125000));     // exactly 1 MB of doubles
+    CHECK_NOTHROW(require_memory("`x`", 250000, 4));  // of ints
     CHECK_THROWS_AS(require_memory("`x`", 125001), SizeError);
     CHECK_THROWS_WITH(require_memory("`x` (500 x 500)", 250000),
                       "`x` (500 x 500) needs 2 MB (250000 elements of 8 bytes), more than the "

@@ -79,7 +79,7 @@ void check_no_allocation(Program& p) {
 
 TEST_CASE("the counting allocator counts", "[compile]") {
     const long before = g_allocations.load();
-    Eigen::MatrixXd A = Eigen::MatrixXd::Random(20, 20);  // Eigen's aligned malloc
+    Eigen::MatrixXd A = Eigen::MatrixXd::Random(20, 20);        // Eigen's aligned malloc
     std::vector<double> v(static_cast<std::size_t>(A.size()));  // operator new
     std::copy(A.data(), A.data() + A.size(), v.begin());
     CHECK(g_allocations.load() - before == 2);
@@ -140,7 +140,8 @@ TEST_CASE("models with factorisations and constrained matrices run without alloc
     }
     SECTION("simplex, ordered and correlation matrices") {
         Model m;
-        auto theta = m.param("theta", dirichlet(m.data("alpha", Eigen::VectorXd::Ones(K).eval())), K);
+        auto theta =
+            m.param("theta", dirichlet(m.data("alpha", Eigen::VectorXd::Ones(K).eval())), K);
         auto c = m.param("c", normal(0, 3), K, ParamOptions{.support = Support::ordered()});
         auto Omega = m.param("Omega", lkj_corr(2.0), K, K);
         auto W = m.param("W", wishart(K + 1.0, m.data("S", S)), K, K);

@@ -3,8 +3,8 @@
 // no_allocation_test.cpp).
 #include <catch2/catch.hpp>
 
-#include <advi/compile/program.hpp>
 #include <advi/base/error.hpp>
+#include <advi/compile/program.hpp>
 
 #include "support/gradient_check.hpp"
 
@@ -16,8 +16,10 @@ struct Chain {
     Eigen::MatrixXd A = Eigen::MatrixXd::Random(5000, 4) * 0.1;
     Eigen::VectorXd y = Eigen::VectorXd::LinSpaced(4, -1, 1);
     Graph g;
-    std::vector<DataSlot> data{{"A", Shape::matrix(5000, 4), DType::Real, A.data(), nullptr},
-                               {"y", Shape::vector(4), DType::Real, y.data(), nullptr}};
+    std::vector<DataSlot> data{
+        {"A", Shape::matrix(5000, 4), DType::Real,                 A.data(),   nullptr},
+        {"y",   Shape::vector(4),                   DType::Real,   y.data(), nullptr}
+    };
     Chain() {
         const NodeId x = g.leaf(Op::Zeta, Shape::vector(4), DType::Real, 0, "x");
         const NodeId Ad = g.leaf(Op::Data, Shape::matrix(5000, 4), DType::Real, 0, "A");
@@ -87,8 +89,10 @@ TEST_CASE("fused elementwise groups run in blocks, with a ragged last block", "[
     const NodeId wd = g.leaf(Op::Data, Shape::vector(n), DType::Real, 1, "w");
     const NodeId e = g.apply(Op::Add, g.apply(Op::Mul, ab, xd), bb);
     g.set_output("lp", g.apply(Op::Sum, g.apply(Op::Mul, g.apply(Op::Log1pExp, e), wd)));
-    std::vector<DataSlot> data{{"x", Shape::vector(n), DType::Real, x.data(), nullptr},
-                               {"w", Shape::vector(n), DType::Real, w.data(), nullptr}};
+    std::vector<DataSlot> data{
+        {"x", Shape::vector(n), DType::Real, x.data(), nullptr},
+        {"w", Shape::vector(n), DType::Real, w.data(), nullptr}
+    };
     Program p = test::gradient_program(g, data, 2);
     CHECK(p.str().find("loop over 1237 values in blocks of 512") != std::string::npos);
     Eigen::VectorXd z(2), grad(2);

@@ -39,7 +39,8 @@ void check_threads(Program& p) {
         CHECK(a.lp == Approx(one.lp).epsilon(1e-12));
         for (int i = 0; i < p.dim(); ++i) {
             INFO("coordinate " << i);
-            CHECK(std::abs(a.grad[i] - one.grad[i]) <= 1e-10 * std::max(1.0, std::abs(one.grad[i])));
+            CHECK(std::abs(a.grad[i] - one.grad[i]) <=
+                  1e-10 * std::max(1.0, std::abs(one.grad[i])));
         }
     }
     // The listing says how loops split.
@@ -56,7 +57,8 @@ TEST_CASE("thread pool runs every part once and rethrows a part's exception", "[
     for (int r = 0; r < 100; ++r) pool.run(3, count, seen);
     for (auto& s : seen) CHECK(s.load() == 100);
     auto fail = [](void*, int part) {
-        if (part == 2) throw std::runtime_error("part 2 failed");
+        if (part == 2)
+            throw std::runtime_error("part 2 failed");
     };
     CHECK_THROWS_WITH(pool.run(3, fail, nullptr), "part 2 failed");
     pool.run(3, count, seen);  // still usable
@@ -73,7 +75,8 @@ TEST_CASE("split loops and products give the same results on any thread count", 
         const std::string listing = p.str();
         CHECK(listing.find("matvec %1(X) %17(w)  (by row blocks)") != std::string::npos);
         CHECK(listing.find("(row blocks accumulated)") != std::string::npos);
-        CHECK(listing.find("loop over 40000 values in blocks of 512, 2 parts") != std::string::npos);
+        CHECK(listing.find("loop over 40000 values in blocks of 512, 2 parts") !=
+              std::string::npos);
         check_threads(p);
     }
     SECTION("a matrix-vector product read by a reduction is a loop of its own") {

@@ -2,8 +2,8 @@
 // and a clear error for an op without a derivative rule.
 #include <catch2/catch.hpp>
 
-#include <advi/diff/reverse.hpp>
 #include <advi/base/error.hpp>
+#include <advi/diff/reverse.hpp>
 
 #include "support/gradient_check.hpp"
 

@@ -34,10 +34,12 @@ TEST_CASE("algebraic identities", "[diff][simplify]") {
     // c1 * (c2 * x) = (c1 c2) * x, and constants fold
     CHECK(simplified([](Graph& g, NodeId x) {
               return g.apply(Op::Mul, g.constant(3), g.apply(Op::Mul, g.constant(2), x));
-          }) == "%0 vec[3] = zeta[0:3] x\n%1 real = const 6\n%2 vec[3] = mul %1 %0\nout out[0:3] = %2\n");
+          }) ==
+          "%0 vec[3] = zeta[0:3] x\n%1 real = const 6\n%2 vec[3] = mul %1 %0\nout out[0:3] = %2\n");
     CHECK(simplified([](Graph& g, NodeId x) {
               return g.apply(Op::Add, x, g.apply(Op::Exp, g.constant(0)));
-          }) == "%0 vec[3] = zeta[0:3] x\n%1 real = const 1\n%2 vec[3] = add %0 %1\nout out[0:3] = %2\n");
+          }) ==
+          "%0 vec[3] = zeta[0:3] x\n%1 real = const 1\n%2 vec[3] = add %0 %1\nout out[0:3] = %2\n");
 }
 
 TEST_CASE("sums of broadcasts and scaled vectors", "[diff][simplify]") {
@@ -61,9 +63,8 @@ TEST_CASE("sums of broadcasts and scaled vectors", "[diff][simplify]") {
 // second operand of a unary op (kNoNode, index -1) and kept a reference into the node list
 // across apply(); sum(exp(v)) must stay a sum of the exp.
 TEST_CASE("sums of unary ops are left as they are", "[diff][simplify]") {
-    CHECK(simplified([](Graph& g, NodeId x) {
-              return g.apply(Op::Sum, g.apply(Op::Exp, x));
-          }) == "%0 vec[3] = zeta[0:3] x\n%1 vec[3] = exp %0\n%2 real = sum %1\nout out[0:1] = %2\n");
+    CHECK(simplified([](Graph& g, NodeId x) { return g.apply(Op::Sum, g.apply(Op::Exp, x)); }) ==
+          "%0 vec[3] = zeta[0:3] x\n%1 vec[3] = exp %0\n%2 real = sum %1\nout out[0:1] = %2\n");
 }
 
 TEST_CASE("simplification keeps the value", "[diff][simplify]") {

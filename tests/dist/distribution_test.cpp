@@ -13,8 +13,8 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include <advi/dist/distribution.hpp>
 #include <advi/base/error.hpp>
+#include <advi/dist/distribution.hpp>
 
 #include "support/gradient_check.hpp"
 
@@ -24,70 +24,105 @@ namespace {
 namespace bm = boost::math;
 using Ref = std::function<double(double x, const std::vector<double>& a)>;
 
-double inv_logit(double a) { return 1 / (1 + std::exp(-a)); }
+double inv_logit(double a) {
+    return 1 / (1 + std::exp(-a));
+}
 
 // Reference log densities, from Boost.Math's pdf.
 const std::map<std::string_view, Ref>& references() {
     static const std::map<std::string_view, Ref> r = {
-        {"normal", [](double x, auto& a) { return std::log(bm::pdf(bm::normal(a[0], a[1]), x)); }},
-        {"lognormal", [](double x, auto& a) { return std::log(bm::pdf(bm::lognormal(a[0], a[1]), x)); }},
-        {"cauchy", [](double x, auto& a) { return std::log(bm::pdf(bm::cauchy(a[0], a[1]), x)); }},
-        {"student_t", [](double x, auto& a) {
+        {"normal",                [](double x, auto& a) { return std::log(bm::pdf(bm::normal(a[0], a[1]), x)); }           },
+        {"lognormal",
+         [](double x,                          auto& a) { return std::log(bm::pdf(bm::lognormal(a[0], a[1]), x)); }        },
+        {"cauchy",                [](double x, auto& a) { return std::log(bm::pdf(bm::cauchy(a[0], a[1]), x)); }           },
+        {"student_t",
+         [](double x,                          auto& a) {
              return std::log(bm::pdf(bm::students_t(a[0]), (x - a[1]) / a[2]) / a[2]);
-         }},
-        {"gamma", [](double x, auto& a) { return std::log(bm::pdf(bm::gamma_distribution<>(a[0], 1 / a[1]), x)); }},
-        {"inv_gamma", [](double x, auto& a) { return std::log(bm::pdf(bm::inverse_gamma(a[0], a[1]), x)); }},
-        {"weibull", [](double x, auto& a) { return std::log(bm::pdf(bm::weibull(a[0], a[1]), x)); }},
-        {"exponential", [](double x, auto& a) { return std::log(bm::pdf(bm::exponential(a[0]), x)); }},
-        {"beta", [](double x, auto& a) { return std::log(bm::pdf(bm::beta_distribution<>(a[0], a[1]), x)); }},
-        {"uniform", [](double x, auto& a) { return std::log(bm::pdf(bm::uniform(a[0], a[1]), x)); }},
-        // the improper flat density: log 1 everywhere
-        {"flat", [](double, auto&) { return 0.0; }},
-        {"poisson", [](double x, auto& a) { return std::log(bm::pdf(bm::poisson(a[0]), x)); }},
-        {"poisson_log", [](double x, auto& a) { return std::log(bm::pdf(bm::poisson(std::exp(a[0])), x)); }},
-        {"bernoulli", [](double x, auto& a) { return std::log(bm::pdf(bm::bernoulli(a[0]), x)); }},
-        {"bernoulli_logit", [](double x, auto& a) { return std::log(bm::pdf(bm::bernoulli(inv_logit(a[0])), x)); }},
-        // Boost where it has the distribution, else a formula written here
-        {"binomial", [](double x, auto& a) { return std::log(bm::pdf(bm::binomial(a[0], a[1]), x)); }},
-        {"binomial_logit", [](double x, auto& a) { return std::log(bm::pdf(bm::binomial(a[0], inv_logit(a[1])), x)); }},
-        {"beta_binomial", [](double x, auto& a) {
+         }                                                                                            },
+        {"gamma",
+         [](double x,                          auto& a) {
+             return std::log(bm::pdf(bm::gamma_distribution<>(a[0], 1 / a[1]), x));
+         }                                                                                            },
+        {"inv_gamma",
+         [](double x,                          auto& a) { return std::log(bm::pdf(bm::inverse_gamma(a[0], a[1]), x)); }    },
+        {"weibull",
+         [](double x,                          auto& a) { return std::log(bm::pdf(bm::weibull(a[0], a[1]), x)); }          },
+        {"exponential",
+         [](double x,                          auto& a) { return std::log(bm::pdf(bm::exponential(a[0]), x)); }            },
+        {"beta",                  [](double x,
+         auto& a) { return std::log(bm::pdf(bm::beta_distribution<>(a[0], a[1]), x)); }                                    },
+        {"uniform",
+         [](double x,                          auto& a) { return std::log(bm::pdf(bm::uniform(a[0], a[1]), x)); }          },
+ // the improper flat density: log 1 everywhere
+        {"flat",                  [](double,   auto&) { return 0.0; }                                                      },
+        {"poisson",               [](double x, auto& a) { return std::log(bm::pdf(bm::poisson(a[0]), x)); }                },
+        {"poisson_log",
+         [](double x,                          auto& a) { return std::log(bm::pdf(bm::poisson(std::exp(a[0])), x)); }      },
+        {"bernoulli",             [](double x, auto& a) { return std::log(bm::pdf(bm::bernoulli(a[0]), x)); }              },
+        {"bernoulli_logit",
+         [](double x,                          auto& a) { return std::log(bm::pdf(bm::bernoulli(inv_logit(a[0])), x)); }   },
+ // Boost where it has the distribution, else a formula written here
+        {"binomial",
+         [](double x,                          auto& a) { return std::log(bm::pdf(bm::binomial(a[0], a[1]), x)); }         },
+        {"binomial_logit",
+         [](double x,                          auto& a) {
+             return std::log(bm::pdf(bm::binomial(a[0], inv_logit(a[1])), x));
+         }                                                                                            },
+        {"beta_binomial",
+         [](double x,                          auto& a) {
              // C(N, n) B(n + alpha, N - n + beta) / B(alpha, beta), by Boost's special functions
-             return std::log(bm::binomial_coefficient<double>(static_cast<unsigned>(a[0]), static_cast<unsigned>(x))) +
+             return std::log(bm::binomial_coefficient<double>(static_cast<unsigned>(a[0]),
+                                                              static_cast<unsigned>(x))) +
                     std::log(bm::beta(x + a[1], a[0] - x + a[2])) - std::log(bm::beta(a[1], a[2]));
-         }},
-        // Stan's (mu, phi) is Boost's (r, p) = (phi, phi / (mu + phi)): failures before the r-th success
-        {"neg_binomial_2", [](double x, auto& a) {
+         }                                                                                            },
+ // Stan's (mu, phi) is Boost's (r, p) = (phi, phi / (mu + phi)): failures before the r-th
+  // success
+        {"neg_binomial_2",
+         [](double x,                          auto& a) {
              return std::log(bm::pdf(bm::negative_binomial(a[1], a[1] / (a[0] + a[1])), x));
-         }},
-        {"neg_binomial_2_log", [](double x, auto& a) {
-             return std::log(bm::pdf(bm::negative_binomial(a[1], a[1] / (std::exp(a[0]) + a[1])), x));
-         }},
-        {"double_exponential", [](double x, auto& a) { return std::log(bm::pdf(bm::laplace(a[0], a[1]), x)); }},
-        {"logistic", [](double x, auto& a) { return std::log(bm::pdf(bm::logistic(a[0], a[1]), x)); }},
-        {"gumbel", [](double x, auto& a) { return std::log(bm::pdf(bm::extreme_value(a[0], a[1]), x)); }},
-        {"skew_normal", [](double x, auto& a) { return std::log(bm::pdf(bm::skew_normal(a[0], a[1], a[2]), x)); }},
-        {"chi_square", [](double x, auto& a) { return std::log(bm::pdf(bm::chi_squared(a[0]), x)); }},
-        // Boost's inverse_chi_squared(nu) has scale 1/nu: the unscaled form, Stan's inv_chi_square
-        {"inv_chi_square", [](double x, auto& a) { return std::log(bm::pdf(bm::inverse_chi_squared(a[0]), x)); }},
-        // Boost's scale is Stan's sigma^2
-        {"scaled_inv_chi_square", [](double x, auto& a) {
+         }                                                                                            },
+        {"neg_binomial_2_log",
+         [](double x,                          auto& a) {
+             return std::log(
+                 bm::pdf(bm::negative_binomial(a[1], a[1] / (std::exp(a[0]) + a[1])), x));
+         }                                                                                            },
+        {"double_exponential",
+         [](double x,                          auto& a) { return std::log(bm::pdf(bm::laplace(a[0], a[1]), x)); }          },
+        {"logistic",
+         [](double x,                          auto& a) { return std::log(bm::pdf(bm::logistic(a[0], a[1]), x)); }         },
+        {"gumbel",
+         [](double x,                          auto& a) { return std::log(bm::pdf(bm::extreme_value(a[0], a[1]), x)); }    },
+        {"skew_normal",
+         [](double x,                          auto& a) { return std::log(bm::pdf(bm::skew_normal(a[0], a[1], a[2]), x)); }},
+        {"chi_square",
+         [](double x,                          auto& a) { return std::log(bm::pdf(bm::chi_squared(a[0]), x)); }            },
+ // Boost's inverse_chi_squared(nu) has scale 1/nu: the unscaled form, Stan's inv_chi_square
+        {"inv_chi_square",
+         [](double x,                          auto& a) { return std::log(bm::pdf(bm::inverse_chi_squared(a[0]), x)); }    },
+ // Boost's scale is Stan's sigma^2
+        {"scaled_inv_chi_square",
+         [](double x,                          auto& a) {
              return std::log(bm::pdf(bm::inverse_chi_squared(a[0], a[1] * a[1]), x));
-         }},
-        // Frechet: alpha/sigma (y/sigma)^-(1+alpha) exp(-(y/sigma)^-alpha), in logs
-        {"frechet", [](double x, auto& a) {
+         }                                                                                            },
+ // Frechet: alpha/sigma (y/sigma)^-(1+alpha) exp(-(y/sigma)^-alpha), in logs
+        {"frechet",
+         [](double x,                          auto& a) {
              const double u = x / a[1];
              return std::log(a[0] / a[1]) - (1 + a[0]) * std::log(u) - std::pow(u, -a[0]);
-         }},
-        {"pareto", [](double x, auto& a) { return std::log(bm::pdf(bm::pareto(a[0], a[1]), x)); }},
-        // Lomax shifted by mu: alpha/lambda (1 + (y - mu)/lambda)^-(alpha+1)
-        {"pareto_type_2", [](double x, auto& a) {
+         }                                                                                            },
+        {"pareto",                [](double x, auto& a) { return std::log(bm::pdf(bm::pareto(a[0], a[1]), x)); }           },
+ // Lomax shifted by mu: alpha/lambda (1 + (y - mu)/lambda)^-(alpha+1)
+        {"pareto_type_2",
+         [](double x,                          auto& a) {
              return std::log(a[2] / a[1] * std::pow(1 + (x - a[0]) / a[1], -(a[2] + 1)));
-         }},
-        // exp(kappa cos(y - mu)) / (2 pi I0(kappa)), I0 in long double (finite beyond kappa = 713)
-        {"von_mises", [](double x, auto& a) {
+         }                                                                                            },
+ // exp(kappa cos(y - mu)) / (2 pi I0(kappa)), I0 in long double (finite beyond kappa = 713)
+        {"von_mises",
+         [](double x,                          auto& a) {
              const long double i0 = bm::cyl_bessel_i(0.0L, static_cast<long double>(a[1]));
-             return static_cast<double>(a[1] * std::cos(x - a[0]) - std::log(2 * M_PI) - std::log(i0));
-         }},
+             return static_cast<double>(a[1] * std::cos(x - a[0]) - std::log(2 * M_PI) -
+                                        std::log(i0));
+         }                                                                                            },
     };
     return r;
 }
@@ -100,6 +135,7 @@ struct Points {
 };
 const std::map<std::string_view, Points>& points() {
     static const std::map<std::string_view, Points> p = {
+  // clang-format off
         {"normal", {{-3.1, 0.0, 0.7, 12.0}, {{0.0, 1.0}, {1.5, 0.2}, {-4.0, 7.0}}}},
         {"lognormal", {{1e-3, 0.4, 1.0, 25.0}, {{0.0, 1.0}, {1.5, 0.2}, {-2.0, 3.0}}}},
         {"cauchy", {{-30.0, 0.0, 0.9, 4.0}, {{0.0, 1.0}, {2.0, 0.3}}}},
@@ -133,6 +169,7 @@ const std::map<std::string_view, Points>& points() {
         {"pareto", {{1.000001, 1.5, 3.0, 100.0}, {{1.0, 1.0}, {0.5, 3.0}, {0.9, 0.2}}}},
         {"pareto_type_2", {{-0.999, 0.0, 2.0, 50.0}, {{-1.0, 1.0, 1.0}, {-1.0, 0.5, 3.0}, {-2.0, 3.0, 0.4}}}},
         {"von_mises", {{-3.1, -1.0, 0.5, 3.1}, {{0.0, 1.0}, {1.0, 0.01}, {-2.0, 30.0}, {0.5, 800.0}}}},
+  // clang-format on
     };
     return p;
 }
@@ -148,8 +185,8 @@ struct Built {
     std::array<int, 3> counts{};  // integer (ArgDomain::Count) arguments: int data
 };
 
-void build(Built& b, const DistInfo& d, const std::vector<double>& xs, const std::vector<double>& args,
-           bool x_is_latent) {
+void build(Built& b, const DistInfo& d, const std::vector<double>& xs,
+           const std::vector<double>& args, bool x_is_latent) {
     const int n = static_cast<int>(xs.size());
     NodeId x;
     int dim = 0;
@@ -188,7 +225,8 @@ void build(Built& b, const DistInfo& d, const std::vector<double>& xs, const std
 
 TEST_CASE("every distribution has a reference and test points", "[dist]") {
     for (const DistInfo& d : distributions()) {
-        if (d.multivariate) continue;  // tests/dist/multivariate_test.cpp
+        if (d.multivariate)
+            continue;  // tests/dist/multivariate_test.cpp
         INFO(d.name);
         CHECK(references().count(d.name) == 1);
         CHECK(points().count(d.name) == 1);
@@ -197,7 +235,8 @@ TEST_CASE("every distribution has a reference and test points", "[dist]") {
 
 TEST_CASE("log densities match Boost.Math, summed over a vector variate", "[dist]") {
     for (const DistInfo& d : distributions()) {
-        if (d.multivariate) continue;  // tests/dist/multivariate_test.cpp
+        if (d.multivariate)
+            continue;  // tests/dist/multivariate_test.cpp
         const Points& pt = points().at(d.name);
         for (const auto& args : pt.args) {
             Built b;
@@ -210,10 +249,12 @@ TEST_CASE("log densities match Boost.Math, summed over a vector variate", "[dist
             if (!std::isfinite(expected)) {
                 for (double x : pt.x) {
                     const double r = references().at(d.name)(x, args);
-                    if (!std::isfinite(r)) continue;
+                    if (!std::isfinite(r))
+                        continue;
                     Built one;
                     build(one, d, {x}, args, false);
-                    Program q = test::value_program(one.g, one.data, static_cast<int>(one.zeta.size()));
+                    Program q =
+                        test::value_program(one.g, one.data, static_cast<int>(one.zeta.size()));
                     CHECK(test::value_at(q, one.zeta) == Approx(r).epsilon(1e-10).margin(1e-10));
                 }
                 continue;
@@ -226,7 +267,8 @@ TEST_CASE("log densities match Boost.Math, summed over a vector variate", "[dist
 
 TEST_CASE("distribution gradients match finite differences in every real argument", "[dist]") {
     for (const DistInfo& d : distributions()) {
-        if (d.multivariate) continue;  // tests/dist/multivariate_test.cpp
+        if (d.multivariate)
+            continue;  // tests/dist/multivariate_test.cpp
         const Points& pt = points().at(d.name);
         for (const auto& args : pt.args) {
             Built b;
@@ -243,8 +285,10 @@ TEST_CASE("vector arguments broadcast elementwise against the variate", "[dist]"
     Eigen::VectorXd y(3), mu(3);
     y << 0.5, -1.0, 2.0;
     mu << 0.0, 1.0, -1.0;
-    std::vector<DataSlot> data{{"y", Shape::vector(3), DType::Real, y.data(), nullptr},
-                               {"mu", Shape::vector(3), DType::Real, mu.data(), nullptr}};
+    std::vector<DataSlot> data{
+        {"y",  Shape::vector(3), DType::Real, y.data(),  nullptr},
+        {"mu", Shape::vector(3), DType::Real, mu.data(), nullptr}
+    };
     const NodeId yd = g.leaf(Op::Data, Shape::vector(3), DType::Real, 0, "y");
     const NodeId md = g.leaf(Op::Data, Shape::vector(3), DType::Real, 1, "mu");
     const NodeId sigma = g.constant(2.0);
@@ -272,8 +316,9 @@ TEST_CASE("bad distribution arguments are named", "[dist]") {
     const NodeId x = g.leaf(Op::Zeta, Shape::vector(3), DType::Real, 0, "x");
     const NodeId v4 = g.leaf(Op::Zeta, Shape::vector(4), DType::Real, 3, "v");
     const std::array<NodeId, 2> neg_sigma{g.constant(0.0), g.constant(-1.0)};
-    CHECK_THROWS_WITH(log_density(g, distribution("normal"), x, neg_sigma),
-                      Catch::Contains("normal") && Catch::Contains("`sigma` must be positive, got -1"));
+    CHECK_THROWS_WITH(
+        log_density(g, distribution("normal"), x, neg_sigma),
+        Catch::Contains("normal") && Catch::Contains("`sigma` must be positive, got -1"));
     const std::array<NodeId, 2> bad_shape{v4, g.constant(1.0)};
     CHECK_THROWS_AS(log_density(g, distribution("normal"), x, bad_shape), ShapeError);
     CHECK_THROWS_WITH(log_density(g, distribution("normal"), x, bad_shape),
@@ -284,7 +329,7 @@ TEST_CASE("bad distribution arguments are named", "[dist]") {
     CHECK_THROWS_WITH(log_density(g, distribution("poisson"), x, one),
                       Catch::Contains("poisson: the variate must be integer data"));
     CHECK_THROWS_WITH(distribution("nromal"), Catch::Contains("unknown distribution `nromal`") &&
-                                                   Catch::Contains("normal"));
+                                                  Catch::Contains("normal"));
     const std::array<NodeId, 1> p15{g.constant(1.5)};
     Eigen::VectorXi y(1);
     const NodeId yd = g.leaf(Op::Data, Shape::vector(1), DType::Int, 0, "y");
@@ -296,11 +341,26 @@ TEST_CASE("scalar rows take vector arguments of the variate's shape, element by 
           "[dist]") {
     // Element j of the variate goes with argument set j (mod the number of sets), every
     // argument a vector: real ones latent, integer ones (binomial's N) int data.
-    for (std::string_view name :
-         {"binomial", "binomial_logit", "beta_binomial", "neg_binomial_2", "neg_binomial_2_log",
-          "double_exponential", "logistic", "gumbel", "skew_normal", "chi_square",
-          "inv_chi_square", "scaled_inv_chi_square", "frechet", "pareto", "pareto_type_2",
-          "von_mises", "normal", "gamma", "poisson", "bernoulli_logit"}) {
+    for (std::string_view name : {"binomial",
+                                  "binomial_logit",
+                                  "beta_binomial",
+                                  "neg_binomial_2",
+                                  "neg_binomial_2_log",
+                                  "double_exponential",
+                                  "logistic",
+                                  "gumbel",
+                                  "skew_normal",
+                                  "chi_square",
+                                  "inv_chi_square",
+                                  "scaled_inv_chi_square",
+                                  "frechet",
+                                  "pareto",
+                                  "pareto_type_2",
+                                  "von_mises",
+                                  "normal",
+                                  "gamma",
+                                  "poisson",
+                                  "bernoulli_logit"}) {
         const DistInfo& d = distribution(name);
         const Points& pt = points().at(name);
         const int n = static_cast<int>(pt.x.size());
@@ -324,17 +384,20 @@ TEST_CASE("scalar rows take vector arguments of the variate's shape, element by 
         for (int k = 0; k < d.arity; ++k) {
             if (d.arg_domains[k] == ArgDomain::Count) {
                 counts.emplace_back(n);
-                for (int j = 0; j < n; ++j) counts.back()[j] = static_cast<int>(pt.args[j % sets][k]);
+                for (int j = 0; j < n; ++j)
+                    counts.back()[j] = static_cast<int>(pt.args[j % sets][k]);
                 const auto slot = static_cast<std::int64_t>(data.size());
                 data.push_back({"N", Shape::vector(n), DType::Int, nullptr, counts.back().data()});
                 a.push_back(g.leaf(Op::Data, Shape::vector(n), DType::Int, slot, "N"));
                 continue;
             }
-            a.push_back(g.leaf(Op::Zeta, Shape::vector(n), DType::Real, static_cast<int>(z.size()), ""));
+            a.push_back(
+                g.leaf(Op::Zeta, Shape::vector(n), DType::Real, static_cast<int>(z.size()), ""));
             for (int j = 0; j < n; ++j) z.push_back(pt.args[j % sets][k]);
         }
         g.set_output("lp", log_density(g, d, x, a));
-        const Eigen::VectorXd zeta = Eigen::Map<const Eigen::VectorXd>(z.data(), static_cast<Eigen::Index>(z.size()));
+        const Eigen::VectorXd zeta =
+            Eigen::Map<const Eigen::VectorXd>(z.data(), static_cast<Eigen::Index>(z.size()));
         double expected = 0;
         for (int j = 0; j < n; ++j) expected += references().at(name)(pt.x[j], pt.args[j % sets]);
         INFO(name);
@@ -352,15 +415,17 @@ TEST_CASE("integer arguments and argument-bounded supports", "[dist]") {
     const NodeId theta = g.constant(0.4);
     for (double bad : {2.5, -1.0}) {
         const std::array<NodeId, 2> args{g.constant(bad), theta};
-        CHECK_THROWS_WITH(log_density(g, distribution("binomial"), yd, args),
-                          Catch::Contains("binomial: argument `N` must be a non-negative integer, got " +
-                                          fmt::format("{}", bad)));
+        CHECK_THROWS_WITH(
+            log_density(g, distribution("binomial"), yd, args),
+            Catch::Contains("binomial: argument `N` must be a non-negative integer, got " +
+                            fmt::format("{}", bad)));
     }
     const NodeId n4 = g.leaf(Op::Data, Shape::vector(4), DType::Int, 1, "N");
     const std::array<NodeId, 3> wrong{n4, g.constant(1.0), g.constant(2.0)};
     CHECK_THROWS_AS(log_density(g, distribution("beta_binomial"), yd, wrong), ShapeError);
-    CHECK_THROWS_WITH(log_density(g, distribution("beta_binomial"), yd, wrong),
-                      Catch::Contains("beta_binomial: argument `N` is vec[4] but the variate is vec[3]"));
+    CHECK_THROWS_WITH(
+        log_density(g, distribution("beta_binomial"), yd, wrong),
+        Catch::Contains("beta_binomial: argument `N` is vec[4] but the variate is vec[3]"));
     const std::array<NodeId, 2> neg_phi{g.constant(1.0), g.constant(-2.0)};
     CHECK_THROWS_WITH(log_density(g, distribution("neg_binomial_2"), yd, neg_phi),
                       Catch::Contains("neg_binomial_2: argument `phi` must be positive, got -2"));

@@ -14,9 +14,9 @@
 #include <catch2/catch.hpp>
 
 #include <advi/advi.hpp>
-#include <advi/dist/distribution.hpp>
 #include <advi/base/error.hpp>
 #include <advi/compile/constrain.hpp>
+#include <advi/dist/distribution.hpp>
 
 #include "support/gradient_check.hpp"
 
@@ -37,11 +37,15 @@ MatrixXd fill(int r, int c, double seed) {
     }
     return m;
 }
-VectorXd fill(int n, double seed) { return fill(n, 1, seed).col(0); }
+VectorXd fill(int n, double seed) {
+    return fill(n, 1, seed).col(0);
+}
 MatrixXd spd_of(const MatrixXd& A) {
     return A * A.transpose() + A.rows() * MatrixXd::Identity(A.rows(), A.rows());
 }
-double logdet(const MatrixXd& S) { return std::log(Eigen::FullPivLU<MatrixXd>(S).determinant()); }
+double logdet(const MatrixXd& S) {
+    return std::log(Eigen::FullPivLU<MatrixXd>(S).determinant());
+}
 
 // A graph with zeta inputs (with their values), real data and integer data.
 struct Built {
@@ -74,7 +78,9 @@ struct Built {
         return g.leaf(Op::Data, s, DType::Int, static_cast<int>(data.size()) - 1, "y");
     }
     // An input: a zeta slice when `free` (differentiated), else data.
-    NodeId in(const MatrixXd& v, char kind, bool free) { return free ? zeta(v, kind) : real(v, kind); }
+    NodeId in(const MatrixXd& v, char kind, bool free) {
+        return free ? zeta(v, kind) : real(v, kind);
+    }
     // S = A A' + n I from free A (positive definite whatever A).
     NodeId spd(const MatrixXd& A) {
         const NodeId a = zeta(A, 'm');
@@ -150,7 +156,8 @@ TEST_CASE("every multivariate row has a test here", "[dist][multivariate]") {
         // tests/dist/wishart_cholesky_test.cpp
         "wishart_cholesky", "inv_wishart_cholesky"};
     for (const DistInfo& d : distributions()) {
-        if (!d.multivariate) continue;
+        if (!d.multivariate)
+            continue;
         INFO(d.name);
         CHECK(tested.count(d.name) == 1);
     }
@@ -175,15 +182,18 @@ TEST_CASE("multi_normal and multi_normal_cholesky", "[dist][multivariate]") {
             Built one;
             const VectorXd y = Y.row(1).transpose();
             one.density(name, one.real(y, 'v'), {one.real(mu, 'v'), one.real(S, 'm')});
-            CHECK(one.value() == Approx(mvn_ref(y.transpose(), mu.transpose(), Sigma)).epsilon(1e-12));
+            CHECK(one.value() ==
+                  Approx(mvn_ref(y.transpose(), mu.transpose(), Sigma)).epsilon(1e-12));
         }
     }
     SECTION("K = 1 is the normal distribution") {
         Built b;
         const MatrixXd y = fill(5, 1, 0.2), s2 = MatrixXd::Constant(1, 1, 2.3);
-        b.density("multi_normal", b.real(y, 'm'), {b.real(VectorXd::Constant(1, 0.4), 'v'), b.real(s2, 'm')});
+        b.density("multi_normal", b.real(y, 'm'),
+                  {b.real(VectorXd::Constant(1, 0.4), 'v'), b.real(s2, 'm')});
         double want = 0;
-        for (int i = 0; i < 5; ++i) want += std::log(bm::pdf(bm::normal(0.4, std::sqrt(2.3)), y(i, 0)));
+        for (int i = 0; i < 5; ++i)
+            want += std::log(bm::pdf(bm::normal(0.4, std::sqrt(2.3)), y(i, 0)));
         CHECK(b.value() == Approx(want).epsilon(1e-12));
     }
     SECTION("gradients in y, mu, Sigma (through A A' + n I, and free) and L") {
@@ -195,7 +205,8 @@ TEST_CASE("multi_normal and multi_normal_cholesky", "[dist][multivariate]") {
             b.gradient();
         }
         Built free;  // Sigma itself free: only its lower triangle is read
-        free.density("multi_normal", free.zeta(Y, 'm'), {free.zeta(mu, 'v'), free.zeta(Sigma, 'm')});
+        free.density("multi_normal", free.zeta(Y, 'm'),
+                     {free.zeta(mu, 'v'), free.zeta(Sigma, 'm')});
         free.gradient();
         Built chol;
         chol.density("multi_normal_cholesky", chol.zeta(Y.row(0).transpose(), 'v'),
@@ -205,15 +216,19 @@ TEST_CASE("multi_normal and multi_normal_cholesky", "[dist][multivariate]") {
     SECTION("shape errors name the distribution, the argument and both shapes") {
         Built b;
         const NodeId y = b.real(Y, 'm');
-        CHECK_THROWS_AS(b.density("multi_normal", y, {b.real(fill(4, 0.1), 'v'), b.real(Sigma, 'm')}),
-                        ShapeError);
-        CHECK_THROWS_WITH(b.density("multi_normal", y, {b.real(fill(4, 0.1), 'v'), b.real(Sigma, 'm')}),
-                          Catch::Contains("multi_normal: argument `mu` is vec[4] but the variate is mat[4,3]"));
-        CHECK_THROWS_WITH(b.density("multi_normal", y, {b.real(mu, 'v'), b.real(fill(2, 2, 0.1), 'm')}),
-                          Catch::Contains("multi_normal: argument `Sigma` is mat[2,2] but the variate "
-                                          "is mat[4,3] (expected mat[3,3])"));
-        CHECK_THROWS_WITH(b.density("multi_normal_cholesky", b.real(Y, 's'), {b.real(mu, 'v'), b.real(L, 'm')}),
-                          Catch::Contains("multi_normal_cholesky: the variate is real"));
+        CHECK_THROWS_AS(
+            b.density("multi_normal", y, {b.real(fill(4, 0.1), 'v'), b.real(Sigma, 'm')}),
+            ShapeError);
+        CHECK_THROWS_WITH(
+            b.density("multi_normal", y, {b.real(fill(4, 0.1), 'v'), b.real(Sigma, 'm')}),
+            Catch::Contains("multi_normal: argument `mu` is vec[4] but the variate is mat[4,3]"));
+        CHECK_THROWS_WITH(
+            b.density("multi_normal", y, {b.real(mu, 'v'), b.real(fill(2, 2, 0.1), 'm')}),
+            Catch::Contains("multi_normal: argument `Sigma` is mat[2,2] but the variate "
+                            "is mat[4,3] (expected mat[3,3])"));
+        CHECK_THROWS_WITH(
+            b.density("multi_normal_cholesky", b.real(Y, 's'), {b.real(mu, 'v'), b.real(L, 'm')}),
+            Catch::Contains("multi_normal_cholesky: the variate is real"));
     }
 }
 
@@ -221,7 +236,8 @@ TEST_CASE("dirichlet", "[dist][multivariate]") {
     const VectorXd alpha = (VectorXd(3) << 0.7, 2.0, 4.5).finished();
     auto ref = [&](const VectorXd& theta) {
         double lp = std::lgamma(alpha.sum());
-        for (int k = 0; k < 3; ++k) lp += (alpha[k] - 1) * std::log(theta[k]) - std::lgamma(alpha[k]);
+        for (int k = 0; k < 3; ++k)
+            lp += (alpha[k] - 1) * std::log(theta[k]) - std::lgamma(alpha[k]);
         return lp;
     };
     MatrixXd Theta(2, 3);
@@ -232,13 +248,16 @@ TEST_CASE("dirichlet", "[dist][multivariate]") {
         CHECK(one.value() == Approx(ref(Theta.row(0).transpose())).epsilon(1e-12));
         Built rows;
         rows.density("dirichlet", rows.real(Theta, 'm'), {rows.real(alpha, 'v')});
-        CHECK(rows.value() == Approx(ref(Theta.row(0).transpose()) + ref(Theta.row(1).transpose())).epsilon(1e-12));
+        CHECK(rows.value() ==
+              Approx(ref(Theta.row(0).transpose()) + ref(Theta.row(1).transpose())).epsilon(1e-12));
     }
     SECTION("K = 2 is the beta distribution of the first component") {
         Built b;
-        const VectorXd theta = (VectorXd(2) << 0.3, 0.7).finished(), a = (VectorXd(2) << 2.5, 0.8).finished();
+        const VectorXd theta = (VectorXd(2) << 0.3, 0.7).finished(),
+                       a = (VectorXd(2) << 2.5, 0.8).finished();
         b.density("dirichlet", b.real(theta, 'v'), {b.real(a, 'v')});
-        CHECK(b.value() == Approx(std::log(bm::pdf(bm::beta_distribution<>(2.5, 0.8), 0.3))).epsilon(1e-12));
+        CHECK(b.value() ==
+              Approx(std::log(bm::pdf(bm::beta_distribution<>(2.5, 0.8), 0.3))).epsilon(1e-12));
     }
     SECTION("gradients in theta (near the edge too) and alpha") {
         Built b;
@@ -247,9 +266,10 @@ TEST_CASE("dirichlet", "[dist][multivariate]") {
     }
     SECTION("shape errors") {
         Built b;
-        CHECK_THROWS_WITH(b.density("dirichlet", b.real(Theta, 'm'), {b.real(fill(2, 0.1), 'v')}),
-                          Catch::Contains("dirichlet: argument `alpha` is vec[2] but the variate is "
-                                          "mat[2,3] (expected vec[3])"));
+        CHECK_THROWS_WITH(
+            b.density("dirichlet", b.real(Theta, 'm'), {b.real(fill(2, 0.1), 'v')}),
+            Catch::Contains("dirichlet: argument `alpha` is vec[2] but the variate is "
+                            "mat[2,3] (expected vec[3])"));
     }
 }
 
@@ -273,7 +293,8 @@ TEST_CASE("categorical and categorical_logit: 0-based categories", "[dist][multi
     SECTION("K = 2 is the Bernoulli distribution") {
         const VectorXi y2 = (VectorXi(4) << 1, 0, 1, 1).finished();
         Built b;
-        b.density("categorical", b.ints_(y2), {b.real((VectorXd(2) << 0.35, 0.65).finished(), 'v')});
+        b.density("categorical", b.ints_(y2),
+                  {b.real((VectorXd(2) << 0.35, 0.65).finished(), 'v')});
         double want = 0;
         for (int k : y2) want += std::log(bm::pdf(bm::bernoulli(0.65), k));
         CHECK(b.value() == Approx(want).epsilon(1e-12));
@@ -296,13 +317,16 @@ TEST_CASE("categorical and categorical_logit: 0-based categories", "[dist][multi
         Built r;
         CHECK_THROWS_WITH(r.density("categorical", r.real(theta, 'v'), {r.real(theta, 'v')}),
                           Catch::Contains("categorical: the variate must be integer data"));
-        CHECK_THROWS_WITH(r.density("categorical_logit", r.ints_(y), {r.real(fill(3, 3, 0.1), 'm')}),
-                          Catch::Contains("categorical_logit: argument `beta` is mat[3,3] but the variate is vec[5]"));
+        CHECK_THROWS_WITH(
+            r.density("categorical_logit", r.ints_(y), {r.real(fill(3, 3, 0.1), 'm')}),
+            Catch::Contains(
+                "categorical_logit: argument `beta` is mat[3,3] but the variate is vec[5]"));
         Model m;
         const VectorXi negative = (VectorXi(2) << 1, -1).finished();
         auto yd = m.data("y", negative);
-        CHECK_THROWS_WITH(m.observe(yd, dist("categorical", {m.data("theta", theta)})),
-                          Catch::Contains("value -1 at index 1 is outside the support of categorical"));
+        CHECK_THROWS_WITH(
+            m.observe(yd, dist("categorical", {m.data("theta", theta)})),
+            Catch::Contains("value -1 at index 1 is outside the support of categorical"));
     }
 }
 
@@ -313,28 +337,33 @@ TEST_CASE("ordered_logistic", "[dist][multivariate]") {
     auto inv_logit = [](double x) { return 1 / (1 + std::exp(-x)); };
     // Stan's definition, by differences of probabilities (fine away from the far tails)
     auto p = [&](int k, double e) {
-        if (k == 0) return 1 - inv_logit(e - c[0]);
-        if (k == 3) return inv_logit(e - c[2]);
+        if (k == 0)
+            return 1 - inv_logit(e - c[0]);
+        if (k == 3)
+            return inv_logit(e - c[2]);
         return inv_logit(e - c[k - 1]) - inv_logit(e - c[k]);
     };
     SECTION("values, including far tails") {
         Built b;
-        b.density("ordered_logistic", b.ints_(y.head(4)), {b.real(eta.head(4), 'v'), b.real(c, 'v')});
+        b.density("ordered_logistic", b.ints_(y.head(4)),
+                  {b.real(eta.head(4), 'v'), b.real(c, 'v')});
         double want = 0;
         for (int n = 0; n < 4; ++n) want += std::log(p(y[n], eta[n]));
         CHECK(b.value() == Approx(want).epsilon(1e-12));
         // y = 3 at eta = -30: log logit^-1(-30 - c_2) = -32 - log1p(e^-32); y = 0 at eta = 30:
         // log(1 - logit^-1(30 - c_0)) = log logit^-1(-31), where 1 - p would keep 2 digits
         Built t;
-        t.density("ordered_logistic", t.ints_(y.tail(2)), {t.real(eta.tail(2), 'v'), t.real(c, 'v')});
+        t.density("ordered_logistic", t.ints_(y.tail(2)),
+                  {t.real(eta.tail(2), 'v'), t.real(c, 'v')});
         const double tails = -32 - std::log1p(std::exp(-32.0)) - 31 - std::log1p(std::exp(-31.0));
         CHECK(t.value() == Approx(tails).epsilon(1e-12));
     }
     SECTION("one cut point is bernoulli_logit(eta - c); a scalar eta broadcasts") {
         const VectorXi y2 = (VectorXi(3) << 1, 0, 1).finished();
         Built b;
-        b.density("ordered_logistic", b.ints_(y2), {b.real(MatrixXd::Constant(1, 1, 0.4), 's'),
-                                                   b.real(VectorXd::Constant(1, -0.6), 'v')});
+        b.density(
+            "ordered_logistic", b.ints_(y2),
+            {b.real(MatrixXd::Constant(1, 1, 0.4), 's'), b.real(VectorXd::Constant(1, -0.6), 'v')});
         double want = 0;
         for (int k : y2) want += std::log(bm::pdf(bm::bernoulli(inv_logit(0.4 + 0.6)), k));
         CHECK(b.value() == Approx(want).epsilon(1e-12));
@@ -344,15 +373,21 @@ TEST_CASE("ordered_logistic", "[dist][multivariate]") {
         b.density("ordered_logistic", b.ints_(y), {b.zeta(eta, 'v'), b.zeta(c, 'v')});
         b.gradient();
         Built s;
-        s.density("ordered_logistic", s.ints_(y), {s.zeta(MatrixXd::Constant(1, 1, 0.7), 's'), s.zeta(c, 'v')});
+        s.density("ordered_logistic", s.ints_(y),
+                  {s.zeta(MatrixXd::Constant(1, 1, 0.7), 's'), s.zeta(c, 'v')});
         s.gradient();
     }
     SECTION("shape errors") {
         Built b;
-        CHECK_THROWS_WITH(b.density("ordered_logistic", b.ints_(y), {b.real(fill(4, 0.1), 'v'), b.real(c, 'v')}),
-                          Catch::Contains("ordered_logistic: argument `eta` is vec[4] but the variate is vec[6]"));
-        CHECK_THROWS_WITH(b.density("ordered_logistic", b.ints_(y), {b.real(eta, 'v'), b.real(fill(2, 2, 0.1), 'm')}),
-                          Catch::Contains("ordered_logistic: argument `c` is mat[2,2] but the variate is vec[6]"));
+        CHECK_THROWS_WITH(
+            b.density("ordered_logistic", b.ints_(y), {b.real(fill(4, 0.1), 'v'), b.real(c, 'v')}),
+            Catch::Contains(
+                "ordered_logistic: argument `eta` is vec[4] but the variate is vec[6]"));
+        CHECK_THROWS_WITH(
+            b.density("ordered_logistic", b.ints_(y),
+                      {b.real(eta, 'v'), b.real(fill(2, 2, 0.1), 'm')}),
+            Catch::Contains(
+                "ordered_logistic: argument `c` is mat[2,2] but the variate is vec[6]"));
     }
 }
 
@@ -373,7 +408,8 @@ TEST_CASE("lkj_corr_cholesky and lkj_corr", "[dist][multivariate]") {
             bm::quadrature::tanh_sinh<double> integrator;
             for (const char* name : {"lkj_corr", "lkj_corr_cholesky"}) {
                 INFO(name << " eta " << eta);
-                const double total = integrator.integrate([&](double r) { return density(name, r); }, -1.0, 1.0);
+                const double total =
+                    integrator.integrate([&](double r) { return density(name, r); }, -1.0, 1.0);
                 CHECK(total == Approx(1.0).epsilon(1e-8));
             }
         }
@@ -393,13 +429,16 @@ TEST_CASE("lkj_corr_cholesky and lkj_corr", "[dist][multivariate]") {
         const MatrixXd L = corr_cholesky(K, 0.5);
         const MatrixXd Omega = L * L.transpose();
         Built one;  // the constant at eta, from the eta = 1 density at L = I and the ratio
-        one.density("lkj_corr", one.real(Omega, 'm'), {one.real(MatrixXd::Constant(1, 1, eta), 's')});
+        one.density("lkj_corr", one.real(Omega, 'm'),
+                    {one.real(MatrixXd::Constant(1, 1, eta), 's')});
         Built id;
-        id.density("lkj_corr", id.real(MatrixXd::Identity(K, K), 'm'), {id.real(MatrixXd::Constant(1, 1, eta), 's')});
+        id.density("lkj_corr", id.real(MatrixXd::Identity(K, K), 'm'),
+                   {id.real(MatrixXd::Constant(1, 1, eta), 's')});
         // lkj_corr(Omega) - lkj_corr(I) = (eta - 1) log det Omega
         CHECK(one.value() - id.value() == Approx((eta - 1) * logdet(Omega)).epsilon(1e-12));
         Built chol;
-        chol.density("lkj_corr_cholesky", chol.real(L, 'm'), {chol.real(MatrixXd::Constant(1, 1, eta), 's')});
+        chol.density("lkj_corr_cholesky", chol.real(L, 'm'),
+                     {chol.real(MatrixXd::Constant(1, 1, eta), 's')});
         double jacobian = 0;
         for (int k = 1; k < K; ++k) jacobian += (K - k - 1) * std::log(L(k, k));
         CHECK(chol.value() == Approx(one.value() + jacobian).epsilon(1e-12));
@@ -412,18 +451,26 @@ TEST_CASE("lkj_corr_cholesky and lkj_corr", "[dist][multivariate]") {
             b.gradient();
             const MatrixXd L = corr_cholesky(3, 0.9);
             Built c;
-            c.density("lkj_corr", c.zeta(L * L.transpose(), 'm'), {c.zeta(MatrixXd::Constant(1, 1, eta), 's')});
+            c.density("lkj_corr", c.zeta(L * L.transpose(), 'm'),
+                      {c.zeta(MatrixXd::Constant(1, 1, eta), 's')});
             c.gradient();
         }
     }
     SECTION("errors") {
         Built b;
-        CHECK_THROWS_WITH(b.density("lkj_corr_cholesky", b.real(fill(2, 3, 0.1), 'm'), {b.real(MatrixXd::Constant(1, 1, 2), 's')}),
-                          Catch::Contains("lkj_corr_cholesky: the variate is mat[2,3] (expected a square matrix"));
-        CHECK_THROWS_WITH(b.density("lkj_corr", b.real(MatrixXd::Identity(3, 3), 'm'), {b.real(fill(3, 0.1), 'v')}),
-                          Catch::Contains("lkj_corr: argument `eta` is vec[3] but the variate is mat[3,3] (expected real)"));
-        CHECK_THROWS_WITH(b.density("lkj_corr", b.real(MatrixXd::Identity(3, 3), 'm'), {b.g.constant(-1.0)}),
-                          Catch::Contains("lkj_corr: argument `eta` must be positive, got -1"));
+        CHECK_THROWS_WITH(
+            b.density("lkj_corr_cholesky", b.real(fill(2, 3, 0.1), 'm'),
+                      {b.real(MatrixXd::Constant(1, 1, 2), 's')}),
+            Catch::Contains(
+                "lkj_corr_cholesky: the variate is mat[2,3] (expected a square matrix"));
+        CHECK_THROWS_WITH(
+            b.density("lkj_corr", b.real(MatrixXd::Identity(3, 3), 'm'),
+                      {b.real(fill(3, 0.1), 'v')}),
+            Catch::Contains(
+                "lkj_corr: argument `eta` is vec[3] but the variate is mat[3,3] (expected real)"));
+        CHECK_THROWS_WITH(
+            b.density("lkj_corr", b.real(MatrixXd::Identity(3, 3), 'm'), {b.g.constant(-1.0)}),
+            Catch::Contains("lkj_corr: argument `eta` must be positive, got -1"));
     }
 }
 
@@ -434,10 +481,10 @@ TEST_CASE("wishart and inv_wishart", "[dist][multivariate]") {
     SECTION("values against the explicit formulas") {
         const MatrixXd Sinv = Eigen::FullPivLU<MatrixXd>(S).inverse();
         const MatrixXd Winv = Eigen::FullPivLU<MatrixXd>(W).inverse();
-        const double w = (nu - K - 1) / 2 * logdet(W) - (Sinv * W).trace() / 2 - nu * K / 2 * std::log(2.0) -
-                         nu / 2 * logdet(S) - lmgamma(K, nu / 2);
-        const double iw = nu / 2 * logdet(S) - (nu + K + 1) / 2 * logdet(W) - (S * Winv).trace() / 2 -
-                          nu * K / 2 * std::log(2.0) - lmgamma(K, nu / 2);
+        const double w = (nu - K - 1) / 2 * logdet(W) - (Sinv * W).trace() / 2 -
+                         nu * K / 2 * std::log(2.0) - nu / 2 * logdet(S) - lmgamma(K, nu / 2);
+        const double iw = nu / 2 * logdet(S) - (nu + K + 1) / 2 * logdet(W) -
+                          (S * Winv).trace() / 2 - nu * K / 2 * std::log(2.0) - lmgamma(K, nu / 2);
         Built b;
         b.density("wishart", b.real(W, 'm'), {b.g.constant(nu), b.real(S, 'm')});
         CHECK(b.value() == Approx(w).epsilon(1e-12));
@@ -449,32 +496,41 @@ TEST_CASE("wishart and inv_wishart", "[dist][multivariate]") {
         const MatrixXd w1 = MatrixXd::Constant(1, 1, 1.7), s1 = MatrixXd::Constant(1, 1, 0.6);
         Built b;
         b.density("wishart", b.real(w1, 'm'), {b.g.constant(nu), b.real(s1, 'm')});
-        CHECK(b.value() == Approx(std::log(bm::pdf(bm::gamma_distribution<>(nu / 2, 2 * 0.6), 1.7))).epsilon(1e-12));
+        CHECK(b.value() == Approx(std::log(bm::pdf(bm::gamma_distribution<>(nu / 2, 2 * 0.6), 1.7)))
+                               .epsilon(1e-12));
         Built ib;
         ib.density("inv_wishart", ib.real(w1, 'm'), {ib.g.constant(nu), ib.real(s1, 'm')});
-        CHECK(ib.value() == Approx(std::log(bm::pdf(bm::inverse_gamma(nu / 2, 0.6 / 2), 1.7))).epsilon(1e-12));
+        CHECK(ib.value() ==
+              Approx(std::log(bm::pdf(bm::inverse_gamma(nu / 2, 0.6 / 2), 1.7))).epsilon(1e-12));
     }
     SECTION("gradients in W, nu and S (near nu = K - 1 too)") {
         for (const char* name : {"wishart", "inv_wishart"}) {
             for (double n : {nu, K - 1 + 0.05}) {
                 INFO(name << " nu " << n);
                 Built b;
-                b.density(name, b.spd(fill(K, K, 0.4)), {b.zeta(MatrixXd::Constant(1, 1, n), 's'), b.spd(fill(K, K, 1.3))});
+                b.density(name, b.spd(fill(K, K, 0.4)),
+                          {b.zeta(MatrixXd::Constant(1, 1, n), 's'), b.spd(fill(K, K, 1.3))});
                 b.gradient(1e-5);
             }
         }
     }
     SECTION("errors") {
         Built b;
-        CHECK_THROWS_WITH(b.density("wishart", b.real(W, 'm'), {b.g.constant(nu), b.real(fill(2, 2, 0.1), 'm')}),
-                          Catch::Contains("wishart: argument `S` is mat[2,2] but the variate is mat[3,3] (expected mat[3,3])"));
-        CHECK_THROWS_AS(b.density("inv_wishart", b.real(W, 'm'), {b.g.constant(1.5), b.real(S, 'm')}), ModelError);
-        CHECK_THROWS_WITH(b.density("inv_wishart", b.real(W, 'm'), {b.g.constant(1.5), b.real(S, 'm')}),
-                          Catch::Contains("inv_wishart: argument `nu` must be greater than K - 1 = 2"));
+        CHECK_THROWS_WITH(
+            b.density("wishart", b.real(W, 'm'), {b.g.constant(nu), b.real(fill(2, 2, 0.1), 'm')}),
+            Catch::Contains("wishart: argument `S` is mat[2,2] but the variate is mat[3,3] "
+                            "(expected mat[3,3])"));
+        CHECK_THROWS_AS(
+            b.density("inv_wishart", b.real(W, 'm'), {b.g.constant(1.5), b.real(S, 'm')}),
+            ModelError);
+        CHECK_THROWS_WITH(
+            b.density("inv_wishart", b.real(W, 'm'), {b.g.constant(1.5), b.real(S, 'm')}),
+            Catch::Contains("inv_wishart: argument `nu` must be greater than K - 1 = 2"));
     }
 }
 
-TEST_CASE("multivariate priors and likelihoods in a model, through the whole pipeline", "[dist][multivariate]") {
+TEST_CASE("multivariate priors and likelihoods in a model, through the whole pipeline",
+          "[dist][multivariate]") {
     const int K = 3, N = 6;
     const MatrixXd Y = fill(N, K, 0.8);
     const VectorXi cats = (VectorXi(N) << 0, 1, 2, 2, 1, 0).finished();
@@ -486,7 +542,8 @@ TEST_CASE("multivariate priors and likelihoods in a model, through the whole pip
     auto L = m.param("L", dist("lkj_corr_cholesky", {2.0}), K, K);
     auto tau = m.param("tau", lognormal(0, 1), K);
     const VectorXd zero = VectorXd::Zero(K);
-    auto mu = m.param("mu", dist("multi_normal_cholesky", {m.data("zero", zero), diag_pre_multiply(tau, L)}), K);
+    auto mu = m.param(
+        "mu", dist("multi_normal_cholesky", {m.data("zero", zero), diag_pre_multiply(tau, L)}), K);
     m.observe(y, dist("multi_normal_cholesky", {mu, diag_pre_multiply(tau, L)}));
     auto theta = m.param("theta", dist("dirichlet", {a}), K);
     m.observe(z, dist("categorical", {theta}));
@@ -502,7 +559,8 @@ TEST_CASE("multivariate priors and likelihoods in a model, through the whole pip
 
 namespace advi {
 
-TEST_CASE("observed data are checked draw by draw against a structured support", "[dist][multivariate]") {
+TEST_CASE("observed data are checked draw by draw against a structured support",
+          "[dist][multivariate]") {
     Model m;
     MatrixXd Theta(2, 3);
     Theta << 0.2, 0.3, 0.5, 0.1, 0.6, 0.2;  // the second row sums to 0.9
@@ -510,8 +568,9 @@ TEST_CASE("observed data are checked draw by draw against a structured support",
     auto a = m.data("alpha", alpha);
     auto t = m.data("Theta", Theta);
     CHECK_THROWS_AS(m.observe(t, dist("dirichlet", {a})), DataError);
-    CHECK_THROWS_WITH(m.observe(t, dist("dirichlet", {a})),
-                      Catch::Contains("observe `Theta`: row 1 is outside the support simplex of dirichlet"));
+    CHECK_THROWS_WITH(
+        m.observe(t, dist("dirichlet", {a})),
+        Catch::Contains("observe `Theta`: row 1 is outside the support simplex of dirichlet"));
     MatrixXd W = MatrixXd::Identity(2, 2);
     W(0, 1) = 0.5;  // not symmetric
     const MatrixXd S = MatrixXd::Identity(2, 2);

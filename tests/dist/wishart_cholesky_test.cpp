@@ -14,9 +14,9 @@
 #include <catch2/catch.hpp>
 
 #include <advi/advi.hpp>
-#include <advi/dist/distribution.hpp>
 #include <advi/base/error.hpp>
 #include <advi/compile/constrain.hpp>
+#include <advi/dist/distribution.hpp>
 
 #include "support/gradient_check.hpp"
 

@@ -7,8 +7,8 @@
 #include <Eigen/LU>
 #include <catch2/catch.hpp>
 
-#include <advi/engine/approximation.hpp>
 #include <advi/base/error.hpp>
+#include <advi/engine/approximation.hpp>
 
 using advi::Approximation;
 using advi::Family;

@@ -5,8 +5,8 @@
 
 #include <catch2/catch.hpp>
 
-#include <advi/engine/engine.hpp>
 #include <advi/base/error.hpp>
+#include <advi/engine/engine.hpp>
 
 #include "engine/targets.hpp"
 

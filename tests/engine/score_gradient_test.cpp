@@ -1,15 +1,15 @@
-// The BBVI score-function gradient (lib/advi/engine/score_gradient.hpp) against the exact ELBO gradient
-// of a Gaussian target, next to ADVI's reparameterisation gradient (paper Section 3.2): both are
-// unbiased, and ADVI's has the lower variance.
+// The BBVI score-function gradient (lib/advi/engine/score_gradient.hpp) against the exact ELBO
+// gradient of a Gaussian target, next to ADVI's reparameterisation gradient (paper Section 3.2):
+// both are unbiased, and ADVI's has the lower variance.
 #include <cmath>
 #include <string>
 
 #include <Eigen/Core>
 #include <catch2/catch.hpp>
 
+#include <advi/base/error.hpp>
 #include <advi/engine/elbo.hpp>
 #include <advi/engine/score_gradient.hpp>
-#include <advi/base/error.hpp>
 
 #include "engine/targets.hpp"
 
@@ -84,8 +84,7 @@ TEST_CASE("score-function and reparameterisation gradients are unbiased, mean-fi
     const Eigen::VectorXd exact = exact_gradient(p, q);
     const int P = q.num_params(), M = 5, reps = 40000;
     Rng rng(7);
-    const Moments advi =
-        repeat(reps, P, [&] { return elbo_gradient(p, q, rng, M, 10 * M); });
+    const Moments advi = repeat(reps, P, [&] { return elbo_gradient(p, q, rng, M, 10 * M); });
     const Moments bbvi =
         repeat(reps, P, [&] { return score_function_gradient(p, q, M, rng, false); });
     // 4 standard errors: a 1-in-16000 chance per coordinate for an unbiased estimator.
@@ -136,8 +135,7 @@ TEST_CASE("score-function and reparameterisation gradients are unbiased, full-ra
     const Eigen::VectorXd exact = exact_gradient(p, q);
     const int P = q.num_params(), M = 5, reps = 20000;
     Rng rng(8);
-    const Moments advi =
-        repeat(reps, P, [&] { return elbo_gradient(p, q, rng, M, 10 * M); });
+    const Moments advi = repeat(reps, P, [&] { return elbo_gradient(p, q, rng, M, 10 * M); });
     const Moments bbvi =
         repeat(reps, P, [&] { return score_function_gradient(p, q, M, rng, false); });
     check_unbiased(advi, exact, 4, "ADVI");

@@ -48,7 +48,8 @@ TEST_CASE("gauss2d: full-rank recovers the posterior, mean-field underestimates 
         // the truth file has 10 significant digits
         CHECK((post_mean - truth.at("posterior_mean").as_vector()).cwiseAbs().maxCoeff() < 1e-8);
         CHECK((post_cov - truth.at("posterior_cov").as_matrix()).cwiseAbs().maxCoeff() < 1e-11);
-        CHECK((post_cov.inverse().diagonal().cwiseInverse() - truth.at("meanfield_optimum_var").as_vector())
+        CHECK((post_cov.inverse().diagonal().cwiseInverse() -
+               truth.at("meanfield_optimum_var").as_vector())
                   .cwiseAbs()
                   .maxCoeff() < 1e-12);
     }

@@ -14,10 +14,10 @@
 
 #include <advi/advi.hpp>
 #include <advi/compile/pipeline.hpp>
-#include <advi/stan/lower.hpp>
-#include <advi/stan/parser.hpp>
 #include <advi/io/json_reader.hpp>
 #include <advi/io/read_data.hpp>
+#include <advi/stan/lower.hpp>
+#include <advi/stan/parser.hpp>
 
 #include "../../examples/example_data.hpp"
 #include "../../examples/hier_logistic_model.hpp"
@@ -27,8 +27,8 @@
 namespace advi {
 namespace {
 
-using advi::test::read_file;
 using advi::test::check_same_density;
+using advi::test::read_file;
 
 TEST_CASE("hier_logistic.stan lowers to the C++ model's log density", "[examples]") {
     // A small poll in the files' layout (1-based indices): 60 respondents, 6 states, 2 regions.

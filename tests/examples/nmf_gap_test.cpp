@@ -49,13 +49,16 @@ TEST_CASE("nmf_gap: a model of listed entries is the full model's likelihood spl
     const Eigen::VectorXi y_held = examples::counts_at(y, split.held_out);
     Model full, obs, held;
     const examples::NmfLatents f = examples::build_nmf_gap(full, y, U, I, K);
-    const examples::NmfLatents o = examples::build_nmf_gap(obs, y_obs, U, I, K, {}, &split.observed);
-    const examples::NmfLatents h = examples::build_nmf_gap(held, y_held, U, I, K, {}, &split.held_out);
+    const examples::NmfLatents o =
+        examples::build_nmf_gap(obs, y_obs, U, I, K, {}, &split.observed);
+    const examples::NmfLatents h =
+        examples::build_nmf_gap(held, y_held, U, I, K, {}, &split.held_out);
     // At a theta (rows ordered, positive) and beta, the pointwise log-likelihoods of the two
     // parts are the full model's at the same entries.
     const ModelSpec fs = full.spec();
     Eigen::VectorXd theta(fs.theta_dim());
-    for (Eigen::Index k = 0; k < theta.size(); ++k) theta[k] = 0.3 + 0.05 * static_cast<double>(k % 17);
+    for (Eigen::Index k = 0; k < theta.size(); ++k)
+        theta[k] = 0.3 + 0.05 * static_cast<double>(k % 17);
     const std::vector<int> off = fs.theta_offsets();
     Eigen::Map<Eigen::MatrixXd> t(theta.data() + off[fs.latent_index("theta")], U, K);
     for (int u = 0; u < U; ++u) std::sort(t.row(u).begin(), t.row(u).end());

@@ -12,10 +12,10 @@
 
 #include <advi/advi.hpp>
 #include <advi/compile/pipeline.hpp>
-#include <advi/stan/lower.hpp>
-#include <advi/stan/parser.hpp>
 #include <advi/io/json_reader.hpp>
 #include <advi/io/read_data.hpp>
+#include <advi/stan/lower.hpp>
+#include <advi/stan/parser.hpp>
 
 #include "../../examples/example_data.hpp"
 #include "../../examples/stochastic_volatility_model.hpp"
@@ -25,8 +25,8 @@
 namespace advi {
 namespace {
 
-using advi::test::read_file;
 using advi::test::check_same_density;
+using advi::test::read_file;
 
 double correlation(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
     const Eigen::VectorXd ca = a.array() - a.mean(), cb = b.array() - b.mean();

@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <advi/advi.hpp>
-#include <advi/fit/diagnose.hpp>
 #include <advi/base/error.hpp>
+#include <advi/fit/diagnose.hpp>
 
 namespace advi {
 namespace {

@@ -11,7 +11,8 @@
 
 namespace advi {
 
-TEST_CASE("a fit's allocations are refused before they are made when beyond the budget", "[advi][memory]") {
+TEST_CASE("a fit's allocations are refused before they are made when beyond the budget",
+          "[advi][memory]") {
     // 100000 latents: 800 kB per vector of them.
     Model m;
     auto x = m.param("x", normal(0, 1), 100000);
@@ -30,12 +31,14 @@ TEST_CASE("a fit's allocations are refused before they are made when beyond the 
     set_memory_budget_bytes(100000000);
     CHECK_NOTHROW(compile(spec));
     Options full{.family = Family::FullRank};
-    CHECK_THROWS_WITH(fit(spec, full),
-                      Catch::StartsWith("the full-rank approximation of 100000 dimensions needs 320 GB"));
+    CHECK_THROWS_WITH(
+        fit(spec, full),
+        Catch::StartsWith("the full-rank approximation of 100000 dimensions needs 320 GB"));
     Options mean_field{.output_samples = 1000};
-    CHECK_THROWS_WITH(fit(spec, mean_field),
-                      Catch::StartsWith("keeping 1000 output draws of 100000 unconstrained and 100000 "
-                                        "constrained values needs 2.4 GB (300002000 elements"));
+    CHECK_THROWS_WITH(
+        fit(spec, mean_field),
+        Catch::StartsWith("keeping 1000 output draws of 100000 unconstrained and 100000 "
+                          "constrained values needs 2.4 GB (300002000 elements"));
     set_memory_budget_bytes(0);
 }
 

@@ -6,8 +6,8 @@
 #include <catch2/catch.hpp>
 
 #include <advi/advi.hpp>
-#include <advi/fit/minibatch.hpp>
 #include <advi/base/error.hpp>
+#include <advi/fit/minibatch.hpp>
 
 namespace advi {
 namespace {

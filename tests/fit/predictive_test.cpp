@@ -6,8 +6,8 @@
 #include <catch2/catch.hpp>
 
 #include <advi/advi.hpp>
-#include <advi/compile/theta_program.hpp>
 #include <advi/base/error.hpp>
+#include <advi/compile/theta_program.hpp>
 
 namespace advi {
 namespace {
@@ -54,8 +54,8 @@ TEST_CASE("log_predictive: the Monte Carlo average matches the closed form under
     double expected = 0;
     for (int n = 0; n < 25; ++n) {
         const double s = std::sqrt(4 + qs * qs);
-        const double exact = -0.5 * std::pow((y_test[n] - qm) / s, 2) - std::log(s) -
-                             0.5 * std::log(2 * M_PI);
+        const double exact =
+            -0.5 * std::pow((y_test[n] - qm) / s, 2) - std::log(s) - 0.5 * std::log(2 * M_PI);
         // Relative Monte Carlo error of the mean of exp(...) over 20000 draws: ~ 0.1%.
         CHECK(lp.pointwise[n] == Approx(exact).margin(0.005));
         expected += exact / 25;
@@ -72,10 +72,9 @@ TEST_CASE("log_predictive: recorded during a fit, against the fit's wall time",
     Model held_out;
     const Expr pointwise = build(held_out, y_test);
     PredictiveTrace trace(m.spec(), held_out.spec(), pointwise.id(), 200, 5);
-    const Fit f = fit(m.spec(), {.seed = 1,
-                                 .tol_rel_obj = 0.001,
-                                 .monitor = trace.monitor(),
-                                 .monitor_every = 50});
+    const Fit f =
+        fit(m.spec(),
+            {.seed = 1, .tol_rel_obj = 0.001, .monitor = trace.monitor(), .monitor_every = 50});
     const auto& pts = trace.points();
     REQUIRE(pts.size() >= 3);
     CHECK(pts.front().iteration == 0);
@@ -88,15 +87,16 @@ TEST_CASE("log_predictive: recorded during a fit, against the fit's wall time",
     // held-out points is `truth`. (The fitted q may beat it by chance, by the 200 points'
     // sampling error: about 0.05.)
     double truth = 0;
-    for (double v : y_test) truth += (-0.5 * std::pow((v - 3) / 0.5, 2) - std::log(0.5) - 0.5 * std::log(2 * M_PI)) / 100;
+    for (double v : y_test)
+        truth +=
+            (-0.5 * std::pow((v - 3) / 0.5, 2) - std::log(0.5) - 0.5 * std::log(2 * M_PI)) / 100;
     CHECK(pts.front().log_predictive < truth - 2);
     CHECK(pts.back().log_predictive == Approx(truth).margin(0.15));
     const LogPredictive end = log_predictive(f, held_out.spec(), pointwise.id());
     CHECK(end.mean == Approx(pts.back().log_predictive).margin(0.05));
 }
 
-TEST_CASE("log_predictive: a held-out model must match the fitted latents",
-          "[advi][predictive]") {
+TEST_CASE("log_predictive: a held-out model must match the fitted latents", "[advi][predictive]") {
     const Eigen::VectorXd y = simulated(10, 0, 1, 5);
     Model m;
     build(m, y);
@@ -119,10 +119,15 @@ TEST_CASE("log_predictive: a held-out model must match the fitted latents",
     const Expr pw3 = build(same, y);
     CHECK_THROWS_WITH(PredictiveTrace(m.spec(), same.spec(), pw3.id(), 0),
                       Contains("draws must be positive, got 0"));
-    ThetaProgram tp(same.spec(), {{"log_lik", pw3.id()}});
+    ThetaProgram tp(same.spec(), {
+                                     {"log_lik", pw3.id()}
+    });
     CHECK_THROWS_WITH(tp.evaluate(Eigen::VectorXd::Zero(5)),
                       Contains("expected theta of size 2, got 5"));
-    CHECK_THROWS_WITH(ThetaProgram(same.spec(), {{"q", 100000}}),
+    CHECK_THROWS_WITH(ThetaProgram(same.spec(),
+                                   {
+                                       {"q", 100000}
+    }),
                       Contains("quantity `q` is not a node of the model graph"));
 }
 

@@ -64,8 +64,8 @@ TEST_CASE("100000 levels of nesting are refused with a message, not a stack over
     const auto stan = [](const std::string& text) {
         return error_of([&] { stan::check(stan::parse_program(text, "deep.stan")); });
     };
-    const std::string parens = stan("model {\n  x = " + std::string(n, '(') + "1" +
-                                    std::string(n, ')') + ";\n}");
+    const std::string parens =
+        stan("model {\n  x = " + std::string(n, '(') + "1" + std::string(n, ')') + ";\n}");
     // Line 2, at the 200th parenthesis: with the expression around them that is level 201.
     CHECK_THAT(parens, Catch::Matchers::StartsWith("deep.stan:2:206:"));
     CHECK_THAT(parens, Catch::Matchers::Contains("nesting too deep"));

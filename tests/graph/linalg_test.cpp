@@ -8,8 +8,8 @@
 #include <Eigen/Dense>
 #include <catch2/catch.hpp>
 
-#include <advi/diff/reverse.hpp>
 #include <advi/base/error.hpp>
+#include <advi/diff/reverse.hpp>
 #include <advi/graph/graph.hpp>
 #include <advi/graph/ops_linalg.hpp>
 
@@ -29,7 +29,9 @@ MatrixXd fill(int r, int c, double seed) {
     }
     return m;
 }
-VectorXd fill(int n, double seed) { return fill(n, 1, seed).col(0); }
+VectorXd fill(int n, double seed) {
+    return fill(n, 1, seed).col(0);
+}
 
 // A graph whose inputs are zeta slices (with their values) and integer data.
 struct Case {
@@ -45,9 +47,12 @@ struct Case {
         return id;
     }
     NodeId mat(const MatrixXd& m) {
-        return input(m.data(), Shape::matrix(static_cast<int>(m.rows()), static_cast<int>(m.cols())));
+        return input(m.data(),
+                     Shape::matrix(static_cast<int>(m.rows()), static_cast<int>(m.cols())));
     }
-    NodeId vec(const VectorXd& v) { return input(v.data(), Shape::vector(static_cast<int>(v.size()))); }
+    NodeId vec(const VectorXd& v) {
+        return input(v.data(), Shape::vector(static_cast<int>(v.size())));
+    }
     NodeId scalar(double v) { return input(&v, Shape::scalar()); }
     NodeId index(const Eigen::VectorXi& v) {
         ints.push_back(v);
@@ -121,7 +126,8 @@ MatrixXd lower_with_garbage(int n, double seed) {
 }  // namespace
 
 TEST_CASE("matrix products: values and gradients", "[graph][linalg]") {
-    const MatrixXd A = fill(3, 2, 0.1), B = fill(2, 4, 0.9), C = fill(3, 4, 1.7), D = fill(4, 2, 2.2);
+    const MatrixXd A = fill(3, 2, 0.1), B = fill(2, 4, 0.9), C = fill(3, 4, 1.7),
+                   D = fill(4, 2, 2.2);
     SECTION("matmul: A B") {
         Case c;
         const NodeId out = c.g.apply(Op::MatMul, c.mat(A), c.mat(B));
@@ -240,7 +246,8 @@ TEST_CASE("triangular solves: L^-1 b and L^-T b read L's lower triangle", "[grap
 TEST_CASE("log_determinant and inverse", "[graph][linalg]") {
     MatrixXd A = fill(3, 3, 0.8) + 2 * MatrixXd::Identity(3, 3);
     for (int sign : {1, -1}) {
-        if (sign < 0) A.row(0).swap(A.row(1));  // a negative determinant: log |det A|
+        if (sign < 0)
+            A.row(0).swap(A.row(1));  // a negative determinant: log |det A|
         const Eigen::FullPivLU<MatrixXd> lu(A);
         REQUIRE(lu.determinant() * sign > 0);
         Case c;
@@ -304,7 +311,8 @@ TEST_CASE("cumulative sums, prod, min, max", "[graph][linalg]") {
     SECTION("prod, with and without a zero factor") {
         for (bool zero : {false, true}) {
             VectorXd w = v;
-            if (zero) w[2] = 0;
+            if (zero)
+                w[2] = 0;
             Case c;
             const NodeId x = c.vec(w);
             double want = 1;
@@ -436,7 +444,7 @@ TEST_CASE("shape errors name the op, the argument and both shapes", "[graph][lin
     const NodeId S = c.mat(fill(3, 3, 0.3));
     const NodeId v = c.vec(fill(4, 0.4));
     // (Catch's && of matchers keeps references: the combination must not outlive a call.)
-#define names(op, arg, s1, s2)                                                          \
+#define names(op, arg, s1, s2)                                                    \
     Catch::Contains(op) && Catch::Contains("`" arg "`") && Catch::Contains(s1) && \
         Catch::Contains(s2)
     CHECK_THROWS_AS(c.g.apply(Op::MatMul, A, B), ShapeError);
@@ -446,19 +454,26 @@ TEST_CASE("shape errors name the op, the argument and both shapes", "[graph][lin
     CHECK_THROWS_WITH(c.g.apply(Op::MatMul, A, v), names("matmul", "B", "vec[4]", "a matrix"));
     CHECK_THROWS_WITH(c.g.apply(Op::TriLowSolve, S, v),
                       names("mdivide_left_tri_low", "b", "vec[4]", "mat[3,3]"));
-    CHECK_THROWS_WITH(c.g.apply(Op::TriLowSolve, A, v), names("mdivide_left_tri_low", "L", "mat[2,3]", "square"));
-    CHECK_THROWS_WITH(c.g.apply(Op::Cholesky, A), names("cholesky_decompose", "A", "mat[2,3]", "square"));
+    CHECK_THROWS_WITH(c.g.apply(Op::TriLowSolve, A, v),
+                      names("mdivide_left_tri_low", "L", "mat[2,3]", "square"));
+    CHECK_THROWS_WITH(c.g.apply(Op::Cholesky, A),
+                      names("cholesky_decompose", "A", "mat[2,3]", "square"));
     CHECK_THROWS_WITH(c.g.apply(Op::Transpose, v), names("transpose", "A", "vec[4]", "a matrix"));
-    CHECK_THROWS_WITH(c.g.apply(Op::AppendRow, A, B), names("append_row", "y", "mat[4,5]", "mat[2,3]"));
-    CHECK_THROWS_WITH(c.g.apply(Op::AppendCol, A, B), names("append_col", "y", "mat[4,5]", "mat[2,3]"));
+    CHECK_THROWS_WITH(c.g.apply(Op::AppendRow, A, B),
+                      names("append_row", "y", "mat[4,5]", "mat[2,3]"));
+    CHECK_THROWS_WITH(c.g.apply(Op::AppendCol, A, B),
+                      names("append_col", "y", "mat[4,5]", "mat[2,3]"));
     CHECK_THROWS_WITH(linalg::block(c.g, A, 1, 1, Shape::matrix(2, 2)),
                       names("block", "x", "mat[2,2]", "mat[2,3]"));
-    CHECK_THROWS_WITH(linalg::reshape(c.g, A, Shape::vector(5)), names("reshape", "x", "mat[2,3]", "vec[5]"));
-    CHECK_THROWS_WITH(c.make(Op::RepCols, Shape::matrix(3, 2), v), names("rep_cols", "v", "vec[4]", "mat[3,2]"));
+    CHECK_THROWS_WITH(linalg::reshape(c.g, A, Shape::vector(5)),
+                      names("reshape", "x", "mat[2,3]", "vec[5]"));
+    CHECK_THROWS_WITH(c.make(Op::RepCols, Shape::matrix(3, 2), v),
+                      names("rep_cols", "v", "vec[4]", "mat[3,2]"));
     const NodeId ix = c.index(Eigen::VectorXi::Zero(3));
     CHECK_THROWS_WITH(c.make(Op::ScatterAddRows, Shape::matrix(3, 3), A, ix),
                       names("scatter_add_rows", "index", "vec[3]", "mat[2,3]"));
-    CHECK_THROWS_WITH(c.g.apply(Op::GatherRows, v, ix), names("gather_rows", "x", "vec[4]", "a matrix"));
+    CHECK_THROWS_WITH(c.g.apply(Op::GatherRows, v, ix),
+                      names("gather_rows", "x", "vec[4]", "a matrix"));
     const NodeId iv = c.index(Eigen::VectorXi::Zero(4));
     CHECK_THROWS_WITH(c.g.apply(Op::Transpose, iv), names("transpose", "A", "integer data", "idx"));
 #undef names

@@ -12,12 +12,30 @@ namespace {
 
 std::vector<std::vector<double>> points(Domain d) {
     switch (d) {
-        case Domain::Real: return {{-1.3, 0.4, 2.1}, {-25.0, 1e-7, 30.0}, {-0.01, 0.7, -4.0}};
-        case Domain::Positive: return {{0.3, 1.7, 4.2}, {1e-3, 0.05, 60.0}};
-        case Domain::Unit: return {{0.2, 0.5, 0.9}};
+        case Domain::Real:
+            return {
+                {-1.3,  0.4,  2.1 },
+                {-25.0, 1e-7, 30.0},
+                {-0.01, 0.7,  -4.0}
+            };
+        case Domain::Positive:
+            return {
+                {0.3,  1.7,  4.2 },
+                {1e-3, 0.05, 60.0}
+            };
+        case Domain::Unit:
+            return {
+                {0.2, 0.5, 0.9}
+            };
         // near 0 (within the finite-difference step's reach), both sides of -log 2, far out
-        case Domain::Negative: return {{-0.3, -1.7, -4.2}, {-1e-3, -0.05, -60.0}, {-0.69, -0.7, -12.0}};
-        case Domain::None: return {};
+        case Domain::Negative:
+            return {
+                {-0.3,  -1.7,  -4.2 },
+                {-1e-3, -0.05, -60.0},
+                {-0.69, -0.7,  -12.0}
+            };
+        case Domain::None:
+            return {};
     }
     return {};
 }
@@ -53,7 +71,8 @@ void finish(OpCase& c, NodeId out) {
 TEST_CASE("elementwise ops: gradient matches finite differences", "[graph][op]") {
     for (int k = 0; k < kOpCount; ++k) {
         const OpInfo& info = op_info(static_cast<Op>(k));
-        if (!info.elementwise || info.adjoint == nullptr || info.domain == Domain::None) continue;
+        if (!info.elementwise || info.adjoint == nullptr || info.domain == Domain::None)
+            continue;
         for (const auto& pt : points(info.domain)) {
             // shapes: (vec, vec), (real, vec), (vec, real) for binary ops
             const int variants = info.arity == 1 ? 1 : 3;
@@ -86,8 +105,7 @@ TEST_CASE("elementwise ops: gradient matches finite differences", "[graph][op]")
     }
 }
 
-TEST_CASE("reductions, products and indexing: gradients match finite differences",
-          "[graph][op]") {
+TEST_CASE("reductions, products and indexing: gradients match finite differences", "[graph][op]") {
     Eigen::VectorXi idx(5);
     idx << 2, 0, 2, 3, 1;
     const DataSlot idx_slot{"idx", Shape::vector(5), DType::Int, nullptr, idx.data()};
@@ -170,7 +188,9 @@ TEST_CASE("gather evaluates by index and rejects an index out of range", "[graph
     const NodeId v = g.leaf(Op::Zeta, Shape::vector(2), DType::Real, 0, "v");
     const NodeId ix = g.leaf(Op::Data, Shape::vector(3), DType::Int, 0, "idx");
     g.set_output("out", g.apply(Op::Gather, v, ix), 0);
-    std::vector<DataSlot> data{{"idx", Shape::vector(3), DType::Int, nullptr, idx.data()}};
+    std::vector<DataSlot> data{
+        {"idx", Shape::vector(3), DType::Int, nullptr, idx.data()}
+    };
     Program p = Program::compile(g, data, 2, 3);
     Eigen::VectorXd z(2), out;
     z << 10, 20;
@@ -188,8 +208,8 @@ TEST_CASE("shape rules name the op and the shapes", "[graph][op]") {
     const NodeId b = g.leaf(Op::Zeta, Shape::vector(4), DType::Real, 3, "b");
     const NodeId A = g.leaf(Op::Zeta, Shape::matrix(2, 5), DType::Real, 7, "A");
     CHECK_THROWS_AS(g.apply(Op::Add, a, b), ShapeError);
-    CHECK_THROWS_WITH(g.apply(Op::Add, a, b),
-                      Catch::Contains("add") && Catch::Contains("vec[3]") && Catch::Contains("vec[4]"));
+    CHECK_THROWS_WITH(g.apply(Op::Add, a, b), Catch::Contains("add") && Catch::Contains("vec[3]") &&
+                                                  Catch::Contains("vec[4]"));
     CHECK_THROWS_WITH(g.apply(Op::MatVec, A, a),
                       Catch::Contains("mat[2,5]") && Catch::Contains("vec[3]"));
     CHECK_THROWS_WITH(g.apply(Op::Dot, a, b), Catch::Contains("dot"));
@@ -209,7 +229,8 @@ TEST_CASE("op table rows follow the enumeration and name every op", "[graph][op]
 TEST_CASE("elementwise kernels agree with their scalar folds", "[graph][op]") {
     for (int k = 0; k < kOpCount; ++k) {
         const OpInfo& info = op_info(static_cast<Op>(k));
-        if (!info.elementwise || info.op == Op::ToReal) continue;
+        if (!info.elementwise || info.op == Op::ToReal)
+            continue;
         for (const auto& p : points(info.domain)) {
             const int n = static_cast<int>(p.size());
             std::vector<double> x = p, y(p.rbegin(), p.rend()), out(n);

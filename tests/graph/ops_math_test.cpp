@@ -66,7 +66,9 @@ void check_op_gradient(Op op, const Vec& x, const Vec& y = {}) {
     }
     const NodeId wd = g.leaf(Op::Data, Shape::vector(n), DType::Real, 0, "w");
     g.set_output("lp", g.apply(Op::Sum, g.apply(Op::Mul, wd, out)));
-    const std::vector<DataSlot> data{{"w", Shape::vector(n), DType::Real, w.data(), nullptr}};
+    const std::vector<DataSlot> data{
+        {"w", Shape::vector(n), DType::Real, w.data(), nullptr}
+    };
     INFO(op_name(op) << " at " << z.transpose());
     test::check_gradient(g, data, z);
 }
@@ -121,8 +123,8 @@ TEST_CASE("elementary ops match their definitions", "[graph][op][math]") {
         CHECK(mx[i] == (a[i] > b[i] ? a[i] : b[i]));
     }
     CHECK(lm[0] == Approx(-std::log(0.5)).epsilon(1e-15));
-    CHECK(std::isnan(lm[1]));        // 2 log(-2)
-    CHECK(lm[2] == 0.0);             // 0 log 0 = 0 (Stan)
+    CHECK(std::isnan(lm[1]));  // 2 log(-2)
+    CHECK(lm[2] == 0.0);       // 0 log 0 = 0 (Stan)
     CHECK(lm[3] == 0.0);
     CHECK(lm[4] == Approx(3 * std::log(3.0)).epsilon(1e-15));
 }
@@ -138,7 +140,8 @@ TEST_CASE("Phi and log_Phi keep relative accuracy deep in the lower tail", "[gra
     }
     // log_Phi against long double erfc (finite there down to x = -150), through every
     // branch: the upper half, erfc down to -20, and the asymptotic series below.
-    const Vec lx{-140.0, -60.0, -38.5, -25.0, -20.000001, -19.999999, -5.0, -0.1, 0.0, 3.0, 9.0, 30.0};
+    const Vec lx{-140.0, -60.0, -38.5, -25.0, -20.000001, -19.999999,
+                 -5.0,   -0.1,  0.0,   3.0,   9.0,        30.0};
     const Vec lphi = eval(Op::LogPhi, lx);
     for (std::size_t i = 0; i < lx.size(); ++i) {
         INFO("log_Phi(" << lx[i] << ")");
@@ -169,9 +172,10 @@ TEST_CASE("log1m_exp is accurate near 0 and far below", "[graph][op][math]") {
         // long double, by whichever form is exact there: -x (1 + x/2 + x^2/6 + ...) = 1 - e^x
         // by its series near 0, else log1p(-e^x).
         const long double xl = x[i];
-        const long double ref = std::fabs(x[i]) < 1e-3
-                                    ? std::log(-xl) + std::log1p(xl / 2 + xl * xl / 6 + xl * xl * xl / 24)
-                                    : std::log1p(-std::exp(xl));
+        const long double ref =
+            std::fabs(x[i]) < 1e-3
+                ? std::log(-xl) + std::log1p(xl / 2 + xl * xl / 6 + xl * xl * xl / 24)
+                : std::log1p(-std::exp(xl));
         CHECK(v[i] == Approx(static_cast<double>(ref)).epsilon(1e-14).margin(1e-300));
     }
     const Vec edge = eval(Op::Log1mExp, {0.0, 0.5});
@@ -195,12 +199,12 @@ TEST_CASE("log I0 and I1/I0 match Boost beyond the overflow of I0", "[graph][op]
 
 TEST_CASE("gradients where the op-table loop does not reach", "[graph][op][math]") {
     check_op_gradient(Op::Cbrt, {-2.0, -0.5, -30.0});
-    check_op_gradient(Op::LogPhi, {-30.0, -100.0, -21.0});       // the asymptotic branch
-    check_op_gradient(Op::LogPhi, {-19.9, 6.0, 12.0});           // erfc and upper branches
+    check_op_gradient(Op::LogPhi, {-30.0, -100.0, -21.0});  // the asymptotic branch
+    check_op_gradient(Op::LogPhi, {-19.9, 6.0, 12.0});      // erfc and upper branches
     check_op_gradient(Op::Phi, {-36.0, -9.0, 8.0});
-    check_op_gradient(Op::LogBesselI0, {400.0, 600.0, 900.0});   // both sides of 500
+    check_op_gradient(Op::LogBesselI0, {400.0, 600.0, 900.0});  // both sides of 500
     check_op_gradient(Op::BesselI1OverI0, {-0.8, 450.0, 700.0});
-    check_op_gradient(Op::LogBesselI0, {-0.4, -3.0, -70.0});     // even: an odd derivative
+    check_op_gradient(Op::LogBesselI0, {-0.4, -3.0, -70.0});  // even: an odd derivative
     check_op_gradient(Op::Fabs, {-3.0, -1e-3, 2.0});
     check_op_gradient(Op::Lmultiply, {0.0, 2.0, -1.5}, {0.3, 1e-3, 40.0});
 }
@@ -217,8 +221,10 @@ TEST_CASE("kinks take one-sided derivatives", "[graph][op][math]") {
     // argument that is selected.
     const Eigen::VectorXd g_min = symbolic_gradient(Op::Fmin, {1.0, 1.0, 3.0}, {1.0, 2.0, 2.0});
     const Eigen::VectorXd g_max = symbolic_gradient(Op::Fmax, {1.0, 1.0, 3.0}, {1.0, 2.0, 2.0});
-    CHECK(g_min.transpose() == Eigen::RowVectorXd::Map(std::vector<double>{1, 1, 0, 0, 0, 1}.data(), 6));
-    CHECK(g_max.transpose() == Eigen::RowVectorXd::Map(std::vector<double>{1, 0, 1, 0, 1, 0}.data(), 6));
+    CHECK(g_min.transpose() ==
+          Eigen::RowVectorXd::Map(std::vector<double>{1, 1, 0, 0, 0, 1}.data(), 6));
+    CHECK(g_max.transpose() ==
+          Eigen::RowVectorXd::Map(std::vector<double>{1, 0, 1, 0, 1, 0}.data(), 6));
 }
 
 TEST_CASE("scalar functions name themselves in shape errors", "[graph][op][math]") {
@@ -228,10 +234,12 @@ TEST_CASE("scalar functions name themselves in shape errors", "[graph][op][math]
     for (Op op : {Op::Fmin, Op::Fmax, Op::Lmultiply}) {
         CHECK_THROWS_AS(g.apply(op, a, b), ShapeError);
         CHECK_THROWS_WITH(g.apply(op, a, b), Catch::Contains(std::string(op_name(op))) &&
-                                                 Catch::Contains("vec[3]") && Catch::Contains("vec[2]"));
+                                                 Catch::Contains("vec[3]") &&
+                                                 Catch::Contains("vec[2]"));
     }
     const NodeId n = g.leaf(Op::Data, Shape::vector(3), DType::Int, 0, "n");
-    CHECK_THROWS_WITH(g.apply(Op::Phi, n), Catch::Contains("Phi") && Catch::Contains("integer data `n`"));
+    CHECK_THROWS_WITH(g.apply(Op::Phi, n),
+                      Catch::Contains("Phi") && Catch::Contains("integer data `n`"));
 }
 
 }  // namespace advi

@@ -29,7 +29,9 @@ inline double value_at(Program& p, const Eigen::VectorXd& z) {
     return p.run(z, none);
 }
 
-inline double step(double z) { return 1e-6 * std::max(std::abs(z), 1e-2); }
+inline double step(double z) {
+    return 1e-6 * std::max(std::abs(z), 1e-2);
+}
 
 // Central differences, step scaled to each coordinate: error O(h^2) + O(eps/h).
 inline Eigen::VectorXd numeric_gradient(Program& value, const Eigen::VectorXd& z) {

@@ -9,9 +9,9 @@
 #include <catch2/catch.hpp>
 
 #include <advi/base/error.hpp>
-#include <advi/transform/cholesky.hpp>
-#include <advi/graph/const_vector.hpp>
 #include <advi/compile/constrain.hpp>
+#include <advi/graph/const_vector.hpp>
+#include <advi/transform/cholesky.hpp>
 #include <advi/transform/transform.hpp>
 
 #include "support/gradient_check.hpp"
@@ -74,7 +74,9 @@ std::vector<Case> cases() {
 
 // ---- independent formulas (Stan's reference manual, written out again here)
 
-double inv_logit(double x) { return 1 / (1 + std::exp(-x)); }
+double inv_logit(double x) {
+    return 1 / (1 + std::exp(-x));
+}
 
 // Stan's loop form: stick_len -= x_k.
 Eigen::VectorXd simplex_ref(const Eigen::VectorXd& z) {
@@ -128,7 +130,8 @@ Eigen::VectorXd reference(const Case& c, const Eigen::VectorXd& z) {
     auto f = [&](double x) { return sp ? std::log1p(std::exp(x)) : std::exp(x); };
     Eigen::VectorXd x(c.shape.size());
     switch (s.kind) {
-        case K::Real: return z;
+        case K::Real:
+            return z;
         case K::Lower:
             for (int i = 0; i < z.size(); ++i) x[i] = s.lower.at(i) + f(z[i]);
             return x;
@@ -143,7 +146,8 @@ Eigen::VectorXd reference(const Case& c, const Eigen::VectorXd& z) {
         case K::Affine:
             for (int i = 0; i < z.size(); ++i) x[i] = s.offset.at(i) + s.multiplier.at(i) * z[i];
             return x;
-        case K::Simplex: return simplex_ref(z);
+        case K::Simplex:
+            return simplex_ref(z);
         case K::Ordered:
         case K::PositiveOrdered:
             for (int i = 0; i < z.size(); ++i) {
@@ -151,13 +155,16 @@ Eigen::VectorXd reference(const Case& c, const Eigen::VectorXd& z) {
                 x[i] = (i == 0 ? 0.0 : x[i - 1]) + step;
             }
             return x;
-        case K::UnitVector: return z / z.norm();
-        case K::CholeskyFactorCorr: return flat(cholesky_corr_ref(z, c.shape.rows));
+        case K::UnitVector:
+            return z / z.norm();
+        case K::CholeskyFactorCorr:
+            return flat(cholesky_corr_ref(z, c.shape.rows));
         case K::CorrMatrix: {
             const Eigen::MatrixXd L = cholesky_corr_ref(z, c.shape.rows);
             return flat(L * L.transpose());
         }
-        case K::CholeskyFactorCov: return flat(cholesky_cov_ref(z, c.shape.rows, c.shape.cols));
+        case K::CholeskyFactorCov:
+            return flat(cholesky_cov_ref(z, c.shape.rows, c.shape.cols));
         case K::CovMatrix: {
             const Eigen::MatrixXd L = cholesky_cov_ref(z, c.shape.rows, c.shape.cols);
             return flat(L * L.transpose());
@@ -177,12 +184,18 @@ Eigen::VectorXd free_coordinates(const Case& c, const Eigen::VectorXd& theta) {
         }
     };
     switch (c.support.kind) {
-        case K::Simplex: return theta.head(theta.size() - 1);
+        case K::Simplex:
+            return theta.head(theta.size() - 1);
         case K::CholeskyFactorCorr:
-        case K::CorrMatrix: lower(true); break;
+        case K::CorrMatrix:
+            lower(true);
+            break;
         case K::CholeskyFactorCov:
-        case K::CovMatrix: lower(false); break;
-        default: return theta;
+        case K::CovMatrix:
+            lower(false);
+            break;
+        default:
+            return theta;
     }
     return Eigen::Map<const Eigen::VectorXd>(out.data(), static_cast<Eigen::Index>(out.size()));
 }
@@ -195,7 +208,8 @@ void check_inside(const Case& c, const Eigen::VectorXd& theta) {
     auto lower_triangular = [&] {
         for (int i = 0; i < M.rows(); ++i) {
             for (int j = i + 1; j < M.cols(); ++j) CHECK(M(i, j) == 0.0);
-            if (i < M.cols()) CHECK(M(i, i) > 0);
+            if (i < M.cols())
+                CHECK(M(i, i) > 0);
         }
     };
     auto spd = [&] {
@@ -203,30 +217,41 @@ void check_inside(const Case& c, const Eigen::VectorXd& theta) {
         CHECK(Eigen::LLT<Eigen::MatrixXd>(M).info() == Eigen::Success);
     };
     for (int i = 0; i < theta.size(); ++i) {
-        if (s.kind == K::Lower || s.kind == K::Interval) CHECK(theta[i] > s.lower.at(i));
-        if (s.kind == K::Upper || s.kind == K::Interval) CHECK(theta[i] < s.upper.at(i));
+        if (s.kind == K::Lower || s.kind == K::Interval)
+            CHECK(theta[i] > s.lower.at(i));
+        if (s.kind == K::Upper || s.kind == K::Interval)
+            CHECK(theta[i] < s.upper.at(i));
     }
     switch (s.kind) {
         case K::Simplex:
             CHECK(theta.minCoeff() > 0);
             CHECK(std::abs(theta.sum() - 1) <= 1e-12);
             break;
-        case K::PositiveOrdered: CHECK(theta[0] > 0); [[fallthrough]];
+        case K::PositiveOrdered:
+            CHECK(theta[0] > 0);
+            [[fallthrough]];
         case K::Ordered:
             for (int i = 1; i < theta.size(); ++i) CHECK(theta[i] > theta[i - 1]);
             break;
-        case K::UnitVector: CHECK(std::abs(theta.norm() - 1) <= 1e-12); break;
+        case K::UnitVector:
+            CHECK(std::abs(theta.norm() - 1) <= 1e-12);
+            break;
         case K::CholeskyFactorCorr:
             lower_triangular();
             for (int i = 0; i < M.rows(); ++i) CHECK(std::abs(M.row(i).norm() - 1) <= 1e-12);
             break;
-        case K::CholeskyFactorCov: lower_triangular(); break;
+        case K::CholeskyFactorCov:
+            lower_triangular();
+            break;
         case K::CorrMatrix:
             spd();
             for (int i = 0; i < M.rows(); ++i) CHECK(std::abs(M(i, i) - 1) <= 1e-12);
             break;
-        case K::CovMatrix: spd(); break;
-        default: break;
+        case K::CovMatrix:
+            spd();
+            break;
+        default:
+            break;
     }
     CHECK(s.contains(theta, c.shape));
 }
@@ -249,7 +274,8 @@ Fragment fragment(const Case& c, bool weights) {
         lp = g.apply(Op::Add, lp, g.apply(Op::Sum, g.apply(Op::Mul, w, f.theta)));
     }
     g.set_output("lp", lp);
-    if (!weights) g.set_output("theta", f.theta, 0);
+    if (!weights)
+        g.set_output("theta", f.theta, 0);
     return f;
 }
 
@@ -285,14 +311,17 @@ TEST_CASE("transforms: fragment, round trip, support, log-Jacobian, gradient", "
                     CHECK(theta[i] == Approx(ref[i]).epsilon(1e-12).margin(1e-12));
                 }
                 const Eigen::VectorXd numeric = t.constrain_value(z, c.shape, c.support);
-                CHECK((numeric - theta).cwiseAbs().maxCoeff() <= 1e-14 * (1 + theta.cwiseAbs().maxCoeff()));
+                CHECK((numeric - theta).cwiseAbs().maxCoeff() <=
+                      1e-14 * (1 + theta.cwiseAbs().maxCoeff()));
                 check_inside(c, theta);
                 // T inverts T^-1 (unit_vector: up to the radius)
                 if (scale < 2) {
                     const Eigen::VectorXd back = t.unconstrain(theta, c.shape, c.support);
-                    const Eigen::VectorXd want = c.support.kind == K::UnitVector ? Eigen::VectorXd(z / z.norm()) : z;
+                    const Eigen::VectorXd want =
+                        c.support.kind == K::UnitVector ? Eigen::VectorXd(z / z.norm()) : z;
                     REQUIRE(back.size() == n);
-                    for (int i = 0; i < n; ++i) CHECK(back[i] == Approx(want[i]).margin(1e-9).epsilon(1e-9));
+                    for (int i = 0; i < n; ++i)
+                        CHECK(back[i] == Approx(want[i]).margin(1e-9).epsilon(1e-9));
                 }
                 // log|det J| against a central-difference Jacobian over the free coordinates
                 if (c.support.kind == K::UnitVector) {
@@ -319,10 +348,13 @@ TEST_CASE("transforms: fragment, round trip, support, log-Jacobian, gradient", "
         Fragment fw = fragment(c, true);
         Eigen::VectorXd w(m);
         for (int i = 0; i < m; ++i) w[i] = 0.3 - 0.45 * i + 0.07 * i * i;
-        const std::vector<DataSlot> data{{"w", c.shape, DType::Real, w.data(), nullptr}};
+        const std::vector<DataSlot> data{
+            {"w", c.shape, DType::Real, w.data(), nullptr}
+        };
         for (double scale : {0.4, 1.2, 4.0}) {
             Eigen::VectorXd z(n);
-            for (int i = 0; i < n; ++i) z[i] = scale * (i % 2 == 0 ? 1 : -1) * (0.6 + 0.3 * std::sin(i + 1.0));
+            for (int i = 0; i < n; ++i)
+                z[i] = scale * (i % 2 == 0 ? 1 : -1) * (0.6 + 0.3 * std::sin(i + 1.0));
             INFO("gradient at zeta " << z.transpose());
             test::check_gradient(fw.g, data, z);
         }
@@ -356,13 +388,16 @@ TEST_CASE("lower_tri_self_transpose: value and gradient, upper entries ignored",
         const NodeId w = g.leaf(Op::Data, Shape::matrix(K, K), DType::Real, 0, "w");
         g.set_output("lp", g.apply(Op::Sum, g.apply(Op::Mul, w, out)));
         g.set_output("omega", out, 0);
-        const std::vector<DataSlot> data{{"w", Shape::matrix(K, K), DType::Real, W.data(), nullptr}};
+        const std::vector<DataSlot> data{
+            {"w", Shape::matrix(K, K), DType::Real, W.data(), nullptr}
+        };
         Eigen::VectorXd z(K * K);
         for (int i = 0; i < K * K; ++i) z[i] = std::sin(1.0 + 1.7 * i) * 2;
         Program p = Program::compile(simplify(g), data, K * K, K * K);
         Eigen::VectorXd omega(K * K);
         p.run(z, omega);
-        const Eigen::MatrixXd Lm = Eigen::Map<Eigen::MatrixXd>(z.data(), K, K).triangularView<Eigen::Lower>();
+        const Eigen::MatrixXd Lm =
+            Eigen::Map<Eigen::MatrixXd>(z.data(), K, K).triangularView<Eigen::Lower>();
         const Eigen::MatrixXd want = Lm * Lm.transpose();
         for (int i = 0; i < K * K; ++i) CHECK(omega[i] == Approx(want.data()[i]).epsilon(1e-13));
         Graph only_lp = g;
@@ -436,17 +471,19 @@ TEST_CASE("support arguments are checked when the support is made", "[transform]
                       "(element 1: 1 >= 1)");
     CHECK_THROWS_WITH(Support::interval(vec({0, 1}), vec({1, 2, 3})),
                       Catch::Contains("the bounds have 2 and 3 elements"));
-    CHECK_THROWS_WITH(Support::affine(0.0, -1.0),
-                      "affine(offset 0, multiplier -1): the multiplier must be positive and finite");
+    CHECK_THROWS_WITH(
+        Support::affine(0.0, -1.0),
+        "affine(offset 0, multiplier -1): the multiplier must be positive and finite");
     CHECK_THROWS_WITH(Support::affine(0.0, vec({1, 0})),
                       Catch::Contains("multiplier must be positive and finite (element 1 is 0)"));
     CHECK_THROWS_WITH(Support::lower_bound(vec({0, std::nan("")})),
                       "lower bound: element 1 is nan, not a finite number");
     // numeric transforms need constants
     const Support e = Support::affine(SupportArg::expression(3), 1.0);
-    CHECK_THROWS_WITH(transform_for(e, PositiveTransform::Log).unconstrain(vec({1}), Shape::vector(1), e),
-                      Catch::Contains("support affine(offset %3, multiplier 1): the numeric "
-                                      "transform needs constant arguments"));
+    CHECK_THROWS_WITH(
+        transform_for(e, PositiveTransform::Log).unconstrain(vec({1}), Shape::vector(1), e),
+        Catch::Contains("support affine(offset %3, multiplier 1): the numeric "
+                        "transform needs constant arguments"));
 }
 
 TEST_CASE("fused ops check their shapes", "[transform]") {
@@ -460,8 +497,9 @@ TEST_CASE("fused ops check their shapes", "[transform]") {
                       "simplex_constrain: an output vec[4] needs an input vec[3], got vec[2]");
     n.op = Op::CholeskyCorrConstrain;
     n.shape = Shape::matrix(2, 3);
-    CHECK_THROWS_WITH(g.intern(n),
-                      "cholesky_corr_constrain: the output must be mat[K,K] with K >= 2, got mat[2,3]");
+    CHECK_THROWS_WITH(
+        g.intern(n),
+        "cholesky_corr_constrain: the output must be mat[K,K] with K >= 2, got mat[2,3]");
     const NodeId adj = g.leaf(Op::Zeta, Shape::vector(5), DType::Real, 2, "g");
     CHECK_THROWS_WITH(g.apply(Op::OrderedConstrainVjp, z2, adj),
                       Catch::Contains("ordered_constrain vector-Jacobian product: input vec[2] and "
@@ -490,7 +528,8 @@ TEST_CASE("supports: coverage, membership, printing", "[transform]") {
     CHECK_FALSE(Support::ordered().contains(vec({1, 1}), Shape::vector(2)));
     CHECK(Support::corr_matrix().contains(vec({1, 0.5, 0.5, 1}), Shape::matrix(2, 2)));
     CHECK_FALSE(Support::corr_matrix().contains(vec({1, 1.5, 1.5, 1}), Shape::matrix(2, 2)));
-    CHECK_FALSE(Support::cholesky_factor_cov().contains(vec({1, 0.5, 0.5, 1}), Shape::matrix(2, 2)));
+    CHECK_FALSE(
+        Support::cholesky_factor_cov().contains(vec({1, 0.5, 0.5, 1}), Shape::matrix(2, 2)));
     CHECK(Support::simplex().contains(0.0));
     CHECK_FALSE(Support::simplex().contains(1.5));
 

@@ -13,12 +13,12 @@
 
 #include <fmt/format.h>
 
-#include <advi/fit/fit.hpp>
-#include <advi/engine/options.hpp>
-#include <advi/stan/report.hpp>
 #include <advi/base/error.hpp>
+#include <advi/engine/options.hpp>
 #include <advi/fit/cmdstan_output.hpp>
+#include <advi/fit/fit.hpp>
 #include <advi/io/cmdstan_csv.hpp>
+#include <advi/stan/report.hpp>
 
 #include <advi/cli/commands.hpp>
 #include <advi/cli/load.hpp>
@@ -37,7 +37,9 @@ namespace fs = std::filesystem;
 std::atomic<bool> g_interrupted{false};
 static_assert(std::atomic<bool>::is_always_lock_free);
 
-extern "C" void on_sigint(int) { g_interrupted.store(true, std::memory_order_relaxed); }
+extern "C" void on_sigint(int) {
+    g_interrupted.store(true, std::memory_order_relaxed);
+}
 
 // Installs on_sigint for SIGINT for its lifetime (one shot), and restores the old action.
 class InterruptScope {
@@ -137,9 +139,10 @@ int run_fit(const FitArgs& args) {
         std::cerr << fmt::format("Output written to {}\n", args.output);
     }
     if (g_interrupted.load()) {
-        std::cerr << fmt::format("advi: interrupted: {}; the output holds q as it was, not "
-                                 "converged\n",
-                                 fit.result().stop_reason);
+        std::cerr << fmt::format(
+            "advi: interrupted: {}; the output holds q as it was, not "
+            "converged\n",
+            fit.result().stop_reason);
         return 130;  // as a shell reports a process ended by SIGINT
     }
     return 0;

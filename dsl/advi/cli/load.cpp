@@ -2,16 +2,16 @@
 #include <advi/cli/load.hpp>
 
 #include <cerrno>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <new>
 
 #include <fmt/format.h>
 
-#include <advi/stan/parser.hpp>
 #include <advi/base/error.hpp>
 #include <advi/base/memory_budget.hpp>
 #include <advi/io/read_data.hpp>
+#include <advi/stan/parser.hpp>
 
 namespace advi::cli {
 
@@ -35,7 +35,8 @@ std::string read_model_text(const std::filesystem::path& file) {
     const int error = errno;
     std::fclose(f);
     if (failed) {
-        throw Error(fmt::format("cannot read model file `{}`: {}", file.string(), std::strerror(error)));
+        throw Error(
+            fmt::format("cannot read model file `{}`: {}", file.string(), std::strerror(error)));
     }
     return text;
 }

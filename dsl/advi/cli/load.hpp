@@ -8,9 +8,9 @@
 #include <span>
 #include <string>
 
+#include <advi/io/data_table.hpp>
 #include <advi/stan/ast.hpp>
 #include <advi/stan/lower.hpp>
-#include <advi/io/data_table.hpp>
 
 namespace advi::cli {
 

@@ -42,7 +42,8 @@ std::string shorten_long_words(std::string_view message) {
         } else {
             out += message.substr(i, end - i);
         }
-        if (end < message.size()) out += message[end++];
+        if (end < message.size())
+            out += message[end++];
         i = end;
     }
     return out;

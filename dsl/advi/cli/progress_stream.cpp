@@ -1,5 +1,5 @@
-// The elapsed column of the progress table. The engine (lib/advi/engine/engine.cpp) writes the table
-// without times, as Stan's; the tool adds them here, line by line, rather than teaching the
+// The elapsed column of the progress table. The engine (lib/advi/engine/engine.cpp) writes the
+// table without times, as Stan's; the tool adds them here, line by line, rather than teaching the
 // engine about clocks on a stream it does not own.
 #include <advi/cli/progress_stream.hpp>
 

@@ -29,8 +29,8 @@ private:
 // A distribution or function argument: an expression or a number.
 class Arg {
 public:
-    Arg(double v) : value_(v) {}  // NOLINT: numbers are arguments
-    Arg(int v) : value_(v) {}     // NOLINT
+    Arg(double v) : value_(v) {}      // NOLINT: numbers are arguments
+    Arg(int v) : value_(v) {}         // NOLINT
     Arg(const Expr& e) : expr_(e) {}  // NOLINT
     [[nodiscard]] bool is_expr() const { return expr_.valid(); }
     [[nodiscard]] const Expr& expr() const { return expr_; }

@@ -14,14 +14,18 @@ namespace {
 
 // Nodes with attributes (a block's offsets, a result shape) are interned through the graph
 // itself, as Expr::operator[] does; Model::apply covers plain ops of up to two inputs.
-Graph& graph(const Expr& e) { return const_cast<Graph&>(e.model().nodes()); }
+Graph& graph(const Expr& e) {
+    return const_cast<Graph&>(e.model().nodes());
+}
 
 // The expression's node, as reals (integer data converted).
 NodeId real(const Expr& e) {
     Graph& g = graph(e);
     return g[e.id()].dtype == DType::Int ? g.apply(Op::ToReal, e.id()) : e.id();
 }
-Expr wrap(const Expr& like, NodeId id) { return like.model().wrap(id); }
+Expr wrap(const Expr& like, NodeId id) {
+    return like.model().wrap(id);
+}
 void same_model(const Expr& a, const Expr& b, std::string_view fn) {
     if (&a.model() != &b.model()) {
         throw ModelError(fmt::format("{}: expressions of two different models", fn));
@@ -31,13 +35,20 @@ void same_model(const Expr& a, const Expr& b, std::string_view fn) {
 enum Kind { kScalar = 1, kVector = 2, kMatrix = 4, kSquare = 8 };
 std::string_view expected(int kinds) {
     switch (kinds) {
-        case kScalar: return "a scalar";
-        case kVector: return "a vector";
-        case kMatrix: return "a matrix";
-        case kSquare: return "a square matrix";
-        case kVector | kMatrix: return "a vector or a matrix";
-        case kScalar | kVector: return "a scalar or a vector";
-        default: return "a scalar, vector or matrix";
+        case kScalar:
+            return "a scalar";
+        case kVector:
+            return "a vector";
+        case kMatrix:
+            return "a matrix";
+        case kSquare:
+            return "a square matrix";
+        case kVector | kMatrix:
+            return "a vector or a matrix";
+        case kScalar | kVector:
+            return "a scalar or a vector";
+        default:
+            return "a scalar, vector or matrix";
     }
 }
 // Checks the kind of argument `name` of function `fn`; returns its shape.
@@ -94,7 +105,8 @@ Expr diag_pre_multiply(const Expr& v, const Expr& M) {
     same_model(v, M, "diag_pre_multiply");
     const Shape sv = check("diag_pre_multiply", "v", v, kVector);
     const Shape sm = check("diag_pre_multiply", "M", M, kMatrix);
-    if (sv.rows != sm.rows) mismatch("diag_pre_multiply", "v", sv, "M", sm, "one element per row of M");
+    if (sv.rows != sm.rows)
+        mismatch("diag_pre_multiply", "v", sv, "M", sm, "one element per row of M");
     // diag(v) M scales row i by v_i: M .* [v v ... v]
     return apply(v, Op::Mul, linalg::rep_cols(graph(v), real(v), sm.cols), real(M));
 }
@@ -111,7 +123,8 @@ Expr rows_dot_product(const Expr& A, const Expr& B) {
     same_model(A, B, "rows_dot_product");
     const Shape sa = check("rows_dot_product", "A", A, kVector | kMatrix);
     const Shape sb = check("rows_dot_product", "B", B, kVector | kMatrix);
-    if (sa != sb) mismatch("rows_dot_product", "B", sb, "A", sa, "one shape");
+    if (sa != sb)
+        mismatch("rows_dot_product", "B", sb, "A", sa, "one shape");
     const NodeId p = op(A, Op::Mul, real(A), real(B));
     return sa.is_vector() ? wrap(A, p) : apply(A, Op::RowSums, p);
 }
@@ -119,11 +132,16 @@ Expr columns_dot_product(const Expr& A, const Expr& B) {
     same_model(A, B, "columns_dot_product");
     const Shape sa = check("columns_dot_product", "A", A, kVector | kMatrix);
     const Shape sb = check("columns_dot_product", "B", B, kVector | kMatrix);
-    if (sa != sb) mismatch("columns_dot_product", "B", sb, "A", sa, "one shape");
+    if (sa != sb)
+        mismatch("columns_dot_product", "B", sb, "A", sa, "one shape");
     return apply(A, Op::ColSums, op(A, Op::Mul, as_matrix(A), as_matrix(B)));
 }
-Expr rows_dot_self(const Expr& A) { return rows_dot_product(A, A); }
-Expr columns_dot_self(const Expr& A) { return columns_dot_product(A, A); }
+Expr rows_dot_self(const Expr& A) {
+    return rows_dot_product(A, A);
+}
+Expr columns_dot_self(const Expr& A) {
+    return columns_dot_product(A, A);
+}
 Expr dot_self(const Expr& v) {
     check("dot_self", "v", v, kVector);
     return apply(v, Op::Dot, real(v), real(v));
@@ -132,8 +150,10 @@ Expr quad_form(const Expr& A, const Expr& B) {
     same_model(A, B, "quad_form");
     const Shape sa = check("quad_form", "A", A, kSquare);
     const Shape sb = check("quad_form", "B", B, kVector | kMatrix);
-    if (sb.rows != sa.rows) mismatch("quad_form", "B", sb, "A", sa, "as many rows in B as in A");
-    if (sb.is_vector()) return apply(A, Op::Dot, real(B), op(A, Op::MatVec, real(A), real(B)));
+    if (sb.rows != sa.rows)
+        mismatch("quad_form", "B", sb, "A", sa, "as many rows in B as in A");
+    if (sb.is_vector())
+        return apply(A, Op::Dot, real(B), op(A, Op::MatVec, real(A), real(B)));
     return apply(A, Op::MatTMul, real(B), op(A, Op::MatMul, real(A), real(B)));
 }
 Expr crossprod(const Expr& A) {
@@ -164,7 +184,8 @@ Expr mdivide_left_tri_low(const Expr& L, const Expr& b) {
     same_model(L, b, "mdivide_left_tri_low");
     const Shape sl = check("mdivide_left_tri_low", "L", L, kSquare);
     const Shape sb = check("mdivide_left_tri_low", "b", b, kVector | kMatrix);
-    if (sb.rows != sl.rows) mismatch("mdivide_left_tri_low", "b", sb, "L", sl, "as many rows in b as in L");
+    if (sb.rows != sl.rows)
+        mismatch("mdivide_left_tri_low", "b", sb, "L", sl, "as many rows in b as in L");
     return apply(L, Op::TriLowSolve, real(L), real(b));
 }
 // b L^-1 = (L^-T b')': for a vector b (Stan's row vector) that is L^-T b itself.
@@ -177,7 +198,8 @@ Expr mdivide_right_tri_low(const Expr& b, const Expr& L) {
         mismatch("mdivide_right_tri_low", "b", sb, "L", sl,
                  "as many columns in b (elements, for a vector) as rows in L");
     }
-    if (sb.is_vector()) return apply(L, Op::TriLowTSolve, real(L), real(b));
+    if (sb.is_vector())
+        return apply(L, Op::TriLowTSolve, real(L), real(b));
     const NodeId X = op(L, Op::TriLowTSolve, real(L), op(L, Op::Transpose, real(b)));
     return apply(L, Op::Transpose, X);
 }
@@ -250,15 +272,18 @@ Expr log_softmax(const Expr& v) {
 }
 Expr mean(const Expr& x) {
     const Shape s = check("mean", "x", x, kVector | kMatrix);
-    if (s.size() == 0) throw ShapeError(fmt::format("mean: argument `x` is {} (empty)", s.str()));
+    if (s.size() == 0)
+        throw ShapeError(fmt::format("mean: argument `x` is {} (empty)", s.str()));
     return apply(x, Op::Mul, graph(x).constant(1.0 / s.size()), op(x, Op::Sum, real(x)));
 }
 // sum((x - mean)^2) / (n - 1): the two-pass form, accurate when the mean is large.
 Expr variance(const Expr& x) {
     const Shape s = check("variance", "x", x, kVector | kMatrix);
-    if (s.size() == 0) throw ShapeError(fmt::format("variance: argument `x` is {} (empty)", s.str()));
+    if (s.size() == 0)
+        throw ShapeError(fmt::format("variance: argument `x` is {} (empty)", s.str()));
     Graph& g = graph(x);
-    if (s.size() == 1) return wrap(x, g.constant(0.0));
+    if (s.size() == 1)
+        return wrap(x, g.constant(0.0));
     const NodeId d = g.apply(Op::Sub, real(x), mean(x).id());
     const NodeId ss = g.apply(Op::Sum, g.apply(Op::Square, d));
     return apply(x, Op::Mul, g.constant(1.0 / (s.size() - 1)), ss);
@@ -297,10 +322,12 @@ Expr max(const Expr& x) {
 namespace {
 Expr slice(std::string_view fn, const Expr& x, int i, int j, Shape s) {
     const Shape sx = x.shape();
-    if (s.rows < 0 || s.cols < 0 || i < 0 || j < 0 || i + s.rows > sx.rows || j + s.cols > sx.cols) {
-        throw ShapeError(fmt::format("{}: a {} slice at row {}, column {} does not fit in argument "
-                                     "`{}` {}",
-                                     fn, s.str(), i, j, sx.is_vector() ? "v" : "M", sx.str()));
+    if (s.rows < 0 || s.cols < 0 || i < 0 || j < 0 || i + s.rows > sx.rows ||
+        j + s.cols > sx.cols) {
+        throw ShapeError(
+            fmt::format("{}: a {} slice at row {}, column {} does not fit in argument "
+                        "`{}` {}",
+                        fn, s.str(), i, j, sx.is_vector() ? "v" : "M", sx.str()));
     }
     return wrap(x, linalg::block(graph(x), real(x), i, j, s));
 }
@@ -336,7 +363,8 @@ Expr block(const Expr& M, int i, int j, int rows, int cols) {
 
 namespace {
 void check_size(std::string_view fn, std::string_view name, int n) {
-    if (n < 0) throw ShapeError(fmt::format("{}: argument `{}` is {}, a negative size", fn, name, n));
+    if (n < 0)
+        throw ShapeError(fmt::format("{}: argument `{}` is {}, a negative size", fn, name, n));
 }
 }  // namespace
 
@@ -381,7 +409,8 @@ Expr append_col(const Expr& a, const Expr& b) {
     same_model(a, b, "append_col");
     const Shape sa = check("append_col", "x", a, kVector | kMatrix);
     const Shape sb = check("append_col", "y", b, kVector | kMatrix);
-    if (sa.rows != sb.rows) mismatch("append_col", "y", sb, "x", sa, "as many rows in y as in x");
+    if (sa.rows != sb.rows)
+        mismatch("append_col", "y", sb, "x", sa, "as many rows in y as in x");
     return apply(a, Op::AppendCol, real(a), real(b));
 }
 Expr to_vector(const Expr& x) {
@@ -393,9 +422,10 @@ Expr to_matrix(const Expr& v, int rows, int cols) {
     check_size("to_matrix", "m", rows);
     check_size("to_matrix", "n", cols);
     if (static_cast<long>(rows) * cols != s.size()) {
-        throw ShapeError(fmt::format("to_matrix: argument `v` is {} ({} values), which cannot fill "
-                                     "mat[{},{}]",
-                                     s.str(), s.size(), rows, cols));
+        throw ShapeError(
+            fmt::format("to_matrix: argument `v` is {} ({} values), which cannot fill "
+                        "mat[{},{}]",
+                        s.str(), s.size(), rows, cols));
     }
     return wrap(v, linalg::reshape(graph(v), real(v), Shape::matrix(rows, cols)));
 }

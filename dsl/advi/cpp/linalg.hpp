@@ -16,11 +16,11 @@ namespace advi {
 Expr transpose(const Expr& A);
 Expr elt_multiply(const Expr& A, const Expr& B);  // elementwise (A * B is the matrix product)
 Expr diag_matrix(const Expr& v);
-Expr diagonal(const Expr& A);                              // of a square matrix
-Expr diag_pre_multiply(const Expr& v, const Expr& M);      // diag(v) M
-Expr diag_post_multiply(const Expr& M, const Expr& v);     // M diag(v)
-Expr rows_dot_product(const Expr& A, const Expr& B);       // vector: one value per row
-Expr columns_dot_product(const Expr& A, const Expr& B);    // vector: one value per column
+Expr diagonal(const Expr& A);                            // of a square matrix
+Expr diag_pre_multiply(const Expr& v, const Expr& M);    // diag(v) M
+Expr diag_post_multiply(const Expr& M, const Expr& v);   // M diag(v)
+Expr rows_dot_product(const Expr& A, const Expr& B);     // vector: one value per row
+Expr columns_dot_product(const Expr& A, const Expr& B);  // vector: one value per column
 Expr rows_dot_self(const Expr& A);
 Expr columns_dot_self(const Expr& A);
 Expr dot_self(const Expr& v);
@@ -36,16 +36,16 @@ Expr multiply_lower_tri_self_transpose(const Expr& L);  // tril(L) tril(L)'
 Expr cholesky_decompose(const Expr& S);
 Expr mdivide_left_tri_low(const Expr& L, const Expr& b);   // L^-1 b
 Expr mdivide_right_tri_low(const Expr& b, const Expr& L);  // b L^-1 (a vector b: (b' L^-1)')
-Expr log_determinant(const Expr& A);                        // log |det A|
+Expr log_determinant(const Expr& A);                       // log |det A|
 Expr log_determinant_spd(const Expr& S);
 Expr inverse(const Expr& A);
 Expr inverse_spd(const Expr& S);
 
 // Reductions.
-Expr log_sum_exp(const Expr& x);  // over every element: a scalar
+Expr log_sum_exp(const Expr& x);                 // over every element: a scalar
 Expr log_sum_exp(const Expr& a, const Expr& b);  // of two scalars
-Expr log_sum_exp_rows(const Expr& M);  // a vector, one value per row
-Expr log_sum_exp_cols(const Expr& M);  // a vector, one value per column
+Expr log_sum_exp_rows(const Expr& M);            // a vector, one value per row
+Expr log_sum_exp_cols(const Expr& M);            // a vector, one value per column
 Expr softmax(const Expr& v);
 Expr log_softmax(const Expr& v);
 Expr mean(const Expr& x);

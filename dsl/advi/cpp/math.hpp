@@ -7,21 +7,22 @@
 namespace advi {
 
 // Ops of the table.
-Expr step(const Expr& x);         // 0 for x < 0, else 1; its derivative is taken as 0
-Expr fabs(const Expr& x);         // |x|; at 0 the gradient is the right derivative, +1
-Expr abs(const Expr& x);          // Stan's newer name for fabs
+Expr step(const Expr& x);  // 0 for x < 0, else 1; its derivative is taken as 0
+Expr fabs(const Expr& x);  // |x|; at 0 the gradient is the right derivative, +1
+Expr abs(const Expr& x);   // Stan's newer name for fabs
 Expr sin(const Expr& x);
 Expr cos(const Expr& x);
 Expr tanh(const Expr& x);
 Expr cbrt(const Expr& x);
 Expr erf(const Expr& x);
 Expr erfc(const Expr& x);
-Expr Phi(const Expr& x);          // standard normal CDF, accurate in the lower tail
-Expr log_Phi(const Expr& x);      // log Phi(x), finite far into the lower tail (Stan: std_normal_lcdf of a scalar)
-Expr log1m_exp(const Expr& x);    // log(1 - e^x), x < 0
+Expr Phi(const Expr& x);        // standard normal CDF, accurate in the lower tail
+Expr log_Phi(const Expr& x);    // log Phi(x), finite far into the lower tail (Stan: std_normal_lcdf
+                                // of a scalar)
+Expr log1m_exp(const Expr& x);  // log(1 - e^x), x < 0
 Expr log_bessel_i0(const Expr& x);  // log I0(x) (Stan: log_modified_bessel_first_kind(0, x))
 Expr digamma(const Expr& x);
-Expr trigamma(const Expr& x);     // not differentiable here: a latent may not flow into it
+Expr trigamma(const Expr& x);            // not differentiable here: a latent may not flow into it
 Expr fmin(const Expr& x, const Arg& y);  // on a tie the gradient goes to x
 Expr fmin(double x, const Expr& y);
 Expr fmax(const Expr& x, const Arg& y);  // on a tie the gradient goes to x
@@ -30,23 +31,23 @@ Expr lmultiply(const Expr& x, const Arg& y);  // x log y, with 0 log 0 = 0
 Expr lmultiply(double x, const Expr& y);
 
 // Compositions of ops.
-Expr log1m(const Expr& x);        // log(1 - x) = log1p(-x)
-Expr inv(const Expr& x);          // 1 / x
-Expr inv_sqrt(const Expr& x);     // 1 / sqrt(x)
-Expr inv_square(const Expr& x);   // 1 / x^2
-Expr logit(const Expr& x);        // log(x / (1 - x)) = log(x) - log1p(-x)
+Expr log1m(const Expr& x);            // log(1 - x) = log1p(-x)
+Expr inv(const Expr& x);              // 1 / x
+Expr inv_sqrt(const Expr& x);         // 1 / sqrt(x)
+Expr inv_square(const Expr& x);       // 1 / x^2
+Expr logit(const Expr& x);            // log(x / (1 - x)) = log(x) - log1p(-x)
 Expr log1m_inv_logit(const Expr& x);  // log(1 - logit^-1(x)) = log logit^-1(-x)
-Expr inv_cloglog(const Expr& x);  // 1 - exp(-exp(x)) = -expm1(-exp(x))
-Expr Phi_approx(const Expr& x);   // logit^-1(0.07056 x^3 + 1.5976 x)
+Expr inv_cloglog(const Expr& x);      // 1 - exp(-exp(x)) = -expm1(-exp(x))
+Expr Phi_approx(const Expr& x);       // logit^-1(0.07056 x^3 + 1.5976 x)
 Expr log2(const Expr& x);
 Expr log10(const Expr& x);
 Expr exp2(const Expr& x);
 Expr log_diff_exp(const Expr& x, const Arg& y);  // log(e^x - e^y), x > y
 Expr log_diff_exp(double x, const Expr& y);
-Expr lbeta(const Expr& a, const Arg& b);         // log B(a, b)
+Expr lbeta(const Expr& a, const Arg& b);  // log B(a, b)
 Expr lbeta(double a, const Expr& b);
-Expr lchoose(const Expr& n, const Arg& k);       // log binomial coefficient, real n and k
+Expr lchoose(const Expr& n, const Arg& k);  // log binomial coefficient, real n and k
 Expr lchoose(double n, const Expr& k);
-Expr lmgamma(int k, const Expr& x);              // log multivariate gamma of dimension k >= 1
+Expr lmgamma(int k, const Expr& x);  // log multivariate gamma of dimension k >= 1
 
 }  // namespace advi

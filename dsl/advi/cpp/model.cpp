@@ -24,12 +24,16 @@ namespace {
 // rows x cols elements as one graph node, which indexes with int: refused beyond INT_MAX
 // elements and, for a parameter (whose values the fit will allocate, several times over),
 // beyond the memory budget. Data the caller holds are in memory already. Returns the count.
-int node_size(const std::string& what, Eigen::Index rows, Eigen::Index cols, bool allocates = false) {
-    const auto count = checked_product({static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols)});
-    if (allocates || !count) require_memory(fmt::format("{} ({} x {})", what, rows, cols), count);
+int node_size(const std::string& what, Eigen::Index rows, Eigen::Index cols,
+              bool allocates = false) {
+    const auto count =
+        checked_product({static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols)});
+    if (allocates || !count)
+        require_memory(fmt::format("{} ({} x {})", what, rows, cols), count);
     if (*count > std::numeric_limits<int>::max()) {
-        throw SizeError(fmt::format("{} has {} x {} = {} elements, more than the {} a node can hold",
-                                    what, rows, cols, *count, std::numeric_limits<int>::max()));
+        throw SizeError(
+            fmt::format("{} has {} x {} = {} elements, more than the {} a node can hold", what,
+                        rows, cols, *count, std::numeric_limits<int>::max()));
     }
     return static_cast<int>(*count);
 }
@@ -52,20 +56,25 @@ auto in_context(const std::string& context, F&& f) {
 }  // namespace
 
 void Model::check_name(const std::string& name) const {
-    const bool ok = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
-    if (!ok) throw ModelError(fmt::format("`{}` is not a valid name", name));
+    const bool ok =
+        !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
+    if (!ok)
+        throw ModelError(fmt::format("`{}` is not a valid name", name));
     for (const auto& v : latents_) {
-        if (v.name == name) throw ModelError(fmt::format("`{}` is already a parameter", name));
+        if (v.name == name)
+            throw ModelError(fmt::format("`{}` is already a parameter", name));
     }
     for (const auto& d : data_) {
-        if (d.name == name) throw ModelError(fmt::format("`{}` is already a data slot", name));
+        if (d.name == name)
+            throw ModelError(fmt::format("`{}` is already a data slot", name));
     }
 }
 
 std::vector<double> Model::known_values(NodeId a) const {
     const Node& n = graph_[a];
     const int size = n.shape.size();
-    if (n.op == Op::Const) return std::vector<double>(size, n.value);
+    if (n.op == Op::Const)
+        return std::vector<double>(size, n.value);
     if (n.op == Op::Data && n.dtype == DType::Int) {  // integer data: read in place
         const int* v = data_[n.index].ints;
         return {v, v + size};
@@ -83,19 +92,22 @@ std::vector<double> Model::known_values(NodeId a) const {
 void Model::check_known_arguments(const DistInfo& d, std::span<const NodeId> args) const {
     for (std::size_t k = 0; k < args.size() && k < static_cast<std::size_t>(d.arity); ++k) {
         const NodeId a = args[k];
-        if (graph_.is_variable(a) || graph_[a].op == Op::Const) continue;
+        if (graph_.is_variable(a) || graph_[a].op == Op::Const)
+            continue;
         const std::vector<double> value = known_values(a);
         const std::string& label = graph_.label(a);
         for (std::size_t i = 0; i < value.size(); ++i) {
-            check_argument_value(d, static_cast<int>(k), value[i],
-                                 fmt::format("element {} of {}", i,
-                                             label.empty() ? "an expression of data" : "data `" + label + "`"));
+            check_argument_value(
+                d, static_cast<int>(k), value[i],
+                fmt::format("element {} of {}", i,
+                            label.empty() ? "an expression of data" : "data `" + label + "`"));
         }
     }
 }
 
 void Model::check_upper_bound(const DistInfo& d, const DataSlot& y, NodeId bound) const {
-    if (graph_.is_variable(bound)) return;
+    if (graph_.is_variable(bound))
+        return;
     const std::vector<double> n = known_values(bound);
     // Either may be a scalar against the other's elements.
     const int size = std::max(y.shape.size(), static_cast<int>(n.size()));
@@ -115,8 +127,9 @@ void Model::check_draws(const DistInfo& d, const Support& s, const DataSlot& y) 
     const bool rows = s.kind == Support::Kind::Simplex && y.shape.is_matrix();
     const Eigen::Map<const Eigen::MatrixXd> v(y.real, y.shape.rows, y.shape.cols);
     for (int r = 0; r < (rows ? y.shape.rows : 1); ++r) {
-        const Eigen::VectorXd draw = rows ? Eigen::VectorXd(v.row(r).transpose())
-                                          : Eigen::Map<const Eigen::VectorXd>(y.real, y.shape.size());
+        const Eigen::VectorXd draw =
+            rows ? Eigen::VectorXd(v.row(r).transpose())
+                 : Eigen::Map<const Eigen::VectorXd>(y.real, y.shape.size());
         const Shape shape = rows ? Shape::vector(y.shape.cols) : y.shape;
         if (!s.contains(draw, shape)) {
             throw DataError(fmt::format("{} is outside the support {} of {}",
@@ -147,8 +160,9 @@ Expr Model::data(std::string name, const Eigen::VectorXd& v) {
 }
 Expr Model::data(std::string name, const Eigen::MatrixXd& m) {
     node_size(fmt::format("data `{}`", name), m.rows(), m.cols());
-    return bind(std::move(name), Shape::matrix(static_cast<int>(m.rows()), static_cast<int>(m.cols())),
-                DType::Real, m.data(), nullptr);
+    return bind(std::move(name),
+                Shape::matrix(static_cast<int>(m.rows()), static_cast<int>(m.cols())), DType::Real,
+                m.data(), nullptr);
 }
 Expr Model::data(std::string name, const Eigen::VectorXi& v) {
     const int n = node_size(fmt::format("data `{}`", name), v.size(), 1);
@@ -164,14 +178,17 @@ Expr Model::data(std::string name, int v) {
 }
 
 NodeId Model::resolve(const Arg& a) {
-    if (!a.is_expr()) return graph_.constant(a.value());
-    if (&a.expr().model() != this) throw ModelError("an expression of another model was used here");
+    if (!a.is_expr())
+        return graph_.constant(a.value());
+    if (&a.expr().model() != this)
+        throw ModelError("an expression of another model was used here");
     return a.expr().id();
 }
 
 Expr Model::apply(Op op, const Expr& a, const Expr& b) {
     auto real = [&](const Expr& e) -> NodeId {
-        if (&e.model() != this) throw ModelError("an expression of another model was used here");
+        if (&e.model() != this)
+            throw ModelError("an expression of another model was used here");
         const bool reads_ints = op == Op::Gather || op == Op::ScatterAdd;
         if (graph_[e.id()].dtype == DType::Int && !(reads_ints && &e == &b)) {
             return graph_.apply(Op::ToReal, e.id());
@@ -188,7 +205,8 @@ Expr Model::param(std::string name, const Dist& prior, ParamOptions options) {
 }
 
 Expr Model::param(std::string name, const Dist& prior, Eigen::Index n, ParamOptions options) {
-    if (n < 0) throw ModelError(fmt::format("param `{}`: negative size {}", name, n));
+    if (n < 0)
+        throw ModelError(fmt::format("param `{}`: negative size {}", name, n));
     return param(std::move(name), prior, n, -2, options);
 }
 
@@ -196,27 +214,35 @@ std::optional<Support> Model::declared_support(const std::string& name, Shape sh
                                                const ParamOptions& options) {
     const bool bounds = options.lower || options.upper;
     const bool affine = options.offset || options.multiplier;
-    if (!bounds && !affine) return options.support;
+    if (!bounds && !affine)
+        return options.support;
     if (options.support) {
-        throw ModelError(fmt::format("param `{}`: give either a support or lower/upper/offset/"
-                                     "multiplier, not both",
-                                     name));
+        throw ModelError(
+            fmt::format("param `{}`: give either a support or lower/upper/offset/"
+                        "multiplier, not both",
+                        name));
     }
     if (bounds && affine) {
-        throw ModelError(fmt::format("param `{}`: bounds (lower, upper) cannot be combined with "
-                                     "offset and multiplier",
-                                     name));
+        throw ModelError(
+            fmt::format("param `{}`: bounds (lower, upper) cannot be combined with "
+                        "offset and multiplier",
+                        name));
     }
-    auto arg = [&](const std::optional<Arg>& a, std::string_view what, double absent) -> SupportArg {
-        if (!a) return absent;
-        if (!a->is_expr()) return a->value();
+    auto arg = [&](const std::optional<Arg>& a, std::string_view what,
+                   double absent) -> SupportArg {
+        if (!a)
+            return absent;
+        if (!a->is_expr())
+            return a->value();
         NodeId id = resolve(*a);
-        if (graph_[id].dtype == DType::Int) id = graph_.apply(Op::ToReal, id);
+        if (graph_[id].dtype == DType::Int)
+            id = graph_.apply(Op::ToReal, id);
         const Shape& s = graph_[id].shape;
         if (!s.is_scalar() && s != shape) {
-            throw ShapeError(fmt::format("param `{}`: the {} is {} but the parameter is {} "
-                                         "(expected real or {})",
-                                         name, what, s.str(), shape.str(), shape.str()));
+            throw ShapeError(
+                fmt::format("param `{}`: the {} is {} but the parameter is {} "
+                            "(expected real or {})",
+                            name, what, s.str(), shape.str(), shape.str()));
         }
         return SupportArg::expression(id);
     };
@@ -228,7 +254,8 @@ std::optional<Support> Model::declared_support(const std::string& name, Shape sh
         return Support::interval(arg(options.lower, "lower bound", 0.0),
                                  arg(options.upper, "upper bound", 0.0));
     }
-    if (options.lower) return Support::lower_bound(arg(options.lower, "lower bound", 0.0));
+    if (options.lower)
+        return Support::lower_bound(arg(options.lower, "lower bound", 0.0));
     return Support::upper_bound(arg(options.upper, "upper bound", 0.0));
 }
 
@@ -240,7 +267,8 @@ Expr Model::param(std::string name, const Dist& prior, Eigen::Index rows, Eigen:
     if (rows == -1 && cols == -1) {
         shape = Shape::scalar();
     } else if (cols == -2) {
-        if (rows < 0) throw ModelError(fmt::format("param `{}`: negative size {}", name, rows));
+        if (rows < 0)
+            throw ModelError(fmt::format("param `{}`: negative size {}", name, rows));
         shape = Shape::vector(node_size(fmt::format("param `{}`", name), rows, 1, true));
     } else {
         if (rows < 0 || cols < 0) {
@@ -252,12 +280,14 @@ Expr Model::param(std::string name, const Dist& prior, Eigen::Index rows, Eigen:
     const std::string context = fmt::format("param `{}` prior", name);
     std::vector<NodeId> args;
     const Support natural = in_context(context, [&] {
-        if (prior.info == nullptr) throw ModelError("no distribution given");
+        if (prior.info == nullptr)
+            throw ModelError("no distribution given");
         const DistInfo& d = *prior.info;
         if (d.variate == DType::Int) {
-            throw ModelError(fmt::format("{} is a distribution over integers; a latent variable "
-                                         "needs a continuous prior",
-                                         d.name));
+            throw ModelError(
+                fmt::format("{} is a distribution over integers; a latent variable "
+                            "needs a continuous prior",
+                            d.name));
         }
         for (const Arg& a : prior.args) args.push_back(resolve(a));
         const Support s = natural_support(graph_, d, args);
@@ -267,10 +297,11 @@ Expr Model::param(std::string name, const Dist& prior, Eigen::Index rows, Eigen:
     const Support support = declared_support(name, shape, options).value_or(natural);
     if (!natural.covers(support)) {
         if (support.has_expression()) {
-            throw ModelError(fmt::format("param `{}`: support {} has expression arguments and "
-                                         "cannot be checked against {}'s support {}; give "
-                                         "constant bounds or a prior over the real line",
-                                         name, support.str(), prior.info->name, natural.str()));
+            throw ModelError(
+                fmt::format("param `{}`: support {} has expression arguments and "
+                            "cannot be checked against {}'s support {}; give "
+                            "constant bounds or a prior over the real line",
+                            name, support.str(), prior.info->name, natural.str()));
         }
         throw ModelError(fmt::format("{}: support {} is wider than {}'s support {}", context,
                                      support.str(), prior.info->name, natural.str()));
@@ -294,8 +325,10 @@ void Model::observe(const Expr& y, const Dist& d) {
     const std::string context =
         label.empty() ? fmt::format("observe %{}", y.id()) : fmt::format("observe `{}`", label);
     in_context(context, [&] {
-        if (&y.model() != this) throw ModelError("an expression of another model was used here");
-        if (d.info == nullptr) throw ModelError("no distribution given");
+        if (&y.model() != this)
+            throw ModelError("an expression of another model was used here");
+        if (d.info == nullptr)
+            throw ModelError("no distribution given");
         std::vector<NodeId> args;
         for (const Arg& a : d.args) args.push_back(resolve(a));
         check_known_arguments(*d.info, args);
@@ -307,21 +340,25 @@ void Model::observe(const Expr& y, const Dist& d) {
             if (d.info->variate == DType::Int && slot.ints != nullptr) {
                 for (int k = 0; k < slot.shape.size(); ++k) {
                     if (!d.info->valid_int(slot.ints[k])) {
-                        throw DataError(fmt::format("value {} at index {} is outside the support of {}",
-                                                    slot.ints[k], k, d.info->name));
+                        throw DataError(
+                            fmt::format("value {} at index {} is outside the support of {}",
+                                        slot.ints[k], k, d.info->name));
                     }
                 }
-                if (d.info->upper_arg >= 0) check_upper_bound(*d.info, slot, args[d.info->upper_arg]);
+                if (d.info->upper_arg >= 0)
+                    check_upper_bound(*d.info, slot, args[d.info->upper_arg]);
             } else if (d.info->variate == DType::Real) {
                 const Support s = natural_support(graph_, *d.info, args);
                 for (int k = 0; k < slot.shape.size(); ++k) {
                     const double v = slot.real ? slot.real[k] : slot.ints[k];
                     if (!s.contains(v) && !(s.kind == Support::Kind::Real)) {
-                        throw DataError(fmt::format("value {} at index {} is outside the support {} of {}",
-                                                    v, k, s.str(), d.info->name));
+                        throw DataError(
+                            fmt::format("value {} at index {} is outside the support {} of {}", v,
+                                        k, s.str(), d.info->name));
                     }
                 }
-                if (d.info->multivariate && slot.real != nullptr) check_draws(*d.info, s, slot);
+                if (d.info->multivariate && slot.real != nullptr)
+                    check_draws(*d.info, s, slot);
             }
         }
         add_term(advi::log_density(graph_, *d.info, y.id(), args));
@@ -330,8 +367,10 @@ void Model::observe(const Expr& y, const Dist& d) {
 }
 
 Expr Model::log_density(const Expr& y, const Dist& d, bool elementwise) {
-    if (&y.model() != this) throw ModelError("an expression of another model was used here");
-    if (d.info == nullptr) throw ModelError("no distribution given");
+    if (&y.model() != this)
+        throw ModelError("an expression of another model was used here");
+    if (d.info == nullptr)
+        throw ModelError("no distribution given");
     std::vector<NodeId> args;
     for (const Arg& a : d.args) args.push_back(resolve(a));
     check_known_arguments(*d.info, args);
@@ -341,25 +380,31 @@ Expr Model::log_density(const Expr& y, const Dist& d, bool elementwise) {
 }
 
 std::vector<double> Model::evaluate(const Expr& e) const {
-    if (&e.model() != this) throw ModelError("an expression of another model was used here");
+    if (&e.model() != this)
+        throw ModelError("an expression of another model was used here");
     if (graph_.is_variable(e.id())) {
-        throw ModelError("the value depends on a latent variable: only data and constants are known "
-                         "before the fit");
+        throw ModelError(
+            "the value depends on a latent variable: only data and constants are known "
+            "before the fit");
     }
     return known_values(e.id());
 }
 
-Expr Model::constant(double v) { return wrap(graph_.constant(v)); }
+Expr Model::constant(double v) {
+    return wrap(graph_.constant(v));
+}
 
 void Model::target_add(const Expr& term) {
-    if (&term.model() != this) throw ModelError("target_add: an expression of another model");
+    if (&term.model() != this)
+        throw ModelError("target_add: an expression of another model");
     add_term(term.shape().is_scalar() ? term.id() : apply(Op::Sum, term).id());
 }
 
 void Model::add_term(NodeId term) {
     // A flat prior's density is the constant 0: no term (so that `param(x, flat())` and a
     // later `observe(x, d)` give the graph of `param(x, d)`).
-    if (graph_.is_const(term, 0.0)) return;
+    if (graph_.is_const(term, 0.0))
+        return;
     terms_.push_back(term);
 }
 
@@ -373,6 +418,8 @@ Graph Model::graph() const {
     return g;
 }
 
-ModelSpec Model::spec() const { return ModelSpec{graph(), latents_, data_, terms_}; }
+ModelSpec Model::spec() const {
+    return ModelSpec{graph(), latents_, data_, terms_};
+}
 
 }  // namespace advi

@@ -20,7 +20,8 @@ public:
     void run() {
         for (const FunctionDef& f : p_.functions) functions_[f.name] = &f;
         for (const FunctionDef& f : p_.functions) {
-            if (!f.body) continue;
+            if (!f.body)
+                continue;
             scopes_.push_back({});
             for (const auto& a : f.args) declare(a.name, f.loc, false);
             const bool lp = ends_with(f.name, "_lp");
@@ -35,18 +36,22 @@ public:
         for (int k = 0; k < kBlockKinds; ++k) {
             const auto kind = static_cast<BlockKind>(k);
             const auto& b = p_.block(kind);
-            if (!b) continue;
+            if (!b)
+                continue;
             block_ = kind;
             in_model_ = kind == BlockKind::Model;
-            if (kind == BlockKind::Model) scopes_.push_back({});
+            if (kind == BlockKind::Model)
+                scopes_.push_back({});
             for (const Statement& s : b->statements) statement(s);
-            if (kind == BlockKind::Model) scopes_.pop_back();
+            if (kind == BlockKind::Model)
+                scopes_.pop_back();
         }
     }
 
 private:
     static bool ends_with(const std::string& s, std::string_view suffix) {
-        return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+        return s.size() > suffix.size() &&
+               s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
     }
     [[noreturn]] void fail(Loc at, const std::string& m) const { throw p_.error_at(at, m); }
 
@@ -56,13 +61,15 @@ private:
     };
     void declare(const std::string& name, Loc at, bool assignable) {
         for (const auto& s : scopes_) {
-            if (s.count(name)) fail(at, fmt::format("`{}` is already declared", name));
+            if (s.count(name))
+                fail(at, fmt::format("`{}` is already declared", name));
         }
         scopes_.back()[name] = {block_, assignable};
     }
     const Name* find(const std::string& name) const {
         for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
-            if (auto n = it->find(name); n != it->end()) return &n->second;
+            if (auto n = it->find(name); n != it->end())
+                return &n->second;
         }
         return nullptr;
     }
@@ -71,7 +78,8 @@ private:
         for (const auto& e : t.dims) expr(e);
         for (const auto& e : t.sizes) expr(e);
         for (const auto* e : {&t.lower, &t.upper, &t.offset, &t.multiplier}) {
-            if (*e) expr(**e);
+            if (*e)
+                expr(**e);
         }
     }
 
@@ -80,7 +88,8 @@ private:
             [&](const auto& n) {
                 using T = std::decay_t<decltype(n)>;
                 if constexpr (std::is_same_v<T, Variable>) {
-                    if (find(n.name) == nullptr) fail(e.loc, fmt::format("unknown identifier `{}`", n.name));
+                    if (find(n.name) == nullptr)
+                        fail(e.loc, fmt::format("unknown identifier `{}`", n.name));
                 } else if constexpr (std::is_same_v<T, Call>) {
                     call(n, e.loc);
                 } else if constexpr (std::is_same_v<T, Unary>) {
@@ -95,12 +104,15 @@ private:
                 } else if constexpr (std::is_same_v<T, Indexed>) {
                     expr(*n.base);
                     for (const auto& ix : n.indices) {
-                        if (ix.lower) expr(**ix.lower);
-                        if (ix.upper) expr(**ix.upper);
+                        if (ix.lower)
+                            expr(**ix.lower);
+                        if (ix.upper)
+                            expr(**ix.upper);
                     }
                 } else if constexpr (std::is_same_v<T, Transpose>) {
                     expr(*n.operand);
-                } else if constexpr (std::is_same_v<T, ArrayExpr> || std::is_same_v<T, RowVectorExpr>) {
+                } else if constexpr (std::is_same_v<T, ArrayExpr> ||
+                                     std::is_same_v<T, RowVectorExpr>) {
                     for (const auto& x : n.elements) expr(x);
                 }
             },
@@ -109,10 +121,12 @@ private:
 
     void call(const Call& c, Loc at) {
         for (const auto& a : c.args) expr(a);
-        if (functions_.count(c.name)) return;
-        if (!is_known_function(c.name)) fail(at, fmt::format("unknown function `{}`", c.name));
-        if (ends_with(c.name, "_rng") && !in_function_ && block_ != BlockKind::GeneratedQuantities &&
-            block_ != BlockKind::TransformedData) {
+        if (functions_.count(c.name))
+            return;
+        if (!is_known_function(c.name))
+            fail(at, fmt::format("unknown function `{}`", c.name));
+        if (ends_with(c.name, "_rng") && !in_function_ &&
+            block_ != BlockKind::GeneratedQuantities && block_ != BlockKind::TransformedData) {
             fail(at, fmt::format("`{}` is for generated quantities only", c.name));
         }
     }
@@ -124,31 +138,37 @@ private:
                 using T = std::decay_t<decltype(n)>;
                 if constexpr (std::is_same_v<T, VarDecl>) {
                     type(n.type);
-                    if (n.initial_value) expr(*n.initial_value);
-                    declare(n.name, n.name_loc, block_ != BlockKind::Data && block_ != BlockKind::Parameters);
+                    if (n.initial_value)
+                        expr(*n.initial_value);
+                    declare(n.name, n.name_loc,
+                            block_ != BlockKind::Data && block_ != BlockKind::Parameters);
                 } else if constexpr (std::is_same_v<T, Assign>) {
                     const Expression* x = &n.lhs;
                     while (const auto* ix = x->as<Indexed>()) x = &*ix->base;
                     const auto* v = x->as<Variable>();
                     const Name* name = find(v->name);
-                    if (name == nullptr) fail(x->loc, fmt::format("unknown identifier `{}`", v->name));
+                    if (name == nullptr)
+                        fail(x->loc, fmt::format("unknown identifier `{}`", v->name));
                     if (!name->assignable || (!in_function_ && name->block != block_)) {
-                        fail(x->loc, fmt::format("`{}` cannot be assigned here ({} variable)", v->name,
-                                                 stan::name(name->block)));
+                        fail(x->loc, fmt::format("`{}` cannot be assigned here ({} variable)",
+                                                 v->name, stan::name(name->block)));
                     }
                     expr(n.lhs);
                     expr(n.rhs);
                 } else if constexpr (std::is_same_v<T, Tilde>) {
-                    if (!in_model_) fail(at, "`~` statements belong in the model block");
+                    if (!in_model_)
+                        fail(at, "`~` statements belong in the model block");
                     expr(n.lhs);
                     for (const auto& a : n.args) expr(a);
                     const bool user = functions_.count(n.distribution + "_lpdf") ||
                                       functions_.count(n.distribution + "_lpmf");
                     if (!user && !is_known_distribution(n.distribution)) {
-                        fail(n.distribution_loc, fmt::format("unknown distribution `{}`", n.distribution));
+                        fail(n.distribution_loc,
+                             fmt::format("unknown distribution `{}`", n.distribution));
                     }
                 } else if constexpr (std::is_same_v<T, TargetPlus>) {
-                    if (!in_model_) fail(at, "`target +=` belongs in the model block");
+                    if (!in_model_)
+                        fail(at, "`target +=` belongs in the model block");
                     expr(n.value);
                 } else if constexpr (std::is_same_v<T, For>) {
                     expr(n.lower);
@@ -171,17 +191,21 @@ private:
                         expr(b.condition);
                         scope(*b.body);
                     }
-                    if (n.otherwise) scope(**n.otherwise);
+                    if (n.otherwise)
+                        scope(**n.otherwise);
                 } else if constexpr (std::is_same_v<T, Block> || std::is_same_v<T, Profile>) {
                     scopes_.push_back({});
                     for (const auto& st : n.statements) statement(st);
                     scopes_.pop_back();
                 } else if constexpr (std::is_same_v<T, Return>) {
-                    if (!in_function_) fail(at, "return outside a function");
-                    if (n.value) expr(*n.value);
+                    if (!in_function_)
+                        fail(at, "return outside a function");
+                    if (n.value)
+                        expr(*n.value);
                 } else if constexpr (std::is_same_v<T, Print>) {
                     for (const auto& a : n.args) {
-                        if (!a.template is<StringLiteral>()) expr(a);
+                        if (!a.template is<StringLiteral>())
+                            expr(a);
                     }
                 } else if constexpr (std::is_same_v<T, CallStatement>) {
                     call(n.call, at);
@@ -205,6 +229,8 @@ private:
 
 }  // namespace
 
-void check(const Program& program) { Checker(program).run(); }
+void check(const Program& program) {
+    Checker(program).run();
+}
 
 }  // namespace advi::stan

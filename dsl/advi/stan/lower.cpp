@@ -12,9 +12,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <advi/stan/data_constraints.hpp>
 #include <advi/base/memory_budget.hpp>
 #include <advi/io/source_text.hpp>
+#include <advi/stan/data_constraints.hpp>
 
 #include <advi/stan/lowerer.hpp>
 
@@ -39,15 +39,20 @@ struct ReturnSignal {
 
 Base base_of(BaseType t) {
     switch (t) {
-        case BaseType::Int: return Base::Int;
-        case BaseType::Real: return Base::Real;
+        case BaseType::Int:
+            return Base::Int;
+        case BaseType::Real:
+            return Base::Real;
         case BaseType::Vector:
         case BaseType::Simplex:
         case BaseType::UnitVector:
         case BaseType::Ordered:
-        case BaseType::PositiveOrdered: return Base::Vector;
-        case BaseType::RowVector: return Base::RowVector;
-        default: return Base::Matrix;
+        case BaseType::PositiveOrdered:
+            return Base::Vector;
+        case BaseType::RowVector:
+            return Base::RowVector;
+        default:
+            return Base::Matrix;
     }
 }
 
@@ -59,13 +64,15 @@ void assigned_names(const Statement& s, std::set<std::string>& out) {
             if constexpr (std::is_same_v<T, Assign>) {
                 const Expression* e = &n.lhs;
                 while (const auto* ix = e->as<Indexed>()) e = &*ix->base;
-                if (const auto* v = e->as<Variable>()) out.insert(v->name);
+                if (const auto* v = e->as<Variable>())
+                    out.insert(v->name);
             } else if constexpr (std::is_same_v<T, For> || std::is_same_v<T, ForEach> ||
                                  std::is_same_v<T, While>) {
                 assigned_names(*n.body, out);
             } else if constexpr (std::is_same_v<T, If>) {
                 for (const auto& b : n.branches) assigned_names(*b.body, out);
-                if (n.otherwise) assigned_names(**n.otherwise, out);
+                if (n.otherwise)
+                    assigned_names(**n.otherwise, out);
             } else if constexpr (std::is_same_v<T, Block> || std::is_same_v<T, Profile>) {
                 for (const auto& st : n.statements) assigned_names(st, out);
             }
@@ -91,13 +98,15 @@ std::string Lowerer::fresh_name(const std::string& hint) {
 Var* Lowerer::find(const std::string& name) {
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
         auto v = it->find(name);
-        if (v != it->end()) return &v->second;
+        if (v != it->end())
+            return &v->second;
     }
     return nullptr;
 }
 
 void Lowerer::declare(Loc at, const std::string& name, Var v) {
-    if (find(name) != nullptr) fail(at, fmt::format("`{}` is already declared", name));
+    if (find(name) != nullptr)
+        fail(at, fmt::format("`{}` is already declared", name));
     scopes_.back().emplace(name, std::move(v));
 }
 
@@ -106,29 +115,38 @@ Value Lowerer::declared_shape(const SizedType& t, const std::string& name) {
     v.base = base_of(t.base);
     for (const auto& d : t.dims) {
         const int n = known_int(d, "an array size");
-        if (n < 0) fail(d.loc, fmt::format("an array size must be non-negative, got {}", n));
+        if (n < 0)
+            fail(d.loc, fmt::format("an array size must be non-negative, got {}", n));
         v.dims.push_back(n);
     }
     std::vector<int> sizes;
     for (const auto& s : t.sizes) {
         const int n = known_int(s, "a size");
-        if (n < 0) fail(s.loc, fmt::format("a size must be non-negative, got {}", n));
+        if (n < 0)
+            fail(s.loc, fmt::format("a size must be non-negative, got {}", n));
         sizes.push_back(n);
     }
     switch (t.base) {
         case BaseType::Int:
-        case BaseType::Real: break;
+        case BaseType::Real:
+            break;
         case BaseType::Vector:
         case BaseType::RowVector:
         case BaseType::Simplex:
         case BaseType::UnitVector:
         case BaseType::Ordered:
-        case BaseType::PositiveOrdered: v.sizes = {sizes.at(0)}; break;
-        case BaseType::Matrix: v.sizes = {sizes.at(0), sizes.at(1)}; break;
+        case BaseType::PositiveOrdered:
+            v.sizes = {sizes.at(0)};
+            break;
+        case BaseType::Matrix:
+            v.sizes = {sizes.at(0), sizes.at(1)};
+            break;
         case BaseType::CholeskyFactorCov:
             v.sizes = {sizes.at(0), sizes.size() > 1 ? sizes[1] : sizes[0]};
             break;
-        default: v.sizes = {sizes.at(0), sizes.at(0)}; break;
+        default:
+            v.sizes = {sizes.at(0), sizes.at(0)};
+            break;
     }
     // Refused before anything of that size exists: a graph node holds at most INT_MAX
     // elements, and a value must fit in memory.
@@ -142,8 +160,8 @@ Value Lowerer::declared_shape(const SizedType& t, const std::string& name) {
         fail(t.loc, e.what());
     }
     if (*count > std::numeric_limits<int>::max()) {
-        fail(t.loc, fmt::format("{} has {} elements, more than the {} a variable can hold", what, *count,
-                                std::numeric_limits<int>::max()));
+        fail(t.loc, fmt::format("{} has {} elements, more than the {} a variable can hold", what,
+                                *count, std::numeric_limits<int>::max()));
     }
     return v;
 }
@@ -152,16 +170,24 @@ Value Lowerer::declared_shape(const SizedType& t, const std::string& name) {
 
 void Lowerer::run() {
     for (const FunctionDef& f : program_.functions) {
-        if (!f.body) continue;  // a forward declaration
-        if (functions_.count(f.name)) fail(f.name_loc, fmt::format("function `{}` is defined twice", f.name));
+        if (!f.body)
+            continue;  // a forward declaration
+        if (functions_.count(f.name))
+            fail(f.name_loc, fmt::format("function `{}` is defined twice", f.name));
         functions_[f.name] = &f;
     }
-    if (program_.data) data_block();
-    if (program_.transformed_data) transformed_data_block();
-    if (program_.parameters) parameters_block();
-    if (program_.transformed_parameters) transformed_parameters_block();
-    if (program_.model) model_block();
-    if (program_.generated_quantities) generated_quantities_block();
+    if (program_.data)
+        data_block();
+    if (program_.transformed_data)
+        transformed_data_block();
+    if (program_.parameters)
+        parameters_block();
+    if (program_.transformed_parameters)
+        transformed_parameters_block();
+    if (program_.model)
+        model_block();
+    if (program_.generated_quantities)
+        generated_quantities_block();
 }
 
 namespace {
@@ -178,7 +204,8 @@ void Lowerer::data_block() {
     block_ = BlockKind::Data;
     for (const Statement& s : program_.data->statements) {
         const auto* d = s.as<VarDecl>();
-        if (d == nullptr) fail(s.loc, "the data block holds declarations only");
+        if (d == nullptr)
+            fail(s.loc, "the data block holds declarations only");
         Value v = declared_shape(d->type, d->name);
         const DataValue* given = data_.find(d->name);
         const auto where = [&] {
@@ -186,7 +213,8 @@ void Lowerer::data_block() {
             return fmt::format("{}:{}:{}", program_.file, p.line, p.column);
         };
         if (given == nullptr) {
-            throw DataError(fmt::format("{}: data variable `{}` is missing from the data", where(), d->name));
+            throw DataError(
+                fmt::format("{}: data variable `{}` is missing from the data", where(), d->name));
         }
         try {
             given->check(v.is_int() ? DType::Int : DType::Real, flat_dims(v));
@@ -195,9 +223,11 @@ void Lowerer::data_block() {
         }
         // Declared bounds, element by element.
         auto bound = [&](const std::optional<Expression>& b) -> std::optional<double> {
-            if (!b) return std::nullopt;
+            if (!b)
+                return std::nullopt;
             const Value bv = expr(*b);
-            if (!bv.is_scalar()) fail(b->loc, "only scalar bounds are supported on data");
+            if (!bv.is_scalar())
+                fail(b->loc, "only scalar bounds are supported on data");
             return bv.is_int() ? bv.ints[0] : m().evaluate(bv.expr)[0];
         };
         const auto lower = bound(d->type.lower), upper = bound(d->type.upper);
@@ -206,23 +236,27 @@ void Lowerer::data_block() {
             const double x = given->is_int() ? given->ints[static_cast<std::size_t>(k)]
                                              : given->reals[static_cast<std::size_t>(k)];
             if (!std::isfinite(x)) {
-                throw DataError(fmt::format("{}: data variable `{}`: element {} is {}; data must be finite numbers",
-                                            where(), d->name, k + 1, std::isnan(x) ? "NaN" : fmt::format("{}", x)));
+                throw DataError(fmt::format(
+                    "{}: data variable `{}`: element {} is {}; data must be finite numbers",
+                    where(), d->name, k + 1, std::isnan(x) ? "NaN" : fmt::format("{}", x)));
             }
             if ((lower && x < *lower) || (upper && x > *upper)) {
-                throw DataError(fmt::format("{}: data variable `{}`: element {} is {}, outside the declared "
-                                            "bounds [{}, {}]",
-                                            where(), d->name, k + 1, x, lower ? fmt::format("{}", *lower) : "-inf",
-                                            upper ? fmt::format("{}", *upper) : "inf"));
+                throw DataError(fmt::format(
+                    "{}: data variable `{}`: element {} is {}, outside the declared "
+                    "bounds [{}, {}]",
+                    where(), d->name, k + 1, x, lower ? fmt::format("{}", *lower) : "-inf",
+                    upper ? fmt::format("{}", *upper) : "inf"));
             }
         }
         // Structured constraints (simplex, ordered, cov_matrix, ...), one per array element.
         if (!v.is_int()) {
             const std::vector<std::int64_t> array_dims(v.dims.begin(), v.dims.end());
             const std::vector<double> as_reals =
-                given->is_int() ? std::vector<double>(given->ints.begin(), given->ints.end()) : std::vector<double>{};
-            if (const auto problem = violated_data_constraint(d->name, d->type.base, array_dims, v.sizes,
-                                                              given->is_int() ? as_reals : given->reals)) {
+                given->is_int() ? std::vector<double>(given->ints.begin(), given->ints.end())
+                                : std::vector<double>{};
+            if (const auto problem =
+                    violated_data_constraint(d->name, d->type.base, array_dims, v.sizes,
+                                             given->is_int() ? as_reals : given->reals)) {
                 throw DataError(fmt::format("{}: data variable {}", where(), *problem));
             }
         }
@@ -231,29 +265,34 @@ void Lowerer::data_block() {
         const int rank = static_cast<int>(v.dims.size() + v.sizes.size());
         if (v.is_int()) {
             v.ints.assign(given->ints.begin(), given->ints.end());
-            if (given->type_unknown) v.ints.assign(static_cast<std::size_t>(given->size()), 0);
+            if (given->type_unknown)
+                v.ints.assign(static_cast<std::size_t>(given->size()), 0);
             // An int scalar (a size, a count) is a known value: it enters the graph only where
             // it is used, as a constant (or as integer data if it is a count's variate).
             if (rank == 1) {
-                Eigen::VectorXi x = Eigen::Map<const Eigen::VectorXi>(v.ints.data(), static_cast<Eigen::Index>(v.ints.size()));
+                Eigen::VectorXi x = Eigen::Map<const Eigen::VectorXi>(
+                    v.ints.data(), static_cast<Eigen::Index>(v.ints.size()));
                 v.expr = m().data(d->name, out_.keep(std::move(x)));
             }
         } else {
-            std::vector<double> values = given->is_int()
-                                             ? std::vector<double>(given->ints.begin(), given->ints.end())
-                                             : given->reals;
-            if (given->type_unknown) values.assign(static_cast<std::size_t>(given->size()), 0.0);
+            std::vector<double> values =
+                given->is_int() ? std::vector<double>(given->ints.begin(), given->ints.end())
+                                : given->reals;
+            if (given->type_unknown)
+                values.assign(static_cast<std::size_t>(given->size()), 0.0);
             if (rank == 0) {
                 v.expr = m().data(d->name, values[0]);
             } else if (rank == 1) {
-                Eigen::VectorXd x = Eigen::Map<const Eigen::VectorXd>(values.data(), static_cast<Eigen::Index>(values.size()));
+                Eigen::VectorXd x = Eigen::Map<const Eigen::VectorXd>(
+                    values.data(), static_cast<Eigen::Index>(values.size()));
                 v.expr = m().data(d->name, out_.keep(std::move(x)));
             } else if (rank == 2) {
                 const auto fd = flat_dims(v);
                 Eigen::MatrixXd x = Eigen::Map<const Eigen::MatrixXd>(values.data(), fd[0], fd[1]);
                 v.expr = m().data(d->name, out_.keep(std::move(x)));
             } else {
-                fail(d->name_loc, fmt::format("`{}`: data of {} dimensions is not supported yet", d->name, rank));
+                fail(d->name_loc, fmt::format("`{}`: data of {} dimensions is not supported yet",
+                                              d->name, rank));
             }
         }
         Var var;
@@ -269,7 +308,8 @@ void Lowerer::transformed_data_block() {
     block_ = BlockKind::TransformedData;
     for (const Statement& s : program_.transformed_data->statements) statement(s);
     for (auto& [name, var] : scopes_.back()) {
-        if (var.block == BlockKind::TransformedData) var.readonly = true;
+        if (var.block == BlockKind::TransformedData)
+            var.readonly = true;
     }
 }
 
@@ -277,14 +317,18 @@ void Lowerer::parameters_block() {
     block_ = BlockKind::Parameters;
     for (const Statement& s : program_.parameters->statements) {
         const auto* d = s.as<VarDecl>();
-        if (d == nullptr) fail(s.loc, "the parameters block holds declarations only");
+        if (d == nullptr)
+            fail(s.loc, "the parameters block holds declarations only");
         Value v = declared_shape(d->type, d->name);
-        if (v.is_int()) fail(d->type.loc, "parameters cannot be integers");
+        if (v.is_int())
+            fail(d->type.loc, "parameters cannot be integers");
         ParamOptions options;
         auto arg = [&](const std::optional<Expression>& e) -> std::optional<Arg> {
-            if (!e) return std::nullopt;
+            if (!e)
+                return std::nullopt;
             const Value b = expr(*e);
-            if (b.is_known_int() && b.is_scalar()) return Arg(static_cast<double>(b.ints[0]));
+            if (b.is_known_int() && b.is_scalar())
+                return Arg(static_cast<double>(b.ints[0]));
             return Arg(real(b, e->loc));
         };
         options.lower = arg(d->type.lower);
@@ -292,23 +336,41 @@ void Lowerer::parameters_block() {
         options.offset = arg(d->type.offset);
         options.multiplier = arg(d->type.multiplier);
         switch (d->type.base) {
-            case BaseType::Simplex: options.support = Support::simplex(); break;
-            case BaseType::UnitVector: options.support = Support::unit_vector(); break;
-            case BaseType::Ordered: options.support = Support::ordered(); break;
-            case BaseType::PositiveOrdered: options.support = Support::positive_ordered(); break;
-            case BaseType::CholeskyFactorCorr: options.support = Support::cholesky_factor_corr(); break;
-            case BaseType::CholeskyFactorCov: options.support = Support::cholesky_factor_cov(); break;
-            case BaseType::CorrMatrix: options.support = Support::corr_matrix(); break;
-            case BaseType::CovMatrix: options.support = Support::cov_matrix(); break;
-            default: break;
+            case BaseType::Simplex:
+                options.support = Support::simplex();
+                break;
+            case BaseType::UnitVector:
+                options.support = Support::unit_vector();
+                break;
+            case BaseType::Ordered:
+                options.support = Support::ordered();
+                break;
+            case BaseType::PositiveOrdered:
+                options.support = Support::positive_ordered();
+                break;
+            case BaseType::CholeskyFactorCorr:
+                options.support = Support::cholesky_factor_corr();
+                break;
+            case BaseType::CholeskyFactorCov:
+                options.support = Support::cholesky_factor_cov();
+                break;
+            case BaseType::CorrMatrix:
+                options.support = Support::corr_matrix();
+                break;
+            case BaseType::CovMatrix:
+                options.support = Support::cov_matrix();
+                break;
+            default:
+                break;
         }
         // array[U] simplex[K] (and ordered, positive_ordered, unit_vector) is mat[U, K] with
         // the vectors as rows, the layout of array[U] vector[K]: the library's supports take
         // each row of a matrix as one vector.
         const bool rowwise = base_of(d->type.base) == Base::Vector;
         if (options.support && !v.dims.empty() && !(rowwise && v.dims.size() == 1)) {
-            fail(d->type.loc, fmt::format("arrays of {} {}are not supported yet", name(d->type.base),
-                                          rowwise ? "of more than one dimension " : ""));
+            fail(d->type.loc,
+                 fmt::format("arrays of {} {}are not supported yet", name(d->type.base),
+                             rowwise ? "of more than one dimension " : ""));
         }
         const auto fd = flat_dims(v);
         try {
@@ -339,7 +401,8 @@ void Lowerer::transformed_parameters_block() {
     block_ = BlockKind::TransformedParameters;
     std::vector<std::string> names;
     for (const Statement& s : program_.transformed_parameters->statements) {
-        if (const auto* d = s.as<VarDecl>()) names.push_back(d->name);
+        if (const auto* d = s.as<VarDecl>())
+            names.push_back(d->name);
         statement(s);
     }
     for (const std::string& n : names) {
@@ -359,7 +422,8 @@ void Lowerer::generated_quantities_block() {
     block_ = BlockKind::GeneratedQuantities;
     std::vector<std::string> names;
     for (const Statement& s : program_.generated_quantities->statements) {
-        if (const auto* d = s.as<VarDecl>()) names.push_back(d->name);
+        if (const auto* d = s.as<VarDecl>())
+            names.push_back(d->name);
         statement(s);
     }
     for (const std::string& n : names) {
@@ -417,27 +481,35 @@ void Lowerer::statement(const Statement& s) {
                 for (const auto& st : n.statements) statement(st);
                 pop_scope();
             } else if constexpr (std::is_same_v<T, Break>) {
-                if (!levels_.empty()) throw NotVectorisable(at, "a break");
-                if (loop_depth_ == 0) fail(at, "`break` outside a loop");
+                if (!levels_.empty())
+                    throw NotVectorisable(at, "a break");
+                if (loop_depth_ == 0)
+                    fail(at, "`break` outside a loop");
                 throw BreakSignal{};
             } else if constexpr (std::is_same_v<T, Continue>) {
-                if (!levels_.empty()) throw NotVectorisable(at, "a continue");
-                if (loop_depth_ == 0) fail(at, "`continue` outside a loop");
+                if (!levels_.empty())
+                    throw NotVectorisable(at, "a continue");
+                if (loop_depth_ == 0)
+                    fail(at, "`continue` outside a loop");
                 throw ContinueSignal{};
             } else if constexpr (std::is_same_v<T, Return>) {
-                if (call_stack_.empty()) fail(at, "return outside a function");
+                if (call_stack_.empty())
+                    fail(at, "return outside a function");
                 if (static_cast<int>(levels_.size()) > function_level_) {
                     throw NotVectorisable(at, "a return inside a loop");
                 }
                 ReturnSignal r;
-                if (n.value) r.value = expr(*n.value);
+                if (n.value)
+                    r.value = expr(*n.value);
                 throw r;
             } else if constexpr (std::is_same_v<T, Print>) {
                 if (n.kind != PrintKind::Print) {
-                    if (!levels_.empty()) throw NotVectorisable(at, "a reject that depends on the iteration");
+                    if (!levels_.empty())
+                        throw NotVectorisable(at, "a reject that depends on the iteration");
                     std::string text;
                     for (const auto& a : n.args) {
-                        if (const auto* str = a.template as<StringLiteral>()) text += str->value;
+                        if (const auto* str = a.template as<StringLiteral>())
+                            text += str->value;
                     }
                     fail(at, fmt::format("{}: {}", name(n.kind), text));
                 }
@@ -494,7 +566,8 @@ void Lowerer::assign(const Assign& a, Loc at) {
     const auto* var_expr = e->as<Variable>();
     const std::string& name = var_expr->name;
     Var* var = find(name);
-    if (var == nullptr) fail(e->loc, fmt::format("unknown identifier `{}`", name));
+    if (var == nullptr)
+        fail(e->loc, fmt::format("unknown identifier `{}`", name));
     if (var->readonly) {
         fail(e->loc, fmt::format("`{}` cannot be assigned here ({} variable)", name,
                                  stan::name(var->block)));
@@ -504,18 +577,32 @@ void Lowerer::assign(const Assign& a, Loc at) {
     if (a.op != AssignOp::Assign) {
         BinaryOp op = BinaryOp::Add;
         switch (a.op) {
-            case AssignOp::Add: op = BinaryOp::Add; break;
-            case AssignOp::Subtract: op = BinaryOp::Subtract; break;
-            case AssignOp::Multiply: op = BinaryOp::Multiply; break;
-            case AssignOp::Divide: op = BinaryOp::Divide; break;
-            case AssignOp::EltMultiply: op = BinaryOp::EltMultiply; break;
-            case AssignOp::EltDivide: op = BinaryOp::EltDivide; break;
-            default: break;
+            case AssignOp::Add:
+                op = BinaryOp::Add;
+                break;
+            case AssignOp::Subtract:
+                op = BinaryOp::Subtract;
+                break;
+            case AssignOp::Multiply:
+                op = BinaryOp::Multiply;
+                break;
+            case AssignOp::Divide:
+                op = BinaryOp::Divide;
+                break;
+            case AssignOp::EltMultiply:
+                op = BinaryOp::EltMultiply;
+                break;
+            case AssignOp::EltDivide:
+                op = BinaryOp::EltDivide;
+                break;
+            default:
+                break;
         }
         // An accumulator over a vectorised loop: x += e in every iteration is x += sum of e.
         const int here = static_cast<int>(levels_.size());
-        if (chain.empty() && var->level < here && (a.op == AssignOp::Add || a.op == AssignOp::Subtract) &&
-            rhs.level > var->level && rhs.is_scalar() && !rhs.is_int()) {
+        if (chain.empty() && var->level < here &&
+            (a.op == AssignOp::Add || a.op == AssignOp::Subtract) && rhs.level > var->level &&
+            rhs.is_scalar() && !rhs.is_int()) {
             const int B = batch_size(rhs.level), outer = batch_size(var->level);
             Expr total = real(rhs, at);
             total = outer == 1 ? sum(total) : row_sums(to_matrix(total, outer, B / outer));
@@ -536,7 +623,8 @@ void Lowerer::assign(const Assign& a, Loc at) {
     }
     if (chain.empty()) {
         if (var->level < static_cast<int>(levels_.size()) && rhs.level > var->level) {
-            throw NotVectorisable(at, fmt::format("`{}` is assigned whole in every iteration", name));
+            throw NotVectorisable(at,
+                                  fmt::format("`{}` is assigned whole in every iteration", name));
         }
         if (var->level < static_cast<int>(levels_.size())) {
             throw NotVectorisable(at, fmt::format("`{}` is assigned whole inside the loop", name));
@@ -551,7 +639,8 @@ void Lowerer::assign(const Assign& a, Loc at) {
             v.ints.clear();
         }
         if (v.size() != var->value.size() && !(v.is_scalar() && var->value.is_scalar())) {
-            fail(a.rhs.loc, fmt::format("cannot assign {} to `{}` ({})", type_str(v), name, type_str(var->value)));
+            fail(a.rhs.loc, fmt::format("cannot assign {} to `{}` ({})", type_str(v), name,
+                                        type_str(var->value)));
         }
         v.base = var->value.base;
         v.dims = var->value.dims;
@@ -560,7 +649,9 @@ void Lowerer::assign(const Assign& a, Loc at) {
         var->initialised = true;
         return;
     }
-    if (chain.size() > 1) fail(at, "assignments with several bracket groups (x[i][j]) are not supported; write x[i, j]");
+    if (chain.size() > 1)
+        fail(at,
+             "assignments with several bracket groups (x[i][j]) are not supported; write x[i, j]");
     assign_indexed(name, *var, *chain.front(), rhs, at);
 }
 
@@ -574,7 +665,8 @@ void Lowerer::assign_indexed(const std::string& name, Var& var, const std::vecto
     positions.level = 0;
     const auto per = var.value.size();
     positions.ints.resize(static_cast<std::size_t>(per));
-    for (std::int64_t k = 0; k < per; ++k) positions.ints[static_cast<std::size_t>(k)] = static_cast<int>(k);
+    for (std::int64_t k = 0; k < per; ++k)
+        positions.ints[static_cast<std::size_t>(k)] = static_cast<int>(k);
     if (positions.base == Base::Int) {
         // keep the declared base for the result type of the index
     }
@@ -598,7 +690,8 @@ void Lowerer::assign_indexed(const std::string& name, Var& var, const std::vecto
     const std::int64_t written = static_cast<std::int64_t>(picked.ints.size());  // B * r
     const std::int64_t r = written / B;
     if (value.size() != r && !(value.is_scalar() && r == 1)) {
-        fail(at, fmt::format("cannot assign {} to {} element{} of `{}`", type_str(value), r, r == 1 ? "" : "s", name));
+        fail(at, fmt::format("cannot assign {} to {} element{} of `{}`", type_str(value), r,
+                             r == 1 ? "" : "s", name));
     }
     // Target positions in the variable's flattened (batched) layout.
     const std::int64_t target_size = static_cast<std::int64_t>(outer) * per;
@@ -607,10 +700,12 @@ void Lowerer::assign_indexed(const std::string& name, Var& var, const std::vecto
     for (std::int64_t t = 0; t < B; ++t) {
         for (std::int64_t e = 0; e < r; ++e) {
             const std::int64_t src = t + B * e;
-            const std::int64_t pos = (t % outer) + outer * picked.ints[static_cast<std::size_t>(src)];
+            const std::int64_t pos =
+                (t % outer) + outer * picked.ints[static_cast<std::size_t>(src)];
             if (hit[static_cast<std::size_t>(pos)] >= 0) {
                 if (here > 0) {
-                    throw NotVectorisable(at, fmt::format("iterations write the same element of `{}`", name));
+                    throw NotVectorisable(
+                        at, fmt::format("iterations write the same element of `{}`", name));
                 }
             }
             hit[static_cast<std::size_t>(pos)] = static_cast<int>(src);
@@ -619,22 +714,28 @@ void Lowerer::assign_indexed(const std::string& name, Var& var, const std::vecto
     }
     // The value flattened in the same order (t fastest).
     Expr v = real(at_level(value, here, at), at);
-    if (here > 0 && value.level == 0 && !value.is_scalar()) v = rep_matrix_rows(v, B);
-    if (v.shape().is_matrix()) v = to_vector(v);
-    if (v.shape().is_scalar() && written > 1) v = rep_vector(v, static_cast<int>(written));
-    if (v.shape().is_scalar()) v = rep_vector(v, 1);
+    if (here > 0 && value.level == 0 && !value.is_scalar())
+        v = rep_matrix_rows(v, B);
+    if (v.shape().is_matrix())
+        v = to_vector(v);
+    if (v.shape().is_scalar() && written > 1)
+        v = rep_vector(v, static_cast<int>(written));
+    if (v.shape().is_scalar())
+        v = rep_vector(v, 1);
     bool covers = true;
     for (int h : hit) covers = covers && h >= 0;
     Expr flat;
     if (covers) {
         // new[p] = v[hit[p]]; the identity needs no gather
         bool identity = true;
-        for (std::int64_t p = 0; p < target_size && identity; ++p) identity = hit[static_cast<std::size_t>(p)] == p;
+        for (std::int64_t p = 0; p < target_size && identity; ++p)
+            identity = hit[static_cast<std::size_t>(p)] == p;
         if (identity) {
             flat = v;
         } else {
             Eigen::VectorXi idx(target_size);
-            for (std::int64_t p = 0; p < target_size; ++p) idx[p] = hit[static_cast<std::size_t>(p)];
+            for (std::int64_t p = 0; p < target_size; ++p)
+                idx[p] = hit[static_cast<std::size_t>(p)];
             flat = v[m().data(fresh_name("scatter"), out_.keep(std::move(idx)))];
         }
     } else {
@@ -647,8 +748,10 @@ void Lowerer::assign_indexed(const std::string& name, Var& var, const std::vecto
             if (var.level > 0 && ov.level == 0) {
                 old = ov.is_scalar() ? rep_vector(old, outer) : rep_matrix_rows(old, outer);
             }
-            if (old.shape().is_matrix()) old = to_vector(old);
-            if (old.shape().is_scalar()) old = rep_vector(old, 1);
+            if (old.shape().is_matrix())
+                old = to_vector(old);
+            if (old.shape().is_scalar())
+                old = rep_vector(old, 1);
         } else {
             old = rep_vector(m().constant(std::nan("")), static_cast<int>(target_size));
         }
@@ -662,13 +765,16 @@ void Lowerer::assign_indexed(const std::string& name, Var& var, const std::vecto
     // Back to the variable's layout.
     Value updated = var.value;
     updated.ints.clear();
-    const int rank = static_cast<int>(var.value.dims.size() + var.value.sizes.size()) + (var.level > 0 ? 1 : 0);
+    const int rank =
+        static_cast<int>(var.value.dims.size() + var.value.sizes.size()) + (var.level > 0 ? 1 : 0);
     if (rank == 0) {
         updated.expr = sum(flat);
     } else if (rank == 1) {
         updated.expr = flat;
     } else {
-        const int rows = var.level > 0 ? outer : (var.value.dims.empty() ? var.value.sizes[0] : var.value.dims[0]);
+        const int rows = var.level > 0
+                             ? outer
+                             : (var.value.dims.empty() ? var.value.sizes[0] : var.value.dims[0]);
         updated.expr = to_matrix(flat, rows, static_cast<int>(target_size / rows));
     }
     updated.level = var.level;
@@ -682,8 +788,10 @@ void Lowerer::assign_indexed(const std::string& name, Var& var, const std::vecto
 }
 
 void Lowerer::tilde(const Tilde& t, Loc at) {
-    if (t.truncation) fail(t.truncation->loc, "truncation T[,] is not supported yet");
-    if (block_ != BlockKind::Model) fail(at, "`~` statements belong in the model block");
+    if (t.truncation)
+        fail(t.truncation->loc, "truncation T[,] is not supported yet");
+    if (block_ != BlockKind::Model)
+        fail(at, "`~` statements belong in the model block");
     const Value y = expr(t.lhs);
     std::vector<Value> args;
     for (const auto& a : t.args) args.push_back(expr(a));
@@ -693,7 +801,8 @@ void Lowerer::tilde(const Tilde& t, Loc at) {
             all.insert(all.end(), args.begin(), args.end());
             const auto r = call_user_function(t.distribution + suffix, all, t.distribution_loc);
             Expr x = real(*r, at);
-            if (!x.shape().is_scalar()) x = sum(x);
+            if (!x.shape().is_scalar())
+                x = sum(x);
             effect([this, x] { m().target_add(x); });
             return;
         }
@@ -703,10 +812,12 @@ void Lowerer::tilde(const Tilde& t, Loc at) {
 }
 
 void Lowerer::target_plus(const Expression& e, Loc at) {
-    if (block_ != BlockKind::Model) fail(at, "`target +=` belongs in the model block");
+    if (block_ != BlockKind::Model)
+        fail(at, "`target +=` belongs in the model block");
     const Value v = expr(e);
     Expr x = real(v, e.loc);
-    if (!x.shape().is_scalar()) x = sum(x);
+    if (!x.shape().is_scalar())
+        x = sum(x);
     effect([this, x] { m().target_add(x); });
 }
 
@@ -720,14 +831,18 @@ void Lowerer::for_loop(const For& f, Loc at) {
 
 void Lowerer::for_each(const ForEach& f, Loc at) {
     const Value c = expr(f.container);
-    if (c.level > 0) throw NotVectorisable(at, "a foreach over values that differ between iterations");
-    if (c.is_scalar()) fail(f.container.loc, fmt::format("foreach over {}: expected an array, vector or matrix", type_str(c)));
+    if (c.level > 0)
+        throw NotVectorisable(at, "a foreach over values that differ between iterations");
+    if (c.is_scalar())
+        fail(f.container.loc,
+             fmt::format("foreach over {}: expected an array, vector or matrix", type_str(c)));
     const int n = c.dims.empty() ? static_cast<int>(c.size()) : c.dims[0];
     run_loop({f.variable, f.variable_loc, &*f.body, &c}, 1, n, at);
 }
 
 void Lowerer::run_loop(const LoopSpec& loop, int lower, int upper, Loc at) {
-    if (upper < lower) return;
+    if (upper < lower)
+        return;
     const bool outermost = region_ == nullptr;
     Region region;
     std::size_t effects_before = 0;
@@ -746,7 +861,8 @@ void Lowerer::run_loop(const LoopSpec& loop, int lower, int upper, Loc at) {
     assigned_names(*loop.body, names);
     std::vector<std::pair<std::string, Var>> saved;
     for (const std::string& n : names) {
-        if (const Var* v = find(n)) saved.emplace_back(n, *v);
+        if (const Var* v = find(n))
+            saved.emplace_back(n, *v);
     }
     const std::size_t depth = scopes_.size();
     try {
@@ -766,12 +882,14 @@ void Lowerer::run_loop(const LoopSpec& loop, int lower, int upper, Loc at) {
             region_->written = written_before;
         }
         const long trip = static_cast<long>(upper) - lower + 1;
-        if (try_scan(loop, lower, upper, at)) return;
+        if (try_scan(loop, lower, upper, at))
+            return;
         if (trip > kUnrollLimit) {
             const SourcePosition p = position_of(program_.text, why.loc.offset);
-            fail(at, fmt::format("this loop over {} iterations cannot be vectorised ({} at line {}) and is "
-                                 "too long to unroll (at most {} iterations)",
-                                 trip, why.what(), p.line, kUnrollLimit));
+            fail(at, fmt::format(
+                         "this loop over {} iterations cannot be vectorised ({} at line {}) and is "
+                         "too long to unroll (at most {} iterations)",
+                         trip, why.what(), p.line, kUnrollLimit));
         }
         const SourcePosition p = position_of(program_.text, at.offset);
         out_.loop_report().push_back(fmt::format("{}:{}: loop unrolled over {} iterations ({})",
@@ -811,8 +929,9 @@ void Lowerer::vectorised(const LoopSpec& loop, int lower, int upper, Loc at) {
     // before allocating when that many do not fit one node or the memory.
     const std::int64_t trip = std::max<std::int64_t>(std::int64_t{upper} - lower + 1, 0);
     const auto values = checked_product({trip, std::int64_t{level.outer}});
-    const std::string what = fmt::format("the loop over `{}` ({} iterations{})", loop.variable, trip,
-                                         level.outer > 1 ? fmt::format(" in {} of the enclosing loops", level.outer) : "");
+    const std::string what = fmt::format(
+        "the loop over `{}` ({} iterations{})", loop.variable, trip,
+        level.outer > 1 ? fmt::format(" in {} of the enclosing loops", level.outer) : "");
     try {
         require_memory(what, values);
     } catch (const SizeError& e) {
@@ -829,7 +948,8 @@ void Lowerer::vectorised(const LoopSpec& loop, int lower, int upper, Loc at) {
     iv.base = Base::Int;
     iv.level = static_cast<int>(levels_.size());
     iv.ints.resize(static_cast<std::size_t>(level.total()));
-    for (int t = 0; t < level.total(); ++t) iv.ints[static_cast<std::size_t>(t)] = lower + t / level.outer;
+    for (int t = 0; t < level.total(); ++t)
+        iv.ints[static_cast<std::size_t>(t)] = lower + t / level.outer;
     try {
         bind_loop_variable(loop, iv, at);
         statement(*loop.body);
@@ -865,8 +985,10 @@ void Lowerer::if_statement(const If& s, Loc at) {
     (void)at;
     for (const auto& b : s.branches) {
         const Value c = expr(b.condition);
-        if (c.level > 0) throw NotVectorisable(b.condition.loc, "a condition that differs between iterations");
-        if (!c.is_scalar()) fail(b.condition.loc, fmt::format("a condition must be a scalar, got {}", type_str(c)));
+        if (c.level > 0)
+            throw NotVectorisable(b.condition.loc, "a condition that differs between iterations");
+        if (!c.is_scalar())
+            fail(b.condition.loc, fmt::format("a condition must be a scalar, got {}", type_str(c)));
         double value = 0;
         if (c.is_known_int()) {
             value = c.ints[0];
@@ -874,7 +996,8 @@ void Lowerer::if_statement(const If& s, Loc at) {
             try {
                 value = m().evaluate(c.expr)[0];
             } catch (const ModelError&) {
-                fail(b.condition.loc, "a condition on a parameter: conditions must depend on data only");
+                fail(b.condition.loc,
+                     "a condition on a parameter: conditions must depend on data only");
             }
         }
         if (value != 0) {
@@ -892,14 +1015,17 @@ void Lowerer::if_statement(const If& s, Loc at) {
 }
 
 void Lowerer::while_loop(const While& w, Loc at) {
-    if (!levels_.empty()) throw NotVectorisable(at, "a while loop");
+    if (!levels_.empty())
+        throw NotVectorisable(at, "a while loop");
     for (int k = 0;; ++k) {
-        if (k > 100000) fail(at, "this while loop runs more than 100000 times while lowering");
+        if (k > 100000)
+            fail(at, "this while loop runs more than 100000 times while lowering");
         const Value c = expr(w.condition);
         if (!c.is_known_int() || !c.is_scalar()) {
             fail(w.condition.loc, "a while condition must be an int that depends on data only");
         }
-        if (c.ints[0] == 0) return;
+        if (c.ints[0] == 0)
+            return;
         try {
             const InLoop in_loop(loop_depth_);
             push_scope();
@@ -915,27 +1041,33 @@ void Lowerer::while_loop(const While& w, Loc at) {
 }
 
 bool Lowerer::try_scan(const LoopSpec& loop, int lower, int upper, Loc at) {
-    if (loop.container != nullptr || !levels_.empty() || region_ != nullptr) return false;
+    if (loop.container != nullptr || !levels_.empty() || region_ != nullptr)
+        return false;
     // The body: one assignment x[t] (op)= rhs, t the loop variable.
     const Statement* s = loop.body;
     while (const auto* b = s->as<Block>()) {
-        if (b->statements.size() != 1) return false;
+        if (b->statements.size() != 1)
+            return false;
         s = &b->statements[0];
     }
     const auto* assign = s->as<Assign>();
-    if (assign == nullptr) return false;
+    if (assign == nullptr)
+        return false;
     const auto* ix = assign->lhs.as<Indexed>();
-    if (ix == nullptr || ix->indices.size() != 1 || ix->indices[0].is_range) return false;
+    if (ix == nullptr || ix->indices.size() != 1 || ix->indices[0].is_range)
+        return false;
     const auto* xv = ix->base->as<Variable>();
     const auto* tv = (*ix->indices[0].lower)->as<Variable>();
-    if (xv == nullptr || tv == nullptr || tv->name != loop.variable) return false;
+    if (xv == nullptr || tv == nullptr || tv->name != loop.variable)
+        return false;
     Var* x = find(xv->name);
     if (x == nullptr || x->readonly || !x->initialised || x->value.is_int() || x->level != 0 ||
         x->value.dims.size() + x->value.sizes.size() != 1) {
         return false;
     }
     const int n = static_cast<int>(x->value.size());
-    if (lower < 2 || upper > n) return false;
+    if (lower < 2 || upper > n)
+        return false;
     const int trip = upper - lower + 1;  // no overflow: 2 <= lower, upper <= n
     const Value old = x->value;
     Graph& g = const_cast<Graph&>(m().nodes());
@@ -970,9 +1102,11 @@ bool Lowerer::try_scan(const LoopSpec& loop, int lower, int upper, Loc at) {
                                                              : BinaryOp::Divide;
             rhs = binary(op, expr(assign->lhs), rhs, at);
         }
-        if (!rhs.is_scalar()) throw NotVectorisable(at, "not a scalar recurrence");
+        if (!rhs.is_scalar())
+            throw NotVectorisable(at, "not a scalar recurrence");
         f = real(rhs, at);
-        if (rhs.level == 0) f = rep_vector(f, trip);
+        if (rhs.level == 0)
+            f = rep_vector(f, trip);
     } catch (const NotVectorisable&) {
         f = Expr();
     }
@@ -980,61 +1114,79 @@ bool Lowerer::try_scan(const LoopSpec& loop, int lower, int upper, Loc at) {
     scan_.reset();
     region_ = nullptr;
     scopes_.resize(depth);
-    if (!f.valid() || !region.effects.empty()) return false;
+    if (!f.valid() || !region.effects.empty())
+        return false;
     // f must be affine in the placeholder: a path of +, -, negation, and products and
     // quotients by values that do not depend on it.
     std::map<NodeId, bool> depends;
     std::function<bool(NodeId)> reaches = [&](NodeId id) {
-        if (auto it = depends.find(id); it != depends.end()) return it->second;
+        if (auto it = depends.find(id); it != depends.end())
+            return it->second;
         bool r = id == placeholder.id();
         for (int k = 0; k < g[id].arity() && !r; ++k) r = reaches(g[id].in[k]);
         return depends[id] = r;
     };
     std::function<bool(NodeId)> affine = [&](NodeId id) {
-        if (!reaches(id) || id == placeholder.id()) return true;
+        if (!reaches(id) || id == placeholder.id())
+            return true;
         const Node& nd = g[id];
         switch (nd.op) {
             case Op::Add:
-            case Op::Sub: return affine(nd.in[0]) && affine(nd.in[1]);
-            case Op::Neg: return affine(nd.in[0]);
-            case Op::Mul: return reaches(nd.in[0]) != reaches(nd.in[1]) && affine(nd.in[0]) && affine(nd.in[1]);
-            case Op::Div: return !reaches(nd.in[1]) && affine(nd.in[0]);
-            default: return false;
+            case Op::Sub:
+                return affine(nd.in[0]) && affine(nd.in[1]);
+            case Op::Neg:
+                return affine(nd.in[0]);
+            case Op::Mul:
+                return reaches(nd.in[0]) != reaches(nd.in[1]) && affine(nd.in[0]) &&
+                       affine(nd.in[1]);
+            case Op::Div:
+                return !reaches(nd.in[1]) && affine(nd.in[0]);
+            default:
+                return false;
         }
     };
-    if (!reaches(f.id()) || !affine(f.id())) return false;
+    if (!reaches(f.id()) || !affine(f.id()))
+        return false;
     std::function<Expr(NodeId, double)> substitute = [&](NodeId id, double c) -> Expr {
-        if (!reaches(id)) return m().wrap(id);
-        if (id == placeholder.id()) return m().constant(c);
+        if (!reaches(id))
+            return m().wrap(id);
+        if (id == placeholder.id())
+            return m().constant(c);
         const Node& nd = g[id];
         const Expr a = substitute(nd.in[0], c);
-        if (nd.op == Op::Neg) return -a;
+        if (nd.op == Op::Neg)
+            return -a;
         return m().apply(nd.op, a, substitute(nd.in[1], c));
     };
     Expr A = substitute(f.id(), 1) - substitute(f.id(), 0);
     Expr B = substitute(f.id(), 0);
-    if (B.shape().is_scalar()) B = rep_vector(B, trip);
+    if (B.shape().is_scalar())
+        B = rep_vector(B, trip);
     const Expr old_x = real(old, at);
     const Expr x0 = sum(segment(old_x, lower - 2, 1));
     Expr scan = m().wrap(g.apply(Op::LinearScan, A.id(), B.id(), x0.id()));
     Expr whole = scan;
-    if (lower > 1) whole = append_row(head(old_x, lower - 1), whole);
-    if (upper < n) whole = append_row(whole, tail(old_x, n - upper));
+    if (lower > 1)
+        whole = append_row(head(old_x, lower - 1), whole);
+    if (upper < n)
+        whole = append_row(whole, tail(old_x, n - upper));
     Value updated = old;
     updated.expr = whole;
     x->value = updated;
     const SourcePosition p = position_of(program_.text, at.offset);
-    out_.loop_report().push_back(fmt::format("{}:{}: loop over `{}` lowered to a linear recurrence (scan) "
-                                             "over {} iterations",
-                                             program_.file, p.line, loop.variable, trip));
+    out_.loop_report().push_back(
+        fmt::format("{}:{}: loop over `{}` lowered to a linear recurrence (scan) "
+                    "over {} iterations",
+                    program_.file, p.line, loop.variable, trip));
     return true;
 }
 
-std::optional<Value> Lowerer::call_user_function(const std::string& name, const std::vector<Value>& args,
-                                                 Loc at) {
+std::optional<Value> Lowerer::call_user_function(const std::string& name,
+                                                 const std::vector<Value>& args, Loc at) {
     const FunctionDef& f = *functions_.at(name);
     for (const auto& c : call_stack_) {
-        if (c == name) fail(at, fmt::format("`{}` calls itself: recursive functions are not supported", name));
+        if (c == name)
+            fail(at, fmt::format("`{}` calls itself: recursive functions are not supported", name));
     }
     if (args.size() != f.args.size()) {
         fail(at, fmt::format("`{}` takes {} argument{}, got {}", name, f.args.size(),
@@ -1074,7 +1226,8 @@ std::optional<Value> Lowerer::call_user_function(const std::string& name, const 
         throw;
     }
     restore();
-    if (f.return_type && !result) fail(at, fmt::format("`{}` ended without returning a value", name));
+    if (f.return_type && !result)
+        fail(at, fmt::format("`{}` ended without returning a value", name));
     return result;
 }
 

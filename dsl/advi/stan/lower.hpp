@@ -13,8 +13,8 @@
 #include <Eigen/Core>
 
 #include <advi/cpp/model.hpp>
-#include <advi/stan/ast.hpp>
 #include <advi/io/data_table.hpp>
+#include <advi/stan/ast.hpp>
 
 namespace advi::stan {
 

@@ -1,5 +1,5 @@
-// Function calls by Stan's names onto the DSL (dsl/advi/cpp/math.hpp, dsl/advi/cpp/linalg.hpp), and densities:
-// `y ~ d(...)`, `d_lpdf(y | ...)` and friends onto the distribution table. Elementwise
+// Function calls by Stan's names onto the DSL (dsl/advi/cpp/math.hpp, dsl/advi/cpp/linalg.hpp), and
+// densities: `y ~ d(...)`, `d_lpdf(y | ...)` and friends onto the distribution table. Elementwise
 // functions apply to batched values as they are; reductions of a batched vector become
 // reductions per row.
 #include <cmath>
@@ -19,6 +19,7 @@ using Unary1 = Expr (*)(const Expr&);
 
 const std::map<std::string, Unary1, std::less<>>& elementwise_functions() {
     static const std::map<std::string, Unary1, std::less<>> table = {
+  // clang-format off
         {"exp", [](const Expr& x) { return exp(x); }},
         {"log", [](const Expr& x) { return log(x); }},
         {"log1p", [](const Expr& x) { return log1p(x); }},
@@ -54,6 +55,7 @@ const std::map<std::string, Unary1, std::less<>>& elementwise_functions() {
         {"digamma", [](const Expr& x) { return digamma(x); }},
         {"trigamma", [](const Expr& x) { return trigamma(x); }},
         {"std_normal_log_cdf", [](const Expr& x) { return log_Phi(x); }},
+  // clang-format on
     };
     return table;
 }
@@ -62,14 +64,14 @@ using Binary2 = Expr (*)(const Expr&, const Expr&);
 
 const std::map<std::string, Binary2, std::less<>>& elementwise_binary_functions() {
     static const std::map<std::string, Binary2, std::less<>> table = {
-        {"pow", [](const Expr& x, const Expr& y) { return pow(x, y); }},
-        {"fmin", [](const Expr& x, const Expr& y) { return fmin(x, y); }},
-        {"fmax", [](const Expr& x, const Expr& y) { return fmax(x, y); }},
-        {"lmultiply", [](const Expr& x, const Expr& y) { return lmultiply(x, y); }},
+        {"pow",          [](const Expr& x, const Expr& y) { return pow(x, y); }         },
+        {"fmin",         [](const Expr& x, const Expr& y) { return fmin(x, y); }        },
+        {"fmax",         [](const Expr& x, const Expr& y) { return fmax(x, y); }        },
+        {"lmultiply",    [](const Expr& x, const Expr& y) { return lmultiply(x, y); }   },
         {"log_diff_exp", [](const Expr& x, const Expr& y) { return log_diff_exp(x, y); }},
-        {"lbeta", [](const Expr& x, const Expr& y) { return lbeta(x, y); }},
-        {"lchoose", [](const Expr& x, const Expr& y) { return lchoose(x, y); }},
-        {"fdim", [](const Expr& x, const Expr& y) { return fmax(x - y, 0.0); }},
+        {"lbeta",        [](const Expr& x, const Expr& y) { return lbeta(x, y); }       },
+        {"lchoose",      [](const Expr& x, const Expr& y) { return lchoose(x, y); }     },
+        {"fdim",         [](const Expr& x, const Expr& y) { return fmax(x - y, 0.0); }  },
     };
     return table;
 }
@@ -82,7 +84,8 @@ bool categorical_variate(std::string_view d) {
 // `normal_lpdf` -> {"normal", true}; `foo` -> {"", false}.
 std::pair<std::string, bool> density_name(const std::string& f) {
     for (std::string_view suffix : {"_lpdf", "_lpmf", "_lupdf", "_lupmf", "_log"}) {
-        if (f.size() > suffix.size() && f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0) {
+        if (f.size() > suffix.size() &&
+            f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0) {
             return {f.substr(0, f.size() - suffix.size()), true};
         }
     }
@@ -96,7 +99,8 @@ Expr Lowerer::density(const std::string& name0, const Value& y, const std::vecto
     std::string name = name0;
     std::vector<Value> args = args0;
     if (name == "std_normal") {  // std_normal() = normal(0, 1)
-        if (!args.empty()) fail(at, "std_normal takes no arguments");
+        if (!args.empty())
+            fail(at, "std_normal takes no arguments");
         name = "normal";
         args = {constant(0), constant(1)};
     }
@@ -113,12 +117,14 @@ Expr Lowerer::density(const std::string& name0, const Value& y, const std::vecto
     int level = y.level;
     for (const auto& a : args) level = std::max(level, a.level);
     if (level > 0 && info->multivariate && y.level == 0) {
-        throw NotVectorisable(at, "a multivariate density whose variate is the same in every iteration");
+        throw NotVectorisable(
+            at, "a multivariate density whose variate is the same in every iteration");
     }
     // Every argument and the variate in the batched layout (one row per iteration).
     const int B = batch_size(level);
     const int K = [&] {
-        if (y.level > 0 && (y.base == Base::Vector || y.base == Base::RowVector)) return y.sizes[0];
+        if (y.level > 0 && (y.base == Base::Vector || y.base == Base::RowVector))
+            return y.sizes[0];
         return 0;
     }();
     auto to_level = [&](const Value& v, bool variate) -> Expr {
@@ -129,21 +135,25 @@ Expr Lowerer::density(const std::string& name0, const Value& y, const std::vecto
             }
             return int_data(w, at);
         }
-        if (v.is_int() && !variate && v.is_scalar() && v.level == 0) return m().constant(v.ints[0]);
+        if (v.is_int() && !variate && v.is_scalar() && v.level == 0)
+            return m().constant(v.ints[0]);
         if (v.is_int() && !variate && name.find("binomial") != std::string::npos) {
             return int_data(at_level(v, level, at), at);
         }
         const Value w = at_level(v, level, at);
         Expr e = real(w, at);
         if (level == 0 || info->multivariate) {
-            if (level > 0 && w.level == 0 && (w.base == Base::Vector || w.base == Base::RowVector) && variate) {
+            if (level > 0 && w.level == 0 &&
+                (w.base == Base::Vector || w.base == Base::RowVector) && variate) {
                 return rep_matrix_rows(e, B);
             }
             return e;
         }
         // univariate, batched: per-iteration scalars against a per-iteration vector variate
-        if (K > 0 && w.level > 0 && rank_of_value(w) == 0) return rep_matrix(e, K);
-        if (w.level == 0 && rank_of_value(w) == 1 && K > 0) return rep_matrix_rows(e, B);
+        if (K > 0 && w.level > 0 && rank_of_value(w) == 0)
+            return rep_matrix(e, K);
+        if (w.level == 0 && rank_of_value(w) == 1 && K > 0)
+            return rep_matrix_rows(e, B);
         return e;
     };
     if (info->variate == DType::Int && !y.is_int()) {
@@ -168,9 +178,11 @@ Expr Lowerer::density(const std::string& name0, const Value& y, const std::vecto
     }
     try {
         const Dist d = dist(name, dargs);
-        if (!per_iteration || level == 0) return m().log_density(ye, d);
+        if (!per_iteration || level == 0)
+            return m().log_density(ye, d);
         Expr e = m().log_density(ye, d, true);
-        if (flattened) e = to_matrix(e, B, ye.shape().size() / B);
+        if (flattened)
+            e = to_matrix(e, B, ye.shape().size() / B);
         return e.shape().is_matrix() ? row_sums(e) : e;
     } catch (const Error& e) {
         fail(at, e.what());
@@ -192,14 +204,17 @@ Value Lowerer::call(const Call& c, Loc at) {
     }();
     auto arity = [&](std::size_t n) {
         if (args.size() != n) {
-            fail(at, fmt::format("{} takes {} argument{}, got {}", f, n, n == 1 ? "" : "s", args.size()));
+            fail(at, fmt::format("{} takes {} argument{}, got {}", f, n, n == 1 ? "" : "s",
+                                 args.size()));
         }
     };
     auto real_of = [&](std::size_t k) { return real(args[k], c.args[k].loc); };
     auto result_like = [&](const Value& v, Expr e) {
         Value r = v;
-        if (r.is_int()) r.base = r.is_scalar() ? Base::Real : r.base;
-        if (r.base == Base::Int) r.base = Base::Real;
+        if (r.is_int())
+            r.base = r.is_scalar() ? Base::Real : r.base;
+        if (r.base == Base::Int)
+            r.base = Base::Real;
         r.ints.clear();
         r.expr = e;
         return r;
@@ -222,7 +237,8 @@ Value Lowerer::call(const Call& c, Loc at) {
     }
     // Densities.
     if (auto [d, is_density] = density_name(f); is_density) {
-        if (args.empty()) fail(at, fmt::format("{} needs a variate", f));
+        if (args.empty())
+            fail(at, fmt::format("{} needs a variate", f));
         std::vector<Value> rest(args.begin() + 1, args.end());
         return real_scalar(density(d, args[0], rest, at, true), level);
     }
@@ -230,7 +246,8 @@ Value Lowerer::call(const Call& c, Loc at) {
         return random_draw(f.substr(0, f.size() - 4), args, at);
     }
     for (std::string_view suffix : {"_lcdf", "_lccdf", "_cdf"}) {
-        if (f.size() > suffix.size() && f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0) {
+        if (f.size() > suffix.size() &&
+            f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0) {
             fail(at, fmt::format("`{}` is not available: the library has no {} functions yet", f,
                                  suffix.substr(1)));
         }
@@ -240,7 +257,8 @@ Value Lowerer::call(const Call& c, Loc at) {
         arity(1);
         return result_like(args[0], it->second(real_of(0)));
     }
-    if (auto it = elementwise_binary_functions().find(f); it != elementwise_binary_functions().end()) {
+    if (auto it = elementwise_binary_functions().find(f);
+        it != elementwise_binary_functions().end()) {
         arity(2);
         Value a = args[0], b = args[1];
         const Value r = binary(BinaryOp::Add, a, b, at);  // the broadcast type and layout
@@ -248,56 +266,78 @@ Value Lowerer::call(const Call& c, Loc at) {
         Expr x = real(at_level(a, lv, at), at), y = real(at_level(b, lv, at), at);
         if (lv > 0 && x.shape() != y.shape()) {
             // per-iteration scalar against per-iteration vector: the sum already spread them
-            fail(at, fmt::format("{} of {} and {}: mixed batched shapes", f, type_str(a), type_str(b)));
+            fail(at,
+                 fmt::format("{} of {} and {}: mixed batched shapes", f, type_str(a), type_str(b)));
         }
         return result_like(r, it->second(x, y));
     }
     // Constants.
     if (args.empty()) {
-        if (f == "pi") return constant(M_PI);
-        if (f == "e") return constant(M_E);
-        if (f == "sqrt2") return constant(std::sqrt(2.0));
-        if (f == "log2") return constant(std::log(2.0));
-        if (f == "log10") return constant(std::log(10.0));
-        if (f == "positive_infinity") return constant(std::numeric_limits<double>::infinity());
-        if (f == "negative_infinity") return constant(-std::numeric_limits<double>::infinity());
-        if (f == "not_a_number") return constant(std::numeric_limits<double>::quiet_NaN());
-        if (f == "machine_precision") return constant(std::numeric_limits<double>::epsilon());
-        if (f == "target" || f == "get_lp") fail(at, "`target()` is not supported: the lowering has no running total");
+        if (f == "pi")
+            return constant(M_PI);
+        if (f == "e")
+            return constant(M_E);
+        if (f == "sqrt2")
+            return constant(std::sqrt(2.0));
+        if (f == "log2")
+            return constant(std::log(2.0));
+        if (f == "log10")
+            return constant(std::log(10.0));
+        if (f == "positive_infinity")
+            return constant(std::numeric_limits<double>::infinity());
+        if (f == "negative_infinity")
+            return constant(-std::numeric_limits<double>::infinity());
+        if (f == "not_a_number")
+            return constant(std::numeric_limits<double>::quiet_NaN());
+        if (f == "machine_precision")
+            return constant(std::numeric_limits<double>::epsilon());
+        if (f == "target" || f == "get_lp")
+            fail(at, "`target()` is not supported: the lowering has no running total");
     }
     // Sizes: known ints.
     if (f == "num_elements" || f == "size" || f == "rows" || f == "cols") {
         arity(1);
         const Value& v = args[0];
-        if (f == "num_elements") return int_scalar(static_cast<int>(v.size()));
-        if (f == "size") return int_scalar(v.dims.empty() ? (v.sizes.empty() ? 1 : v.sizes[0]) : v.dims[0]);
-        if (f == "rows") return int_scalar(v.sizes.empty() ? 1 : v.sizes[0]);
-        return int_scalar(v.sizes.size() < 2 ? (v.base == Base::RowVector ? v.sizes[0] : 1) : v.sizes[1]);
+        if (f == "num_elements")
+            return int_scalar(static_cast<int>(v.size()));
+        if (f == "size")
+            return int_scalar(v.dims.empty() ? (v.sizes.empty() ? 1 : v.sizes[0]) : v.dims[0]);
+        if (f == "rows")
+            return int_scalar(v.sizes.empty() ? 1 : v.sizes[0]);
+        return int_scalar(v.sizes.size() < 2 ? (v.base == Base::RowVector ? v.sizes[0] : 1)
+                                             : v.sizes[1]);
     }
     // Integer functions on known ints.
-    if ((f == "max" || f == "min" || f == "sum" || f == "abs") && !args.empty() && args[0].is_int() &&
-        (args.size() == 1 || args[1].is_int()) && level == 0) {
+    if ((f == "max" || f == "min" || f == "sum" || f == "abs") && !args.empty() &&
+        args[0].is_int() && (args.size() == 1 || args[1].is_int()) && level == 0) {
         const auto& v = args[0].ints;
-        if (f == "abs") return int_scalar(std::abs(v[0]));
+        if (f == "abs")
+            return int_scalar(std::abs(v[0]));
         if (args.size() == 2) {
-            return int_scalar(f == "max" ? std::max(v[0], args[1].ints[0]) : std::min(v[0], args[1].ints[0]));
+            return int_scalar(f == "max" ? std::max(v[0], args[1].ints[0])
+                                         : std::min(v[0], args[1].ints[0]));
         }
         if (f == "sum") {
             long s = 0;
             for (int x : v) s += x;
             return int_scalar(static_cast<int>(s));
         }
-        if (v.empty()) fail(at, fmt::format("{} of an empty array", f));
-        return int_scalar(f == "max" ? *std::max_element(v.begin(), v.end()) : *std::min_element(v.begin(), v.end()));
+        if (v.empty())
+            fail(at, fmt::format("{} of an empty array", f));
+        return int_scalar(f == "max" ? *std::max_element(v.begin(), v.end())
+                                     : *std::min_element(v.begin(), v.end()));
     }
     // Reductions: a batched vector reduces per iteration (per row).
-    auto batched_vector = [&](std::size_t k) { return args[k].level > 0 && rank_of_value(args[k]) == 1; };
+    auto batched_vector = [&](std::size_t k) {
+        return args[k].level > 0 && rank_of_value(args[k]) == 1;
+    };
     if (f == "sum" || f == "log_sum_exp" || f == "mean" || f == "dot_self" || f == "prod" ||
         f == "variance" || f == "sd" || f == "max" || f == "min") {
         if (f == "log_sum_exp" && args.size() == 2) {
             const Value r = binary(BinaryOp::Add, args[0], args[1], at);
             const int lv = r.level;
-            const Expr x = real(at_level(args[0], lv, at), at), y = real(at_level(args[1], lv, at), at);
+            const Expr x = real(at_level(args[0], lv, at), at),
+                       y = real(at_level(args[1], lv, at), at);
             if (rank_of_value(r) > 0 || lv > 0) {
                 // elementwise log(exp(x) + exp(y)) = max + log1p(exp(-|x - y|))
                 return result_like(r, fmax(x, y) + log1p_exp(-fabs(x - y)));
@@ -311,21 +351,36 @@ Value Lowerer::call(const Call& c, Loc at) {
         const Expr x = real_of(0);
         if (batched_vector(0)) {
             const int n = args[0].sizes.empty() ? args[0].dims[0] : args[0].sizes[0];
-            if (f == "sum") return real_scalar(row_sums(x), level);
-            if (f == "log_sum_exp") return real_scalar(log_sum_exp_rows(x), level);
-            if (f == "mean") return real_scalar(row_sums(x) / static_cast<double>(n), level);
-            if (f == "dot_self") return real_scalar(row_sums(square(x)), level);
-            throw NotVectorisable(at, fmt::format("{} of a vector that differs between iterations", f));
+            if (f == "sum")
+                return real_scalar(row_sums(x), level);
+            if (f == "log_sum_exp")
+                return real_scalar(log_sum_exp_rows(x), level);
+            if (f == "mean")
+                return real_scalar(row_sums(x) / static_cast<double>(n), level);
+            if (f == "dot_self")
+                return real_scalar(row_sums(square(x)), level);
+            throw NotVectorisable(at,
+                                  fmt::format("{} of a vector that differs between iterations", f));
         }
-        if (level > 0) throw NotVectorisable(at, fmt::format("{} of a matrix that differs between iterations", f));
-        if (f == "sum") return real_scalar(sum(x));
-        if (f == "log_sum_exp") return real_scalar(log_sum_exp(x));
-        if (f == "mean") return real_scalar(mean(x));
-        if (f == "dot_self") return real_scalar(dot_self(x));
-        if (f == "prod") return real_scalar(prod(x));
-        if (f == "variance") return real_scalar(variance(x));
-        if (f == "sd") return real_scalar(sd(x));
-        if (f == "max") return real_scalar(max(x));
+        if (level > 0)
+            throw NotVectorisable(at,
+                                  fmt::format("{} of a matrix that differs between iterations", f));
+        if (f == "sum")
+            return real_scalar(sum(x));
+        if (f == "log_sum_exp")
+            return real_scalar(log_sum_exp(x));
+        if (f == "mean")
+            return real_scalar(mean(x));
+        if (f == "dot_self")
+            return real_scalar(dot_self(x));
+        if (f == "prod")
+            return real_scalar(prod(x));
+        if (f == "variance")
+            return real_scalar(variance(x));
+        if (f == "sd")
+            return real_scalar(sd(x));
+        if (f == "max")
+            return real_scalar(max(x));
         return real_scalar(min(x));
     }
     if (f == "dot_product") {
@@ -346,7 +401,8 @@ Value Lowerer::call(const Call& c, Loc at) {
         const Expr x = real(at_level(la, lv, at), at), y = real(at_level(lb, lv, at), at);
         return result_like(r, fmax(x, y) + log1p_exp(-fabs(x - y)));
     }
-    if (level > 0) throw NotVectorisable(at, fmt::format("`{}` of values that differ between iterations", f));
+    if (level > 0)
+        throw NotVectorisable(at, fmt::format("`{}` of values that differ between iterations", f));
     // Linear algebra and building vectors, on whole values.
     auto vec = [&](Expr e, int n, Base b = Base::Vector) {
         Value r;
@@ -363,7 +419,8 @@ Value Lowerer::call(const Call& c, Loc at) {
         return r;
     };
     auto int_arg = [&](std::size_t k) {
-        if (!args[k].is_int() || !args[k].is_scalar()) fail(c.args[k].loc, fmt::format("{}: expected an int", f));
+        if (!args[k].is_int() || !args[k].is_scalar())
+            fail(c.args[k].loc, fmt::format("{}: expected an int", f));
         return args[k].ints[0];
     };
     try {
@@ -373,7 +430,8 @@ Value Lowerer::call(const Call& c, Loc at) {
                        f == "rep_vector" ? Base::Vector : Base::RowVector);
         }
         if (f == "rep_array") {
-            if (args.size() != 2) fail(at, "rep_array: only the one-dimensional form is supported");
+            if (args.size() != 2)
+                fail(at, "rep_array: only the one-dimensional form is supported");
             if (args[0].is_int()) {
                 Value r;
                 r.base = Base::Int;
@@ -388,19 +446,27 @@ Value Lowerer::call(const Call& c, Loc at) {
             return r;
         }
         if (f == "rep_matrix") {
-            if (args.size() == 3) return mat(rep_matrix(real_of(0), int_arg(1), int_arg(2)));
+            if (args.size() == 3)
+                return mat(rep_matrix(real_of(0), int_arg(1), int_arg(2)));
             arity(2);
-            if (args[0].base == Base::RowVector) return mat(rep_matrix_rows(real_of(0), int_arg(1)));
+            if (args[0].base == Base::RowVector)
+                return mat(rep_matrix_rows(real_of(0), int_arg(1)));
             return mat(rep_matrix(real_of(0), int_arg(1)));
         }
         if (f == "to_vector" || f == "to_row_vector") {
             arity(1);
             const Expr x = real_of(0);
-            return vec(x.shape().is_matrix() ? to_vector(x) : x.shape().is_scalar() ? rep_vector(x, 1) : x,
-                       static_cast<int>(args[0].size()), f == "to_vector" ? Base::Vector : Base::RowVector);
+            return vec(x.shape().is_matrix()   ? to_vector(x)
+                       : x.shape().is_scalar() ? rep_vector(x, 1)
+                                               : x,
+                       static_cast<int>(args[0].size()),
+                       f == "to_vector" ? Base::Vector : Base::RowVector);
         }
         if (f == "to_matrix") {
-            if (args.size() == 3) return mat(to_matrix(real_of(0).shape().is_matrix() ? to_vector(real_of(0)) : real_of(0), int_arg(1), int_arg(2)));
+            if (args.size() == 3)
+                return mat(
+                    to_matrix(real_of(0).shape().is_matrix() ? to_vector(real_of(0)) : real_of(0),
+                              int_arg(1), int_arg(2)));
             arity(1);
             return mat(real_of(0));
         }
@@ -410,7 +476,8 @@ Value Lowerer::call(const Call& c, Loc at) {
             const int n = int_arg(1);
             r.expr = f == "head" ? head(real_of(0), n) : tail(real_of(0), n);
             (r.dims.empty() ? r.sizes : r.dims)[0] = n;
-            if (r.is_int()) fail(at, fmt::format("{} of an int array is not supported", f));
+            if (r.is_int())
+                fail(at, fmt::format("{} of an int array is not supported", f));
             return r;
         }
         if (f == "segment") {
@@ -424,7 +491,8 @@ Value Lowerer::call(const Call& c, Loc at) {
             arity(2);
             const Expr x = real_of(0), y = real_of(1);
             const Expr e = append_row(x, y);
-            if (e.shape().is_matrix()) return mat(e);
+            if (e.shape().is_matrix())
+                return mat(e);
             return vec(e, e.shape().size());
         }
         if (f == "append_col") {
@@ -510,16 +578,19 @@ Value Lowerer::call(const Call& c, Loc at) {
             arity(2);
             const Expr e = f == "rows_dot_product" ? rows_dot_product(real_of(0), real_of(1))
                                                    : columns_dot_product(real_of(0), real_of(1));
-            return vec(e, e.shape().size(), f == "rows_dot_product" ? Base::Vector : Base::RowVector);
+            return vec(e, e.shape().size(),
+                       f == "rows_dot_product" ? Base::Vector : Base::RowVector);
         }
         if (f == "rows_dot_self" || f == "columns_dot_self") {
             arity(1);
-            const Expr e = f == "rows_dot_self" ? rows_dot_self(real_of(0)) : columns_dot_self(real_of(0));
+            const Expr e =
+                f == "rows_dot_self" ? rows_dot_self(real_of(0)) : columns_dot_self(real_of(0));
             return vec(e, e.shape().size(), f == "rows_dot_self" ? Base::Vector : Base::RowVector);
         }
         if (f == "softmax" || f == "log_softmax") {
             arity(1);
-            return vec(f == "softmax" ? softmax(real_of(0)) : log_softmax(real_of(0)), args[0].sizes[0]);
+            return vec(f == "softmax" ? softmax(real_of(0)) : log_softmax(real_of(0)),
+                       args[0].sizes[0]);
         }
         if (f == "cumulative_sum") {
             arity(1);
@@ -535,37 +606,111 @@ Value Lowerer::call(const Call& c, Loc at) {
 
 bool is_known_function(std::string_view f) {
     // the names `call` handles by name below (besides the tables and densities)
-    static const std::set<std::string, std::less<>> named = {
-        "pi", "e", "sqrt2", "log2", "log10", "positive_infinity", "negative_infinity",
-        "not_a_number", "machine_precision", "num_elements", "size", "rows", "cols", "max", "min",
-        "sum", "abs", "log_sum_exp", "mean", "dot_self", "prod", "variance", "sd", "dot_product",
-        "log_mix", "rep_vector", "rep_row_vector", "rep_array", "rep_matrix", "to_vector",
-        "to_row_vector", "to_matrix", "head", "tail", "segment", "append_row", "append_col", "col",
-        "row", "block", "diag_matrix", "diagonal", "diag_pre_multiply", "diag_post_multiply",
-        "quad_form", "crossprod", "tcrossprod", "transpose", "trace", "cholesky_decompose",
-        "multiply_lower_tri_self_transpose", "log_determinant", "inverse", "inverse_spd",
-        "mdivide_left_tri_low", "mdivide_right_tri_low", "rows_dot_product", "columns_dot_product",
-        "rows_dot_self", "columns_dot_self", "softmax", "log_softmax", "cumulative_sum"};
-    static const std::set<std::string, std::less<>> rngs = {
-        "normal", "std_normal", "lognormal", "exponential", "uniform", "cauchy", "logistic", "gumbel",
-        "weibull", "double_exponential", "gamma", "inv_gamma", "chi_square", "beta", "student_t",
-        "bernoulli", "bernoulli_logit", "poisson", "poisson_log", "binomial", "binomial_logit",
-        "neg_binomial_2", "neg_binomial_2_log"};
-    if (named.count(f) || elementwise_functions().count(f) || elementwise_binary_functions().count(f)) {
+    static const std::set<std::string, std::less<>> named = {"pi",
+                                                             "e",
+                                                             "sqrt2",
+                                                             "log2",
+                                                             "log10",
+                                                             "positive_infinity",
+                                                             "negative_infinity",
+                                                             "not_a_number",
+                                                             "machine_precision",
+                                                             "num_elements",
+                                                             "size",
+                                                             "rows",
+                                                             "cols",
+                                                             "max",
+                                                             "min",
+                                                             "sum",
+                                                             "abs",
+                                                             "log_sum_exp",
+                                                             "mean",
+                                                             "dot_self",
+                                                             "prod",
+                                                             "variance",
+                                                             "sd",
+                                                             "dot_product",
+                                                             "log_mix",
+                                                             "rep_vector",
+                                                             "rep_row_vector",
+                                                             "rep_array",
+                                                             "rep_matrix",
+                                                             "to_vector",
+                                                             "to_row_vector",
+                                                             "to_matrix",
+                                                             "head",
+                                                             "tail",
+                                                             "segment",
+                                                             "append_row",
+                                                             "append_col",
+                                                             "col",
+                                                             "row",
+                                                             "block",
+                                                             "diag_matrix",
+                                                             "diagonal",
+                                                             "diag_pre_multiply",
+                                                             "diag_post_multiply",
+                                                             "quad_form",
+                                                             "crossprod",
+                                                             "tcrossprod",
+                                                             "transpose",
+                                                             "trace",
+                                                             "cholesky_decompose",
+                                                             "multiply_lower_tri_self_transpose",
+                                                             "log_determinant",
+                                                             "inverse",
+                                                             "inverse_spd",
+                                                             "mdivide_left_tri_low",
+                                                             "mdivide_right_tri_low",
+                                                             "rows_dot_product",
+                                                             "columns_dot_product",
+                                                             "rows_dot_self",
+                                                             "columns_dot_self",
+                                                             "softmax",
+                                                             "log_softmax",
+                                                             "cumulative_sum"};
+    static const std::set<std::string, std::less<>> rngs = {"normal",
+                                                            "std_normal",
+                                                            "lognormal",
+                                                            "exponential",
+                                                            "uniform",
+                                                            "cauchy",
+                                                            "logistic",
+                                                            "gumbel",
+                                                            "weibull",
+                                                            "double_exponential",
+                                                            "gamma",
+                                                            "inv_gamma",
+                                                            "chi_square",
+                                                            "beta",
+                                                            "student_t",
+                                                            "bernoulli",
+                                                            "bernoulli_logit",
+                                                            "poisson",
+                                                            "poisson_log",
+                                                            "binomial",
+                                                            "binomial_logit",
+                                                            "neg_binomial_2",
+                                                            "neg_binomial_2_log"};
+    if (named.count(f) || elementwise_functions().count(f) ||
+        elementwise_binary_functions().count(f)) {
         return true;
     }
     const std::string name(f);
     if (name.size() > 4 && name.compare(name.size() - 4, 4, "_rng") == 0) {
         return rngs.count(name.substr(0, name.size() - 4)) > 0;
     }
-    if (auto [d, is_density] = density_name(name); is_density) return is_known_distribution(d);
+    if (auto [d, is_density] = density_name(name); is_density)
+        return is_known_distribution(d);
     return false;
 }
 
 bool is_known_distribution(std::string_view d) {
-    if (d == "std_normal") return true;
+    if (d == "std_normal")
+        return true;
     for (const DistInfo& info : distributions()) {
-        if (info.name == d) return true;
+        if (info.name == d)
+            return true;
     }
     return false;
 }
@@ -580,12 +725,14 @@ Value Lowerer::random_draw(const std::string& d, const std::vector<Value>& args,
     // Each iteration of the enclosing vectorised loops draws its own number.
     const int level = std::max(like.level, static_cast<int>(levels_.size()));
     like.level = level;
-    if (rank_of_value(like) > 1) fail(at, fmt::format("`{}_rng` of matrices is not supported", d));
+    if (rank_of_value(like) > 1)
+        fail(at, fmt::format("`{}_rng` of matrices is not supported", d));
     const std::int64_t n = static_cast<std::int64_t>(batch_size(level)) * like.size();
     auto input = [&](bool normal) -> Expr {
         Eigen::VectorXd& values = out_.random_input(n, normal);
         Expr e = m().data(fresh_name(normal ? "normal" : "uniform"), values);
-        if (level == 0 && rank_of_value(like) == 0) return sum(e);
+        if (level == 0 && rank_of_value(like) == 0)
+            return sum(e);
         if (level > 0 && rank_of_value(like) == 1) {
             return to_matrix(e, batch_size(level), static_cast<int>(like.size()));
         }
@@ -594,8 +741,8 @@ Value Lowerer::random_draw(const std::string& d, const std::vector<Value>& args,
     auto arg = [&](std::size_t k) { return spread(args[k], like, level, at); };
     auto expect = [&](std::size_t n_args) {
         if (args.size() != n_args) {
-            fail(at, fmt::format("{}_rng takes {} argument{}, got {}", d, n_args, n_args == 1 ? "" : "s",
-                                 args.size()));
+            fail(at, fmt::format("{}_rng takes {} argument{}, got {}", d, n_args,
+                                 n_args == 1 ? "" : "s", args.size()));
         }
     };
     Graph& g = const_cast<Graph&>(m().nodes());
@@ -607,7 +754,8 @@ Value Lowerer::random_draw(const std::string& d, const std::vector<Value>& args,
     auto sign = [](const Expr& x) { return 2.0 * step(x) - 1.0; };
     Value r = like;
     r.ints.clear();
-    if (r.base == Base::Int) r.base = Base::Real;
+    if (r.base == Base::Int)
+        r.base = Base::Real;
     bool discrete = false;
     Expr x;
     try {
@@ -713,9 +861,11 @@ Value Lowerer::random_draw(const std::string& d, const std::vector<Value>& args,
 Value Lowerer::call_log(const Value& v, Loc at) {
     Value r = v;
     r.expr = log(real(v, at));
-    if (r.is_int()) r.base = r.is_scalar() ? Base::Real : r.base;
+    if (r.is_int())
+        r.base = r.is_scalar() ? Base::Real : r.base;
     r.ints.clear();
-    if (r.base == Base::Int) r.base = Base::Real;
+    if (r.base == Base::Int)
+        r.base = Base::Real;
     return r;
 }
 

@@ -38,11 +38,15 @@ int Lowerer::batch_size(int level) const {
     return level == 0 ? 1 : levels_[static_cast<std::size_t>(level) - 1].total();
 }
 
-int Lowerer::level_of(const Value& v) const { return v.level; }
+int Lowerer::level_of(const Value& v) const {
+    return v.level;
+}
 
 Value Lowerer::at_level(const Value& v, int level, Loc at) {
-    if (v.level == level || (v.level == 0 && !v.is_known_int())) return v;
-    if (v.level > level) throw InternalError("a value cannot move to an outer vectorised level");
+    if (v.level == level || (v.level == 0 && !v.is_known_int()))
+        return v;
+    if (v.level > level)
+        throw InternalError("a value cannot move to an outer vectorised level");
     const int from = batch_size(v.level), to = batch_size(level);
     Value r = v;
     r.level = level;
@@ -71,16 +75,20 @@ Value Lowerer::at_level(const Value& v, int level, Loc at) {
 }
 
 Expr Lowerer::real(const Value& v, Loc at) {
-    if (v.is_runtime_int()) return v.expr;
+    if (v.is_runtime_int())
+        return v.expr;
     if (!v.is_int()) {
-        if (!v.expr.valid()) fail(at, "this value is used before it is assigned");
+        if (!v.expr.valid())
+            fail(at, "this value is used before it is assigned");
         return v.expr;
     }
     const std::int64_t n = static_cast<std::int64_t>(v.ints.size());
-    if (n == 1 && v.level == 0) return m().constant(v.ints[0]);
+    if (n == 1 && v.level == 0)
+        return m().constant(v.ints[0]);
     // Layout as reals: a batched scalar or a 1-d array is a vector; 2-d is a matrix.
     const int per_rank = rank_of(v);
-    const int rows = v.level > 0 ? batch_size(v.level) : (per_rank >= 1 ? v.dims.empty() ? v.sizes[0] : v.dims[0] : 1);
+    const int rows = v.level > 0 ? batch_size(v.level)
+                                 : (per_rank >= 1 ? v.dims.empty() ? v.sizes[0] : v.dims[0] : 1);
     if (per_rank + (v.level > 0 ? 1 : 0) <= 1) {
         Eigen::VectorXd x(n);
         for (std::int64_t k = 0; k < n; ++k) x[k] = v.ints[static_cast<std::size_t>(k)];
@@ -98,18 +106,20 @@ Expr Lowerer::int_data(const Value& v, Loc at) {
     if (!v.is_known_int()) {
         fail(at, fmt::format("expected integers known before the fit, got {}", type_str(v)));
     }
-    if (v.expr.valid() && v.level == 0) return v.expr;
+    if (v.expr.valid() && v.level == 0)
+        return v.expr;
     if (v.ints.size() == 1 && v.level == 0 && v.dims.empty()) {
         return m().data(fresh_name("int"), v.ints[0]);
     }
-    Eigen::VectorXi x = Eigen::Map<const Eigen::VectorXi>(v.ints.data(),
-                                                          static_cast<Eigen::Index>(v.ints.size()));
+    Eigen::VectorXi x =
+        Eigen::Map<const Eigen::VectorXi>(v.ints.data(), static_cast<Eigen::Index>(v.ints.size()));
     return m().data(fresh_name("ints"), out_.keep(std::move(x)));
 }
 
 int Lowerer::known_int(const Expression& e, const char* what) {
     const Value v = expr(e);
-    if (v.level > 0) throw NotVectorisable(e.loc, fmt::format("{} differs between iterations", what));
+    if (v.level > 0)
+        throw NotVectorisable(e.loc, fmt::format("{} differs between iterations", what));
     if (!v.is_known_int() || !v.is_scalar()) {
         fail(e.loc, fmt::format("{} must be an int, got {}", what, type_str(v)));
     }
@@ -119,16 +129,20 @@ int Lowerer::known_int(const Expression& e, const char* what) {
 // ------------------------------------------------------------------------------ variables
 
 Value Lowerer::expr(const Expression& e) {
-    if (const auto* x = e.as<IntLiteral>()) return int_scalar(static_cast<int>(x->value));
-    if (const auto* x = e.as<RealLiteral>()) return constant(x->value);
-    if (e.is<StringLiteral>()) fail(e.loc, "a string can only be printed");
+    if (const auto* x = e.as<IntLiteral>())
+        return int_scalar(static_cast<int>(x->value));
+    if (const auto* x = e.as<RealLiteral>())
+        return constant(x->value);
+    if (e.is<StringLiteral>())
+        fail(e.loc, "a string can only be printed");
     if (const auto* x = e.as<Variable>()) {
         Var* var = find(x->name);
-        if (var == nullptr) fail(e.loc, fmt::format("unknown identifier `{}`", x->name));
+        if (var == nullptr)
+            fail(e.loc, fmt::format("unknown identifier `{}`", x->name));
         if (region_ != nullptr && region_->assigned.count(x->name) &&
             var->level < static_cast<int>(levels_.size())) {
-            throw NotVectorisable(e.loc, fmt::format("`{}` is read whole in a loop that assigns it",
-                                                     x->name));
+            throw NotVectorisable(
+                e.loc, fmt::format("`{}` is read whole in a loop that assigns it", x->name));
         }
         if (!var->initialised) {
             fail(e.loc, fmt::format("`{}` is used before it is assigned", x->name));
@@ -137,13 +151,15 @@ Value Lowerer::expr(const Expression& e) {
     }
     if (const auto* x = e.as<Unary>()) {
         Value v = expr(*x->operand);
-        if (x->op == UnaryOp::Plus) return v;
+        if (x->op == UnaryOp::Plus)
+            return v;
         if (v.is_known_int()) {
             for (int& k : v.ints) k = x->op == UnaryOp::Minus ? -k : !k;
             v.expr = Expr();
             return v;
         }
-        if (x->op == UnaryOp::Not) fail(e.loc, "`!` needs an int");
+        if (x->op == UnaryOp::Not)
+            fail(e.loc, "`!` needs an int");
         v.expr = -v.expr;
         return v;
     }
@@ -154,14 +170,16 @@ Value Lowerer::expr(const Expression& e) {
     }
     if (const auto* x = e.as<Conditional>()) {
         const Value c = expr(*x->condition);
-        if (c.level > 0) throw NotVectorisable(e.loc, "a condition that differs between iterations");
+        if (c.level > 0)
+            throw NotVectorisable(e.loc, "a condition that differs between iterations");
         if (!c.is_known_int() || !c.is_scalar()) {
             fail(x->condition->loc, fmt::format("a condition must be an int, got {}", type_str(c)));
         }
         return c.ints[0] != 0 ? expr(*x->if_true) : expr(*x->if_false);
     }
     if (const auto* x = e.as<Indexed>()) {
-        if (const auto* v = x->base->as<Variable>(); v != nullptr && scan_ && scan_->name == v->name) {
+        if (const auto* v = x->base->as<Variable>();
+            v != nullptr && scan_ && scan_->name == v->name) {
             // In a recurrence: x[t - 1] is the placeholder, x[t] the value before the loop.
             Var* var = find(v->name);
             const Value read = index(var->value, x->indices, e.loc);
@@ -169,7 +187,8 @@ Value Lowerer::expr(const Expression& e) {
             positions.base = Base::Int;
             positions.dims = var->value.dims;
             positions.sizes = var->value.sizes;
-            for (std::int64_t k = 0; k < var->value.size(); ++k) positions.ints.push_back(static_cast<int>(k));
+            for (std::int64_t k = 0; k < var->value.size(); ++k)
+                positions.ints.push_back(static_cast<int>(k));
             const Value at_index = at_level(index(positions, x->indices, e.loc), 1, e.loc);
             const Var* t = find(" scan index");
             bool previous = true, same = true;
@@ -177,8 +196,12 @@ Value Lowerer::expr(const Expression& e) {
                 previous = previous && at_index.ints[k] == t->value.ints[k] - 2;
                 same = same && at_index.ints[k] == t->value.ints[k] - 1;
             }
-            if (same) return read;
-            if (!previous) throw NotVectorisable(e.loc, fmt::format("`{}` is read at an element other than the previous one", v->name));
+            if (same)
+                return read;
+            if (!previous)
+                throw NotVectorisable(
+                    e.loc,
+                    fmt::format("`{}` is read at an element other than the previous one", v->name));
             Value p = read;
             p.expr = scan_->placeholder;
             p.level = 1;
@@ -186,21 +209,22 @@ Value Lowerer::expr(const Expression& e) {
         }
         // A variable that the enclosing vectorised loop assigns may be read at the element
         // the same iteration wrote; any other read would see another iteration's value.
-        if (const auto* v = x->base->as<Variable>(); v != nullptr && region_ != nullptr &&
-                                                     region_->assigned.count(v->name)) {
+        if (const auto* v = x->base->as<Variable>();
+            v != nullptr && region_ != nullptr && region_->assigned.count(v->name)) {
             Var* var = find(v->name);
             if (var != nullptr && var->level < static_cast<int>(levels_.size())) {
                 auto w = region_->written_at.find(v->name);
                 if (w == region_->written_at.end()) {
-                    throw NotVectorisable(e.loc, fmt::format("`{}` is read before the loop assigns it",
-                                                             v->name));
+                    throw NotVectorisable(
+                        e.loc, fmt::format("`{}` is read before the loop assigns it", v->name));
                 }
                 Value positions;
                 positions.base = Base::Int;
                 positions.dims = var->value.dims;
                 positions.sizes = var->value.sizes;
                 const auto per = var->value.size();
-                for (std::int64_t k = 0; k < per; ++k) positions.ints.push_back(static_cast<int>(k));
+                for (std::int64_t k = 0; k < per; ++k)
+                    positions.ints.push_back(static_cast<int>(k));
                 const Value read = at_level(index(positions, x->indices, e.loc),
                                             static_cast<int>(levels_.size()), e.loc);
                 const int outer = batch_size(var->level);
@@ -228,7 +252,8 @@ Value Lowerer::expr(const Expression& e) {
         } else if (v.base == Base::RowVector) {
             v.base = Base::Vector;
         } else if (v.base == Base::Matrix && v.dims.empty()) {
-            if (v.level > 0) throw NotVectorisable(e.loc, "a matrix that differs between iterations");
+            if (v.level > 0)
+                throw NotVectorisable(e.loc, "a matrix that differs between iterations");
             v.expr = transpose(v.expr);
             std::swap(v.sizes[0], v.sizes[1]);
         } else {
@@ -236,7 +261,8 @@ Value Lowerer::expr(const Expression& e) {
         }
         return v;
     }
-    if (const auto* x = e.as<Call>()) return call(*x, e.loc);
+    if (const auto* x = e.as<Call>())
+        return call(*x, e.loc);
     if (const auto* x = e.as<ArrayExpr>()) {
         // {a, b, c} of scalars: an int array or a real array.
         std::vector<Value> parts;
@@ -289,25 +315,39 @@ namespace {
 
 int int_op(BinaryOp op, int a, int b, const Lowerer& L, Loc at) {
     switch (op) {
-        case BinaryOp::Add: return a + b;
-        case BinaryOp::Subtract: return a - b;
-        case BinaryOp::Multiply: return a * b;
+        case BinaryOp::Add:
+            return a + b;
+        case BinaryOp::Subtract:
+            return a - b;
+        case BinaryOp::Multiply:
+            return a * b;
         case BinaryOp::Divide:
         case BinaryOp::IntDivide:
-            if (b == 0) L.fail(at, "integer division by zero");
+            if (b == 0)
+                L.fail(at, "integer division by zero");
             return a / b;
         case BinaryOp::Modulo:
-            if (b == 0) L.fail(at, "modulus by zero");
+            if (b == 0)
+                L.fail(at, "modulus by zero");
             return a % b;
-        case BinaryOp::Less: return a < b;
-        case BinaryOp::LessEqual: return a <= b;
-        case BinaryOp::Greater: return a > b;
-        case BinaryOp::GreaterEqual: return a >= b;
-        case BinaryOp::Equal: return a == b;
-        case BinaryOp::NotEqual: return a != b;
-        case BinaryOp::And: return a && b;
-        case BinaryOp::Or: return a || b;
-        default: L.fail(at, "this operator does not apply to ints");
+        case BinaryOp::Less:
+            return a < b;
+        case BinaryOp::LessEqual:
+            return a <= b;
+        case BinaryOp::Greater:
+            return a > b;
+        case BinaryOp::GreaterEqual:
+            return a >= b;
+        case BinaryOp::Equal:
+            return a == b;
+        case BinaryOp::NotEqual:
+            return a != b;
+        case BinaryOp::And:
+            return a && b;
+        case BinaryOp::Or:
+            return a || b;
+        default:
+            L.fail(at, "this operator does not apply to ints");
     }
 }
 
@@ -320,22 +360,33 @@ bool comparison(BinaryOp op) {
         case BinaryOp::Equal:
         case BinaryOp::NotEqual:
         case BinaryOp::And:
-        case BinaryOp::Or: return true;
-        default: return false;
+        case BinaryOp::Or:
+            return true;
+        default:
+            return false;
     }
 }
 
 bool compare(BinaryOp op, double a, double b) {
     switch (op) {
-        case BinaryOp::Less: return a < b;
-        case BinaryOp::LessEqual: return a <= b;
-        case BinaryOp::Greater: return a > b;
-        case BinaryOp::GreaterEqual: return a >= b;
-        case BinaryOp::Equal: return a == b;
-        case BinaryOp::NotEqual: return a != b;
-        case BinaryOp::And: return a != 0 && b != 0;
-        case BinaryOp::Or: return a != 0 || b != 0;
-        default: return false;
+        case BinaryOp::Less:
+            return a < b;
+        case BinaryOp::LessEqual:
+            return a <= b;
+        case BinaryOp::Greater:
+            return a > b;
+        case BinaryOp::GreaterEqual:
+            return a >= b;
+        case BinaryOp::Equal:
+            return a == b;
+        case BinaryOp::NotEqual:
+            return a != b;
+        case BinaryOp::And:
+            return a != 0 && b != 0;
+        case BinaryOp::Or:
+            return a != 0 || b != 0;
+        default:
+            return false;
     }
 }
 
@@ -355,17 +406,20 @@ Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at) {
         const std::size_t n = std::max(a.ints.size(), b.ints.size());
         r.ints.assign(n, 0);
         for (std::size_t k = 0; k < n; ++k) {
-            r.ints[k] = int_op(op, a.ints[a.ints.size() == 1 ? 0 : k], b.ints[b.ints.size() == 1 ? 0 : k],
-                               *this, at);
+            r.ints[k] = int_op(op, a.ints[a.ints.size() == 1 ? 0 : k],
+                               b.ints[b.ints.size() == 1 ? 0 : k], *this, at);
         }
         return r;
     }
     if (comparison(op)) {
         // Comparisons of reals need known values: data and constants.
-        if (level > 0) throw NotVectorisable(at, "a comparison that differs between iterations");
-        if (!a0.is_scalar() || !b0.is_scalar()) fail(at, "comparisons are between scalars");
+        if (level > 0)
+            throw NotVectorisable(at, "a comparison that differs between iterations");
+        if (!a0.is_scalar() || !b0.is_scalar())
+            fail(at, "comparisons are between scalars");
         auto value = [&](const Value& v) -> double {
-            if (v.is_known_int()) return v.ints[0];
+            if (v.is_known_int())
+                return v.ints[0];
             try {
                 return m().evaluate(v.expr)[0];
             } catch (const ModelError&) {
@@ -380,7 +434,8 @@ Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at) {
     // Real arithmetic.
     Value a = a0, b = b0;
     auto promote = [&](Value& v) {
-        if (!v.is_int()) return;
+        if (!v.is_int())
+            return;
         v.expr = real(v, at);
         v.base = Base::Real;
         v.ints.clear();
@@ -396,21 +451,34 @@ Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at) {
     auto elementwise = [&](Op o, const char* symbol) -> Value {
         Value r = rank_of(a) >= rank_of(b) ? a : b;
         if (ra > 0 && rb > 0 && (a.sizes != b.sizes || a.dims != b.dims)) {
-            fail(at, fmt::format("`{}` of {} and {}: the sizes differ", symbol, type_str(a), type_str(b)));
+            fail(at, fmt::format("`{}` of {} and {}: the sizes differ", symbol, type_str(a),
+                                 type_str(b)));
         }
         if (ra > 0 && rb > 0 && (a.base != b.base)) {
-            fail(at, fmt::format("`{}` of {} and {}: the types differ", symbol, type_str(a), type_str(b)));
+            fail(at, fmt::format("`{}` of {} and {}: the types differ", symbol, type_str(a),
+                                 type_str(b)));
         }
         const Expr x = spread(a, b, level, at), y = spread(b, a, level, at);
         const bool matrices = x.shape().is_matrix() && y.shape().is_matrix();
         Expr e;
         switch (o) {
-            case Op::Add: e = x + y; break;
-            case Op::Sub: e = x - y; break;
-            case Op::Mul: e = matrices ? elt_multiply(x, y) : x * y; break;
-            case Op::Div: e = x / y; break;
-            case Op::Pow: e = pow(x, y); break;
-            default: throw InternalError("elementwise op");
+            case Op::Add:
+                e = x + y;
+                break;
+            case Op::Sub:
+                e = x - y;
+                break;
+            case Op::Mul:
+                e = matrices ? elt_multiply(x, y) : x * y;
+                break;
+            case Op::Div:
+                e = x / y;
+                break;
+            case Op::Pow:
+                e = pow(x, y);
+                break;
+            default:
+                throw InternalError("elementwise op");
         }
         r.expr = e;
         r.level = level;
@@ -418,30 +486,42 @@ Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at) {
         return r;
     };
     switch (op) {
-        case BinaryOp::Add: return elementwise(Op::Add, "+");
-        case BinaryOp::Subtract: return elementwise(Op::Sub, "-");
-        case BinaryOp::EltMultiply: return elementwise(Op::Mul, ".*");
-        case BinaryOp::EltDivide: return elementwise(Op::Div, "./");
-        case BinaryOp::EltPower: return elementwise(Op::Pow, ".^");
+        case BinaryOp::Add:
+            return elementwise(Op::Add, "+");
+        case BinaryOp::Subtract:
+            return elementwise(Op::Sub, "-");
+        case BinaryOp::EltMultiply:
+            return elementwise(Op::Mul, ".*");
+        case BinaryOp::EltDivide:
+            return elementwise(Op::Div, "./");
+        case BinaryOp::EltPower:
+            return elementwise(Op::Pow, ".^");
         case BinaryOp::Power:
-            if (ra != 0 || rb != 0) fail(at, "`^` is for scalars; use `.^` elementwise");
+            if (ra != 0 || rb != 0)
+                fail(at, "`^` is for scalars; use `.^` elementwise");
             return elementwise(Op::Pow, "^");
         case BinaryOp::Divide:
-            if (rb != 0) fail(at, fmt::format("`/` by {}: divide by a scalar, or use `./`", type_str(b)));
+            if (rb != 0)
+                fail(at, fmt::format("`/` by {}: divide by a scalar, or use `./`", type_str(b)));
             return elementwise(Op::Div, "/");
         case BinaryOp::Multiply: {
-            if (ra == 0 || rb == 0) return elementwise(Op::Mul, "*");
+            if (ra == 0 || rb == 0)
+                return elementwise(Op::Mul, "*");
             if (!a.dims.empty() || !b.dims.empty()) {
-                fail(at, fmt::format("`*` of {} and {}: arrays have no product", type_str(a), type_str(b)));
+                fail(at, fmt::format("`*` of {} and {}: arrays have no product", type_str(a),
+                                     type_str(b)));
             }
             Value r;
             r.level = level;
             // row_vector * vector: a scalar
             if (a.base == Base::RowVector && b.base == Base::Vector) {
-                if (a.sizes[0] != b.sizes[0]) fail(at, fmt::format("`*` of {} and {}: the sizes differ", type_str(a), type_str(b)));
+                if (a.sizes[0] != b.sizes[0])
+                    fail(at, fmt::format("`*` of {} and {}: the sizes differ", type_str(a),
+                                         type_str(b)));
                 r.base = Base::Real;
                 if (a.level > 0 && b.level > 0) {
-                    r.expr = rows_dot_product(at_level(a, level, at).expr, at_level(b, level, at).expr);
+                    r.expr =
+                        rows_dot_product(at_level(a, level, at).expr, at_level(b, level, at).expr);
                 } else if (a.level > 0) {
                     r.expr = at_level(a, level, at).expr * b.expr;
                 } else if (b.level > 0) {
@@ -453,23 +533,32 @@ Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at) {
             }
             // matrix * vector: a vector
             if (a.base == Base::Matrix && b.base == Base::Vector) {
-                if (a.level > 0) throw NotVectorisable(at, "a matrix that differs between iterations");
-                if (a.sizes[1] != b.sizes[0]) fail(at, fmt::format("`*` of {} and {}: the sizes differ", type_str(a), type_str(b)));
+                if (a.level > 0)
+                    throw NotVectorisable(at, "a matrix that differs between iterations");
+                if (a.sizes[1] != b.sizes[0])
+                    fail(at, fmt::format("`*` of {} and {}: the sizes differ", type_str(a),
+                                         type_str(b)));
                 r.base = Base::Vector;
                 r.sizes = {a.sizes[0]};
-                r.expr = b.level > 0 ? at_level(b, level, at).expr * transpose(a.expr) : a.expr * b.expr;
+                r.expr =
+                    b.level > 0 ? at_level(b, level, at).expr * transpose(a.expr) : a.expr * b.expr;
                 return r;
             }
             // row_vector * matrix: a row vector
             if (a.base == Base::RowVector && b.base == Base::Matrix) {
-                if (b.level > 0) throw NotVectorisable(at, "a matrix that differs between iterations");
-                if (a.sizes[0] != b.sizes[0]) fail(at, fmt::format("`*` of {} and {}: the sizes differ", type_str(a), type_str(b)));
+                if (b.level > 0)
+                    throw NotVectorisable(at, "a matrix that differs between iterations");
+                if (a.sizes[0] != b.sizes[0])
+                    fail(at, fmt::format("`*` of {} and {}: the sizes differ", type_str(a),
+                                         type_str(b)));
                 r.base = Base::RowVector;
                 r.sizes = {b.sizes[1]};
-                r.expr = a.level > 0 ? at_level(a, level, at).expr * b.expr : transpose(b.expr) * a.expr;
+                r.expr =
+                    a.level > 0 ? at_level(a, level, at).expr * b.expr : transpose(b.expr) * a.expr;
                 return r;
             }
-            if (level > 0) throw NotVectorisable(at, "a matrix that differs between iterations");
+            if (level > 0)
+                throw NotVectorisable(at, "a matrix that differs between iterations");
             // vector * row_vector: the outer product
             if (a.base == Base::Vector && b.base == Base::RowVector) {
                 r.base = Base::Matrix;
@@ -478,7 +567,9 @@ Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at) {
                 return r;
             }
             if (a.base == Base::Matrix && b.base == Base::Matrix) {
-                if (a.sizes[1] != b.sizes[0]) fail(at, fmt::format("`*` of {} and {}: the sizes differ", type_str(a), type_str(b)));
+                if (a.sizes[1] != b.sizes[0])
+                    fail(at, fmt::format("`*` of {} and {}: the sizes differ", type_str(a),
+                                         type_str(b)));
                 r.base = Base::Matrix;
                 r.sizes = {a.sizes[0], b.sizes[1]};
                 r.expr = a.expr * b.expr;
@@ -487,8 +578,10 @@ Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at) {
             fail(at, fmt::format("`*` of {} and {}: no such product (use `.*` elementwise)",
                                  type_str(a), type_str(b)));
         }
-        case BinaryOp::LeftDivide: fail(at, "`\\` (left division) is not supported");
-        default: break;
+        case BinaryOp::LeftDivide:
+            fail(at, "`\\` (left division) is not supported");
+        default:
+            break;
     }
     fail(at, fmt::format("`{}` of {} and {} is not supported", binary_op_info(op).symbol,
                          type_str(a), type_str(b)));
@@ -496,14 +589,18 @@ Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at) {
 
 Expr Lowerer::spread(const Value& v, const Value& like, int level, Loc at) {
     const int rv = rank_of(v), rl = rank_of(like);
-    if (level == 0) return real(v, at);
+    if (level == 0)
+        return real(v, at);
     if (v.level == 0) {
-        if (rv == 0) return real(v, at);  // a scalar broadcasts
-        if (rv == 1) return rep_matrix_rows(real(v, at), batch_size(level));
+        if (rv == 0)
+            return real(v, at);  // a scalar broadcasts
+        if (rv == 1)
+            return rep_matrix_rows(real(v, at), batch_size(level));
     }
     // batched: bring to this level
     const Value w = at_level(v, level, at);
-    if (rv == 0 && rl == 1) return rep_matrix(real(w, at), like.sizes.empty() ? like.dims[0] : like.sizes[0]);
+    if (rv == 0 && rl == 1)
+        return rep_matrix(real(w, at), like.sizes.empty() ? like.dims[0] : like.sizes[0]);
     return real(w, at);
 }
 
@@ -544,8 +641,10 @@ Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc a
         if (ix.is_range) {
             p.single = false;
             int lo = 1, hi = n;
-            if (ix.lower) lo = known_int(**ix.lower, "a slice bound");
-            if (ix.upper) hi = known_int(**ix.upper, "a slice bound");
+            if (ix.lower)
+                lo = known_int(**ix.lower, "a slice bound");
+            if (ix.upper)
+                hi = known_int(**ix.upper, "a slice bound");
             p.all = !ix.lower && !ix.upper;
             if (hi >= lo) {
                 check(lo, ix.loc);
@@ -554,7 +653,9 @@ Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc a
             for (int i = lo; i <= hi; ++i) p.at.push_back(i - 1);
         } else {
             const Value v = expr(**ix.lower);
-            if (!v.is_known_int()) fail(ix.loc, fmt::format("an index must be an int or int array, got {}", type_str(v)));
+            if (!v.is_known_int())
+                fail(ix.loc,
+                     fmt::format("an index must be an int or int array, got {}", type_str(v)));
             if (v.is_scalar()) {
                 p.level = v.level;
                 for (int i : v.ints) {
@@ -586,7 +687,8 @@ Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc a
         const bool is_dim = k < nd;
         int len = extents[k];
         if (k < picks.size()) {
-            if (picks[k].single) continue;
+            if (picks[k].single)
+                continue;
             len = static_cast<int>(picks[k].at.size());
         }
         (is_dim ? r.dims : r.sizes).push_back(len);
@@ -599,7 +701,8 @@ Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc a
     if ((base.base == Base::Vector || base.base == Base::RowVector) && r.sizes.empty()) {
         r.base = base.is_int() ? Base::Int : Base::Real;
     }
-    if (base.base == Base::Matrix && r.sizes.empty()) r.base = Base::Real;
+    if (base.base == Base::Matrix && r.sizes.empty())
+        r.base = Base::Real;
 
     // Pad the picks to all extents with `all`.
     for (std::size_t k = picks.size(); k < extents.size(); ++k) {
@@ -612,13 +715,14 @@ Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc a
     // Flat positions of the selection, per iteration: the base is column-major over
     // extents, the result column-major over its kept extents.
     auto index_at = [&](const Pick& p, int t, int j) {
-        if (!p.single) return p.at[static_cast<std::size_t>(j)];
+        if (!p.single)
+            return p.at[static_cast<std::size_t>(j)];
         return p.at.size() == 1 ? p.at[0] : p.at[static_cast<std::size_t>(t % batch_size(p.level))];
     };
     std::vector<int> kept_len;
     for (const Pick& p : picks) kept_len.push_back(p.single ? 1 : static_cast<int>(p.at.size()));
-    const std::int64_t per = std::accumulate(kept_len.begin(), kept_len.end(), std::int64_t{1},
-                                             std::multiplies<>());
+    const std::int64_t per =
+        std::accumulate(kept_len.begin(), kept_len.end(), std::int64_t{1}, std::multiplies<>());
     std::vector<std::int64_t> stride(extents.size(), 1);
     for (std::size_t k = 1; k < extents.size(); ++k) stride[k] = stride[k - 1] * extents[k - 1];
     const std::int64_t base_size = stride.empty() ? 1 : stride.back() * extents.back();
@@ -633,7 +737,8 @@ Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc a
                 rest /= kept_len[k];
                 off += stride[k] * index_at(picks[k], t, j);
             }
-            position[static_cast<std::size_t>(t + B * e)] = base.level > 0 ? (t % Bb) + Bb * off : off;
+            position[static_cast<std::size_t>(t + B * e)] =
+                base.level > 0 ? (t % Bb) + Bb * off : off;
         }
     }
     if (base.is_known_int()) {
@@ -644,7 +749,8 @@ Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc a
         r.expr = Expr();
         return r;
     }
-    if (!base.expr.valid()) fail(at, "indexing a value that is not assigned");
+    if (!base.expr.valid())
+        fail(at, "indexing a value that is not assigned");
     // Reals: contiguous runs become slices, the rest a gather from the flattened base.
     const Shape bs = base.expr.shape();
     Expr flat = bs.is_matrix() ? to_vector(base.expr) : base.expr;
@@ -660,17 +766,21 @@ Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc a
         picked = flat;
     } else if (contiguous) {
         // An empty selection (`h[3:2]`, `h[:0]`) is an empty segment: Stan's empty slice.
-        picked = segment(flat, total == 0 ? 0 : static_cast<int>(position[0]), static_cast<int>(total));
+        picked =
+            segment(flat, total == 0 ? 0 : static_cast<int>(position[0]), static_cast<int>(total));
     } else {
         Eigen::VectorXi idx(total);
-        for (std::int64_t k = 0; k < total; ++k) idx[k] = static_cast<int>(position[static_cast<std::size_t>(k)]);
+        for (std::int64_t k = 0; k < total; ++k)
+            idx[k] = static_cast<int>(position[static_cast<std::size_t>(k)]);
         picked = flat[m().data(fresh_name("index"), out_.keep(std::move(idx)))];
     }
     (void)base_size;
     // Back to the result's layout.
     const int r_rank = rank_of(r) + (level > 0 ? 1 : 0);
     if (r_rank == 0) {
-        r.expr = total == 1 && picked.shape().size() == 1 && !picked.shape().is_scalar() ? sum(picked) : picked;
+        r.expr = total == 1 && picked.shape().size() == 1 && !picked.shape().is_scalar()
+                     ? sum(picked)
+                     : picked;
     } else if (r_rank == 1) {
         r.expr = picked;
     } else {

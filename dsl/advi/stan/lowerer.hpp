@@ -18,10 +18,10 @@
 #include <advi/cpp/linalg.hpp>
 #include <advi/cpp/math.hpp>
 #include <advi/cpp/model.hpp>
+#include <advi/io/data_table.hpp>
 #include <advi/stan/ast.hpp>
 #include <advi/stan/lower.hpp>
 #include <advi/stan/value.hpp>
-#include <advi/io/data_table.hpp>
 
 namespace advi::stan {
 
@@ -52,9 +52,9 @@ struct Var {
 // so that a body that turns out not to be vectorisable leaves nothing behind.
 struct Region {
     std::vector<std::function<void()>> effects;
-    std::map<std::string, Value> written;              // variables of outer scopes, new values
+    std::map<std::string, Value> written;                // variables of outer scopes, new values
     std::map<std::string, std::vector<int>> written_at;  // element written at each iteration
-    std::set<std::string> assigned;                     // names assigned anywhere in the body
+    std::set<std::string> assigned;                      // names assigned anywhere in the body
 };
 
 class Lowerer {
@@ -93,8 +93,8 @@ public:
     Value call_log1m(const Value& v, Loc at);
     static int rank_of_value(const Value& v);
     // log p(y | args) for `y ~ d(args)` (summed) or inside an expression (per iteration).
-    Expr density(const std::string& dist, const Value& y, const std::vector<Value>& args,
-                 Loc at, bool per_iteration);
+    Expr density(const std::string& dist, const Value& y, const std::vector<Value>& args, Loc at,
+                 bool per_iteration);
 
     // --- statements (lower.cpp)
     void statement(const Statement& s);
@@ -133,7 +133,8 @@ private:
     void model_block();
     void generated_quantities_block();
     void declare(Loc at, const std::string& name, Var v);
-    Value declared_shape(const SizedType& t, const std::string& name);  // base, dims, sizes; no value
+    Value declared_shape(const SizedType& t,
+                         const std::string& name);  // base, dims, sizes; no value
     void local_declaration(const VarDecl& d, Loc at);
     void assign(const Assign& a, Loc at);
     void assign_indexed(const std::string& name, Var& var, const std::vector<Index>& indices,

@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include <advi/stan/large_stack.hpp>
 #include <advi/io/source_text.hpp>
+#include <advi/stan/large_stack.hpp>
 
 #include <advi/stan/grammar/grammar.hpp>
 
@@ -56,7 +56,6 @@ bool is_stan_char(char c) {
         return true;
     return std::string_view("{}()[]<>,;|?:!-+^'*/%\\.&=~\"#").find(c) != std::string_view::npos;
 }
-
 
 ParseError syntax_error(std::string_view file, std::string_view text, std::size_t at,
                         std::string message, bool exact) {

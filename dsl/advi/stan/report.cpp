@@ -75,7 +75,8 @@ std::string summary_rows(const ReportedDraws& d) {
                 label += "]";
             }
             Eigen::VectorXd x = d.draws.col(offset + k);
-            if (x.size() == 0) continue;
+            if (x.size() == 0)
+                continue;
             std::sort(x.data(), x.data() + x.size());
             auto q = [&](double p) {
                 const double at = p * static_cast<double>(x.size() - 1);
@@ -87,8 +88,8 @@ std::string summary_rows(const ReportedDraws& d) {
             const double sd = x.size() > 1 ? std::sqrt((x.array() - mean).square().sum() /
                                                        static_cast<double>(x.size() - 1))
                                            : 0.0;
-            s += fmt::format("{:<20} {:>12.4g} {:>12.4g} {:>12.4g} {:>12.4g} {:>12.4g}\n", label, mean, sd,
-                             q(0.05), q(0.5), q(0.95));
+            s += fmt::format("{:<20} {:>12.4g} {:>12.4g} {:>12.4g} {:>12.4g} {:>12.4g}\n", label,
+                             mean, sd, q(0.05), q(0.5), q(0.95));
         }
         offset += size;
     }

@@ -12,8 +12,8 @@
 #include <Eigen/Core>
 
 #include <advi/compile/theta_program.hpp>
-#include <advi/stan/lower.hpp>
 #include <advi/fit/fit.hpp>
+#include <advi/stan/lower.hpp>
 
 namespace advi::stan {
 

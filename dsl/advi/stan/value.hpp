@@ -31,7 +31,9 @@ struct Value {
     [[nodiscard]] bool is_int() const { return base == Base::Int; }
     // An int known only per draw (an _rng result in generated quantities): its values are
     // in `expr`, integral reals.
-    [[nodiscard]] bool is_runtime_int() const { return base == Base::Int && ints.empty() && expr.valid(); }
+    [[nodiscard]] bool is_runtime_int() const {
+        return base == Base::Int && ints.empty() && expr.valid();
+    }
     // Ints known while lowering.
     [[nodiscard]] bool is_known_int() const { return base == Base::Int && !is_runtime_int(); }
     [[nodiscard]] bool is_scalar() const { return dims.empty() && sizes.empty(); }

@@ -9,6 +9,8 @@ namespace advi {
 
 enum class DType : std::uint8_t { Real, Int };
 
-[[nodiscard]] inline std::string dtype_name(DType t) { return t == DType::Real ? "real" : "int"; }
+[[nodiscard]] inline std::string dtype_name(DType t) {
+    return t == DType::Real ? "real" : "int";
+}
 
 }  // namespace advi

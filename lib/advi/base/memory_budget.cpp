@@ -14,18 +14,20 @@ namespace {
 
 // cgroup v2's memory.max ("max" or bytes), else v1's limit_in_bytes; nothing if neither.
 std::optional<std::int64_t> cgroup_limit() {
-    for (const char* file : {"/sys/fs/cgroup/memory.max",
-                             "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    for (const char* file :
+         {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
         std::ifstream in(file);
         long long bytes = 0;
-        if (in >> bytes && bytes > 0) return bytes;
+        if (in >> bytes && bytes > 0)
+            return bytes;
     }
     return std::nullopt;
 }
 
 std::int64_t physical_memory() {
     const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-    if (pages <= 0 || page <= 0) return std::numeric_limits<std::int64_t>::max();
+    if (pages <= 0 || page <= 0)
+        return std::numeric_limits<std::int64_t>::max();
     return checked_product({pages, page}).value_or(std::numeric_limits<std::int64_t>::max());
 }
 
@@ -56,7 +58,8 @@ void set_memory_budget_bytes(std::int64_t bytes) {
 std::optional<std::int64_t> checked_product(std::span<const std::int64_t> factors) {
     std::int64_t n = 1;
     for (const std::int64_t f : factors) {
-        if (f < 0 || __builtin_mul_overflow(n, f, &n)) return std::nullopt;
+        if (f < 0 || __builtin_mul_overflow(n, f, &n))
+            return std::nullopt;
     }
     return n;
 }

@@ -33,14 +33,15 @@ void set_memory_budget_bytes(std::int64_t bytes);
 
 // The product of `factors` (all >= 0), or nothing if it overflows int64.
 [[nodiscard]] std::optional<std::int64_t> checked_product(std::span<const std::int64_t> factors);
-[[nodiscard]] std::optional<std::int64_t> checked_product(std::initializer_list<std::int64_t> factors);
+[[nodiscard]] std::optional<std::int64_t> checked_product(
+    std::initializer_list<std::int64_t> factors);
 
 // "80 GB", "512 MB", "3.2 kB".
 [[nodiscard]] std::string format_bytes(double bytes);
 
 // Throws SizeError "`what` needs 80 GB (10000000000 elements of 8 bytes), more than this
-// machine's 25.3 GB of memory" when `elements` of `bytes_per_element` exceed the budget. `elements` is nothing
-// when its product overflowed ("`what`: 100000 x 100000 x ... elements overflow").
+// machine's 25.3 GB of memory" when `elements` of `bytes_per_element` exceed the budget. `elements`
+// is nothing when its product overflowed ("`what`: 100000 x 100000 x ... elements overflow").
 void require_memory(std::string_view what, std::optional<std::int64_t> elements,
                     std::int64_t bytes_per_element = 8);
 

@@ -20,7 +20,8 @@ struct Substituted {
 std::vector<SupportArg*> expression_args(Support& s) {
     std::vector<SupportArg*> out;
     for (SupportArg* a : {&s.lower, &s.upper, &s.offset, &s.multiplier}) {
-        if (a->is_expression()) out.push_back(a);
+        if (a->is_expression())
+            out.push_back(a);
     }
     return out;
 }
@@ -45,21 +46,24 @@ Substituted substitute(const ModelSpec& m) {
     s.logdet.assign(m.latents.size(), kNoNode);
     std::vector<NodeId> map(src.size(), kNoNode);
     s.graph = rebuild(src, [&](Graph& out, const Node& n, NodeId old) {
-        if (n.op != Op::Param) return map[old] = out.intern(n);
+        if (n.op != Op::Param)
+            return map[old] = out.intern(n);
         const auto k = static_cast<std::size_t>(n.index);
-        if (k >= m.latents.size()) throw InternalError("constrain: Param leaf without a latent");
+        if (k >= m.latents.size())
+            throw InternalError("constrain: Param leaf without a latent");
         const LatentVariable& v = m.latents[k];
         Support support = v.support;
         for (SupportArg* a : expression_args(support)) {
-            if (a->node < 0 || a->node >= static_cast<NodeId>(map.size()) || map[a->node] == kNoNode) {
+            if (a->node < 0 || a->node >= static_cast<NodeId>(map.size()) ||
+                map[a->node] == kNoNode) {
                 throw InternalError(fmt::format(
                     "constrain: the support of `{}` reads a node that is not before it", v.name));
             }
             a->node = map[a->node];
         }
         const Transform& t = transform_for(support, v.positive);
-        const NodeId zeta = out.leaf(Op::Zeta, t.unconstrained_shape(v.shape), DType::Real,
-                                     offsets[k], v.name);
+        const NodeId zeta =
+            out.leaf(Op::Zeta, t.unconstrained_shape(v.shape), DType::Real, offsets[k], v.name);
         s.theta[k] = t.constrain(out, zeta, v.shape, support);
         s.logdet[k] = t.log_abs_det_jacobian(out, zeta, s.theta[k], support);
         return map[old] = s.theta[k];
@@ -73,7 +77,8 @@ Graph constrain(const ModelSpec& m) {
     Substituted s = substitute(m);
     Graph& g = s.graph;
     auto lp = g.output("lp");
-    if (!lp) throw InternalError("constrain: the model graph has no output `lp`");
+    if (!lp)
+        throw InternalError("constrain: the model graph has no output `lp`");
     NodeId total = *lp;
     for (NodeId d : s.logdet) total = g.apply(Op::Add, total, d);
     g.clear_outputs();

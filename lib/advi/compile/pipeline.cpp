@@ -5,9 +5,9 @@
 #include <iostream>
 #include <string>
 
+#include <advi/compile/constrain.hpp>
 #include <advi/diff/reverse.hpp>
 #include <advi/diff/simplify.hpp>
-#include <advi/compile/constrain.hpp>
 
 namespace advi {
 namespace {
@@ -17,13 +17,15 @@ bool dump(std::string_view stage) {
         const char* e = std::getenv("ADVI_DUMP");
         return std::string(e ? e : "");
     }();
-    if (wanted.empty()) return false;
-    return wanted == "all" || (',' + wanted + ',').find(',' + std::string(stage) + ',') !=
-                                  std::string::npos;
+    if (wanted.empty())
+        return false;
+    return wanted == "all" ||
+           (',' + wanted + ',').find(',' + std::string(stage) + ',') != std::string::npos;
 }
 
 void show(std::string_view stage, const Graph& g) {
-    if (dump(stage)) std::cerr << "# after " << stage << " (" << g.size() << " nodes)\n" << g;
+    if (dump(stage))
+        std::cerr << "# after " << stage << " (" << g.size() << " nodes)\n" << g;
 }
 
 }  // namespace
@@ -46,7 +48,8 @@ Stages stages(const ModelSpec& m) {
 Program compile(const ModelSpec& m) {
     Stages s = stages(m);
     Program p = Program::compile(s.simplified, m.data, m.zeta_dim(), m.zeta_dim());
-    if (dump("program")) std::cerr << "# program\n" << p.str();
+    if (dump("program"))
+        std::cerr << "# program\n" << p.str();
     return p;
 }
 

@@ -31,8 +31,10 @@ constexpr int kRowBlockDoubles = 1 << 15;
 // Returns the start offset, or -1.
 std::int64_t alias_start(const Graph& g, NodeId id) {
     const Node& n = g[id];
-    if (n.op == Op::Reshape) return 0;
-    if (n.op != Op::Block) return -1;
+    if (n.op == Op::Reshape)
+        return 0;
+    if (n.op != Op::Block)
+        return -1;
     const Shape& in = g[n.in[0]].shape;
     // Whole columns, or a run within one column.
     if (n.shape.rows == in.rows || n.shape.cols == 1) {
@@ -54,17 +56,32 @@ bool contiguous_embed(const Graph& g, NodeId id) {
 }  // namespace
 
 Program::Program(const Program& other)
-    : nodes_(other.nodes_), labels_(other.labels_), data_(other.data_),
-      prologue_(other.prologue_), body_(other.body_), groups_(other.groups_),
-      outputs_(other.outputs_), lp_(other.lp_), has_lp_(other.has_lp_), arena_(other.arena_),
-      persistent_(other.persistent_), transient_(other.transient_),
-      block_doubles_(other.block_doubles_), partial_doubles_(other.partial_doubles_),
-      input_base_(other.input_base_), block_base_(other.block_base_),
-      partial_base_(other.partial_base_), sums_base_(other.sums_base_),
+    : nodes_(other.nodes_),
+      labels_(other.labels_),
+      data_(other.data_),
+      prologue_(other.prologue_),
+      body_(other.body_),
+      groups_(other.groups_),
+      outputs_(other.outputs_),
+      lp_(other.lp_),
+      has_lp_(other.has_lp_),
+      arena_(other.arena_),
+      persistent_(other.persistent_),
+      transient_(other.transient_),
+      block_doubles_(other.block_doubles_),
+      partial_doubles_(other.partial_doubles_),
+      input_base_(other.input_base_),
+      block_base_(other.block_base_),
+      partial_base_(other.partial_base_),
+      sums_base_(other.sums_base_),
       sums_per_part_(other.sums_per_part_),
-      scratch_doubles_(other.scratch_doubles_), scratch_base_(other.scratch_base_),
-      node_bytes_(other.node_bytes_), data_bytes_per_run_(other.data_bytes_per_run_),
-      input_dim_(other.input_dim_), output_dim_(other.output_dim_), threads_(other.threads_),
+      scratch_doubles_(other.scratch_doubles_),
+      scratch_base_(other.scratch_base_),
+      node_bytes_(other.node_bytes_),
+      data_bytes_per_run_(other.data_bytes_per_run_),
+      input_dim_(other.input_dim_),
+      output_dim_(other.output_dim_),
+      threads_(other.threads_),
       pool_(other.pool_) {
     // The copy's instructions must point into its own arena.
     for (auto& ins : prologue_) bind_instr(ins);
@@ -81,8 +98,8 @@ Program& Program::operator=(const Program& other) {
     return *this;
 }
 
-Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_dim,
-                         int output_dim, int threads) {
+Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_dim, int output_dim,
+                         int threads) {
     Program p;
     p.data_ = std::move(data);
     p.input_dim_ = input_dim;
@@ -104,9 +121,11 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
     std::vector<bool> alias(n, false);
     for (NodeId id = 0; id < n; ++id) {
         source[id] = id;
-        if (!live[id] || g[id].arity() == 0) continue;
+        if (!live[id] || g[id].arity() == 0)
+            continue;
         const std::int64_t s = alias_start(g, id);
-        if (s < 0) continue;
+        if (s < 0)
+            continue;
         alias[id] = true;
         source[id] = source[g[id].in[0]];
         start[id] = start[g[id].in[0]] + s;
@@ -120,7 +139,8 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
     std::vector<int> readers(n, 0);
     std::vector<NodeId> reader(n, kNoNode);
     for (NodeId id = 0; id < n; ++id) {
-        if (!live[id]) continue;
+        if (!live[id])
+            continue;
         for (int k = 0; k < g[id].arity(); ++k) {
             const NodeId in = g[id].in[k];
             if (reader[in] != id) {
@@ -148,26 +168,36 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
             return false;
         }
         switch (node.op) {
-            case Op::Gather: return g[node.in[1]].op == Op::Data && node.shape.cols == 1;
-            case Op::MatVec: return rows_operand(node.in[0]);
+            case Op::Gather:
+                return g[node.in[1]].op == Op::Data && node.shape.cols == 1;
+            case Op::MatVec:
+                return rows_operand(node.in[0]);
             case Op::RepCols:
             case Op::RepRows:
-            case Op::Broadcast: return true;
-            case Op::Embed: return contiguous_embed(g, id);
-            default: return op_info(node.op).elementwise;
+            case Op::Broadcast:
+                return true;
+            case Op::Embed:
+                return contiguous_embed(g, id);
+            default:
+                return op_info(node.op).elementwise;
         }
     };
     // Whether input slot k of a loop op is read at the block's offset.
     auto sliced_slot = [&](NodeId r, int k) {
         switch (g[r].op) {
-            case Op::Gather: return k == 1;
-            case Op::MatVec: return false;      // rows of the matrix, the whole vector
-            case Op::MatTVec: return k == 1;    // the block of r
+            case Op::Gather:
+                return k == 1;
+            case Op::MatVec:
+                return false;  // rows of the matrix, the whole vector
+            case Op::MatTVec:
+                return k == 1;  // the block of r
             case Op::RepCols:
             case Op::RepRows:
             case Op::Broadcast:
-            case Op::Embed: return false;
-            default: return true;
+            case Op::Embed:
+                return false;
+            default:
+                return true;
         }
     };
     auto scatter_root = [&](NodeId r) {
@@ -176,13 +206,15 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
     };
     std::vector<bool> internal(n, false);
     for (NodeId id = 0; id < n; ++id) {
-        if (!live[id] || !loop_op(id) || is_output[id] || readers[id] != 1) continue;
+        if (!live[id] || !loop_op(id) || is_output[id] || readers[id] != 1)
+            continue;
         const NodeId r = reader[id];
         const int size = g[id].shape.size();
         bool ok = false;
         if (loop_op(r) && g[r].shape.size() == size) {
             ok = true;
-            for (int k = 0; k < g[r].arity(); ++k) ok = ok && (g[r].in[k] != id || sliced_slot(r, k));
+            for (int k = 0; k < g[r].arity(); ++k)
+                ok = ok && (g[r].in[k] != id || sliced_slot(r, k));
         } else if (g[r].op == Op::Sum && g.is_variable(r)) {
             ok = true;
         } else if (scatter_root(r)) {
@@ -194,11 +226,13 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
     }
     std::vector<NodeId> root(n, kNoNode);
     for (NodeId id = n - 1; id >= 0; --id) {
-        if (internal[id]) root[id] = internal[reader[id]] ? root[reader[id]] : reader[id];
+        if (internal[id])
+            root[id] = internal[reader[id]] ? root[reader[id]] : reader[id];
     }
     std::vector<std::vector<NodeId>> members(n);
     for (NodeId id = 0; id < n; ++id) {
-        if (internal[id]) members[root[id]].push_back(id);
+        if (internal[id])
+            members[root[id]].push_back(id);
     }
     auto computed = [&](NodeId id) {
         const Op op = g[id].op;
@@ -208,14 +242,16 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
     // from data indices (so that they split over threads and share loops), and any node
     // with members.
     auto loop_root = [&](NodeId id) {
-        if (!g.is_variable(id) || internal[id]) return false;
+        if (!g.is_variable(id) || internal[id])
+            return false;
         const Node& node = g[id];
         return loop_op(id) || !members[id].empty() || scatter_root(id) || rows_tvec_root(id) ||
                (node.op == Op::Sum && g[node.in[0]].shape.size() >= 2);
     };
     auto loop_length = [&](NodeId id) {
         const Node& node = g[id];
-        if (rows_tvec_root(id)) return g[node.in[0]].shape.rows;
+        if (rows_tvec_root(id))
+            return g[node.in[0]].shape.rows;
         return node.op == Op::Sum || node.op == Op::ScatterAdd ? g[node.in[0]].shape.size()
                                                                : node.shape.size();
     };
@@ -251,10 +287,13 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
         for (NodeId m : steps) {
             for (int k = 0; k < g[m].arity(); ++k) {
                 const NodeId x = g[m].in[k];
-                if (internal[x] && root[x] == r) continue;
+                if (internal[x] && root[x] == r)
+                    continue;
                 const NodeId xs = source[x];
-                if (!g.is_variable(xs) || g[xs].op == Op::Zeta) continue;
-                if (unit_of[xs] >= 0 && unit_of[xs] < u) continue;
+                if (!g.is_variable(xs) || g[xs].op == Op::Zeta)
+                    continue;
+                if (unit_of[xs] >= 0 && unit_of[xs] < u)
+                    continue;
                 if (unit_of[xs] == u && x == xs && stored_root[xs] && reads_sliced(m, k, len)) {
                     continue;
                 }
@@ -264,7 +303,8 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
         return true;
     };
     for (NodeId id = 0; id < n; ++id) {
-        if (!computed(id) || internal[id]) continue;
+        if (!computed(id) || internal[id])
+            continue;
         if (!loop_root(id)) {
             unit_of[id] = static_cast<int>(units.size());
             units.push_back({{id}, false, 0});
@@ -290,7 +330,8 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
     const int end_of_run = static_cast<int>(units.size());
     std::vector<int> last_use(n, -1);
     for (NodeId id = 0; id < n; ++id) {
-        if (!computed(id)) continue;
+        if (!computed(id))
+            continue;
         for (int k = 0; k < g[id].arity(); ++k) {
             const NodeId in = source[g[id].in[k]];
             last_use[in] = std::max(last_use[in], position(id));
@@ -302,7 +343,8 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
     for (const auto& o : g.outputs()) kept[source[o.id]] = true;
     std::vector<bool> data_read(p.data_.size(), false), data_only_read(n, false);
     for (NodeId id = 0; id < n; ++id) {
-        if (!live[id] || alias[id] || !g.is_variable(id)) continue;
+        if (!live[id] || alias[id] || !g.is_variable(id))
+            continue;
         for (int k = 0; k < g[id].arity(); ++k) {
             const NodeId in = source[g[id].in[k]];
             kept[in] = true;
@@ -316,7 +358,8 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
                 // a value computed from data once (to_real of counts, lgamma(y + 1)) is
                 // read like data
                 data_only_read[in] = true;
-                p.data_bytes_per_run_ += static_cast<std::size_t>(g[in].shape.size()) * sizeof(double);
+                p.data_bytes_per_run_ +=
+                    static_cast<std::size_t>(g[in].shape.size()) * sizeof(double);
             }
         }
     }
@@ -335,7 +378,8 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
             const int have = it->first;
             const std::int64_t off = it->second;
             free_slots.erase(it);
-            if (have > size) free_slots.emplace(have - size, off + size);  // keep the rest
+            if (have > size)
+                free_slots.emplace(have - size, off + size);  // keep the rest
             return off;
         }
         const auto off = static_cast<std::int64_t>(transient);
@@ -349,7 +393,8 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
         const Node& node = g[id];
         for (int k = 0; k < node.arity(); ++k) {
             const NodeId in = source[node.in[k]];
-            if (!transient_slot[in] || last_use[in] != at || released[in]) continue;
+            if (!transient_slot[in] || last_use[in] != at || released[in])
+                continue;
             released[in] = true;
             free_slots.emplace(g[in].shape.size(), refs[in].offset);
         }
@@ -370,23 +415,31 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
     };
     auto step_access = [&](NodeId id) {
         switch (g[id].op) {
-            case Op::RepCols: return Access::RepCols;
-            case Op::RepRows: return Access::RepRows;
-            case Op::Embed: return Access::Embed;
-            case Op::Broadcast: return Access::Fill;
-            case Op::MatVec: return Access::RowsMatVec;
-            default: return Access::Kernel;
+            case Op::RepCols:
+                return Access::RepCols;
+            case Op::RepRows:
+                return Access::RepRows;
+            case Op::Embed:
+                return Access::Embed;
+            case Op::Broadcast:
+                return Access::Fill;
+            case Op::MatVec:
+                return Access::RowsMatVec;
+            default:
+                return Access::Kernel;
         }
     };
     // Refs of leaves and aliases (aliases follow their sources, which come first).
     for (NodeId id = 0; id < n; ++id) {
-        if (!live[id]) continue;
+        if (!live[id])
+            continue;
         const Node& node = g[id];
         Ref& r = refs[id];
         r.rows = node.shape.rows;
         r.cols = node.shape.cols;
         const int size = node.shape.size();
-        if (alias[id]) continue;
+        if (alias[id])
+            continue;
         switch (node.op) {
             case Op::Zeta:
                 if (node.index < 0 || node.index + size > input_dim) {
@@ -413,32 +466,38 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
             case Op::Param:
                 throw InternalError(fmt::format(
                     "param `{}` reached the compiler: constrain the graph first", g.label(id)));
-            default: break;
+            default:
+                break;
         }
     }
     auto resolve_aliases_of = [&](NodeId src) {
         // Aliases read their source's slot at an offset; set once the source has one.
         for (NodeId id = src + 1; id < n; ++id) {
-            if (!alias[id] || source[id] != src) continue;
+            if (!alias[id] || source[id] != src)
+                continue;
             Ref& r = refs[id];
             const Node& node = g[id];
             r = refs[src];
             r.rows = node.shape.rows;
             r.cols = node.shape.cols;
             if (r.src == Ref::Src::Extern) {
-                if (r.real != nullptr) r.real += start[id];
-                if (r.ints != nullptr) r.ints += start[id];
+                if (r.real != nullptr)
+                    r.real += start[id];
+                if (r.ints != nullptr)
+                    r.ints += start[id];
             } else {
                 r.offset += start[id];
             }
         }
     };
     for (NodeId id = 0; id < n; ++id) {
-        if (live[id] && !computed(id) && !alias[id]) resolve_aliases_of(id);
+        if (live[id] && !computed(id) && !alias[id])
+            resolve_aliases_of(id);
     }
     std::vector<bool> has_alias(n, false);
     for (NodeId id = 0; id < n; ++id) {
-        if (alias[id]) has_alias[source[id]] = true;
+        if (alias[id])
+            has_alias[source[id]] = true;
     }
     // A full buffer for a node: persistent for data-only values that runs read, else a
     // transient slot (the prologue never runs while per-run values are live, so its
@@ -456,7 +515,8 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
             r.offset = alloc_transient(size);
             transient_slot[id] = true;
         }
-        if (has_alias[id]) resolve_aliases_of(id);
+        if (has_alias[id])
+            resolve_aliases_of(id);
     };
 
     // Data-only units first: the prologue runs before every run, so loops may read its
@@ -465,7 +525,8 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
     for (int pass = 0; pass < 2; ++pass) {
         for (int u = 0; u < static_cast<int>(units.size()); ++u) {
             const bool once = !units[u].loop && !g.is_variable(units[u].roots.front());
-            if (once == (pass == 0)) unit_order.push_back(u);
+            if (once == (pass == 0))
+                unit_order.push_back(u);
         }
     }
     for (const int u : unit_order) {
@@ -485,10 +546,15 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
                     switch (node.op) {
                         case Op::MatMul:
                         case Op::MatTMul:
-                        case Op::MatTVec: ins.split = Split::OutCols; break;
+                        case Op::MatTVec:
+                            ins.split = Split::OutCols;
+                            break;
                         case Op::MatVec:
-                        case Op::MatMulT: ins.split = Split::InnerSum; break;
-                        default: break;
+                        case Op::MatMulT:
+                            ins.split = Split::InnerSum;
+                            break;
+                        default:
+                            break;
                     }
                 }
             }
@@ -505,7 +571,8 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
             std::vector<NodeId> steps = members[r];
             steps.push_back(r);
             for (NodeId m : steps) {
-                if (!reads_rows(m, 0)) continue;
+                if (!reads_rows(m, 0))
+                    continue;
                 const int cols = g[g[m].in[0]].shape.cols;
                 const int rows = std::clamp(kRowBlockDoubles / std::max(cols, 1), 32, kBlock);
                 group.block = std::min(group.block, rows / 8 * 8);
@@ -535,7 +602,8 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
                     const NodeId in = g[m].in[k];
                     bool repeated = false;
                     for (int j = 0; j < k; ++j) repeated = repeated || g[m].in[j] == in;
-                    if (internal[in] && !repeated) free_blocks.push_back(refs[in].offset);
+                    if (internal[in] && !repeated)
+                        free_blocks.push_back(refs[in].offset);
                 }
                 order.push_back(m);
             }
@@ -543,7 +611,8 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
                 const NodeId in = g[r].in[k];
                 bool repeated = false;
                 for (int j = 0; j < k; ++j) repeated = repeated || g[r].in[j] == in;
-                if (internal[in] && !repeated) free_blocks.push_back(refs[in].offset);
+                if (internal[in] && !repeated)
+                    free_blocks.push_back(refs[in].offset);
             }
             order.push_back(r);
         }
@@ -553,11 +622,11 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
             st.access = step_access(m);
             for (int k = 0; k < st.arity; ++k) {
                 const NodeId in = g[m].in[k];
-                st.kind[k] = internal[in]                     ? Kind::Temp
-                             : reads_rows(m, k)               ? Kind::Rows
-                             : g[in].shape.size() == 1        ? Kind::Scalar
-                             : reads_sliced(m, k, group.n)    ? Kind::Sliced
-                                                              : Kind::Whole;
+                st.kind[k] = internal[in]                  ? Kind::Temp
+                             : reads_rows(m, k)            ? Kind::Rows
+                             : g[in].shape.size() == 1     ? Kind::Scalar
+                             : reads_sliced(m, k, group.n) ? Kind::Sliced
+                                                           : Kind::Whole;
             }
             if (internal[m]) {
                 st.role = Role::Temp;
@@ -588,13 +657,14 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
 
     for (const auto& o : g.outputs()) {
         if (o.name == "lp") {
-            if (!g[o.id].shape.is_scalar()) throw InternalError("output lp is not a scalar");
+            if (!g[o.id].shape.is_scalar())
+                throw InternalError("output lp is not a scalar");
             p.lp_ = refs[o.id];
             p.has_lp_ = true;
         } else if (o.offset >= 0) {
             if (o.offset + g[o.id].shape.size() > output_dim) {
-                throw InternalError(fmt::format("output `{}` does not fit in {} values", o.name,
-                                                output_dim));
+                throw InternalError(
+                    fmt::format("output `{}` does not fit in {} values", o.name, output_dim));
             }
             p.outputs_.push_back({o.name, refs[o.id], o.offset});
         }
@@ -618,23 +688,24 @@ void Program::bind() {
     partial_doubles_ = 0;
     for (auto& gr : groups_) {
         const int blocks = (gr.n + gr.block - 1) / gr.block;
-        const int parts = std::clamp(static_cast<int>(static_cast<std::int64_t>(gr.n) * gr.work /
-                                                      kMinValuesPerPart),
-                                     1, t);
+        const int parts = std::clamp(
+            static_cast<int>(static_cast<std::int64_t>(gr.n) * gr.work / kMinValuesPerPart), 1, t);
         gr.blocks_per_part = (blocks + parts - 1) / parts;
         gr.parts = (blocks + gr.blocks_per_part - 1) / gr.blocks_per_part;
         if (gr.parts > 1) {
-            partial_doubles_ = std::max(partial_doubles_, static_cast<std::size_t>(gr.scatter_doubles));
+            partial_doubles_ =
+                std::max(partial_doubles_, static_cast<std::size_t>(gr.scatter_doubles));
         }
         sums_per_part_ = std::max(sums_per_part_, static_cast<std::size_t>(gr.sums));
     }
     for (const auto& ins : body_) {
         if (ins.split == Split::InnerSum) {
-            partial_doubles_ = std::max(
-                partial_doubles_, static_cast<std::size_t>(ins.out.rows) * ins.out.cols);
+            partial_doubles_ =
+                std::max(partial_doubles_, static_cast<std::size_t>(ins.out.rows) * ins.out.cols);
         }
     }
-    if (t == 1) partial_doubles_ = 0;
+    if (t == 1)
+        partial_doubles_ = 0;
     input_base_ = persistent_ + transient_;
     block_base_ = input_base_ + static_cast<std::size_t>(input_dim_);
     partial_base_ = block_base_ + block_doubles_ * t;
@@ -669,7 +740,8 @@ void Program::bind_instr(Instr& ins) {
         bool reals = true;
         for (int k = 0; k < ins.arity; ++k)
             reals = reals && a.in[k].x != nullptr && a.in[k].i == nullptr && a.in[k].size() == 1;
-        if (reals) ins.scalar = info.fold;
+        if (reals)
+            ins.scalar = info.fold;
     }
 }
 
@@ -679,24 +751,34 @@ View Program::view(const Ref& r) const {
     v.cols = r.cols;
     double* base = const_cast<double*>(arena_.data());
     switch (r.src) {
-        case Ref::Src::Arena: v.x = base + r.offset; break;
-        case Ref::Src::Transient: v.x = base + persistent_ + r.offset; break;
-        case Ref::Src::Input: v.x = base + input_base_ + r.offset; break;
+        case Ref::Src::Arena:
+            v.x = base + r.offset;
+            break;
+        case Ref::Src::Transient:
+            v.x = base + persistent_ + r.offset;
+            break;
+        case Ref::Src::Input:
+            v.x = base + input_base_ + r.offset;
+            break;
         case Ref::Src::Extern:
             v.x = r.real;
             v.i = r.ints;
             break;
         case Ref::Src::Block:  // per thread: resolved when the group runs
-        case Ref::Src::None: break;
+        case Ref::Src::None:
+            break;
     }
     return v;
 }
 
 double* Program::out_ptr(const Ref& r) {
     switch (r.src) {
-        case Ref::Src::Arena: return arena_.data() + r.offset;
-        case Ref::Src::Transient: return arena_.data() + persistent_ + r.offset;
-        default: break;
+        case Ref::Src::Arena:
+            return arena_.data() + r.offset;
+        case Ref::Src::Transient:
+            return arena_.data() + persistent_ + r.offset;
+        default:
+            break;
     }
     throw InternalError("an instruction writes outside the arena");
 }
@@ -753,7 +835,8 @@ void Program::split_task(void* context, int part) {
             a.in[0].cols = c1 - c0;
             a.in[1].x += c0;
             a.in[1].rows = c1 - c0;
-            if (part > 0) a.out = p.arena_.data() + p.partial_base_ + (part - 1) * p.partial_doubles_;
+            if (part > 0)
+                a.out = p.arena_.data() + p.partial_base_ + (part - 1) * p.partial_doubles_;
             break;
         case Op::MatMulT:
             range(a.in[0].cols, c0, c1);
@@ -761,9 +844,11 @@ void Program::split_task(void* context, int part) {
             a.in[0].cols = c1 - c0;
             a.in[1].x += static_cast<std::int64_t>(c0) * a.in[1].rows;
             a.in[1].cols = c1 - c0;
-            if (part > 0) a.out = p.arena_.data() + p.partial_base_ + (part - 1) * p.partial_doubles_;
+            if (part > 0)
+                a.out = p.arena_.data() + p.partial_base_ + (part - 1) * p.partial_doubles_;
             break;
-        default: throw InternalError("split of an op that does not split");
+        default:
+            throw InternalError("split of an op that does not split");
     }
     ins.kernel(a);
 }
@@ -776,9 +861,9 @@ void Program::exec_plain(const Instr& ins) {
     }
     const View& a0 = ins.args.in[0];
     const View& a1 = ins.args.in[1];
-    const int cols = (ins.split == Split::OutCols && a0.cols != 1 && nodes_[ins.id].op != Op::MatTVec)
-                         ? a1.cols
-                         : a0.cols;
+    const int cols =
+        (ins.split == Split::OutCols && a0.cols != 1 && nodes_[ins.id].op != Op::MatTVec) ? a1.cols
+                                                                                          : a0.cols;
     const double flops = static_cast<double>(a0.size()) * (ins.arity > 1 ? a1.cols : 1);
     const int parts = std::clamp(static_cast<int>(flops / kMinFlopsPerPart), 1, std::min(t, cols));
     if (parts == 1) {
@@ -847,7 +932,8 @@ void Program::exec_group(const Group& group, int part) {
     double* partials =
         part > 0 ? arena_.data() + partial_base_ + (part - 1) * partial_doubles_ : nullptr;
     for (const Instr& st : group.steps) {
-        if (st.role == Role::Sum) sums[st.slot] = 0.0;
+        if (st.role == Role::Sum)
+            sums[st.slot] = 0.0;
         if (st.role == Role::ScatterAdd || st.role == Role::RowsTVec) {
             double* target = part == 0 ? st.args.out : partials + st.slot;
             std::fill(target, target + st.args.out_size(), 0.0);
@@ -861,10 +947,13 @@ void Program::exec_group(const Group& group, int part) {
                 View& v = a.in[k];
                 switch (st.kind[k]) {
                     case Kind::Scalar:
-                    case Kind::Whole: break;
+                    case Kind::Whole:
+                        break;
                     case Kind::Sliced:
-                        if (v.x != nullptr) v.x += b;
-                        if (v.i != nullptr) v.i += b;
+                        if (v.x != nullptr)
+                            v.x += b;
+                        if (v.i != nullptr)
+                            v.i += b;
                         v.rows = len;
                         v.cols = 1;
                         break;
@@ -873,7 +962,9 @@ void Program::exec_group(const Group& group, int part) {
                         v.rows = len;
                         v.cols = 1;
                         break;
-                    case Kind::Rows: v.x += b; break;  // rows [b, b + len), stride v.rows
+                    case Kind::Rows:
+                        v.x += b;
+                        break;  // rows [b, b + len), stride v.rows
                 }
             }
             switch (st.role) {
@@ -902,28 +993,35 @@ void Program::exec_group(const Group& group, int part) {
                 }
                 case Role::RowsTVec: {  // target += A(b:b+len, :)' r(b:b+len)
                     const View& A = a.in[0];
-                    Eigen::Map<Eigen::VectorXd> target(
-                        part == 0 ? st.args.out : partials + st.slot, A.cols);
+                    Eigen::Map<Eigen::VectorXd> target(part == 0 ? st.args.out : partials + st.slot,
+                                                       A.cols);
                     target.noalias() +=
                         RowBlock(A.x, len, A.cols, Eigen::OuterStride<>(A.rows)).transpose() *
                         Eigen::Map<const Eigen::VectorXd>(a.in[1].x, len);
                     continue;
                 }
-                case Role::Temp: a.out = temps + st.out.offset; break;
-                case Role::Store: a.out = st.args.out + b; break;
+                case Role::Temp:
+                    a.out = temps + st.out.offset;
+                    break;
+                case Role::Store:
+                    a.out = st.args.out + b;
+                    break;
             }
             a.out_rows = len;
             a.out_cols = 1;
             double* out = a.out;
             const double* v = a.in[0].x;
             switch (st.access) {
-                case Access::Kernel: st.kernel(a); break;
+                case Access::Kernel:
+                    st.kernel(a);
+                    break;
                 case Access::RepCols: {
                     const int rows = st.args.out_rows;  // out(i, j) = v(i)
                     int i = b % rows;
                     for (int t = 0; t < len; ++t) {
                         out[t] = v[i];
-                        if (++i == rows) i = 0;
+                        if (++i == rows)
+                            i = 0;
                     }
                     break;
                 }
@@ -951,7 +1049,9 @@ void Program::exec_group(const Group& group, int part) {
                     }
                     break;
                 }
-                case Access::Fill: std::fill(out, out + len, v[0]); break;
+                case Access::Fill:
+                    std::fill(out, out + len, v[0]);
+                    break;
                 case Access::RowsMatVec: {  // out = A(b:b+len, :) x
                     const View& A = a.in[0];
                     Eigen::Map<Eigen::VectorXd>(out, len).noalias() =
@@ -973,8 +1073,10 @@ double Program::run(const Eigen::VectorXd& zeta, Eigen::VectorXd& out) {
         throw DataError(fmt::format("program input: expected {} unconstrained values, got {}",
                                     input_dim_, zeta.size()));
     }
-    if (out.size() != output_dim_) out.resize(output_dim_);
-    if (input_dim_ > 0) std::memcpy(arena_.data() + input_base_, zeta.data(), sizeof(double) * input_dim_);
+    if (out.size() != output_dim_)
+        out.resize(output_dim_);
+    if (input_dim_ > 0)
+        std::memcpy(arena_.data() + input_base_, zeta.data(), sizeof(double) * input_dim_);
     exec(body_);
     out.setZero();
     for (const OutputCopy& o : outputs_) {
@@ -986,12 +1088,18 @@ double Program::run(const Eigen::VectorXd& zeta, Eigen::VectorXd& out) {
 
 std::string Program::ref_str(const Ref& r) const {
     switch (r.src) {
-        case Ref::Src::Arena: return fmt::format("@{}", r.offset);
-        case Ref::Src::Transient: return fmt::format("@{}", persistent_ + r.offset);
-        case Ref::Src::Block: return fmt::format("block+{}", r.offset);
-        case Ref::Src::Input: return fmt::format("zeta[{}]", r.offset);
-        case Ref::Src::Extern: return "data";
-        case Ref::Src::None: break;
+        case Ref::Src::Arena:
+            return fmt::format("@{}", r.offset);
+        case Ref::Src::Transient:
+            return fmt::format("@{}", persistent_ + r.offset);
+        case Ref::Src::Block:
+            return fmt::format("block+{}", r.offset);
+        case Ref::Src::Input:
+            return fmt::format("zeta[{}]", r.offset);
+        case Ref::Src::Extern:
+            return "data";
+        case Ref::Src::None:
+            break;
     }
     return "?";
 }
@@ -1006,11 +1114,13 @@ std::string Program::str() const {
     auto line = [&](const Instr& ins, const char* note) {
         const Node& n = nodes_[ins.id];
         std::string rhs(op_name(n.op));
-        if (n.op == Op::Const) rhs += fmt::format(" {}", n.value);
+        if (n.op == Op::Const)
+            rhs += fmt::format(" {}", n.value);
         for (int k = 0; k < ins.arity; ++k) {
             const NodeId in = n.in[k];
             rhs += fmt::format(" %{}", in);
-            if (!labels_[in].empty()) rhs += fmt::format("({})", labels_[in]);
+            if (!labels_[in].empty())
+                rhs += fmt::format("({})", labels_[in]);
         }
         return fmt::format("  {:>8} %{} {} = {}{}\n", ref_str(ins.out), ins.id, n.shape.str(), rhs,
                            note);
@@ -1020,7 +1130,7 @@ std::string Program::str() const {
     s += "every run:\n";
     for (const auto& ins : body_) {
         if (ins.group < 0) {
-            s += line(ins, ins.split == Split::None       ? ""
+            s += line(ins, ins.split == Split::None      ? ""
                            : ins.split == Split::OutCols ? "  [split by columns]"
                                                          : "  [split, partial sums]");
             continue;
@@ -1038,10 +1148,11 @@ std::string Program::str() const {
         }
     }
     s += "outputs:\n";
-    if (has_lp_) s += fmt::format("  lp <- {}\n", ref_str(lp_));
+    if (has_lp_)
+        s += fmt::format("  lp <- {}\n", ref_str(lp_));
     for (const auto& o : outputs_) {
-        s += fmt::format("  out[{}:{}] <- {} ({})\n", o.offset, o.offset + o.from.rows * o.from.cols,
-                         ref_str(o.from), o.name);
+        s += fmt::format("  out[{}:{}] <- {} ({})\n", o.offset,
+                         o.offset + o.from.rows * o.from.cols, ref_str(o.from), o.name);
     }
     return s;
 }

@@ -29,8 +29,8 @@ public:
     // of `data`). Outputs: an optional scalar "lp", returned by run(); every output with
     // an offset is written into run()'s output vector of size `output_dim`.
     // `threads`: how many threads run() uses for long loops (0: the hardware's).
-    [[nodiscard]] static Program compile(const Graph& g, std::vector<DataSlot> data,
-                                         int input_dim, int output_dim, int threads = 0);
+    [[nodiscard]] static Program compile(const Graph& g, std::vector<DataSlot> data, int input_dim,
+                                         int output_dim, int threads = 0);
 
     [[nodiscard]] int dim() const { return input_dim_; }
     [[nodiscard]] int output_dim() const { return output_dim_; }
@@ -106,8 +106,8 @@ private:
         std::array<Kind, 3> kind{};
         Role role = Role::Store;
         std::int64_t slot = 0;  // Sum: its running total; ScatterAdd: offset in the partials
-        KernelArgs args;  // bound at bind(): pointers into the arena and data
-        bool scratch = false;  // args.scratch points at the scratch region
+        KernelArgs args;        // bound at bind(): pointers into the arena and data
+        bool scratch = false;   // args.scratch points at the scratch region
         Fold scalar = nullptr;  // set by bind() for elementwise ops on real scalars
     };
     // A loop: one or more trees (roots with their members) over the same n values, run
@@ -116,9 +116,9 @@ private:
     // are split over threads in equal runs of blocks.
     struct Group {
         int n = 0;
-        int block = 0;             // values per block: min(kBlock, n)
-        std::vector<Instr> steps;  // in order; each root follows its members
-        int sums = 0;              // steps with Role::Sum
+        int block = 0;                     // values per block: min(kBlock, n)
+        std::vector<Instr> steps;          // in order; each root follows its members
+        int sums = 0;                      // steps with Role::Sum
         std::int64_t scatter_doubles = 0;  // one part's partial scatter-add results
         int parts = 1;                     // thread partition, set by bind()
         int work = 1;  // operations per value (1 + the columns of matrices read by rows)
@@ -164,7 +164,7 @@ private:
     std::size_t block_base_ = 0;
     std::size_t partial_base_ = 0;
     std::size_t sums_base_ = 0;
-    std::size_t sums_per_part_ = 0;  // the most Role::Sum steps of any loop
+    std::size_t sums_per_part_ = 0;    // the most Role::Sum steps of any loop
     std::size_t scratch_doubles_ = 0;  // the largest scratch of any kernel (one at a time)
     std::size_t scratch_base_ = 0;
     std::size_t node_bytes_ = 0;

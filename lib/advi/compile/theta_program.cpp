@@ -27,7 +27,8 @@ ThetaProgram::ThetaProgram(const ModelSpec& spec,
         data.push_back({l.name, l.shape, DType::Real, theta_.back().data(), nullptr});
     }
     const Graph on_theta = rebuild(g, [&](Graph& out, const Node& n, NodeId) {
-        if (n.op != Op::Param) return out.intern(n);
+        if (n.op != Op::Param)
+            return out.intern(n);
         return out.leaf(Op::Data, n.shape, DType::Real, first + static_cast<int>(n.index),
                         spec_.latents[static_cast<std::size_t>(n.index)].name);
     });

@@ -33,13 +33,16 @@ ThreadPool::ThreadPool(int threads) {
         // since a joinable std::thread destroyed with the vector would end the program.
         const std::size_t started = workers_.size();
         stop_workers();
-        throw Error(fmt::format("cannot start {} threads: thread {} failed ({}); ask for fewer "
-                                "(this machine has {} cores)",
-                                threads, started + 2, e.what(), std::thread::hardware_concurrency()));
+        throw Error(
+            fmt::format("cannot start {} threads: thread {} failed ({}); ask for fewer "
+                        "(this machine has {} cores)",
+                        threads, started + 2, e.what(), std::thread::hardware_concurrency()));
     }
 }
 
-ThreadPool::~ThreadPool() { stop_workers(); }
+ThreadPool::~ThreadPool() {
+    stop_workers();
+}
 
 void ThreadPool::stop_workers() {
     stop_.store(true);
@@ -62,15 +65,18 @@ void ThreadPool::work(int index) {
             continue;
         }
         seen = now;
-        if (stop_.load()) return;
+        if (stop_.load())
+            return;
         if (index < parts_) {
             try {
                 task_(context_, index);
             } catch (...) {
                 const std::lock_guard<std::mutex> lock(error_mutex_);
-                if (!error_) error_ = std::current_exception();
+                if (!error_)
+                    error_ = std::current_exception();
             }
-            if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
+            if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1)
+                pending_.notify_one();
         }
     }
 }
@@ -104,8 +110,10 @@ void ThreadPool::run(int parts, Task task, void* context) {
         pending_.wait(left, std::memory_order_acquire);
         left = pending_.load(std::memory_order_acquire);
     }
-    if (mine) std::rethrow_exception(mine);
-    if (error_) std::rethrow_exception(error_);
+    if (mine)
+        std::rethrow_exception(mine);
+    if (error_)
+        std::rethrow_exception(error_);
 }
 
 ThreadPool& ThreadPool::shared(int threads) {
@@ -113,7 +121,8 @@ ThreadPool& ThreadPool::shared(int threads) {
     static std::map<int, std::unique_ptr<ThreadPool>> pools;
     const std::lock_guard<std::mutex> lock(mutex);
     auto& pool = pools[std::max(threads, 1)];
-    if (!pool) pool = std::make_unique<ThreadPool>(threads);
+    if (!pool)
+        pool = std::make_unique<ThreadPool>(threads);
     return *pool;
 }
 

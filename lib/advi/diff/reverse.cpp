@@ -9,7 +9,8 @@ namespace advi {
 
 Graph differentiate(const Graph& g, std::string_view of) {
     auto root = g.output(of);
-    if (!root) throw InternalError(fmt::format("differentiate: the graph has no output `{}`", of));
+    if (!root)
+        throw InternalError(fmt::format("differentiate: the graph has no output `{}`", of));
     if (!g[*root].shape.is_scalar()) {
         throw InternalError(fmt::format("differentiate: output `{}` is not a scalar", of));
     }
@@ -18,21 +19,25 @@ Graph differentiate(const Graph& g, std::string_view of) {
     std::vector<NodeId> adj(n, kNoNode);
     adj[*root] = out.constant(1.0);
     for (NodeId id = *root; id >= 0; --id) {
-        if (adj[id] == kNoNode || !g.is_variable(id)) continue;
+        if (adj[id] == kNoNode || !g.is_variable(id))
+            continue;
         const Node node = g[id];
-        if (node.arity() == 0) continue;
+        if (node.arity() == 0)
+            continue;
         const OpInfo& info = op_info(node.op);
         if (info.adjoint == nullptr) {
-            throw ModelError(fmt::format("cannot differentiate through `{}`: it has no derivative "
-                                         "rule, and a parameter flows into it",
-                                         info.name));
+            throw ModelError(
+                fmt::format("cannot differentiate through `{}`: it has no derivative "
+                            "rule, and a parameter flows into it",
+                            info.name));
         }
         std::array<NodeId, 3> contrib{kNoNode, kNoNode, kNoNode};
         info.adjoint(out, id, adj[id], contrib);
         for (int k = 0; k < node.arity(); ++k) {
             const NodeId input = node.in[k];
             NodeId c = contrib[k];
-            if (c == kNoNode || !g.is_variable(input)) continue;
+            if (c == kNoNode || !g.is_variable(input))
+                continue;
             if (out[c].shape != g[input].shape) {
                 // The input was a scalar broadcast against a larger operand: its adjoint
                 // is the sum over the broadcast.
@@ -47,7 +52,8 @@ Graph differentiate(const Graph& g, std::string_view of) {
         }
     }
     for (NodeId id = 0; id < n; ++id) {
-        if (g[id].op != Op::Zeta) continue;
+        if (g[id].op != Op::Zeta)
+            continue;
         const NodeId grad = adj[id] != kNoNode ? adj[id] : out.constant(0.0, g[id].shape);
         const std::string& label = g.label(id);
         out.set_output(label.empty() ? fmt::format("grad zeta[{}]", g[id].index) : "grad " + label,

@@ -12,9 +12,11 @@ public:
 
     NodeId make(Node n) {
         const OpInfo& info = op_info(n.op);
-        if (n.arity() == 0) return g_.intern(n);
+        if (n.arity() == 0)
+            return g_.intern(n);
         n.shape = info.shape(g_, n);
-        if (auto r = rewrite(n, info)) return *r;
+        if (auto r = rewrite(n, info))
+            return *r;
         return g_.intern(n);
     }
 
@@ -38,8 +40,10 @@ private:
     bool is(NodeId id, double v) const { return g_.is_const(id, v); }
     // `x` at shape `s`: itself, or a scalar broadcast to s.
     NodeId at(NodeId x, const Shape& s) {
-        if (g_[x].shape == s) return x;
-        if (auto c = cv(x)) return g_.constant(*c, s);
+        if (g_[x].shape == s)
+            return x;
+        if (auto c = cv(x))
+            return g_.constant(*c, s);
         return g_.broadcast(x, s);
     }
 
@@ -74,64 +78,85 @@ private:
         }
         switch (n.op) {
             case Op::Add:
-                if (is(b, 0)) return at(a, n.shape);                       // x + 0 = x
-                if (is(a, 0)) return at(b, n.shape);                       // 0 + x = x
-                if (g_[b].op == Op::Neg) return apply(Op::Sub, a, g_[b].in[0]);  // x + -y = x - y
-                if (g_[a].op == Op::Neg) return apply(Op::Sub, b, g_[a].in[0]);  // -x + y = y - x
+                if (is(b, 0))
+                    return at(a, n.shape);  // x + 0 = x
+                if (is(a, 0))
+                    return at(b, n.shape);  // 0 + x = x
+                if (g_[b].op == Op::Neg)
+                    return apply(Op::Sub, a, g_[b].in[0]);  // x + -y = x - y
+                if (g_[a].op == Op::Neg)
+                    return apply(Op::Sub, b, g_[a].in[0]);  // -x + y = y - x
                 break;
             case Op::Sub:
-                if (is(b, 0)) return at(a, n.shape);                       // x - 0 = x
-                if (is(a, 0)) return at(apply(Op::Neg, b), n.shape);       // 0 - x = -x
-                if (g_[b].op == Op::Neg) return apply(Op::Add, a, g_[b].in[0]);  // x - -y = x + y
+                if (is(b, 0))
+                    return at(a, n.shape);  // x - 0 = x
+                if (is(a, 0))
+                    return at(apply(Op::Neg, b), n.shape);  // 0 - x = -x
+                if (g_[b].op == Op::Neg)
+                    return apply(Op::Add, a, g_[b].in[0]);  // x - -y = x + y
                 break;
             case Op::Mul:
                 // x * 0 = 0: safe here because zeros come from constants of the model
                 // (an adjoint that does not flow), not from values that could be inf.
-                if (is(a, 0) || is(b, 0)) return g_.constant(0.0, n.shape);
-                if (is(b, 1)) return at(a, n.shape);                       // x * 1 = x
-                if (is(a, 1)) return at(b, n.shape);                       // 1 * x = x
-                if (is(b, -1)) return at(apply(Op::Neg, a), n.shape);      // x * -1 = -x
-                if (is(a, -1)) return at(apply(Op::Neg, b), n.shape);
-                if (a == b) return apply(Op::Square, a);                   // x * x = square(x)
-                if (g_[a].op == Op::Neg && g_[b].op == Op::Neg) {          // -x * -y = x * y
+                if (is(a, 0) || is(b, 0))
+                    return g_.constant(0.0, n.shape);
+                if (is(b, 1))
+                    return at(a, n.shape);  // x * 1 = x
+                if (is(a, 1))
+                    return at(b, n.shape);  // 1 * x = x
+                if (is(b, -1))
+                    return at(apply(Op::Neg, a), n.shape);  // x * -1 = -x
+                if (is(a, -1))
+                    return at(apply(Op::Neg, b), n.shape);
+                if (a == b)
+                    return apply(Op::Square, a);                   // x * x = square(x)
+                if (g_[a].op == Op::Neg && g_[b].op == Op::Neg) {  // -x * -y = x * y
                     return apply(Op::Mul, g_[a].in[0], g_[b].in[0]);
                 }
-                if (g_[a].op == Op::Neg) return apply(Op::Neg, apply(Op::Mul, g_[a].in[0], b));
-                if (g_[b].op == Op::Neg) return apply(Op::Neg, apply(Op::Mul, a, g_[b].in[0]));
+                if (g_[a].op == Op::Neg)
+                    return apply(Op::Neg, apply(Op::Mul, g_[a].in[0], b));
+                if (g_[b].op == Op::Neg)
+                    return apply(Op::Neg, apply(Op::Mul, a, g_[b].in[0]));
                 // c1 * (c2 * x) = (c1 c2) * x
                 if (cv(a) && g_[b].op == Op::Mul && cv(g_[b].in[0]) && scalar(a)) {
                     return apply(Op::Mul, g_.constant(*cv(a) * *cv(g_[b].in[0])), g_[b].in[1]);
                 }
-                if (cv(b) && !cv(a)) return apply(Op::Mul, b, a);          // constants first
+                if (cv(b) && !cv(a))
+                    return apply(Op::Mul, b, a);  // constants first
                 // Scalar factors move outward (scalars first), so that sum(s x) = s sum(x),
                 // square(s x) = s^2 square(x) and products of scalars find each other: a
                 // scale applied to a long vector in several places becomes one scalar.
-                if (scalar(b) && !scalar(a)) return apply(Op::Mul, b, a);  // x s = s x
-                if (scalar(a) && !scalar(b) && scaled(b)) {                // s (t y) = (s t) y
+                if (scalar(b) && !scalar(a))
+                    return apply(Op::Mul, b, a);             // x s = s x
+                if (scalar(a) && !scalar(b) && scaled(b)) {  // s (t y) = (s t) y
                     return apply(Op::Mul, apply(Op::Mul, a, g_[b].in[0]), g_[b].in[1]);
                 }
                 if (!scalar(a) && !scalar(b)) {
-                    if (scaled(a)) {                                       // (s x) y = s (x y)
+                    if (scaled(a)) {  // (s x) y = s (x y)
                         return apply(Op::Mul, g_[a].in[0], apply(Op::Mul, g_[a].in[1], b));
                     }
-                    if (scaled(b)) {                                       // x (s y) = s (x y)
+                    if (scaled(b)) {  // x (s y) = s (x y)
                         return apply(Op::Mul, g_[b].in[0], apply(Op::Mul, a, g_[b].in[1]));
                     }
                 }
                 break;
             case Op::Square:
-                if (scaled(a)) {                                 // square(s x) = s^2 square(x)
+                if (scaled(a)) {  // square(s x) = s^2 square(x)
                     return apply(Op::Mul, apply(Op::Square, g_[a].in[0]),
                                  apply(Op::Square, g_[a].in[1]));
                 }
-                if (g_[a].op == Op::Neg) return apply(Op::Square, g_[a].in[0]);  // (-x)^2 = x^2
+                if (g_[a].op == Op::Neg)
+                    return apply(Op::Square, g_[a].in[0]);  // (-x)^2 = x^2
                 break;
             case Op::Div:
-                if (is(b, 1)) return at(a, n.shape);                       // x / 1 = x
-                if (is(a, 0)) return g_.constant(0.0, n.shape);            // 0 / x = 0
-                if (g_[a].op == Op::Neg) return apply(Op::Neg, apply(Op::Div, g_[a].in[0], b));  // -x / y = -(x / y)
+                if (is(b, 1))
+                    return at(a, n.shape);  // x / 1 = x
+                if (is(a, 0))
+                    return g_.constant(0.0, n.shape);  // 0 / x = 0
+                if (g_[a].op == Op::Neg)
+                    return apply(Op::Neg, apply(Op::Div, g_[a].in[0], b));  // -x / y = -(x / y)
                 if (auto c = cv(b); c && g_[b].shape.is_scalar() && *c != 0) {
-                    return apply(Op::Mul, g_.constant(1.0 / *c), a);       // x / c = (1/c) x
+                    return apply(Op::Mul, g_.constant(1.0 / *c), a);  // x / c = (1/c) x
                 }
                 // x / exp(y) = x exp(-y): no division, and exp(-y)'s derivative is itself.
                 if (g_[b].op == Op::Exp) {
@@ -148,25 +173,32 @@ private:
                 }
                 break;
             case Op::Neg:
-                if (g_[a].op == Op::Neg) return g_[a].in[0];               // --x = x
-                if (g_[a].op == Op::Mul && cv(g_[a].in[0])) {              // -(c x) = (-c) x
+                if (g_[a].op == Op::Neg)
+                    return g_[a].in[0];                        // --x = x
+                if (g_[a].op == Op::Mul && cv(g_[a].in[0])) {  // -(c x) = (-c) x
                     return apply(Op::Mul, g_.constant(-*cv(g_[a].in[0]), g_[g_[a].in[0]].shape),
                                  g_[a].in[1]);
                 }
                 break;
             case Op::Log:
-                if (g_[a].op == Op::Exp) return g_[a].in[0];               // log(exp(x)) = x
+                if (g_[a].op == Op::Exp)
+                    return g_[a].in[0];  // log(exp(x)) = x
                 break;
             case Op::Pow:
-                if (is(b, 1)) return at(a, n.shape);                       // x^1 = x
-                if (is(b, 2)) return at(apply(Op::Square, a), n.shape);    // x^2 = square(x)
-                if (is(b, 0.5)) return at(apply(Op::Sqrt, a), n.shape);    // x^0.5 = sqrt(x)
+                if (is(b, 1))
+                    return at(a, n.shape);  // x^1 = x
+                if (is(b, 2))
+                    return at(apply(Op::Square, a), n.shape);  // x^2 = square(x)
+                if (is(b, 0.5))
+                    return at(apply(Op::Sqrt, a), n.shape);  // x^0.5 = sqrt(x)
                 break;
             case Op::Sum: {
                 // A copy: the apply() calls below add nodes to g_, which may move its nodes.
                 const Node x = g_[a];
-                if (x.shape.is_scalar()) return a;                         // sum(s) = s
-                if (auto c = cv(a)) return g_.constant(*c * x.shape.size());
+                if (x.shape.is_scalar())
+                    return a;  // sum(s) = s
+                if (auto c = cv(a))
+                    return g_.constant(*c * x.shape.size());
                 // sum(broadcast(s)) = n s
                 if (x.op == Op::Broadcast) {
                     return apply(Op::Mul, g_.constant(x.shape.size()), x.in[0]);
@@ -178,8 +210,10 @@ private:
                 if (x.op == Op::Mul && g_[x.in[1]].shape.is_scalar()) {
                     return apply(Op::Mul, x.in[1], apply(Op::Sum, x.in[0]));
                 }
-                if (x.op == Op::Neg) return apply(Op::Neg, apply(Op::Sum, x.in[0]));
-                if (x.op == Op::Reshape) return apply(Op::Sum, x.in[0]);   // order-free
+                if (x.op == Op::Neg)
+                    return apply(Op::Neg, apply(Op::Sum, x.in[0]));
+                if (x.op == Op::Reshape)
+                    return apply(Op::Sum, x.in[0]);  // order-free
                 // The sum of a product's entries from the operands' sums, when the product is
                 // the larger: sum(A B) = col_sums(A) . row_sums(B) (a Poisson rate matrix
                 // summed), and likewise for the transposed forms.
@@ -198,7 +232,8 @@ private:
                             return apply(Op::Dot, apply(Op::ColSums, A), B);
                         case Op::MatTVec:  // A' v
                             return apply(Op::Dot, apply(Op::RowSums, A), B);
-                        default: break;
+                        default:
+                            break;
                     }
                 }
                 break;
@@ -206,7 +241,8 @@ private:
             case Op::Broadcast:
             case Op::RepCols:
             case Op::RepRows:
-                if (auto c = cv(a)) return g_.constant(*c, n.shape);      // filled constants
+                if (auto c = cv(a))
+                    return g_.constant(*c, n.shape);  // filled constants
                 break;
             case Op::MatMul:
             case Op::MatTMul:
@@ -217,7 +253,8 @@ private:
                 // operand: the scaling moves to the smaller side.
                 for (int k = 0; k < 2; ++k) {
                     const NodeId x = n.in[k];
-                    if (g_[x].shape.size() <= n.shape.size()) continue;
+                    if (g_[x].shape.size() <= n.shape.size())
+                        continue;
                     NodeId in[2] = {a, b};
                     if (g_[x].op == Op::Mul && g_[g_[x].in[0]].shape.is_scalar()) {
                         in[k] = g_[x].in[1];
@@ -229,7 +266,8 @@ private:
                     }
                 }
                 break;
-            default: break;
+            default:
+                break;
         }
         return std::nullopt;
     }
@@ -248,7 +286,8 @@ Graph simplify(const Graph& g) {
         });
         const bool same = next.size() == cur.size();
         cur = std::move(next);
-        if (same && round > 0) break;
+        if (same && round > 0)
+            break;
     }
     // x / v became x * (1 / v) so that quotients by v share one reciprocal; where the
     // reciprocal has a single reader, one division pass is cheaper than two passes.

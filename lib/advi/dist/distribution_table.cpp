@@ -14,19 +14,28 @@ namespace advi {
 namespace {
 
 using Args = std::span<const NodeId>;
-constexpr double kLogPi = 1.1447298858494002;      // log(pi)
+constexpr double kLogPi = 1.1447298858494002;        // log(pi)
 constexpr double kHalfLog2Pi = 0.91893853320467274;  // log(2 pi) / 2
 
-Support real(const Graph&, Args) { return Support::real(); }
-Support positive(const Graph&, Args) { return Support::positive(); }
-Support unit(const Graph&, Args) { return Support::interval(0, 1); }
-Support none(const Graph&, Args) { return Support::real(); }
+Support real(const Graph&, Args) {
+    return Support::real();
+}
+Support positive(const Graph&, Args) {
+    return Support::positive();
+}
+Support unit(const Graph&, Args) {
+    return Support::interval(0, 1);
+}
+Support none(const Graph&, Args) {
+    return Support::real();
+}
 Support uniform_support(const Graph& g, Args a) {
     auto lo = g.const_value(a[0]);
     auto hi = g.const_value(a[1]);
     if (!lo || !hi) {
-        throw ModelError("uniform: a prior with non-constant bounds needs its support declared "
-                         "explicitly");
+        throw ModelError(
+            "uniform: a prior with non-constant bounds needs its support declared "
+            "explicitly");
     }
     return Support::interval(*lo, *hi);
 }
@@ -100,7 +109,9 @@ void beta(Terms& t, NodeId x, Args a) {
 }
 // uniform(x | a, b) = -log(b - a) on (a, b); the support guarantees x inside for latents,
 // and observe() checks data against it.
-void uniform(Terms& t, NodeId, Args a) { t.add(t.neg(t.f(Op::Log, t.sub(a[1], a[0])))); }
+void uniform(Terms& t, NodeId, Args a) {
+    t.add(t.neg(t.f(Op::Log, t.sub(a[1], a[0]))));
+}
 // flat: the improper uniform density on the reals (log density 0), for a latent whose
 // density comes from other terms, as a Stan parameter without a sampling statement.
 void flat(Terms&, NodeId, Args) {}
@@ -131,7 +142,9 @@ void bernoulli_logit(Terms& t, NodeId y, Args a) {
 
 // ---------------------------------------------------------------- counts with N, more scalar rows
 
-NodeId apply2(Terms& t, Op op, NodeId a, NodeId b) { return t.g().apply(op, a, b); }
+NodeId apply2(Terms& t, Op op, NodeId a, NodeId b) {
+    return t.g().apply(op, a, b);
+}
 // Integer data arguments (binomial's N) enter the arithmetic as reals.
 NodeId real_arg(Terms& t, NodeId a) {
     return t.g()[a].dtype == DType::Int ? t.f(Op::ToReal, a) : a;
@@ -274,20 +287,29 @@ void von_mises(Terms& t, NodeId y, Args a) {
 Support lower_by(const Graph& g, Args a, int k, std::string_view dist, std::string_view arg) {
     auto lo = g.const_value(a[k]);
     if (!lo) {
-        throw ModelError(fmt::format("{}: with a non-constant `{}` the support is not known; "
-                                     "declare it explicitly",
-                                     dist, arg));
+        throw ModelError(
+            fmt::format("{}: with a non-constant `{}` the support is not known; "
+                        "declare it explicitly",
+                        dist, arg));
     }
     return Support::lower_bound(*lo);
 }
-Support pareto_support(const Graph& g, Args a) { return lower_by(g, a, 0, "pareto", "y_min"); }
+Support pareto_support(const Graph& g, Args a) {
+    return lower_by(g, a, 0, "pareto", "y_min");
+}
 Support pareto_type_2_support(const Graph& g, Args a) {
     return lower_by(g, a, 0, "pareto_type_2", "mu");
 }
-Support circle(const Graph&, Args) { return Support::interval(-std::numbers::pi, std::numbers::pi); }
+Support circle(const Graph&, Args) {
+    return Support::interval(-std::numbers::pi, std::numbers::pi);
+}
 
-bool count(int y) { return y >= 0; }
-bool binary(int y) { return y == 0 || y == 1; }
+bool count(int y) {
+    return y >= 0;
+}
+bool binary(int y) {
+    return y == 0 || y == 1;
+}
 
 using D = ArgDomain;
 namespace mv = multivariate;
@@ -345,6 +367,8 @@ constexpr DistInfo kDistributions[] = {
 
 }  // namespace
 
-std::span<const DistInfo> distributions() { return kDistributions; }
+std::span<const DistInfo> distributions() {
+    return kDistributions;
+}
 
 }  // namespace advi

@@ -19,11 +19,19 @@ constexpr double kLogPi = 1.1447298858494002;
 constexpr double kLog2Pi = 1.8378770664093453;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-const Shape& shape(Terms& t, NodeId n) { return t.g()[n].shape; }
-NodeId op(Terms& t, Op o, NodeId a, NodeId b = kNoNode) { return t.g().apply(o, a, b); }
-NodeId sum(Terms& t, NodeId x) { return op(t, Op::Sum, x); }
+const Shape& shape(Terms& t, NodeId n) {
+    return t.g()[n].shape;
+}
+NodeId op(Terms& t, Op o, NodeId a, NodeId b = kNoNode) {
+    return t.g().apply(o, a, b);
+}
+NodeId sum(Terms& t, NodeId x) {
+    return op(t, Op::Sum, x);
+}
 // Integer data entering the arithmetic (a mean given as integer data) as reals.
-NodeId real(Terms& t, NodeId x) { return t.g()[x].dtype == DType::Int ? op(t, Op::ToReal, x) : x; }
+NodeId real(Terms& t, NodeId x) {
+    return t.g()[x].dtype == DType::Int ? op(t, Op::ToReal, x) : x;
+}
 
 [[noreturn]] void bad_arg(std::string_view dist, std::string_view arg, const Shape& s,
                           const Shape& variate, std::string_view expected) {
@@ -40,8 +48,10 @@ struct Draws {
     int k;
 };
 Draws draws(std::string_view dist, const Shape& y) {
-    if (y.is_vector()) return {1, y.rows};
-    if (y.is_matrix()) return {y.rows, y.cols};
+    if (y.is_vector())
+        return {1, y.rows};
+    if (y.is_matrix())
+        return {y.rows, y.cols};
     bad_variate(dist, y, "vec[K], or mat[N,K] with one draw per row");
 }
 void require_square(std::string_view dist, std::string_view arg, const Shape& s,
@@ -52,11 +62,13 @@ void require_square(std::string_view dist, std::string_view arg, const Shape& s,
 }
 void require_scalar(std::string_view dist, std::string_view arg, const Shape& s,
                     const Shape& variate) {
-    if (!s.is_scalar()) bad_arg(dist, arg, s, variate, "real");
+    if (!s.is_scalar())
+        bad_arg(dist, arg, s, variate, "real");
 }
 // The variate of a matrix distribution: mat[K,K].
 int square_variate(std::string_view dist, const Shape& s) {
-    if (!s.is_matrix() || s.rows != s.cols) bad_variate(dist, s, "a square matrix mat[K,K]");
+    if (!s.is_matrix() || s.rows != s.cols)
+        bad_variate(dist, s, "a square matrix mat[K,K]");
     return s.rows;
 }
 // An integer variate: integer data, a vector of categories (log_density passes it as it is).
@@ -83,13 +95,16 @@ NodeId residual_columns(Terms& t, std::string_view dist, NodeId y, NodeId mu) {
     const Shape ms = shape(t, mu);
     const Draws d = draws(dist, ys);
     if (ys.is_vector()) {
-        if (ms != ys) bad_arg(dist, "mu", ms, ys, ys.str());
+        if (ms != ys)
+            bad_arg(dist, "mu", ms, ys, ys.str());
         return t.sub(y, mu);
     }
     // y' is data-only when y is data: transposed once, when the program is built.
     const NodeId yt = op(t, Op::Transpose, y);
-    if (ms.is_vector() && ms.rows == d.k) return t.sub(yt, linalg::rep_cols(t.g(), mu, d.n));
-    if (ms == ys) return t.sub(yt, op(t, Op::Transpose, mu));
+    if (ms.is_vector() && ms.rows == d.k)
+        return t.sub(yt, linalg::rep_cols(t.g(), mu, d.n));
+    if (ms == ys)
+        return t.sub(yt, op(t, Op::Transpose, mu));
     bad_arg(dist, "mu", ms, ys, fmt::format("vec[{}] or {}", d.k, ys.str()));
 }
 
@@ -108,11 +123,12 @@ void multi_normal_terms(Terms& t, NodeId R, NodeId L, Draws d) {
 // with j = K - k running over 1..K-1, lbeta(b, b) = 2 lgamma(b) - lgamma(2b), and
 //   sum_j (2 eta - 2 + j) j = (2 eta - 2) K(K-1)/2 + (K-1)K(2K-1)/6.
 NodeId lkj_log_constant(Terms& t, NodeId eta, int K) {
-    if (K < 2) return t.c(0.0);
+    if (K < 2)
+        return t.c(0.0);
     const NodeId j = one_to_n(t, K - 1);
     const NodeId b = t.add(eta, t.mul(t.c(0.5), t.sub(j, t.c(1))));
-    const NodeId lbeta = t.sub(t.mul(t.c(2), t.f(Op::Lgamma, b)),
-                               t.f(Op::Lgamma, t.mul(t.c(2), b)));
+    const NodeId lbeta =
+        t.sub(t.mul(t.c(2), t.f(Op::Lgamma, b)), t.f(Op::Lgamma, t.mul(t.c(2), b)));
     const double k = K;
     const NodeId powers = t.add(t.mul(t.sub(t.mul(t.c(2), eta), t.c(2)), t.c(k * (k - 1) / 2)),
                                 t.c((k - 1) * k * (2 * k - 1) / 6));
@@ -129,23 +145,40 @@ NodeId lmgamma(Terms& t, int K, NodeId x) {
 // Stan requires nu > K - 1; checked here where nu is a number.
 void check_nu(Terms& t, std::string_view dist, NodeId nu, int K) {
     if (auto v = t.g().const_value(nu); v && !(*v > K - 1)) {
-        throw ModelError(fmt::format("{}: argument `nu` must be greater than K - 1 = {} for a "
-                                     "mat[{},{}] variate, got {}",
-                                     dist, K - 1, K, K, *v));
+        throw ModelError(
+            fmt::format("{}: argument `nu` must be greater than K - 1 = {} for a "
+                        "mat[{},{}] variate, got {}",
+                        dist, K - 1, K, K, *v));
     }
 }
 
 }  // namespace
 
-Support real_support(const Graph&, Args) { return Support::real(); }
-Support simplex_support(const Graph&, Args) { return Support::simplex(); }
-Support cholesky_factor_corr_support(const Graph&, Args) { return Support::cholesky_factor_corr(); }
-Support corr_matrix_support(const Graph&, Args) { return Support::corr_matrix(); }
-Support cov_matrix_support(const Graph&, Args) { return Support::cov_matrix(); }
-Support cholesky_factor_cov_support(const Graph&, Args) { return Support::cholesky_factor_cov(); }
-Support no_support(const Graph&, Args) { return Support::real(); }
+Support real_support(const Graph&, Args) {
+    return Support::real();
+}
+Support simplex_support(const Graph&, Args) {
+    return Support::simplex();
+}
+Support cholesky_factor_corr_support(const Graph&, Args) {
+    return Support::cholesky_factor_corr();
+}
+Support corr_matrix_support(const Graph&, Args) {
+    return Support::corr_matrix();
+}
+Support cov_matrix_support(const Graph&, Args) {
+    return Support::cov_matrix();
+}
+Support cholesky_factor_cov_support(const Graph&, Args) {
+    return Support::cholesky_factor_cov();
+}
+Support no_support(const Graph&, Args) {
+    return Support::real();
+}
 
-bool category(int y) { return y >= 0; }
+bool category(int y) {
+    return y >= 0;
+}
 
 // multi_normal(y | mu, Sigma) = multi_normal_cholesky(y | mu, chol(Sigma))
 void multi_normal(Terms& t, NodeId y, Args a) {
@@ -170,7 +203,8 @@ void dirichlet(Terms& t, NodeId theta, Args a) {
     const Draws d = draws("dirichlet", ts);
     const NodeId alpha = real(t, a[0]);
     const Shape as = shape(t, alpha);
-    if (!as.is_vector() || as.rows != d.k) bad_arg("dirichlet", "alpha", as, ts, Shape::vector(d.k).str());
+    if (!as.is_vector() || as.rows != d.k)
+        bad_arg("dirichlet", "alpha", as, ts, Shape::vector(d.k).str());
     const NodeId log_theta = t.f(Op::Log, real(t, theta));
     // sum over draws of log theta, per category: one dot product with alpha - 1
     const NodeId per_k = ts.is_vector() ? log_theta : op(t, Op::ColSums, log_theta);
@@ -239,9 +273,8 @@ void lkj_corr_cholesky(Terms& t, NodeId L, Args a) {
         const NodeId log_diag = t.f(Op::Log, op(t, Op::Diagonal, real(t, L)));
         const NodeId d = linalg::block(t.g(), log_diag, 1, 0, Shape::vector(K - 1));
         // K - k for k = 2..K: K-2, ..., 0 (reverse sums of ones, minus one)
-        const NodeId w = t.sub(op(t, Op::ReverseCumulativeSum,
-                                  t.g().constant(1.0, Shape::vector(K - 1))),
-                               t.c(1));
+        const NodeId w = t.sub(
+            op(t, Op::ReverseCumulativeSum, t.g().constant(1.0, Shape::vector(K - 1))), t.c(1));
         t.add(op(t, Op::Dot, w, d));
         t.add(t.mul(t.sub(t.mul(t.c(2), eta), t.c(2)), sum(t, d)));
     }

@@ -28,9 +28,10 @@ void require_positive(double value, const char* name) {
 
 void validate_options(const Options& opts, int dim) {
     if (dim < 1) {
-        throw ModelError(fmt::format("the model has no parameters to fit (its unconstrained dimension is {}; "
-                                     "ADVI needs at least 1)",
-                                     dim));
+        throw ModelError(
+            fmt::format("the model has no parameters to fit (its unconstrained dimension is {}; "
+                        "ADVI needs at least 1)",
+                        dim));
     }
     require_positive(opts.grad_samples, "grad_samples");
     require_positive(opts.elbo_samples, "elbo_samples");
@@ -43,8 +44,8 @@ void validate_options(const Options& opts, int dim) {
         require_positive(opts.eta, "eta");
     }
     if (opts.threads < 0) {
-        throw FitError(fmt::format("option `threads` must be non-negative (0: the hardware's), got {}",
-                                   opts.threads));
+        throw FitError(fmt::format(
+            "option `threads` must be non-negative (0: the hardware's), got {}", opts.threads));
     }
     if (opts.output_samples < 0) {
         throw FitError(fmt::format("option `output_samples` must be non-negative, got {}",

@@ -45,9 +45,8 @@ ElboGradient score_function_gradient(Target& target, const Approximation& q, int
     const int D = q.dim(), P = q.num_params();
     // log q(zeta) = -|eta|^2 / 2 - D/2 log 2 pi - log|det S^-1|, and entropy() =
     // D/2 (1 + log 2 pi) + log|det S^-1|.
-    const double log_q_const =
-        -0.5 * D * std::log(2.0 * std::numbers::pi) -
-        (q.entropy() - 0.5 * D * (1.0 + std::log(2.0 * std::numbers::pi)));
+    const double log_q_const = -0.5 * D * std::log(2.0 * std::numbers::pi) -
+                               (q.entropy() - 0.5 * D * (1.0 + std::log(2.0 * std::numbers::pi)));
 
     // Row m: h_m; weights: log p - log q of draw m.
     Eigen::MatrixXd H(M, P);

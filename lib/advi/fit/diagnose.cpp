@@ -17,14 +17,17 @@ namespace {
 // Beyond this many values the node-by-node program is not built: only whole terms are.
 constexpr long kMaxValues = 20'000'000;
 
-bool is_leaf(Op op) { return op == Op::Const || op == Op::Data || op == Op::Param || op == Op::Zeta; }
+bool is_leaf(Op op) {
+    return op == Op::Const || op == Op::Data || op == Op::Param || op == Op::Zeta;
+}
 
 // The nodes `id` depends on, itself included.
 std::vector<bool> ancestors(const Graph& g, NodeId id) {
     std::vector<bool> in(static_cast<std::size_t>(g.size()), false);
     in[static_cast<std::size_t>(id)] = true;
     for (NodeId k = id; k >= 0; --k) {
-        if (!in[static_cast<std::size_t>(k)]) continue;
+        if (!in[static_cast<std::size_t>(k)])
+            continue;
         const Node& n = g[k];
         for (int a = 0; a < n.arity(); ++a) in[static_cast<std::size_t>(n.in[a])] = true;
     }
@@ -36,10 +39,13 @@ std::string reads(const ModelSpec& spec, NodeId id) {
     const std::vector<bool> in = ancestors(spec.graph, id);
     std::set<std::string> latents, data;
     for (NodeId k = 0; k <= id; ++k) {
-        if (!in[static_cast<std::size_t>(k)]) continue;
+        if (!in[static_cast<std::size_t>(k)])
+            continue;
         const Node& n = spec.graph[k];
-        if (n.op == Op::Param) latents.insert(spec.latents[static_cast<std::size_t>(n.index)].name);
-        if (n.op == Op::Data) data.insert(spec.data[static_cast<std::size_t>(n.index)].name);
+        if (n.op == Op::Param)
+            latents.insert(spec.latents[static_cast<std::size_t>(n.index)].name);
+        if (n.op == Op::Data)
+            data.insert(spec.data[static_cast<std::size_t>(n.index)].name);
     }
     const auto list = [](const std::set<std::string>& s) {
         std::string out;
@@ -51,12 +57,16 @@ std::string reads(const ModelSpec& spec, NodeId id) {
         return out;
     };
     std::string out;
-    if (!latents.empty()) out += (latents.size() == 1 ? "latent " : "latents ") + list(latents);
-    if (!data.empty()) out += (out.empty() ? "" : " and ") + std::string("data ") + list(data);
+    if (!latents.empty())
+        out += (latents.size() == 1 ? "latent " : "latents ") + list(latents);
+    if (!data.empty())
+        out += (out.empty() ? "" : " and ") + std::string("data ") + list(data);
     return out.empty() ? "constants only" : "reading " + out;
 }
 
-std::string number(double v) { return std::isnan(v) ? "nan" : fmt::format("{:.6g}", v); }
+std::string number(double v) {
+    return std::isnan(v) ? "nan" : fmt::format("{:.6g}", v);
+}
 
 }  // namespace
 
@@ -71,14 +81,15 @@ std::string explain_nonfinite(const ModelSpec& spec, const Eigen::VectorXd& zeta
         for (int i = 0; i < l.shape.size(); ++i) {
             const double v = theta[offsets[k] + i];
             if (!std::isfinite(v)) {
-                return fmt::format("latent `{}` is {} at element {} after its transform to {}", l.name,
-                                   number(v), i, l.support.str());
+                return fmt::format("latent `{}` is {} at element {} after its transform to {}",
+                                   l.name, number(v), i, l.support.str());
             }
         }
     }
     const Graph& g = spec.graph;
     const std::optional<NodeId> lp = g.output("lp");
-    if (!lp) return "";
+    if (!lp)
+        return "";
     const std::vector<bool> live = ancestors(g, *lp);
     std::vector<std::pair<std::string, NodeId>> outputs;
     long values = 0;
@@ -106,15 +117,19 @@ std::string explain_nonfinite(const ModelSpec& spec, const Eigen::VectorXd& zeta
     };
     for (const auto& [name, id] : outputs) {
         const Node& n = g[id];
-        if (finite(id)) continue;
+        if (finite(id))
+            continue;
         bool inputs_finite = true;
         for (int a = 0; a < n.arity(); ++a) inputs_finite = inputs_finite && finite(n.in[a]);
-        if (!inputs_finite) continue;
+        if (!inputs_finite)
+            continue;
         const int o = offset[static_cast<std::size_t>(id)];
         int element = 0;
         while (std::isfinite(v[o + element])) ++element;
-        std::string message = fmt::format("op `{}` gives {}", op_name(n.op), number(v[o + element]));
-        if (n.shape.size() > 1) message += fmt::format(" at element {} of {}", element, n.shape.str());
+        std::string message =
+            fmt::format("op `{}` gives {}", op_name(n.op), number(v[o + element]));
+        if (n.shape.size() > 1)
+            message += fmt::format(" at element {} of {}", element, n.shape.str());
         // The inputs at that element, where they have one (elementwise ops and scalars).
         std::vector<std::string> args;
         for (int a = 0; a < n.arity(); ++a) {
@@ -129,7 +144,8 @@ std::string explain_nonfinite(const ModelSpec& spec, const Eigen::VectorXd& zeta
             } else if (g[in].op == Op::Data && (size == 1 || size == n.shape.size()) &&
                        spec.data[static_cast<std::size_t>(g[in].index)].real != nullptr) {
                 x = spec.data[static_cast<std::size_t>(g[in].index)].real[e];
-            } else if (offset[static_cast<std::size_t>(in)] >= 0 && (size == 1 || size == n.shape.size())) {
+            } else if (offset[static_cast<std::size_t>(in)] >= 0 &&
+                       (size == 1 || size == n.shape.size())) {
                 x = v[offset[static_cast<std::size_t>(in)] + (size == 1 ? 0 : element)];
             } else {
                 args.clear();
@@ -143,8 +159,8 @@ std::string explain_nonfinite(const ModelSpec& spec, const Eigen::VectorXd& zeta
         message += ", " + reads(spec, id);
         for (std::size_t t = 0; t < spec.terms.size(); ++t) {
             if (ancestors(g, spec.terms[t])[static_cast<std::size_t>(id)]) {
-                message += fmt::format(", in term {} of {} of the log density", t + 1,
-                                       spec.terms.size());
+                message +=
+                    fmt::format(", in term {} of {} of the log density", t + 1, spec.terms.size());
                 break;
             }
         }

@@ -9,9 +9,9 @@
 #include <Eigen/Dense>
 #include <fmt/format.h>
 
-#include <advi/compile/pipeline.hpp>
 #include <advi/base/error.hpp>
 #include <advi/base/memory_budget.hpp>
+#include <advi/compile/pipeline.hpp>
 
 #include <advi/engine/rng.hpp>
 
@@ -92,13 +92,15 @@ std::string Fit::summary(int index_base) const {
         r.converged ? "converged: " + r.stop_reason : "not converged: " + r.stop_reason, r.seconds,
         r.elbo_trace.empty() ? std::nan("") : r.elbo_trace.back(), theta_draws_.rows());
     if (r.dropped_draws > 0)
-        s += fmt::format("{} Monte Carlo draws with a non-finite log density were dropped while "
-                         "fitting (most from trial step sizes of the eta search)\n",
-                         r.dropped_draws);
+        s += fmt::format(
+            "{} Monte Carlo draws with a non-finite log density were dropped while "
+            "fitting (most from trial step sizes of the eta search)\n",
+            r.dropped_draws);
     if (densities_.nonfinite_log_p > 0) {
-        s += fmt::format("{} output draws had a non-finite log density and were replaced by new "
-                         "draws from q\n",
-                         densities_.nonfinite_log_p);
+        s += fmt::format(
+            "{} output draws had a non-finite log density and were replaced by new "
+            "draws from q\n",
+            densities_.nonfinite_log_p);
     }
 
     if (theta_draws_.rows() == 0) {
@@ -107,9 +109,10 @@ std::string Fit::summary(int index_base) const {
         for (const auto& v : spec_.latents) {
             const Eigen::VectorXd m = at_mu(v.name);
             for (Eigen::Index k = 0; k < m.size(); ++k) {
-                s += fmt::format("{:<20} {:>12.4g}\n",
-                                 v.shape.is_scalar() ? v.name : fmt::format("{}[{}]", v.name, k + index_base),
-                                 m[k]);
+                s += fmt::format(
+                    "{:<20} {:>12.4g}\n",
+                    v.shape.is_scalar() ? v.name : fmt::format("{}[{}]", v.name, k + index_base),
+                    m[k]);
             }
         }
         return s;
@@ -198,11 +201,13 @@ Fit finish(const ModelSpec& m, AdviResult result, Program& gradient, std::uint64
             dens.log_p[kept] = lp;
             ++kept;
         }
-        if (kept < wanted) batch = result.q.draw(redraws, static_cast<int>(wanted - kept));
+        if (kept < wanted)
+            batch = result.q.draw(redraws, static_cast<int>(wanted - kept));
     }
     if (kept < wanted) {
-        result.stop_reason += fmt::format(
-            "; only {} of {} output draws had a finite log density ({} tried)", kept, wanted, tried);
+        result.stop_reason +=
+            fmt::format("; only {} of {} output draws had a finite log density ({} tried)", kept,
+                        wanted, tried);
     }
     result.draws = zeta_kept.topRows(kept);
     theta.conservativeResize(kept, Eigen::NoChange);
@@ -222,7 +227,8 @@ public:
     int dim() const override { return inner_.dim(); }
     double log_density_gradient(const Eigen::VectorXd& zeta, Eigen::VectorXd& grad) override {
         const double lp = inner_.log_density_gradient(zeta, grad);
-        if (!std::isfinite(lp)) last_nonfinite_ = zeta;
+        if (!std::isfinite(lp))
+            last_nonfinite_ = zeta;
         return lp;
     }
     void next_minibatch() override { inner_.next_minibatch(); }
@@ -241,11 +247,13 @@ AdviResult run_explained(const ModelSpec& m, Target& target, const Options& opti
     try {
         return run_advi(recording, options);
     } catch (const FitError& e) {
-        if (recording.last_nonfinite().size() == 0) throw;
+        if (recording.last_nonfinite().size() == 0)
+            throw;
         const std::string why = explain_nonfinite(m, recording.last_nonfinite());
-        if (why.empty()) throw;
-        throw FitError(fmt::format("{}; where the log density was last not finite, {}", e.what(),
-                                   why));
+        if (why.empty())
+            throw;
+        throw FitError(
+            fmt::format("{}; where the log density was last not finite, {}", e.what(), why));
     }
 }
 
@@ -263,9 +271,10 @@ void require_fit_memory(const ModelSpec& m, const Options& options) {
         require_memory(fmt::format("the full-rank approximation of {} dimensions", d),
                        checked_product({4, d, d}));
     }
-    require_memory(fmt::format("keeping {} output draws of {} unconstrained and {} constrained values",
-                               options.output_samples, d, m.theta_dim()),
-                   checked_product({options.output_samples, 2 * d + m.theta_dim() + 2}));
+    require_memory(
+        fmt::format("keeping {} output draws of {} unconstrained and {} constrained values",
+                    options.output_samples, d, m.theta_dim()),
+        checked_product({options.output_samples, 2 * d + m.theta_dim() + 2}));
 }
 
 }  // namespace

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include <advi/compile/pipeline.hpp>
 #include <advi/base/error.hpp>
+#include <advi/compile/pipeline.hpp>
 
 namespace advi {
 
@@ -14,7 +14,8 @@ ModelSpec scale_terms_reading(const ModelSpec& m, const std::vector<int>& slots,
     ModelSpec out = m;
     Graph& g = out.graph;
     const std::optional<NodeId> lp = g.output("lp");
-    if (!lp) throw ModelError("data subsampling: the model graph has no output \"lp\"");
+    if (!lp)
+        throw ModelError("data subsampling: the model graph has no output \"lp\"");
     // reads[id]: the node depends on a subsampled slot (ids are a topological order).
     std::vector<bool> reads(static_cast<std::size_t>(g.size()), false);
     for (NodeId id = 0; id < g.size(); ++id) {
@@ -90,9 +91,9 @@ MinibatchTarget::MinibatchTarget(const ModelSpec& model, const std::vector<Minib
                 rows, d.rows, sources_.front().data.slot, batch_rows_, full_rows_));
         }
         if (full_rows_ < batch_rows_) {
-            throw ShapeError(fmt::format(
-                "minibatch `{}`: a batch of {} rows from full data of only {} rows", d.slot,
-                batch_rows_, full_rows_));
+            throw ShapeError(
+                fmt::format("minibatch `{}`: a batch of {} rows from full data of only {} rows",
+                            d.slot, batch_rows_, full_rows_));
         }
         Source s{d, static_cast<int>(it - model.data.begin()), {}, {}};
         if (ints) {
@@ -103,7 +104,8 @@ MinibatchTarget::MinibatchTarget(const ModelSpec& model, const std::vector<Minib
         slots.push_back(s.slot);
         sources_.push_back(std::move(s));
     }
-    if (sources_.empty()) throw ModelError("minibatch: no data slot to subsample");
+    if (sources_.empty())
+        throw ModelError("minibatch: no data slot to subsample");
     for (Source& s : sources_) {
         DataSlot& slot = spec_.data[static_cast<std::size_t>(s.slot)];
         slot.real = s.real.empty() ? nullptr : s.real.data();
@@ -125,7 +127,8 @@ void MinibatchTarget::draw(std::vector<int>& rows) {
     rows.resize(static_cast<std::size_t>(batch_rows_));
     const auto n = static_cast<std::uint64_t>(full_rows_);
     for (int b = 0; b < batch_rows_; ++b) {
-        const auto j = static_cast<std::size_t>(b + rng_.next_u64() % (n - static_cast<std::uint64_t>(b)));
+        const auto j =
+            static_cast<std::size_t>(b + rng_.next_u64() % (n - static_cast<std::uint64_t>(b)));
         std::swap(permutation_[static_cast<std::size_t>(b)], permutation_[j]);
         rows[static_cast<std::size_t>(b)] = permutation_[static_cast<std::size_t>(b)];
     }
@@ -156,7 +159,8 @@ void MinibatchTarget::next_minibatch() {
 }
 
 void MinibatchTarget::use_evaluation_batch() {
-    if (evaluation_loaded_) return;
+    if (evaluation_loaded_)
+        return;
     load(evaluation_);
     program_.reload_data();
     evaluation_loaded_ = true;

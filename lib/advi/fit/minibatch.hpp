@@ -68,7 +68,7 @@ private:
     Rng rng_;
     std::vector<int> permutation_;  // of 0..N-1; its first B entries are the last draw
     std::vector<int> batch_;
-    std::vector<int> evaluation_;   // the fixed batch of the ELBO estimates
+    std::vector<int> evaluation_;  // the fixed batch of the ELBO estimates
     bool evaluation_loaded_ = false;
 };
 

@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include <advi/compile/pipeline.hpp>
 #include <advi/base/error.hpp>
+#include <advi/compile/pipeline.hpp>
 
 #include <advi/engine/approximation.hpp>
 #include <advi/engine/rng.hpp>
@@ -17,7 +17,8 @@ namespace advi {
 HeldOutLikelihood::HeldOutLikelihood(const ModelSpec& fitted, const ModelSpec& held_out,
                                      NodeId pointwise) {
     if (pointwise < 0 || pointwise >= held_out.graph.size()) {
-        throw ModelError("held-out log-likelihood: the pointwise node is not in the held-out model");
+        throw ModelError(
+            "held-out log-likelihood: the pointwise node is not in the held-out model");
     }
     const std::vector<int> from = fitted.theta_offsets();
     const std::vector<int> to = held_out.theta_offsets();
@@ -25,7 +26,8 @@ HeldOutLikelihood::HeldOutLikelihood(const ModelSpec& fitted, const ModelSpec& h
         const LatentVariable& l = held_out.latents[k];
         int match = -1;
         for (std::size_t j = 0; j < fitted.latents.size(); ++j) {
-            if (fitted.latents[j].name == l.name) match = static_cast<int>(j);
+            if (fitted.latents[j].name == l.name)
+                match = static_cast<int>(j);
         }
         if (match < 0) {
             throw ModelError(fmt::format(
@@ -34,13 +36,14 @@ HeldOutLikelihood::HeldOutLikelihood(const ModelSpec& fitted, const ModelSpec& h
         const LatentVariable& f = fitted.latents[static_cast<std::size_t>(match)];
         if (!(f.shape == l.shape)) {
             throw ShapeError(fmt::format(
-                "held-out model: latent `{}` has shape {} there and {} in the fitted model",
-                l.name, l.shape.str(), f.shape.str()));
+                "held-out model: latent `{}` has shape {} there and {} in the fitted model", l.name,
+                l.shape.str(), f.shape.str()));
         }
         segments_.push_back({from[static_cast<std::size_t>(match)], to[k], l.shape.size()});
     }
     program_ = std::make_unique<ThetaProgram>(held_out, std::vector<std::pair<std::string, NodeId>>{
-                                                            {"log_lik", pointwise}});
+                                                            {"log_lik", pointwise}
+    });
     theta_ = Eigen::VectorXd::Zero(held_out.theta_dim());
 }
 
@@ -65,7 +68,8 @@ LogPredictive log_predictive(HeldOutLikelihood& likelihood, const Eigen::MatrixX
         }
         ++out.draws;
         for (int i = 0; i < n; ++i) {
-            if (ll[i] == -std::numeric_limits<double>::infinity()) continue;
+            if (ll[i] == -std::numeric_limits<double>::infinity())
+                continue;
             if (ll[i] > max[i]) {
                 sum[i] = sum[i] * std::exp(max[i] - ll[i]) + 1.0;
                 max[i] = ll[i];
@@ -115,7 +119,8 @@ void PredictiveTrace::record(const FitProgress& progress) {
         to_theta_.run(z, t);
         theta.row(s) = t.transpose();
     }
-    points_.push_back({progress.iteration, progress.seconds, log_predictive(likelihood_, theta).mean});
+    points_.push_back(
+        {progress.iteration, progress.seconds, log_predictive(likelihood_, theta).mean});
 }
 
 }  // namespace advi

@@ -11,10 +11,10 @@
 
 #include <Eigen/Core>
 
-#include <advi/fit/fit.hpp>
-#include <advi/engine/options.hpp>
 #include <advi/compile/program.hpp>
 #include <advi/compile/theta_program.hpp>
+#include <advi/engine/options.hpp>
+#include <advi/fit/fit.hpp>
 
 namespace advi {
 

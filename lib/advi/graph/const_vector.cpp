@@ -30,11 +30,11 @@ Table& table() {
 
 NodeId constant_vector(Graph& g, std::span<const double> values, Shape shape) {
     if (static_cast<int>(values.size()) != shape.size()) {
-        throw InternalError(fmt::format("constant_vector: {} values for a {}", values.size(),
-                                        shape.str()));
+        throw InternalError(
+            fmt::format("constant_vector: {} values for a {}", values.size(), shape.str()));
     }
-    if (values.empty() || std::all_of(values.begin(), values.end(),
-                                      [&](double v) { return v == values[0]; })) {
+    if (values.empty() ||
+        std::all_of(values.begin(), values.end(), [&](double v) { return v == values[0]; })) {
         return g.constant(values.empty() ? 0.0 : values[0], shape);
     }
     Table& t = table();

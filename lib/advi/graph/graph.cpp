@@ -42,18 +42,20 @@ std::size_t NodeHash::operator()(const Node& n) const {
 NodeId Graph::intern(Node n) {
     const OpInfo& info = op_info(n.op);
     if (n.arity() != info.arity) {
-        throw InternalError(fmt::format("{}: expects {} inputs, got {}", info.name, info.arity,
-                                        n.arity()));
+        throw InternalError(
+            fmt::format("{}: expects {} inputs, got {}", info.name, info.arity, n.arity()));
     }
     for (int k = 0; k < n.arity(); ++k) {
         if (n.in[k] < 0 || n.in[k] >= size()) {
-            throw InternalError(fmt::format("{}: input {} is not a node of this graph",
-                                            info.name, n.in[k]));
+            throw InternalError(
+                fmt::format("{}: input {} is not a node of this graph", info.name, n.in[k]));
         }
     }
     n.shape = info.shape(*this, n);
-    if (n.op != Op::Data) n.dtype = DType::Real;
-    if (auto it = index_.find(n); it != index_.end()) return it->second;
+    if (n.op != Op::Data)
+        n.dtype = DType::Real;
+    if (auto it = index_.find(n); it != index_.end())
+        return it->second;
     const auto id = static_cast<NodeId>(nodes_.size());
     bool variable = n.op == Op::Param || n.op == Op::Zeta;
     for (int k = 0; k < n.arity(); ++k) variable = variable || variable_[n.in[k]];
@@ -85,12 +87,14 @@ NodeId Graph::leaf(Op op, Shape s, DType t, std::int64_t index, std::string labe
     n.dtype = t;
     n.index = index;
     NodeId id = intern(n);
-    if (!label.empty()) labels_[id] = std::move(label);
+    if (!label.empty())
+        labels_[id] = std::move(label);
     return id;
 }
 
 NodeId Graph::broadcast(NodeId scalar, Shape s) {
-    if (nodes_[scalar].shape == s) return scalar;
+    if (nodes_[scalar].shape == s)
+        return scalar;
     Node n;
     n.op = Op::Broadcast;
     n.shape = s;
@@ -105,7 +109,8 @@ const std::string& Graph::label(NodeId id) const {
 }
 
 std::optional<double> Graph::const_value(NodeId id) const {
-    if (nodes_[id].op == Op::Const) return nodes_[id].value;
+    if (nodes_[id].op == Op::Const)
+        return nodes_[id].value;
     return std::nullopt;
 }
 
@@ -127,7 +132,8 @@ void Graph::set_output(std::string name, NodeId id, int offset) {
 
 std::optional<NodeId> Graph::output(std::string_view name) const {
     for (const auto& o : outputs_) {
-        if (o.name == name) return o.id;
+        if (o.name == name)
+            return o.id;
     }
     return std::nullopt;
 }
@@ -137,18 +143,22 @@ namespace {
 std::string node_rhs(const Graph& g, NodeId id) {
     const Node& n = g[id];
     switch (n.op) {
-        case Op::Const: return fmt::format("const {}", n.value);
-        case Op::Data: return fmt::format("data {}{}", g.label(id),
-                                          n.dtype == DType::Int ? " int" : "");
-        case Op::Param: return fmt::format("param {}", g.label(id));
+        case Op::Const:
+            return fmt::format("const {}", n.value);
+        case Op::Data:
+            return fmt::format("data {}{}", g.label(id), n.dtype == DType::Int ? " int" : "");
+        case Op::Param:
+            return fmt::format("param {}", g.label(id));
         case Op::Zeta:
             return fmt::format("zeta[{}:{}] {}", n.index, n.index + n.shape.size(), g.label(id));
-        default: break;
+        default:
+            break;
     }
     std::string s(op_name(n.op));
     for (int k = 0; k < n.arity(); ++k) s += fmt::format(" %{}", n.in[k]);
     // Integer attributes of ops that have them (a block's first row and column).
-    if (n.index != 0 || n.aux != 0) s += fmt::format(" [{},{}]", n.index, n.aux);
+    if (n.index != 0 || n.aux != 0)
+        s += fmt::format(" [{},{}]", n.index, n.aux);
     return s;
 }
 
@@ -174,10 +184,10 @@ std::string Graph::dot() const {
     std::string s = "digraph advi {\n  rankdir=BT;\n  node [fontname=\"monospace\"];\n";
     for (NodeId id = 0; id < size(); ++id) {
         const Node& n = nodes_[id];
-        const char* style = n.op == Op::Data    ? ", shape=box"
+        const char* style = n.op == Op::Data                        ? ", shape=box"
                             : n.op == Op::Param || n.op == Op::Zeta ? ", shape=ellipse, style=bold"
-                            : n.op == Op::Const ? ", shape=plaintext"
-                                                : ", shape=ellipse";
+                            : n.op == Op::Const                     ? ", shape=plaintext"
+                                                                    : ", shape=ellipse";
         s += fmt::format("  n{} [label=\"%{} {}\\n{}\"{}];\n", id, id, node_rhs(*this, id),
                          n.shape.str(), style);
         for (int k = 0; k < n.arity(); ++k) s += fmt::format("  n{} -> n{};\n", n.in[k], id);
@@ -189,13 +199,16 @@ std::string Graph::dot() const {
     return s + "}\n";
 }
 
-std::ostream& operator<<(std::ostream& os, const Graph& g) { return os << g.str(); }
+std::ostream& operator<<(std::ostream& os, const Graph& g) {
+    return os << g.str();
+}
 
 std::vector<bool> live_nodes(const Graph& g) {
     std::vector<bool> live(g.size(), false);
     for (const auto& o : g.outputs()) live[o.id] = true;
     for (NodeId id = g.size() - 1; id >= 0; --id) {
-        if (!live[id]) continue;
+        if (!live[id])
+            continue;
         const Node& n = g[id];
         for (int k = 0; k < n.arity(); ++k) live[n.in[k]] = true;
     }
@@ -207,7 +220,8 @@ Graph rebuild(const Graph& g, const Rewrite& rewrite) {
     std::vector<bool> live = live_nodes(g);
     std::vector<NodeId> map(g.size(), kNoNode);
     for (NodeId id = 0; id < g.size(); ++id) {
-        if (!live[id]) continue;
+        if (!live[id])
+            continue;
         Node n = g[id];
         for (int k = 0; k < n.arity(); ++k) n.in[k] = map[n.in[k]];
         const bool is_leaf = n.arity() == 0 && n.op != Op::Const;

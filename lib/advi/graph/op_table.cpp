@@ -8,13 +8,13 @@
 #include <fmt/format.h>
 
 #include <advi/base/error.hpp>
+#include <advi/graph/const_vector.hpp>
 #include <advi/graph/graph.hpp>
-#include <advi/graph/ops_math.hpp>
+#include <advi/graph/ops_constrain.hpp>
 #include <advi/graph/ops_linalg.hpp>
+#include <advi/graph/ops_math.hpp>
 #include <advi/graph/ops_random.hpp>
 #include <advi/graph/ops_scan.hpp>
-#include <advi/graph/const_vector.hpp>
-#include <advi/graph/ops_constrain.hpp>
 
 namespace advi {
 namespace {
@@ -31,23 +31,29 @@ double log1p_exp(double x) {
     return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
 }
 double inv_logit(double x) {
-    if (x >= 0) return 1.0 / (1.0 + std::exp(-x));
+    if (x >= 0)
+        return 1.0 / (1.0 + std::exp(-x));
     const double e = std::exp(x);
     return e / (1.0 + e);
 }
-double log_inv_logit(double x) { return -log1p_exp(-x); }
+double log_inv_logit(double x) {
+    return -log1p_exp(-x);
+}
 double digamma(double x) {
     // Boost throws at the poles; the density there is not finite anyway.
-    if (!(x > 0) && x == std::floor(x)) return std::nan("");
+    if (!(x > 0) && x == std::floor(x))
+        return std::nan("");
     return boost::math::digamma(x);
 }
 double trigamma(double x) {
-    if (!(x > 0) && x == std::floor(x)) return std::nan("");
+    if (!(x > 0) && x == std::floor(x))
+        return std::nan("");
     return boost::math::trigamma(x);
 }
 
 // One struct per elementwise op: `f` for scalars (folding, broadcasting loops) and,
 // where Eigen has a vectorised form, `a` for whole arrays.
+// clang-format off
 struct NegF { static double f(double x, double) { return -x; } };
 struct ExpF { static double f(double x, double) { return std::exp(x); } };
 struct LogF { static double f(double x, double) { return std::log(x); } };
@@ -67,6 +73,7 @@ struct SubF { static double f(double x, double y) { return x - y; } };
 struct MulF { static double f(double x, double y) { return x * y; } };
 struct DivF { static double f(double x, double y) { return x / y; } };
 struct PowF { static double f(double x, double y) { return std::pow(x, y); } };
+// clang-format on
 
 // ---------------------------------------------------------------- kernels
 
@@ -81,8 +88,12 @@ void unary_kernel(const KernelArgs& a) {
 // exp and log element by element through libm: on x86-64 glibc picks an FMA version at run
 // time (about 2 ns per call), which beats Eigen's SSE2 polynomial (about 4.5 ns for log) in a
 // build without -march flags.
-void exp_kernel(const KernelArgs& a) { unary_kernel<ExpF>(a); }
-void log_kernel(const KernelArgs& a) { unary_kernel<LogF>(a); }
+void exp_kernel(const KernelArgs& a) {
+    unary_kernel<ExpF>(a);
+}
+void log_kernel(const KernelArgs& a) {
+    unary_kernel<LogF>(a);
+}
 void sqrt_kernel(const KernelArgs& a) {
     ArrayMap(a.out, a.out_size()) = ConstArrayMap(a.in[0].x, a.out_size()).sqrt();
 }
@@ -123,12 +134,15 @@ void binary_kernel(const KernelArgs& a) {
 void const_kernel(const KernelArgs& a) {
     ArrayMap(a.out, a.out_size()).setConstant(a.node->value);
 }
-void sum_kernel(const KernelArgs& a) { a.out[0] = ConstArrayMap(a.in[0].x, a.in[0].size()).sum(); }
+void sum_kernel(const KernelArgs& a) {
+    a.out[0] = ConstArrayMap(a.in[0].x, a.in[0].size()).sum();
+}
 void broadcast_kernel(const KernelArgs& a) {
     ArrayMap(a.out, a.out_size()).setConstant(a.in[0].x[0]);
 }
 void dot_kernel(const KernelArgs& a) {
-    a.out[0] = ConstVectorMap(a.in[0].x, a.in[0].size()).dot(ConstVectorMap(a.in[1].x, a.in[1].size()));
+    a.out[0] =
+        ConstVectorMap(a.in[0].x, a.in[0].size()).dot(ConstVectorMap(a.in[1].x, a.in[1].size()));
 }
 void matvec_kernel(const KernelArgs& a) {
     Eigen::Map<Eigen::VectorXd>(a.out, a.out_size()).noalias() =
@@ -155,7 +169,8 @@ void gather_kernel(const KernelArgs& a) {
     const int* idx = a.in[1].i;
     for (int k = 0; k < m; ++k) {
         const int j = idx[k];
-        if (j < 0 || j >= n) index_out_of_range(k, j, n);
+        if (j < 0 || j >= n)
+            index_out_of_range(k, j, n);
         a.out[k] = v[j];
     }
 }
@@ -167,20 +182,23 @@ void scatter_add_kernel(const KernelArgs& a) {
     std::fill(a.out, a.out + n, 0.0);
     for (int k = 0; k < m; ++k) {
         const int j = idx[k];
-        if (j < 0 || j >= n) index_out_of_range(k, j, n);
+        if (j < 0 || j >= n)
+            index_out_of_range(k, j, n);
         a.out[j] += u[k];
     }
 }
 
 // ---------------------------------------------------------------- shape rules
 
-const Shape& shape_of(const Graph& g, NodeId id) { return g[id].shape; }
+const Shape& shape_of(const Graph& g, NodeId id) {
+    return g[id].shape;
+}
 
 void require_real(const Graph& g, const Node& n, int k) {
     if (g[n.in[k]].dtype != DType::Real) {
-        throw ShapeError(fmt::format("{}: argument {} is integer data{}; convert it to real first",
-                                     op_name(n.op), k + 1,
-                                     g.label(n.in[k]).empty() ? "" : " `" + g.label(n.in[k]) + "`"));
+        throw ShapeError(fmt::format(
+            "{}: argument {} is integer data{}; convert it to real first", op_name(n.op), k + 1,
+            g.label(n.in[k]).empty() ? "" : " `" + g.label(n.in[k]) + "`"));
     }
 }
 
@@ -191,7 +209,8 @@ Shape leaf_shape(const Graph&, const Node& n) {
     return n.shape;
 }
 Shape unary_shape(const Graph& g, const Node& n) {
-    if (n.op != Op::ToReal) require_real(g, n, 0);
+    if (n.op != Op::ToReal)
+        require_real(g, n, 0);
     return shape_of(g, n.in[0]);
 }
 Shape broadcast_shapes(const Graph& g, const Node& n) {
@@ -199,8 +218,10 @@ Shape broadcast_shapes(const Graph& g, const Node& n) {
     require_real(g, n, 1);
     const Shape& a = shape_of(g, n.in[0]);
     const Shape& b = shape_of(g, n.in[1]);
-    if (a == b || b.is_scalar()) return a;
-    if (a.is_scalar()) return b;
+    if (a == b || b.is_scalar())
+        return a;
+    if (a.is_scalar())
+        return b;
     throw ShapeError(fmt::format("{}: shapes {} and {} do not match (only scalars broadcast)",
                                  op_name(n.op), a.str(), b.str()));
 }
@@ -210,8 +231,8 @@ Shape sum_shape(const Graph& g, const Node& n) {
 }
 Shape broadcast_shape(const Graph& g, const Node& n) {
     if (!shape_of(g, n.in[0]).is_scalar()) {
-        throw ShapeError(fmt::format("broadcast: expected a scalar, got {}",
-                                     shape_of(g, n.in[0]).str()));
+        throw ShapeError(
+            fmt::format("broadcast: expected a scalar, got {}", shape_of(g, n.in[0]).str()));
     }
     return n.shape;
 }
@@ -228,8 +249,8 @@ Shape matvec_shape(const Graph& g, const Node& n) {
     const Shape& A = shape_of(g, n.in[0]);
     const Shape& x = shape_of(g, n.in[1]);
     if (!A.is_matrix() || !x.is_vector() || A.cols != x.rows) {
-        throw ShapeError(fmt::format("matrix-vector product: expected mat[r,c] * vec[c], got {} * {}",
-                                     A.str(), x.str()));
+        throw ShapeError(fmt::format(
+            "matrix-vector product: expected mat[r,c] * vec[c], got {} * {}", A.str(), x.str()));
     }
     return Shape::vector(A.rows);
 }
@@ -237,8 +258,9 @@ Shape mattvec_shape(const Graph& g, const Node& n) {
     const Shape& A = shape_of(g, n.in[0]);
     const Shape& v = shape_of(g, n.in[1]);
     if (!A.is_matrix() || !v.is_vector() || A.rows != v.rows) {
-        throw ShapeError(fmt::format("transposed matrix-vector product: expected mat[r,c]' * vec[r], got {}' * {}",
-                                     A.str(), v.str()));
+        throw ShapeError(fmt::format(
+            "transposed matrix-vector product: expected mat[r,c]' * vec[r], got {}' * {}", A.str(),
+            v.str()));
     }
     return Shape::vector(A.cols);
 }
@@ -246,7 +268,8 @@ Shape outer_shape(const Graph& g, const Node& n) {
     const Shape& u = shape_of(g, n.in[0]);
     const Shape& v = shape_of(g, n.in[1]);
     if (!u.is_vector() || !v.is_vector()) {
-        throw ShapeError(fmt::format("outer: expected two vectors, got {} and {}", u.str(), v.str()));
+        throw ShapeError(
+            fmt::format("outer: expected two vectors, got {} and {}", u.str(), v.str()));
     }
     return Shape::matrix(u.rows, v.rows);
 }
@@ -260,8 +283,8 @@ void require_index(const Graph& g, const Node& n) {
 Shape gather_shape(const Graph& g, const Node& n) {
     require_index(g, n);
     if (!shape_of(g, n.in[0]).is_vector()) {
-        throw ShapeError(fmt::format("index: only vectors can be indexed, got {}",
-                                     shape_of(g, n.in[0]).str()));
+        throw ShapeError(
+            fmt::format("index: only vectors can be indexed, got {}", shape_of(g, n.in[0]).str()));
     }
     return shape_of(g, n.in[1]);
 }
@@ -277,27 +300,51 @@ Shape scatter_add_shape(const Graph& g, const Node& n) {
 // `y` is the node's value, `g` its adjoint; contributions go to c[k] for input k.
 
 using C = std::array<NodeId, 3>;
-NodeId in(const Graph& gr, NodeId self, int k) { return gr[self].in[k]; }
-NodeId mul(Graph& gr, NodeId a, NodeId b) { return gr.apply(Op::Mul, a, b); }
-NodeId div(Graph& gr, NodeId a, NodeId b) { return gr.apply(Op::Div, a, b); }
-NodeId add(Graph& gr, NodeId a, NodeId b) { return gr.apply(Op::Add, a, b); }
-NodeId sub(Graph& gr, NodeId a, NodeId b) { return gr.apply(Op::Sub, a, b); }
-NodeId neg(Graph& gr, NodeId a) { return gr.apply(Op::Neg, a); }
-NodeId num(Graph& gr, double v) { return gr.constant(v); }
+NodeId in(const Graph& gr, NodeId self, int k) {
+    return gr[self].in[k];
+}
+NodeId mul(Graph& gr, NodeId a, NodeId b) {
+    return gr.apply(Op::Mul, a, b);
+}
+NodeId div(Graph& gr, NodeId a, NodeId b) {
+    return gr.apply(Op::Div, a, b);
+}
+NodeId add(Graph& gr, NodeId a, NodeId b) {
+    return gr.apply(Op::Add, a, b);
+}
+NodeId sub(Graph& gr, NodeId a, NodeId b) {
+    return gr.apply(Op::Sub, a, b);
+}
+NodeId neg(Graph& gr, NodeId a) {
+    return gr.apply(Op::Neg, a);
+}
+NodeId num(Graph& gr, double v) {
+    return gr.constant(v);
+}
 
-void adj_neg(Graph& gr, NodeId, NodeId g, C& c) { c[0] = neg(gr, g); }
+void adj_neg(Graph& gr, NodeId, NodeId g, C& c) {
+    c[0] = neg(gr, g);
+}
 // d exp(x) = exp(x) dx
-void adj_exp(Graph& gr, NodeId y, NodeId g, C& c) { c[0] = mul(gr, g, y); }
+void adj_exp(Graph& gr, NodeId y, NodeId g, C& c) {
+    c[0] = mul(gr, g, y);
+}
 // d log(x) = dx / x
-void adj_log(Graph& gr, NodeId y, NodeId g, C& c) { c[0] = div(gr, g, in(gr, y, 0)); }
+void adj_log(Graph& gr, NodeId y, NodeId g, C& c) {
+    c[0] = div(gr, g, in(gr, y, 0));
+}
 // d log1p(x) = dx / (1 + x)
 void adj_log1p(Graph& gr, NodeId y, NodeId g, C& c) {
     c[0] = div(gr, g, add(gr, num(gr, 1), in(gr, y, 0)));
 }
 // d expm1(x) = (expm1(x) + 1) dx
-void adj_expm1(Graph& gr, NodeId y, NodeId g, C& c) { c[0] = mul(gr, g, add(gr, y, num(gr, 1))); }
+void adj_expm1(Graph& gr, NodeId y, NodeId g, C& c) {
+    c[0] = mul(gr, g, add(gr, y, num(gr, 1)));
+}
 // d sqrt(x) = dx / (2 sqrt(x))
-void adj_sqrt(Graph& gr, NodeId y, NodeId g, C& c) { c[0] = div(gr, mul(gr, num(gr, 0.5), g), y); }
+void adj_sqrt(Graph& gr, NodeId y, NodeId g, C& c) {
+    c[0] = div(gr, mul(gr, num(gr, 0.5), g), y);
+}
 // d x^2 = 2x dx
 void adj_square(Graph& gr, NodeId y, NodeId g, C& c) {
     c[0] = mul(gr, g, mul(gr, num(gr, 2), in(gr, y, 0)));
@@ -320,8 +367,14 @@ void adj_lgamma(Graph& gr, NodeId y, NodeId g, C& c) {
 void adj_digamma(Graph& gr, NodeId y, NodeId g, C& c) {
     c[0] = mul(gr, g, gr.apply(Op::Trigamma, in(gr, y, 0)));
 }
-void adj_add(Graph&, NodeId, NodeId g, C& c) { c[0] = g; c[1] = g; }
-void adj_sub(Graph& gr, NodeId, NodeId g, C& c) { c[0] = g; c[1] = neg(gr, g); }
+void adj_add(Graph&, NodeId, NodeId g, C& c) {
+    c[0] = g;
+    c[1] = g;
+}
+void adj_sub(Graph& gr, NodeId, NodeId g, C& c) {
+    c[0] = g;
+    c[1] = neg(gr, g);
+}
 void adj_mul(Graph& gr, NodeId y, NodeId g, C& c) {
     c[0] = mul(gr, g, in(gr, y, 1));
     c[1] = mul(gr, g, in(gr, y, 0));
@@ -336,15 +389,19 @@ void adj_div(Graph& gr, NodeId y, NodeId g, C& c) {
 void adj_pow(Graph& gr, NodeId y, NodeId g, C& c) {
     const NodeId a = in(gr, y, 0);
     const NodeId b = in(gr, y, 1);
-    if (!gr.is_variable(b) && !gr.is_variable(a)) return;
+    if (!gr.is_variable(b) && !gr.is_variable(a))
+        return;
     c[0] = mul(gr, g, mul(gr, b, gr.apply(Op::Pow, a, sub(gr, b, num(gr, 1)))));
-    if (gr.is_variable(b)) c[1] = mul(gr, g, mul(gr, y, gr.apply(Op::Log, a)));
+    if (gr.is_variable(b))
+        c[1] = mul(gr, g, mul(gr, y, gr.apply(Op::Log, a)));
 }
 // y = sum(x): dx = g broadcast to x's shape
 void adj_sum(Graph& gr, NodeId y, NodeId g, C& c) {
     c[0] = gr.broadcast(g, gr[in(gr, y, 0)].shape);
 }
-void adj_broadcast(Graph& gr, NodeId, NodeId g, C& c) { c[0] = gr.apply(Op::Sum, g); }
+void adj_broadcast(Graph& gr, NodeId, NodeId g, C& c) {
+    c[0] = gr.apply(Op::Sum, g);
+}
 void adj_dot(Graph& gr, NodeId y, NodeId g, C& c) {
     c[0] = mul(gr, g, in(gr, y, 1));
     c[1] = mul(gr, g, in(gr, y, 0));
@@ -353,14 +410,16 @@ void adj_dot(Graph& gr, NodeId y, NodeId g, C& c) {
 void adj_matvec(Graph& gr, NodeId y, NodeId g, C& c) {
     const NodeId A = in(gr, y, 0);
     const NodeId x = in(gr, y, 1);
-    if (gr.is_variable(A)) c[0] = gr.apply(Op::Outer, g, x);
+    if (gr.is_variable(A))
+        c[0] = gr.apply(Op::Outer, g, x);
     c[1] = gr.apply(Op::MatTVec, A, g);
 }
 // y = A' v: dA = v g', dv = A g
 void adj_mattvec(Graph& gr, NodeId y, NodeId g, C& c) {
     const NodeId A = in(gr, y, 0);
     const NodeId v = in(gr, y, 1);
-    if (gr.is_variable(A)) c[0] = gr.apply(Op::Outer, v, g);
+    if (gr.is_variable(A))
+        c[0] = gr.apply(Op::Outer, v, g);
     c[1] = gr.apply(Op::MatVec, A, g);
 }
 // Y = u v': du = G v, dv = G' u
@@ -381,7 +440,9 @@ void adj_scatter_add(Graph& gr, NodeId y, NodeId g, C& c) {
 }
 
 template <class F>
-double fold(double a, double b) { return F::f(a, b); }
+double fold(double a, double b) {
+    return F::f(a, b);
+}
 
 // clang-format off
 constexpr OpInfo kOps[] = {
@@ -503,7 +564,8 @@ static_assert(std::size(kOps) == kOpCount, "one row per op");
 
 constexpr bool rows_in_order() {
     for (int k = 0; k < kOpCount; ++k) {
-        if (static_cast<int>(kOps[k].op) != k) return false;
+        if (static_cast<int>(kOps[k].op) != k)
+            return false;
     }
     return true;
 }
@@ -511,7 +573,11 @@ static_assert(rows_in_order(), "op table rows must follow the Op enumeration");
 
 }  // namespace
 
-const OpInfo& op_info(Op op) { return kOps[static_cast<int>(op)]; }
-std::string_view op_name(Op op) { return op_info(op).name; }
+const OpInfo& op_info(Op op) {
+    return kOps[static_cast<int>(op)];
+}
+std::string_view op_name(Op op) {
+    return op_info(op).name;
+}
 
 }  // namespace advi

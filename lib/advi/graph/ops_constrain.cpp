@@ -27,9 +27,10 @@ void check_vjp(const Graph& g, const Node& n, std::string_view op, std::string_v
     const Shape& in = g[n.in[0]].shape;
     const Shape& adj = g[n.in[1]].shape;
     if (!expected || *expected != in) {
-        throw ShapeError(fmt::format("{} vector-Jacobian product: input {} and adjoint {} do not "
-                                     "match (the output must be {})",
-                                     op, in.str(), adj.str(), needs));
+        throw ShapeError(
+            fmt::format("{} vector-Jacobian product: input {} and adjoint {} do not "
+                        "match (the output must be {})",
+                        op, in.str(), adj.str(), needs));
     }
 }
 
@@ -43,7 +44,8 @@ using fused::log_inv_logit;
 // ---------------------------------------------------------------- simplex
 
 std::optional<Shape> SimplexKernels::input_shape(Shape theta) {
-    if (theta.is_vector() && theta.rows >= 2) return Shape::vector(theta.rows - 1);
+    if (theta.is_vector() && theta.rows >= 2)
+        return Shape::vector(theta.rows - 1);
     if (theta.is_matrix() && theta.rows >= 1 && theta.cols >= 2) {
         return Shape::matrix(theta.rows, theta.cols - 1);
     }
@@ -93,7 +95,8 @@ void SimplexKernels::vjp(const double* zeta, const double* g, int rows, int cols
 // ---------------------------------------------------------------- ordered
 
 std::optional<Shape> OrderedKernels::input_shape(Shape theta) {
-    if (theta.is_scalar() || theta.rows < 1 || theta.cols < 1) return std::nullopt;
+    if (theta.is_scalar() || theta.rows < 1 || theta.cols < 1)
+        return std::nullopt;
     return theta;
 }
 
@@ -144,7 +147,8 @@ void PositiveOrderedKernels::vjp(const double* zeta, const double* g, int rows, 
 // ---------------------------------------------------------------- cholesky_factor_corr
 
 std::optional<Shape> CholeskyCorrKernels::input_shape(Shape theta) {
-    if (!theta.is_matrix() || theta.rows != theta.cols || theta.rows < 2) return std::nullopt;
+    if (!theta.is_matrix() || theta.rows != theta.cols || theta.rows < 2)
+        return std::nullopt;
     return Shape::vector(theta.rows * (theta.rows - 1) / 2);
 }
 
@@ -191,7 +195,8 @@ void CholeskyCorrKernels::vjp(const double* zeta, const double* g, int K, int, d
 // ---------------------------------------------------------------- cholesky_factor_cov
 
 std::optional<Shape> CholeskyCovKernels::input_shape(Shape theta) {
-    if (!theta.is_matrix() || theta.cols < 1 || theta.rows < theta.cols) return std::nullopt;
+    if (!theta.is_matrix() || theta.cols < 1 || theta.rows < theta.cols)
+        return std::nullopt;
     const int M = theta.rows, N = theta.cols;
     return Shape::vector(N * (N + 1) / 2 + (M - N) * N);
 }
@@ -220,7 +225,8 @@ void CholeskyCovKernels::vjp(const double* zeta, const double* g, int M, int N, 
 // ---------------------------------------------------------------- L L'
 
 std::optional<Shape> LowerTriSelfTransposeKernels::input_shape(Shape out) {
-    if (!out.is_matrix() || out.rows != out.cols || out.rows < 1) return std::nullopt;
+    if (!out.is_matrix() || out.rows != out.cols || out.rows < 1)
+        return std::nullopt;
     return out;
 }
 
@@ -237,8 +243,7 @@ void LowerTriSelfTransposeKernels::constrain(const double* L, int K, int, double
 
 // Omega = T T' with T = tril(L): <G, dT T' + T dT'> = <(G + G') T, dT>, so
 // dL = tril((G + G') T): dL(i,j) = sum_{k>=j} (G(i,k) + G(k,i)) T(k,j) for j <= i.
-void LowerTriSelfTransposeKernels::vjp(const double* L, const double* g, int K, int,
-                                       double* dL) {
+void LowerTriSelfTransposeKernels::vjp(const double* L, const double* g, int K, int, double* dL) {
     for (int j = 0; j < K; ++j) {
         for (int i = 0; i < K; ++i) {
             if (i < j) {

@@ -37,7 +37,8 @@ struct Op1 {
     // The (rows, cols) the kernels see for rows x cols values of a matrix (or not).
     static std::array<int, 2> dims(bool matrix, int rows, int cols) {
         if constexpr (kRowwise) {
-            if (!matrix) return {1, rows * cols};
+            if (!matrix)
+                return {1, rows * cols};
         }
         return {rows, cols};
     }
@@ -46,7 +47,8 @@ struct Op1 {
         // An op whose output shape follows from its input (M::output_shape) needs no proto
         // shape, so that Graph::apply builds it.
         Shape out = n.shape;
-        if constexpr (requires { M::output_shape(Shape{}); }) out = M::output_shape(g[n.in[0]].shape);
+        if constexpr (requires { M::output_shape(Shape{}); })
+            out = M::output_shape(g[n.in[0]].shape);
         check_input(g, n, M::name, M::needs, M::input_shape(out), out);
         return out;
     }
@@ -78,14 +80,17 @@ struct Op1 {
 
 // Scalar helpers of the kernels, stable in both tails.
 inline double inv_logit(double x) {
-    if (x >= 0) return 1.0 / (1.0 + std::exp(-x));
+    if (x >= 0)
+        return 1.0 / (1.0 + std::exp(-x));
     const double e = std::exp(x);
     return e / (1.0 + e);
 }
 inline double log1p_exp(double x) {
     return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
 }
-inline double log_inv_logit(double x) { return -log1p_exp(-x); }
+inline double log_inv_logit(double x) {
+    return -log1p_exp(-x);
+}
 
 }  // namespace advi::fused
 
@@ -125,7 +130,9 @@ struct PositiveOrderedKernels {
     static constexpr bool rowwise = true;
     static constexpr Op op = Op::PositiveOrderedConstrain;
     static constexpr Op vjp_op = Op::PositiveOrderedConstrainVjp;
-    static std::optional<Shape> input_shape(Shape theta) { return OrderedKernels::input_shape(theta); }
+    static std::optional<Shape> input_shape(Shape theta) {
+        return OrderedKernels::input_shape(theta);
+    }
     static void constrain(const double* zeta, int rows, int cols, double* theta);
     static void vjp(const double* zeta, const double* g, int rows, int cols, double* dzeta);
 };

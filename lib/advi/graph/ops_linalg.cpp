@@ -23,24 +23,35 @@ using CMat = Eigen::Map<const Eigen::MatrixXd>;
 using Vec = Eigen::Map<Eigen::VectorXd>;
 using CVec = Eigen::Map<const Eigen::VectorXd>;
 
-CMat in_mat(const KernelArgs& a, int k) { return {a.in[k].x, a.in[k].rows, a.in[k].cols}; }
-CVec in_vec(const KernelArgs& a, int k) { return {a.in[k].x, a.in[k].size()}; }
-Mat out_mat(const KernelArgs& a) { return {a.out, a.out_rows, a.out_cols}; }
-Vec out_vec(const KernelArgs& a) { return {a.out, a.out_size()}; }
+CMat in_mat(const KernelArgs& a, int k) {
+    return {a.in[k].x, a.in[k].rows, a.in[k].cols};
+}
+CVec in_vec(const KernelArgs& a, int k) {
+    return {a.in[k].x, a.in[k].size()};
+}
+Mat out_mat(const KernelArgs& a) {
+    return {a.out, a.out_rows, a.out_cols};
+}
+Vec out_vec(const KernelArgs& a) {
+    return {a.out, a.out_size()};
+}
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // ---------------------------------------------------------------- shape rules
 
-const Shape& arg(const Graph& g, const Node& n, int k) { return g[n.in[k]].shape; }
+const Shape& arg(const Graph& g, const Node& n, int k) {
+    return g[n.in[k]].shape;
+}
 
 // Every op here reads reals; integer data must be converted first (the DSL does).
 void require_real(const Graph& g, const Node& n, int k, const char* name) {
     if (g[n.in[k]].dtype != DType::Real) {
         const std::string& label = g.label(n.in[k]);
-        throw ShapeError(fmt::format("{}: argument `{}` is integer data{}; convert it to real first",
-                                     op_name(n.op), name, label.empty() ? "" : " `" + label + "`"));
+        throw ShapeError(
+            fmt::format("{}: argument `{}` is integer data{}; convert it to real first",
+                        op_name(n.op), name, label.empty() ? "" : " `" + label + "`"));
     }
 }
 
@@ -58,25 +69,29 @@ void require_real(const Graph& g, const Node& n, int k, const char* name) {
 const Shape& matrix_arg(const Graph& g, const Node& n, int k, const char* name) {
     require_real(g, n, k, name);
     const Shape& s = arg(g, n, k);
-    if (!s.is_matrix()) wrong_kind(n, name, s, "a matrix");
+    if (!s.is_matrix())
+        wrong_kind(n, name, s, "a matrix");
     return s;
 }
 const Shape& square_arg(const Graph& g, const Node& n, int k, const char* name) {
     const Shape& s = matrix_arg(g, n, k, name);
-    if (s.rows != s.cols) wrong_kind(n, name, s, "a square matrix");
+    if (s.rows != s.cols)
+        wrong_kind(n, name, s, "a square matrix");
     return s;
 }
 const Shape& vector_arg(const Graph& g, const Node& n, int k, const char* name) {
     require_real(g, n, k, name);
     const Shape& s = arg(g, n, k);
-    if (!s.is_vector()) wrong_kind(n, name, s, "a vector");
+    if (!s.is_vector())
+        wrong_kind(n, name, s, "a vector");
     return s;
 }
 // A vector or a matrix (a vector counts as one column).
 const Shape& array_arg(const Graph& g, const Node& n, int k, const char* name) {
     require_real(g, n, k, name);
     const Shape& s = arg(g, n, k);
-    if (s.is_scalar()) wrong_kind(n, name, s, "a vector or a matrix");
+    if (s.is_scalar())
+        wrong_kind(n, name, s, "a vector or a matrix");
     return s;
 }
 // The node's own shape (set by the builder) must be a vector or matrix of valid size.
@@ -92,19 +107,22 @@ const Shape& proto_shape(const Node& n) {
 Shape matmul_shape(const Graph& g, const Node& n) {
     const Shape& A = matrix_arg(g, n, 0, "A");
     const Shape& B = matrix_arg(g, n, 1, "B");
-    if (A.cols != B.rows) mismatch(n, "B", B, "A", A, "A B needs as many rows in B as columns in A");
+    if (A.cols != B.rows)
+        mismatch(n, "B", B, "A", A, "A B needs as many rows in B as columns in A");
     return Shape::matrix(A.rows, B.cols);
 }
 Shape mattmul_shape(const Graph& g, const Node& n) {
     const Shape& A = matrix_arg(g, n, 0, "A");
     const Shape& B = matrix_arg(g, n, 1, "B");
-    if (A.rows != B.rows) mismatch(n, "B", B, "A", A, "A' B needs as many rows in B as in A");
+    if (A.rows != B.rows)
+        mismatch(n, "B", B, "A", A, "A' B needs as many rows in B as in A");
     return Shape::matrix(A.cols, B.cols);
 }
 Shape matmult_shape(const Graph& g, const Node& n) {
     const Shape& A = matrix_arg(g, n, 0, "A");
     const Shape& B = matrix_arg(g, n, 1, "B");
-    if (A.cols != B.cols) mismatch(n, "B", B, "A", A, "A B' needs as many columns in B as in A");
+    if (A.cols != B.cols)
+        mismatch(n, "B", B, "A", A, "A B' needs as many columns in B as in A");
     return Shape::matrix(A.rows, B.rows);
 }
 Shape transpose_shape(const Graph& g, const Node& n) {
@@ -118,18 +136,24 @@ Shape diag_matrix_shape(const Graph& g, const Node& n) {
 Shape diagonal_shape(const Graph& g, const Node& n) {
     return Shape::vector(square_arg(g, n, 0, "A").rows);
 }
-Shape same_matrix_shape(const Graph& g, const Node& n) { return matrix_arg(g, n, 0, "A"); }
-Shape square_shape(const Graph& g, const Node& n) { return square_arg(g, n, 0, "A"); }
+Shape same_matrix_shape(const Graph& g, const Node& n) {
+    return matrix_arg(g, n, 0, "A");
+}
+Shape square_shape(const Graph& g, const Node& n) {
+    return square_arg(g, n, 0, "A");
+}
 Shape cholesky_adjoint_shape(const Graph& g, const Node& n) {
     const Shape& L = square_arg(g, n, 0, "L");
     const Shape& G = square_arg(g, n, 1, "adjoint");
-    if (L != G) mismatch(n, "adjoint", G, "L", L, "one shape");
+    if (L != G)
+        mismatch(n, "adjoint", G, "L", L, "one shape");
     return L;
 }
 Shape tri_solve_shape(const Graph& g, const Node& n) {
     const Shape& L = square_arg(g, n, 0, "L");
     const Shape& B = array_arg(g, n, 1, "b");
-    if (B.rows != L.rows) mismatch(n, "b", B, "L", L, "as many rows in b as in L");
+    if (B.rows != L.rows)
+        mismatch(n, "b", B, "L", L, "as many rows in b as in L");
     return B;
 }
 Shape square_to_scalar_shape(const Graph& g, const Node& n) {
@@ -146,7 +170,9 @@ Shape row_reduce_shape(const Graph& g, const Node& n) {
 Shape col_reduce_shape(const Graph& g, const Node& n) {
     return Shape::vector(matrix_arg(g, n, 0, "x").cols);
 }
-Shape vector_shape(const Graph& g, const Node& n) { return vector_arg(g, n, 0, "x"); }
+Shape vector_shape(const Graph& g, const Node& n) {
+    return vector_arg(g, n, 0, "x");
+}
 Shape same_shape(const Graph& g, const Node& n) {
     require_real(g, n, 0, "x");
     return arg(g, n, 0);
@@ -168,14 +194,16 @@ void check_block(const Node& n, const Shape& inner, const Shape& outer, const ch
 Shape block_shape(const Graph& g, const Node& n) {
     const Shape& x = array_arg(g, n, 0, "x");
     const Shape& s = proto_shape(n);
-    if (s.is_scalar()) wrong_kind(n, "result", s, "a vector or a matrix");
+    if (s.is_scalar())
+        wrong_kind(n, "result", s, "a vector or a matrix");
     check_block(n, s, x, "x", x);
     return s;
 }
 Shape embed_shape(const Graph& g, const Node& n) {
     const Shape& x = array_arg(g, n, 0, "x");
     const Shape& s = proto_shape(n);
-    if (s.is_scalar()) wrong_kind(n, "result", s, "a vector or a matrix");
+    if (s.is_scalar())
+        wrong_kind(n, "result", s, "a vector or a matrix");
     check_block(n, x, s, "x", x);
     return s;
 }
@@ -184,16 +212,18 @@ Shape reshape_shape(const Graph& g, const Node& n) {
     const Shape& x = arg(g, n, 0);
     const Shape& s = proto_shape(n);
     if (s.size() != x.size()) {
-        throw ShapeError(fmt::format("{}: argument `x` is {} ({} values), which cannot be read as {} "
-                                     "({} values)",
-                                     op_name(n.op), x.str(), x.size(), s.str(), s.size()));
+        throw ShapeError(
+            fmt::format("{}: argument `x` is {} ({} values), which cannot be read as {} "
+                        "({} values)",
+                        op_name(n.op), x.str(), x.size(), s.str(), s.size()));
     }
     return s;
 }
 Shape append_row_shape(const Graph& g, const Node& n) {
     const Shape& a = array_arg(g, n, 0, "x");
     const Shape& b = array_arg(g, n, 1, "y");
-    if (a.is_vector() && b.is_vector()) return Shape::vector(a.rows + b.rows);
+    if (a.is_vector() && b.is_vector())
+        return Shape::vector(a.rows + b.rows);
     if (a.is_matrix() && b.is_matrix() && a.cols == b.cols) {
         return Shape::matrix(a.rows + b.rows, a.cols);
     }
@@ -202,7 +232,8 @@ Shape append_row_shape(const Graph& g, const Node& n) {
 Shape append_col_shape(const Graph& g, const Node& n) {
     const Shape& a = array_arg(g, n, 0, "x");
     const Shape& b = array_arg(g, n, 1, "y");
-    if (a.rows != b.rows) mismatch(n, "y", b, "x", a, "as many rows in y as in x");
+    if (a.rows != b.rows)
+        mismatch(n, "y", b, "x", a, "as many rows in y as in x");
     return Shape::matrix(a.rows, a.cols + b.cols);
 }
 Shape rep_cols_shape(const Graph& g, const Node& n) {
@@ -225,8 +256,9 @@ namespace {
 void require_int_index(const Graph& g, const Node& n) {
     const Node& idx = g[n.in[1]];
     if (idx.dtype != DType::Int || !idx.shape.is_vector()) {
-        throw ShapeError(fmt::format("{}: argument `index` must be an integer data vector, got {} {}",
-                                     op_name(n.op), dtype_name(idx.dtype), idx.shape.str()));
+        throw ShapeError(
+            fmt::format("{}: argument `index` must be an integer data vector, got {} {}",
+                        op_name(n.op), dtype_name(idx.dtype), idx.shape.str()));
     }
 }
 }  // namespace
@@ -239,7 +271,8 @@ Shape scatter_add_rows_shape(const Graph& g, const Node& n) {
     const Shape& G = matrix_arg(g, n, 0, "values");
     require_int_index(g, n);
     const Shape& idx = arg(g, n, 1);
-    if (G.rows != idx.rows) mismatch(n, "index", idx, "values", G, "one index per row of values");
+    if (G.rows != idx.rows)
+        mismatch(n, "index", idx, "values", G, "one index per row of values");
     const Shape& s = proto_shape(n);
     if (!s.is_matrix() || s.cols != G.cols) {
         mismatch(n, "values", G, "result", s, "a matrix with as many columns as values");
@@ -252,20 +285,26 @@ Shape scatter_add_rows_shape(const Graph& g, const Node& n) {
 // up to EIGEN_STACK_ALLOCATION_LIMIT (128 KB) and from the heap beyond: matrices of a few
 // hundred rows allocate there until ops get scratch space. Factorisations say so below.
 
-void matmul_kernel(const KernelArgs& a) { out_mat(a).noalias() = in_mat(a, 0) * in_mat(a, 1); }
+void matmul_kernel(const KernelArgs& a) {
+    out_mat(a).noalias() = in_mat(a, 0) * in_mat(a, 1);
+}
 void mattmul_kernel(const KernelArgs& a) {
     out_mat(a).noalias() = in_mat(a, 0).transpose() * in_mat(a, 1);
 }
 void matmult_kernel(const KernelArgs& a) {
     out_mat(a).noalias() = in_mat(a, 0) * in_mat(a, 1).transpose();
 }
-void transpose_kernel(const KernelArgs& a) { out_mat(a) = in_mat(a, 0).transpose(); }
+void transpose_kernel(const KernelArgs& a) {
+    out_mat(a) = in_mat(a, 0).transpose();
+}
 void diag_matrix_kernel(const KernelArgs& a) {
     Mat out = out_mat(a);
     out.setZero();
     out.diagonal() = in_vec(a, 0);
 }
-void diagonal_kernel(const KernelArgs& a) { out_vec(a) = in_mat(a, 0).diagonal(); }
+void diagonal_kernel(const KernelArgs& a) {
+    out_vec(a) = in_mat(a, 0).diagonal();
+}
 void tril_kernel(const KernelArgs& a) {
     out_mat(a) = in_mat(a, 0).triangularView<Eigen::Lower>();
 }
@@ -308,8 +347,8 @@ void cholesky_adjoint_kernel(const KernelArgs& a) {
         out(j, j) *= 0.5;
         for (Eigen::Index i = 0; i < j; ++i) out(i, j) = 0.0;
     }
-    L.transpose().triangularView<Eigen::Upper>().solveInPlace(out);                 // L^-T P
-    L.triangularView<Eigen::Lower>().solveInPlace<Eigen::OnTheRight>(out);         // ... L^-1
+    L.transpose().triangularView<Eigen::Upper>().solveInPlace(out);         // L^-T P
+    L.triangularView<Eigen::Lower>().solveInPlace<Eigen::OnTheRight>(out);  // ... L^-1
     for (Eigen::Index j = 0; j < n; ++j) {
         for (Eigen::Index i = j + 1; i < n; ++i) {
             out(i, j) += out(j, i);
@@ -340,7 +379,8 @@ namespace {
 Eigen::Index pivot_row(const Mat& M, Eigen::Index k) {
     Eigen::Index p = k;
     for (Eigen::Index i = k + 1; i < M.rows(); ++i) {
-        if (std::abs(M(i, k)) > std::abs(M(p, k))) p = i;
+        if (std::abs(M(i, k)) > std::abs(M(p, k)))
+            p = i;
     }
     return p;
 }
@@ -356,7 +396,8 @@ void log_determinant_kernel(const KernelArgs& a) {
     double logdet = 0.0;
     for (Eigen::Index k = 0; k < n; ++k) {
         const Eigen::Index p = pivot_row(M, k);
-        if (p != k) M.row(k).swap(M.row(p));
+        if (p != k)
+            M.row(k).swap(M.row(p));
         const double d = M(k, k);
         if (d == 0.0) {
             a.out[0] = -kInf;
@@ -393,7 +434,8 @@ void inverse_kernel(const KernelArgs& a) {
         M.row(k) /= d;
         X.row(k) /= d;
         for (Eigen::Index i = 0; i < n; ++i) {
-            if (i == k || M(i, k) == 0.0) continue;
+            if (i == k || M(i, k) == 0.0)
+                continue;
             const double f = M(i, k);
             M.row(i) -= f * M.row(k);
             X.row(i) -= f * X.row(k);
@@ -405,12 +447,16 @@ void inverse_kernel(const KernelArgs& a) {
 // single dominant term. An infinite or NaN maximum is the answer itself.
 template <class V>
 double lse(const V& x) {
-    if (x.size() == 0) return -kInf;
+    if (x.size() == 0)
+        return -kInf;
     const double m = x.maxCoeff();
-    if (!std::isfinite(m)) return std::isnan(x.sum()) ? kNaN : m;
+    if (!std::isfinite(m))
+        return std::isnan(x.sum()) ? kNaN : m;
     return m + std::log((x.array() - m).exp().sum());
 }
-void log_sum_exp_kernel(const KernelArgs& a) { a.out[0] = lse(in_vec(a, 0)); }
+void log_sum_exp_kernel(const KernelArgs& a) {
+    a.out[0] = lse(in_vec(a, 0));
+}
 // Column by column (X is column-major, so every pass is contiguous): the row maxima into out,
 // the sums of exp(x - max) into the scratch, then out = max + log(sum). A row whose maximum
 // is infinite takes the scalar path; NaN reaches the sum and the result.
@@ -440,7 +486,9 @@ void log_sum_exp_rows_kernel(const KernelArgs& a) {
             m[i] = lse(X.row(i));
     }
 }
-std::int64_t rows_scratch(const Graph& g, const Node& n) { return g[n.in[0]].shape.rows; }
+std::int64_t rows_scratch(const Graph& g, const Node& n) {
+    return g[n.in[0]].shape.rows;
+}
 void log_sum_exp_cols_kernel(const KernelArgs& a) {
     const CMat X = in_mat(a, 0);
     for (Eigen::Index j = 0; j < X.cols(); ++j) a.out[j] = lse(X.col(j));
@@ -456,7 +504,9 @@ void reverse_cumulative_sum_kernel(const KernelArgs& a) {
     double s = 0.0;
     for (int i = a.out_size() - 1; i >= 0; --i) a.out[i] = s += x[i];
 }
-void prod_kernel(const KernelArgs& a) { a.out[0] = in_vec(a, 0).prod(); }
+void prod_kernel(const KernelArgs& a) {
+    a.out[0] = in_vec(a, 0).prod();
+}
 // out_i = prod_{j != i} x_j by prefix and suffix products (no division: exact when some
 // x_j is zero, where y / x_i would give NaN).
 void prod_others_kernel(const KernelArgs& a) {
@@ -501,7 +551,9 @@ void embed_kernel(const KernelArgs& a) {
     out.setZero();
     out.block(a.node->index, a.node->aux, a.in[0].rows, a.in[0].cols) = in_mat(a, 0);
 }
-void reshape_kernel(const KernelArgs& a) { std::copy_n(a.in[0].x, a.out_size(), a.out); }
+void reshape_kernel(const KernelArgs& a) {
+    std::copy_n(a.in[0].x, a.out_size(), a.out);
+}
 void append_row_kernel(const KernelArgs& a) {
     if (a.out_cols == 1) {
         std::copy_n(a.in[0].x, a.in[0].size(), a.out);
@@ -517,9 +569,15 @@ void append_col_kernel(const KernelArgs& a) {
     std::copy_n(a.in[0].x, a.in[0].size(), a.out);
     std::copy_n(a.in[1].x, a.in[1].size(), a.out + a.in[0].size());
 }
-void rep_cols_kernel(const KernelArgs& a) { out_mat(a).colwise() = in_vec(a, 0); }
-void rep_rows_kernel(const KernelArgs& a) { out_mat(a).rowwise() = in_vec(a, 0).transpose(); }
-void row_sums_kernel(const KernelArgs& a) { out_vec(a) = in_mat(a, 0).rowwise().sum(); }
+void rep_cols_kernel(const KernelArgs& a) {
+    out_mat(a).colwise() = in_vec(a, 0);
+}
+void rep_rows_kernel(const KernelArgs& a) {
+    out_mat(a).rowwise() = in_vec(a, 0).transpose();
+}
+void row_sums_kernel(const KernelArgs& a) {
+    out_vec(a) = in_mat(a, 0).rowwise().sum();
+}
 void col_sums_kernel(const KernelArgs& a) {
     out_vec(a) = in_mat(a, 0).colwise().sum().transpose();
 }
@@ -534,7 +592,8 @@ void gather_rows_kernel(const KernelArgs& a) {
     const int* idx = a.in[1].i;
     const int m = a.out_rows;
     for (int k = 0; k < m; ++k) {
-        if (idx[k] < 0 || idx[k] >= M.rows()) row_out_of_range(k, idx[k], static_cast<int>(M.rows()));
+        if (idx[k] < 0 || idx[k] >= M.rows())
+            row_out_of_range(k, idx[k], static_cast<int>(M.rows()));
     }
     Mat out = out_mat(a);
     for (Eigen::Index j = 0; j < M.cols(); ++j) {
@@ -546,7 +605,8 @@ void scatter_add_rows_kernel(const KernelArgs& a) {
     const int* idx = a.in[1].i;
     Mat out = out_mat(a);
     for (int k = 0; k < G.rows(); ++k) {
-        if (idx[k] < 0 || idx[k] >= out.rows()) row_out_of_range(k, idx[k], static_cast<int>(out.rows()));
+        if (idx[k] < 0 || idx[k] >= out.rows())
+            row_out_of_range(k, idx[k], static_cast<int>(out.rows()));
     }
     out.setZero();
     for (Eigen::Index j = 0; j < G.cols(); ++j) {
@@ -570,15 +630,18 @@ NodeId make(Graph& g, Op op, Shape s, NodeId a, NodeId b = kNoNode, std::int64_t
 }  // namespace
 
 NodeId block(Graph& g, NodeId x, int row, int col, Shape s) {
-    if (g[x].shape == s && row == 0 && col == 0) return x;
+    if (g[x].shape == s && row == 0 && col == 0)
+        return x;
     return make(g, Op::Block, s, x, kNoNode, row, col);
 }
 NodeId embed(Graph& g, NodeId x, int row, int col, Shape s) {
-    if (g[x].shape == s && row == 0 && col == 0) return x;
+    if (g[x].shape == s && row == 0 && col == 0)
+        return x;
     return make(g, Op::Embed, s, x, kNoNode, row, col);
 }
 NodeId reshape(Graph& g, NodeId x, Shape s) {
-    if (g[x].shape == s) return x;
+    if (g[x].shape == s)
+        return x;
     return make(g, Op::Reshape, s, x);
 }
 NodeId rep_cols(Graph& g, NodeId v, int cols) {
@@ -595,34 +658,54 @@ NodeId scatter_add_rows(Graph& g, NodeId values, NodeId index, int rows) {
 // `y` is the node, `G` (or `g`) the adjoint of its value; c[k] the contribution to input k.
 
 namespace {
-NodeId in(const Graph& g, NodeId y, int k) { return g[y].in[k]; }
-bool var(const Graph& g, NodeId y, int k) { return g.is_variable(in(g, y, k)); }
-NodeId apply(Graph& g, Op op, NodeId a, NodeId b = kNoNode) { return g.apply(op, a, b); }
+NodeId in(const Graph& g, NodeId y, int k) {
+    return g[y].in[k];
+}
+bool var(const Graph& g, NodeId y, int k) {
+    return g.is_variable(in(g, y, k));
+}
+NodeId apply(Graph& g, Op op, NodeId a, NodeId b = kNoNode) {
+    return g.apply(op, a, b);
+}
 }  // namespace
 
 // C = A B: A_bar = G B', B_bar = A' G
 void adj_matmul(Graph& g, NodeId y, NodeId G, Contrib& c) {
-    if (var(g, y, 0)) c[0] = apply(g, Op::MatMulT, G, in(g, y, 1));
-    if (var(g, y, 1)) c[1] = apply(g, Op::MatTMul, in(g, y, 0), G);
+    if (var(g, y, 0))
+        c[0] = apply(g, Op::MatMulT, G, in(g, y, 1));
+    if (var(g, y, 1))
+        c[1] = apply(g, Op::MatTMul, in(g, y, 0), G);
 }
 // C = A' B: dC = dA' B + A' dB, so A_bar = B G', B_bar = A G
 void adj_mattmul(Graph& g, NodeId y, NodeId G, Contrib& c) {
-    if (var(g, y, 0)) c[0] = apply(g, Op::MatMulT, in(g, y, 1), G);
-    if (var(g, y, 1)) c[1] = apply(g, Op::MatMul, in(g, y, 0), G);
+    if (var(g, y, 0))
+        c[0] = apply(g, Op::MatMulT, in(g, y, 1), G);
+    if (var(g, y, 1))
+        c[1] = apply(g, Op::MatMul, in(g, y, 0), G);
 }
 // C = A B': dC = dA B' + A dB', so A_bar = G B, B_bar = G' A
 void adj_matmult(Graph& g, NodeId y, NodeId G, Contrib& c) {
-    if (var(g, y, 0)) c[0] = apply(g, Op::MatMul, G, in(g, y, 1));
-    if (var(g, y, 1)) c[1] = apply(g, Op::MatTMul, G, in(g, y, 0));
+    if (var(g, y, 0))
+        c[0] = apply(g, Op::MatMul, G, in(g, y, 1));
+    if (var(g, y, 1))
+        c[1] = apply(g, Op::MatTMul, G, in(g, y, 0));
 }
 // C = A': A_bar = G'
-void adj_transpose(Graph& g, NodeId, NodeId G, Contrib& c) { c[0] = apply(g, Op::Transpose, G); }
+void adj_transpose(Graph& g, NodeId, NodeId G, Contrib& c) {
+    c[0] = apply(g, Op::Transpose, G);
+}
 // C = diag(v): only the diagonal depends on v, v_bar = diagonal(G)
-void adj_diag_matrix(Graph& g, NodeId, NodeId G, Contrib& c) { c[0] = apply(g, Op::Diagonal, G); }
+void adj_diag_matrix(Graph& g, NodeId, NodeId G, Contrib& c) {
+    c[0] = apply(g, Op::Diagonal, G);
+}
 // y = diagonal(A): A_bar = diag(g)
-void adj_diagonal(Graph& g, NodeId, NodeId G, Contrib& c) { c[0] = apply(g, Op::DiagMatrix, G); }
+void adj_diagonal(Graph& g, NodeId, NodeId G, Contrib& c) {
+    c[0] = apply(g, Op::DiagMatrix, G);
+}
 // C = tril(A) is linear and self-adjoint: A_bar = tril(G)
-void adj_tril(Graph& g, NodeId, NodeId G, Contrib& c) { c[0] = apply(g, Op::Tril, G); }
+void adj_tril(Graph& g, NodeId, NodeId G, Contrib& c) {
+    c[0] = apply(g, Op::Tril, G);
+}
 // L = chol(S): see cholesky_adjoint_kernel.
 void adj_cholesky(Graph& g, NodeId y, NodeId G, Contrib& c) {
     c[0] = apply(g, Op::CholeskyAdjoint, y, G);
@@ -710,19 +793,27 @@ void adj_reshape(Graph& g, NodeId y, NodeId G, Contrib& c) {
 void adj_append_row(Graph& g, NodeId y, NodeId G, Contrib& c) {
     const Shape a = g[in(g, y, 0)].shape;
     const Shape b = g[in(g, y, 1)].shape;
-    if (var(g, y, 0)) c[0] = block(g, G, 0, 0, a);
-    if (var(g, y, 1)) c[1] = block(g, G, a.rows, 0, b);
+    if (var(g, y, 0))
+        c[0] = block(g, G, 0, 0, a);
+    if (var(g, y, 1))
+        c[1] = block(g, G, a.rows, 0, b);
 }
 // [x, y]: x_bar, y_bar are the left and right blocks of G
 void adj_append_col(Graph& g, NodeId y, NodeId G, Contrib& c) {
     const Shape a = g[in(g, y, 0)].shape;
     const Shape b = g[in(g, y, 1)].shape;
-    if (var(g, y, 0)) c[0] = block(g, G, 0, 0, a);
-    if (var(g, y, 1)) c[1] = block(g, G, 0, a.cols, b);
+    if (var(g, y, 0))
+        c[0] = block(g, G, 0, 0, a);
+    if (var(g, y, 1))
+        c[1] = block(g, G, 0, a.cols, b);
 }
 // Replicating v into every column: v_bar is the sum of G's columns (row sums), and back.
-void adj_rep_cols(Graph& g, NodeId, NodeId G, Contrib& c) { c[0] = apply(g, Op::RowSums, G); }
-void adj_rep_rows(Graph& g, NodeId, NodeId G, Contrib& c) { c[0] = apply(g, Op::ColSums, G); }
+void adj_rep_cols(Graph& g, NodeId, NodeId G, Contrib& c) {
+    c[0] = apply(g, Op::RowSums, G);
+}
+void adj_rep_rows(Graph& g, NodeId, NodeId G, Contrib& c) {
+    c[0] = apply(g, Op::ColSums, G);
+}
 void adj_row_sums(Graph& g, NodeId y, NodeId G, Contrib& c) {
     c[0] = rep_cols(g, G, g[in(g, y, 0)].shape.cols);
 }

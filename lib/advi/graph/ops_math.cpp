@@ -36,14 +36,19 @@ double bessel_i_series(int nu, double x) {
 
 // Phi(x) = erfc(-x / sqrt 2) / 2: erfc keeps relative accuracy in its tail, so the lower
 // tail of Phi has it too (1 + erf(x / sqrt 2) would cancel to 0 below x = -8).
-double phi_cdf(double x) { return 0.5 * std::erfc(-x / kSqrt2); }
+double phi_cdf(double x) {
+    return 0.5 * std::erfc(-x / kSqrt2);
+}
 
 double log_phi_cdf(double x) {
-    if (std::isnan(x)) return x;
+    if (std::isnan(x))
+        return x;
     // Upper half: Phi = 1 - Q with Q = erfc(x / sqrt 2) / 2 tiny; log1p(-Q) keeps Q's digits.
-    if (x > 0) return std::log1p(-0.5 * std::erfc(x / kSqrt2));
+    if (x > 0)
+        return std::log1p(-0.5 * std::erfc(x / kSqrt2));
     // Down to -20 erfc is relatively accurate and far from underflow (erfc(14) ~ 1e-88).
-    if (x > -20) return std::log(0.5 * std::erfc(-x / kSqrt2));
+    if (x > -20)
+        return std::log(0.5 * std::erfc(-x / kSqrt2));
     // Far tail, where erfc underflows below x = -38: Mills' ratio expansion with t = -x,
     // Phi(x) = phi(t) / t * (1 - 1/t^2 + 3/t^4 - 15/t^6 + ...). The series alternates, so
     // its error is below the first dropped term, 25!! / t^26 < 1e-20 for t >= 20.
@@ -67,7 +72,8 @@ double log1m_exp(double x) {
 
 double log_bessel_i0(double x) {
     const double ax = std::fabs(x);  // I0 is even
-    if (ax < kBesselAsymptotic) return std::log(boost::math::cyl_bessel_i(0, ax));
+    if (ax < kBesselAsymptotic)
+        return std::log(boost::math::cyl_bessel_i(0, ax));
     // log of e^x / sqrt(2 pi x) * series, never forming e^x.
     return ax - 0.5 * std::log(2 * std::numbers::pi * ax) + std::log(bessel_i_series(0, ax));
 }
@@ -78,26 +84,43 @@ double bessel_i1_over_i0(double x) {
     if (ax < kBesselAsymptotic) {
         r = boost::math::cyl_bessel_i(1, ax) / boost::math::cyl_bessel_i(0, ax);
     } else {
-        r = bessel_i_series(1, ax) / bessel_i_series(0, ax);  // the factors e^x / sqrt(2 pi x) cancel
+        r = bessel_i_series(1, ax) /
+            bessel_i_series(0, ax);  // the factors e^x / sqrt(2 pi x) cancel
     }
     return std::copysign(r, x);
 }
 
 // Stan's convention 0 log 0 = 0, so that a zero count with a zero probability adds nothing.
-double lmultiply(double x, double y) { return x == 0 && y == 0 ? 0.0 : x * std::log(y); }
+double lmultiply(double x, double y) {
+    return x == 0 && y == 0 ? 0.0 : x * std::log(y);
+}
 
 // ---------------------------------------------------------------- adjoint rules
 // `y` is the node, `g` its adjoint; contributions go to c[k] for input k.
 
 namespace {
 
-NodeId in(const Graph& gr, NodeId self, int k) { return gr[self].in[k]; }
-NodeId num(Graph& gr, double v) { return gr.constant(v); }
-NodeId mul(Graph& gr, NodeId a, NodeId b) { return gr.apply(Op::Mul, a, b); }
-NodeId div(Graph& gr, NodeId a, NodeId b) { return gr.apply(Op::Div, a, b); }
-NodeId sub(Graph& gr, NodeId a, NodeId b) { return gr.apply(Op::Sub, a, b); }
-NodeId neg(Graph& gr, NodeId a) { return gr.apply(Op::Neg, a); }
-NodeId f(Graph& gr, Op op, NodeId a) { return gr.apply(op, a); }
+NodeId in(const Graph& gr, NodeId self, int k) {
+    return gr[self].in[k];
+}
+NodeId num(Graph& gr, double v) {
+    return gr.constant(v);
+}
+NodeId mul(Graph& gr, NodeId a, NodeId b) {
+    return gr.apply(Op::Mul, a, b);
+}
+NodeId div(Graph& gr, NodeId a, NodeId b) {
+    return gr.apply(Op::Div, a, b);
+}
+NodeId sub(Graph& gr, NodeId a, NodeId b) {
+    return gr.apply(Op::Sub, a, b);
+}
+NodeId neg(Graph& gr, NodeId a) {
+    return gr.apply(Op::Neg, a);
+}
+NodeId f(Graph& gr, Op op, NodeId a) {
+    return gr.apply(op, a);
+}
 
 // c * exp(k x^2): the Gaussian kernels of erf, erfc and Phi.
 NodeId gauss(Graph& gr, double c, double k, NodeId x) {
@@ -107,8 +130,10 @@ NodeId gauss(Graph& gr, double c, double k, NodeId x) {
 // The adjoint of a selection between inputs 0 and 1: g to input 0 where the selector s is
 // 1, to input 1 where it is 0 (only to inputs that depend on a latent).
 void route(Graph& gr, NodeId self, NodeId s, NodeId g, Contrib& c) {
-    if (gr.is_variable(in(gr, self, 0))) c[0] = mul(gr, g, s);
-    if (gr.is_variable(in(gr, self, 1))) c[1] = mul(gr, g, sub(gr, num(gr, 1), s));
+    if (gr.is_variable(in(gr, self, 0)))
+        c[0] = mul(gr, g, s);
+    if (gr.is_variable(in(gr, self, 1)))
+        c[1] = mul(gr, g, sub(gr, num(gr, 1), s));
 }
 
 }  // namespace
@@ -153,7 +178,8 @@ void adj_phi(Graph& gr, NodeId y, NodeId g, Contrib& c) {
 // log domain, so that the ratio stays finite (~ -x) where phi and Phi both underflow.
 void adj_log_phi(Graph& gr, NodeId y, NodeId g, Contrib& c) {
     const NodeId x = in(gr, y, 0);
-    const NodeId log_phi = sub(gr, mul(gr, num(gr, -0.5), f(gr, Op::Square, x)), num(gr, kLogSqrt2Pi));
+    const NodeId log_phi =
+        sub(gr, mul(gr, num(gr, -0.5), f(gr, Op::Square, x)), num(gr, kLogSqrt2Pi));
     c[0] = mul(gr, g, f(gr, Op::Exp, sub(gr, log_phi, y)));
 }
 // d log(1 - e^x) = -e^x / (1 - e^x) dx = -dx / (e^-x - 1) = -dx / expm1(-x): expm1 keeps
@@ -183,8 +209,10 @@ void adj_fmax(Graph& gr, NodeId y, NodeId g, Contrib& c) {
 void adj_lmultiply(Graph& gr, NodeId y, NodeId g, Contrib& c) {
     const NodeId a = in(gr, y, 0);
     const NodeId b = in(gr, y, 1);
-    if (gr.is_variable(a)) c[0] = mul(gr, g, f(gr, Op::Log, b));
-    if (gr.is_variable(b)) c[1] = mul(gr, g, div(gr, a, b));
+    if (gr.is_variable(a))
+        c[0] = mul(gr, g, f(gr, Op::Log, b));
+    if (gr.is_variable(b))
+        c[1] = mul(gr, g, div(gr, a, b));
 }
 
 }  // namespace advi::math

@@ -16,15 +16,16 @@ class Graph;
 namespace math {
 
 // Numerically stable scalar forms; each says in ops_math.cpp why it is stable.
-double phi_cdf(double x);          // Phi(x) = P(Z <= x), relative accuracy in the lower tail
-double log_phi_cdf(double x);      // log Phi(x), finite down to x = -1e150
-double log1m_exp(double x);        // log(1 - e^x), x < 0
-double log_bessel_i0(double x);    // log I0(x) without overflow for large |x|
-double bessel_i1_over_i0(double x);  // I1(x) / I0(x) without overflow for large |x|
+double phi_cdf(double x);              // Phi(x) = P(Z <= x), relative accuracy in the lower tail
+double log_phi_cdf(double x);          // log Phi(x), finite down to x = -1e150
+double log1m_exp(double x);            // log(1 - e^x), x < 0
+double log_bessel_i0(double x);        // log I0(x) without overflow for large |x|
+double bessel_i1_over_i0(double x);    // I1(x) / I0(x) without overflow for large |x|
 double lmultiply(double x, double y);  // x log y, with 0 log 0 = 0 (Stan)
 
 // One functor per op, `f(x, y)` as op_table.cpp's templates expect (y unused for unary).
 // The one-line ones are inline so that the loops in op_table.cpp's kernels inline them.
+// clang-format off
 struct StepF { static double f(double x, double) { return x < 0 ? 0.0 : 1.0; } };
 struct FabsF { static double f(double x, double) { return std::fabs(x); } };
 struct SinF { static double f(double x, double) { return std::sin(x); } };
@@ -41,6 +42,7 @@ struct BesselI1OverI0F { static double f(double x, double) { return bessel_i1_ov
 struct FminF { static double f(double x, double y) { return std::fmin(x, y); } };
 struct FmaxF { static double f(double x, double y) { return std::fmax(x, y); } };
 struct LmultiplyF { static double f(double x, double y) { return lmultiply(x, y); } };
+// clang-format on
 
 // Adjoint rules (signature of OpInfo::adjoint); derivations beside each in ops_math.cpp.
 using Contrib = std::array<NodeId, 3>;

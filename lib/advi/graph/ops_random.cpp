@@ -50,10 +50,11 @@ Shape quantile_shape(const Graph& g, const Node& n) {
         if (in.dtype != DType::Real) {
             throw ShapeError(fmt::format("{}: input {} must be real", op_name(n.op), k));
         }
-        if (in.shape.is_scalar()) continue;
+        if (in.shape.is_scalar())
+            continue;
         if (!s.is_scalar() && s != in.shape) {
-            throw ShapeError(fmt::format("{}: shapes {} and {} do not match", op_name(n.op), s.str(),
-                                         in.shape.str()));
+            throw ShapeError(fmt::format("{}: shapes {} and {} do not match", op_name(n.op),
+                                         s.str(), in.shape.str()));
         }
         s = in.shape;
     }
@@ -62,40 +63,51 @@ Shape quantile_shape(const Graph& g, const Node& n) {
 
 void gamma_quantile_kernel(const KernelArgs& a) {
     each(a, 3, [](double u, double alpha, double beta) {
-        if (!(alpha > 0) || !(beta > 0)) return kNaN;
-        return boost::math::quantile(boost::math::gamma_distribution<double, Policy>(alpha, 1 / beta), u);
+        if (!(alpha > 0) || !(beta > 0))
+            return kNaN;
+        return boost::math::quantile(
+            boost::math::gamma_distribution<double, Policy>(alpha, 1 / beta), u);
     });
 }
 void beta_quantile_kernel(const KernelArgs& a) {
     each(a, 3, [](double u, double p, double q) {
-        if (!(p > 0) || !(q > 0)) return kNaN;
+        if (!(p > 0) || !(q > 0))
+            return kNaN;
         return boost::math::quantile(boost::math::beta_distribution<double, Policy>(p, q), u);
     });
 }
 void student_t_quantile_kernel(const KernelArgs& a) {
     each(a, 2, [](double u, double nu, double) {
-        if (!(nu > 0)) return kNaN;
+        if (!(nu > 0))
+            return kNaN;
         return boost::math::quantile(boost::math::students_t_distribution<double, Policy>(nu), u);
     });
 }
 void poisson_quantile_kernel(const KernelArgs& a) {
     each(a, 2, [](double u, double lambda, double) {
-        if (!(lambda >= 0) || !std::isfinite(lambda)) return kNaN;
-        if (lambda == 0) return 0.0;
+        if (!(lambda >= 0) || !std::isfinite(lambda))
+            return kNaN;
+        if (lambda == 0)
+            return 0.0;
         return boost::math::quantile(boost::math::poisson_distribution<double, Policy>(lambda), u);
     });
 }
 void binomial_quantile_kernel(const KernelArgs& a) {
     each(a, 3, [](double u, double n, double theta) {
-        if (!(n >= 0) || !(theta >= 0 && theta <= 1)) return kNaN;
-        if (theta == 0 || n == 0) return 0.0;
-        if (theta == 1) return n;
-        return boost::math::quantile(boost::math::binomial_distribution<double, Policy>(n, theta), u);
+        if (!(n >= 0) || !(theta >= 0 && theta <= 1))
+            return kNaN;
+        if (theta == 0 || n == 0)
+            return 0.0;
+        if (theta == 1)
+            return n;
+        return boost::math::quantile(boost::math::binomial_distribution<double, Policy>(n, theta),
+                                     u);
     });
 }
 void neg_binomial_2_quantile_kernel(const KernelArgs& a) {
     each(a, 3, [](double u, double mu, double phi) {
-        if (!(mu > 0) || !(phi > 0)) return kNaN;
+        if (!(mu > 0) || !(phi > 0))
+            return kNaN;
         // Stan's NB2(mu, phi): r = phi successes, success probability phi / (mu + phi)
         return boost::math::quantile(
             boost::math::negative_binomial_distribution<double, Policy>(phi, phi / (mu + phi)), u);

@@ -13,8 +13,8 @@ namespace {
 void require_vector(const Graph& g, const Node& n, int k, bool scalar_ok) {
     const Shape& s = g[n.in[k]].shape;
     if (g[n.in[k]].dtype != DType::Real || s.cols != 1 || (!scalar_ok && s.is_scalar())) {
-        throw ShapeError(fmt::format("{}: input {} must be a real vector{}, got {}", op_name(n.op), k,
-                                     scalar_ok ? " or scalar" : "", s.str()));
+        throw ShapeError(fmt::format("{}: input {} must be a real vector{}, got {}", op_name(n.op),
+                                     k, scalar_ok ? " or scalar" : "", s.str()));
     }
 }
 
@@ -28,7 +28,8 @@ Shape linear_scan_shape(const Graph& g, const Node& n) {
     if (!a.is_scalar() && a != b) {
         throw ShapeError(fmt::format("linear_scan: a is {} but b is {}", a.str(), b.str()));
     }
-    if (!g[n.in[2]].shape.is_scalar()) throw ShapeError("linear_scan: x0 must be a scalar");
+    if (!g[n.in[2]].shape.is_scalar())
+        throw ShapeError("linear_scan: x0 must be a scalar");
     return b;
 }
 
@@ -72,10 +73,12 @@ void adj_linear_scan(Graph& g, NodeId y, NodeId G, std::array<NodeId, 3>& c) {
     }
     const NodeId da = g.apply(Op::Mul, lambda, x_prev);
     c[0] = g[a].shape.is_scalar() ? g.apply(Op::Sum, da) : da;
-    const NodeId lambda0 = linalg::reshape(g, linalg::block(g, lambda, 0, 0, Shape::vector(1)), Shape::scalar());
-    const NodeId a0 = g[a].shape.is_scalar()
-                          ? a
-                          : linalg::reshape(g, linalg::block(g, a, 0, 0, Shape::vector(1)), Shape::scalar());
+    const NodeId lambda0 =
+        linalg::reshape(g, linalg::block(g, lambda, 0, 0, Shape::vector(1)), Shape::scalar());
+    const NodeId a0 =
+        g[a].shape.is_scalar()
+            ? a
+            : linalg::reshape(g, linalg::block(g, a, 0, 0, Shape::vector(1)), Shape::scalar());
     c[2] = g.apply(Op::Mul, a0, lambda0);
 }
 

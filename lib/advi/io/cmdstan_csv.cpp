@@ -85,8 +85,8 @@ std::vector<std::string> stan_column_names(std::string_view name,
                                            std::span<const std::int64_t> dims) {
     for (std::int64_t d : dims) {
         if (d < 0)
-            throw ShapeError(
-                fmt::format("column names of `{}`: {} has a negative size", name, describe_dims(dims)));
+            throw ShapeError(fmt::format("column names of `{}`: {} has a negative size", name,
+                                         describe_dims(dims)));
     }
     std::vector<std::string> out;
     if (dims.empty()) {

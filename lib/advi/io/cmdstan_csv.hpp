@@ -14,7 +14,6 @@
 
 #include <Eigen/Core>
 
-
 namespace advi {
 
 // A Stan CSV file as lines. Comment lines are held without their "# " (an empty line is

@@ -31,7 +31,6 @@ namespace {
         fmt::format("data variable `{}`: expected {}, got {}", v.name, expected, v.shape_str()));
 }
 
-
 }  // namespace
 
 void DataValue::check(DType expected_type, std::span<const std::int64_t> expected_dims) const {

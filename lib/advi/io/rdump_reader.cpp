@@ -246,12 +246,12 @@ private:
                     break;
                 }
         if (dims.empty() || n != static_cast<std::int64_t>(v.size()))
-            throw in_.error_at(at, fmt::format("variable `{}`: .Dim = c({}) needs {} values, "
-                                               "got {}",
-                                               v.name, fmt::join(dims, ", "),
-                                               n < 0 ? std::string("more than 2^63")
-                                                     : std::to_string(n),
-                                               v.size()));
+            throw in_.error_at(
+                at,
+                fmt::format("variable `{}`: .Dim = c({}) needs {} values, "
+                            "got {}",
+                            v.name, fmt::join(dims, ", "),
+                            n < 0 ? std::string("more than 2^63") : std::to_string(n), v.size()));
         skip_blank();
         if (in_.accept(',')) {
             skip_blank();

@@ -25,8 +25,7 @@ struct SourcePosition {
 // "file:line:col: message", then the line (tabs kept, long lines cut around the column) and
 // a caret under the column.
 [[nodiscard]] std::string format_source_error(std::string_view file, SourcePosition at,
-                                              std::string_view line_text,
-                                              std::string_view message);
+                                              std::string_view line_text, std::string_view message);
 
 // The length in bytes of the UTF-8 character at `offset` (1 for ASCII), or 0 when the bytes
 // there are not valid UTF-8 (a stray continuation byte, an overlong form, a cut sequence).

@@ -75,7 +75,8 @@ bool TextStream::fill(std::size_t need) {
     // C stdio: a failed read (an I/O error, a file that opens but cannot be read) is told
     // apart from the end of the file, with its reason.
     while (have < need) {
-        const std::size_t n = std::fread(buffer_.data() + have, 1, buffer_.size() - have, file_.get());
+        const std::size_t n =
+            std::fread(buffer_.data() + have, 1, buffer_.size() - have, file_.get());
         have += n;
         if (n == 0) {
             if (std::ferror(file_.get()))

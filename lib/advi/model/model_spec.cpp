@@ -54,8 +54,9 @@ Eigen::VectorXd ModelSpec::unconstrain(const Eigen::VectorXd& theta) const {
         const LatentVariable& v = latents[k];
         const Eigen::VectorXd x = theta.segment(in[k], v.shape.size());
         if (!v.support.has_expression() && !v.support.contains(x, v.shape)) {
-            throw DataError(fmt::format("unconstrain: the values of `{}` are outside its support {}",
-                                        v.name, v.support.str()));
+            throw DataError(
+                fmt::format("unconstrain: the values of `{}` are outside its support {}", v.name,
+                            v.support.str()));
         }
         try {
             const Transform& t = transform_for(v.support, v.positive);
@@ -70,7 +71,8 @@ Eigen::VectorXd ModelSpec::unconstrain(const Eigen::VectorXd& theta) const {
 
 int ModelSpec::latent_index(std::string_view name) const {
     for (std::size_t k = 0; k < latents.size(); ++k) {
-        if (latents[k].name == name) return static_cast<int>(k);
+        if (latents[k].name == name)
+            return static_cast<int>(k);
     }
     std::string names;
     for (const auto& v : latents) names += (names.empty() ? "" : ", ") + v.name;

@@ -10,8 +10,12 @@
 namespace advi {
 namespace {
 
-bool any_shape(Shape) { return true; }
-Shape same_shape(Shape s) { return s; }
+bool any_shape(Shape) {
+    return true;
+}
+Shape same_shape(Shape s) {
+    return s;
+}
 
 NodeId affine_constrain(Graph& g, NodeId z, Shape shape, const Support& s) {
     return g.apply(Op::Add, support_arg_node(g, s.offset, shape),
@@ -29,14 +33,16 @@ NodeId affine_logdet(Graph& g, NodeId z, NodeId, const Support& s) {
 }
 
 Eigen::VectorXd affine_unconstrain(const Eigen::VectorXd& x, Shape, const Support& s) {
-    if (s.has_expression()) numeric_needs_constants(s);
+    if (s.has_expression())
+        numeric_needs_constants(s);
     Eigen::VectorXd z(x.size());
     for (int i = 0; i < x.size(); ++i) z[i] = (x[i] - s.offset.at(i)) / s.multiplier.at(i);
     return z;
 }
 
 Eigen::VectorXd affine_value(const Eigen::VectorXd& z, Shape, const Support& s) {
-    if (s.has_expression()) numeric_needs_constants(s);
+    if (s.has_expression())
+        numeric_needs_constants(s);
     Eigen::VectorXd x(z.size());
     for (int i = 0; i < z.size(); ++i) x[i] = s.offset.at(i) + s.multiplier.at(i) * z[i];
     return x;
@@ -44,7 +50,7 @@ Eigen::VectorXd affine_value(const Eigen::VectorXd& z, Shape, const Support& s) 
 
 }  // namespace
 
-const Transform kAffineTransform{"affine", "any shape", any_shape, same_shape, affine_constrain,
-                                 affine_logdet, affine_unconstrain, affine_value};
+const Transform kAffineTransform{"affine",         "any shape",   any_shape,          same_shape,
+                                 affine_constrain, affine_logdet, affine_unconstrain, affine_value};
 
 }  // namespace advi

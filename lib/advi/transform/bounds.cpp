@@ -11,30 +11,45 @@
 namespace advi {
 namespace {
 
-bool any_shape(Shape) { return true; }
-Shape same_shape(Shape s) { return s; }
+bool any_shape(Shape) {
+    return true;
+}
+Shape same_shape(Shape s) {
+    return s;
+}
 // softplus^-1(y) = log(exp(y) - 1) = y + log(-expm1(-y)), stable for large y.
-double softplus_inv(double y) { return y + std::log(-std::expm1(-y)); }
+double softplus_inv(double y) {
+    return y + std::log(-std::expm1(-y));
+}
 
 // Elementwise numeric maps over a support's constant arguments.
 template <class F>
 Eigen::VectorXd each(const Eigen::VectorXd& x, const Support& s, F f) {
-    if (s.has_expression()) numeric_needs_constants(s);
+    if (s.has_expression())
+        numeric_needs_constants(s);
     Eigen::VectorXd y(x.size());
     for (Eigen::Index i = 0; i < x.size(); ++i) y[i] = f(x[i], static_cast<int>(i));
     return y;
 }
 
 // ---- real: identity
-NodeId id_constrain(Graph&, NodeId z, Shape, const Support&) { return z; }
-NodeId id_logdet(Graph& g, NodeId, NodeId, const Support&) { return g.constant(0.0); }
-Eigen::VectorXd id_value(const Eigen::VectorXd& x, Shape, const Support&) { return x; }
+NodeId id_constrain(Graph&, NodeId z, Shape, const Support&) {
+    return z;
+}
+NodeId id_logdet(Graph& g, NodeId, NodeId, const Support&) {
+    return g.constant(0.0);
+}
+Eigen::VectorXd id_value(const Eigen::VectorXd& x, Shape, const Support&) {
+    return x;
+}
 
 // ---- lower(a), T1: theta = a + exp(zeta); log|J| = sum zeta
 NodeId lower_log_constrain(Graph& g, NodeId z, Shape shape, const Support& s) {
     return g.apply(Op::Add, support_arg_node(g, s.lower, shape), g.apply(Op::Exp, z));
 }
-NodeId log_logdet(Graph& g, NodeId z, NodeId, const Support&) { return g.apply(Op::Sum, z); }
+NodeId log_logdet(Graph& g, NodeId z, NodeId, const Support&) {
+    return g.apply(Op::Sum, z);
+}
 Eigen::VectorXd lower_log_unconstrain(const Eigen::VectorXd& x, Shape, const Support& s) {
     return each(x, s, [&](double v, int i) { return std::log(v - s.lower.at(i)); });
 }
@@ -89,12 +104,13 @@ NodeId width(Graph& g, const Support& s, Shape shape, bool log) {
         std::vector<double> w(n);
         for (int i = 0; i < n; ++i) {
             w[i] = s.upper.at(i) - s.lower.at(i);
-            if (log) w[i] = std::log(w[i]);
+            if (log)
+                w[i] = std::log(w[i]);
         }
         return n == 1 ? g.constant(w[0]) : constant_vector(g, w, shape);
     }
-    const NodeId d = g.apply(Op::Sub, support_arg_node(g, s.upper, shape),
-                             support_arg_node(g, s.lower, shape));
+    const NodeId d =
+        g.apply(Op::Sub, support_arg_node(g, s.upper, shape), support_arg_node(g, s.lower, shape));
     return log ? g.apply(Op::Log, d) : d;
 }
 NodeId interval_constrain(Graph& g, NodeId z, Shape shape, const Support& s) {

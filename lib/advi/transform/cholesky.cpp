@@ -21,19 +21,29 @@ using Cov = fused::Op1<CholeskyCovKernels>;
 using SelfT = fused::Op1<LowerTriSelfTransposeKernels>;
 using MatrixMap = Eigen::Map<const Eigen::MatrixXd>;
 
-Shape corr_free(Shape s) { return CholeskyCorrKernels::input_shape(s).value_or(s); }
-bool corr_fits(Shape s) { return CholeskyCorrKernels::input_shape(s).has_value(); }
-Shape cov_free(Shape s) { return CholeskyCovKernels::input_shape(s).value_or(s); }
-bool cov_fits(Shape s) { return CholeskyCovKernels::input_shape(s).has_value(); }
-bool cov_matrix_fits(Shape s) { return s.is_matrix() && s.rows == s.cols && s.rows >= 1; }
+Shape corr_free(Shape s) {
+    return CholeskyCorrKernels::input_shape(s).value_or(s);
+}
+bool corr_fits(Shape s) {
+    return CholeskyCorrKernels::input_shape(s).has_value();
+}
+Shape cov_free(Shape s) {
+    return CholeskyCovKernels::input_shape(s).value_or(s);
+}
+bool cov_fits(Shape s) {
+    return CholeskyCovKernels::input_shape(s).has_value();
+}
+bool cov_matrix_fits(Shape s) {
+    return s.is_matrix() && s.rows == s.cols && s.rows >= 1;
+}
 
 // sum_p weight_p * a(zeta_p) with a = log(1 - tanh^2 zeta) = 2 log sech zeta
 // = 2 log 2 + 2 zeta - 2 log(1 + exp(2 zeta)), stable in both tails.
 NodeId weighted_log_sech2(Graph& g, NodeId zeta, const std::vector<double>& weight) {
     const Shape s = g[zeta].shape;
     const NodeId two_z = g.apply(Op::Mul, g.constant(2.0), zeta);
-    const NodeId a = g.apply(Op::Sub, two_z, g.apply(Op::Mul, g.constant(2.0),
-                                                      g.apply(Op::Log1pExp, two_z)));
+    const NodeId a =
+        g.apply(Op::Sub, two_z, g.apply(Op::Mul, g.constant(2.0), g.apply(Op::Log1pExp, two_z)));
     double total = 0;
     for (double w : weight) total += w;
     return g.apply(Op::Add, g.apply(Op::Dot, constant_vector(g, weight, s), a),
@@ -73,8 +83,8 @@ NodeId cholesky_corr_logdet(Graph& g, NodeId zeta, NodeId, const Support&) {
 NodeId corr_matrix_logdet(Graph& g, NodeId zeta, NodeId, const Support&) {
     const int n = g[zeta].shape.size();
     const int K = corr_order(n);
-    return weighted_log_sech2(
-        g, zeta, corr_weights(n, [K](int, int k) { return 1.0 + 0.5 * (K - 2 - k); }));
+    return weighted_log_sech2(g, zeta,
+                              corr_weights(n, [K](int, int k) { return 1.0 + 0.5 * (K - 2 - k); }));
 }
 
 // cholesky_factor_cov: the diagonal is exp(zeta), the rest the identity: log|J| = the sum
@@ -95,14 +105,14 @@ std::vector<double> cov_diagonal_weights(int M, int N, bool cov_matrix) {
 }
 NodeId cholesky_cov_logdet(Graph& g, NodeId zeta, NodeId theta, const Support&) {
     const Shape t = g[theta].shape;
-    return g.apply(Op::Dot, constant_vector(g, cov_diagonal_weights(t.rows, t.cols, false),
-                                            g[zeta].shape),
+    return g.apply(Op::Dot,
+                   constant_vector(g, cov_diagonal_weights(t.rows, t.cols, false), g[zeta].shape),
                    zeta);
 }
 NodeId cov_matrix_logdet(Graph& g, NodeId zeta, NodeId theta, const Support&) {
     const int K = g[theta].shape.rows;
-    const NodeId d = g.apply(
-        Op::Dot, constant_vector(g, cov_diagonal_weights(K, K, true), g[zeta].shape), zeta);
+    const NodeId d =
+        g.apply(Op::Dot, constant_vector(g, cov_diagonal_weights(K, K, true), g[zeta].shape), zeta);
     return g.apply(Op::Add, d, g.constant(K * std::numbers::ln2));
 }
 
@@ -166,7 +176,8 @@ template <class M, bool self_transpose>
 Eigen::VectorXd value(const Eigen::VectorXd& z, Shape s, const Support&) {
     Eigen::VectorXd L(s.size());
     M::constrain(z.data(), s.rows, s.cols, L.data());
-    if (!self_transpose) return L;
+    if (!self_transpose)
+        return L;
     Eigen::VectorXd out(s.size());
     LowerTriSelfTransposeKernels::constrain(L.data(), s.rows, s.cols, out.data());
     return out;
@@ -174,17 +185,33 @@ Eigen::VectorXd value(const Eigen::VectorXd& z, Shape s, const Support&) {
 
 }  // namespace
 
-const Transform kCholeskyCorrTransform{
-    "cholesky-corr", CholeskyCorrKernels::needs, corr_fits, corr_free, cholesky_corr_constrain,
-    cholesky_corr_logdet, cholesky_corr_unconstrain, value<CholeskyCorrKernels, false>};
-const Transform kCorrMatrixTransform{
-    "corr-matrix", CholeskyCorrKernels::needs, corr_fits, corr_free, corr_matrix_constrain,
-    corr_matrix_logdet, corr_matrix_unconstrain, value<CholeskyCorrKernels, true>};
-const Transform kCholeskyCovTransform{
-    "cholesky-cov", CholeskyCovKernels::needs, cov_fits, cov_free, cholesky_cov_constrain,
-    cholesky_cov_logdet, cholesky_cov_unconstrain, value<CholeskyCovKernels, false>};
-const Transform kCovMatrixTransform{
-    "cov-matrix", "mat[K,K] with K >= 1", cov_matrix_fits, cov_free, cov_matrix_constrain,
-    cov_matrix_logdet, cov_matrix_unconstrain, value<CholeskyCovKernels, true>};
+const Transform kCholeskyCorrTransform{"cholesky-corr",
+                                       CholeskyCorrKernels::needs,
+                                       corr_fits,
+                                       corr_free,
+                                       cholesky_corr_constrain,
+                                       cholesky_corr_logdet,
+                                       cholesky_corr_unconstrain,
+                                       value<CholeskyCorrKernels, false>};
+const Transform kCorrMatrixTransform{"corr-matrix",
+                                     CholeskyCorrKernels::needs,
+                                     corr_fits,
+                                     corr_free,
+                                     corr_matrix_constrain,
+                                     corr_matrix_logdet,
+                                     corr_matrix_unconstrain,
+                                     value<CholeskyCorrKernels, true>};
+const Transform kCholeskyCovTransform{"cholesky-cov",
+                                      CholeskyCovKernels::needs,
+                                      cov_fits,
+                                      cov_free,
+                                      cholesky_cov_constrain,
+                                      cholesky_cov_logdet,
+                                      cholesky_cov_unconstrain,
+                                      value<CholeskyCovKernels, false>};
+const Transform kCovMatrixTransform{"cov-matrix",           "mat[K,K] with K >= 1",
+                                    cov_matrix_fits,        cov_free,
+                                    cov_matrix_constrain,   cov_matrix_logdet,
+                                    cov_matrix_unconstrain, value<CholeskyCovKernels, true>};
 
 }  // namespace advi

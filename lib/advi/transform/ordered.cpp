@@ -13,8 +13,12 @@ namespace advi {
 
 namespace {
 
-bool ordered_fits(Shape s) { return OrderedKernels::input_shape(s).has_value(); }
-Shape same_shape(Shape s) { return s; }
+bool ordered_fits(Shape s) {
+    return OrderedKernels::input_shape(s).has_value();
+}
+Shape same_shape(Shape s) {
+    return s;
+}
 
 NodeId ordered_constrain(Graph& g, NodeId zeta, Shape shape, const Support&) {
     return fused::Op1<OrderedKernels>::build(g, zeta, shape);
@@ -73,12 +77,16 @@ Eigen::VectorXd positive_ordered_value(const Eigen::VectorXd& z, Shape shape, co
 
 }  // namespace
 
-const Transform kOrderedTransform{"ordered", OrderedKernels::needs, ordered_fits, same_shape,
-                                  ordered_constrain, ordered_logdet, ordered_unconstrain,
-                                  ordered_value};
-const Transform kPositiveOrderedTransform{
-    "positive-ordered", PositiveOrderedKernels::needs, ordered_fits, same_shape,
-    positive_ordered_constrain, positive_ordered_logdet, positive_ordered_unconstrain,
-    positive_ordered_value};
+const Transform kOrderedTransform{"ordered",           OrderedKernels::needs, ordered_fits,
+                                  same_shape,          ordered_constrain,     ordered_logdet,
+                                  ordered_unconstrain, ordered_value};
+const Transform kPositiveOrderedTransform{"positive-ordered",
+                                          PositiveOrderedKernels::needs,
+                                          ordered_fits,
+                                          same_shape,
+                                          positive_ordered_constrain,
+                                          positive_ordered_logdet,
+                                          positive_ordered_unconstrain,
+                                          positive_ordered_value};
 
 }  // namespace advi

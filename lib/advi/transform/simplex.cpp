@@ -11,14 +11,15 @@
 
 namespace advi {
 
-
 namespace {
 
 Shape simplex_free(Shape s) {
     const auto in = SimplexKernels::input_shape(s);
     return in ? *in : s;
 }
-bool simplex_fits(Shape s) { return SimplexKernels::input_shape(s).has_value(); }
+bool simplex_fits(Shape s) {
+    return SimplexKernels::input_shape(s).has_value();
+}
 
 NodeId simplex_constrain(Graph& g, NodeId zeta, Shape shape, const Support&) {
     return fused::Op1<SimplexKernels>::build(g, zeta, shape);
@@ -44,9 +45,9 @@ NodeId simplex_logdet(Graph& g, NodeId zeta, NodeId, const Support&) {
             g.apply(Op::Add, zeta, linalg::rep_rows(g, constant_vector(g, shift, v), s.rows));
         const NodeId log_w = g.apply(Op::Sum, g.apply(Op::LogInvLogit, a));
         const NodeId log_1mw = g.apply(Op::LogInvLogit, g.apply(Op::Neg, a));
-        return g.apply(Op::Add, log_w,
-                       g.apply(Op::Dot, constant_vector(g, weight, v),
-                               g.apply(Op::ColSums, log_1mw)));
+        return g.apply(
+            Op::Add, log_w,
+            g.apply(Op::Dot, constant_vector(g, weight, v), g.apply(Op::ColSums, log_1mw)));
     }
     const NodeId a = g.apply(Op::Add, zeta, constant_vector(g, shift, s));
     const NodeId log_w = g.apply(Op::Sum, g.apply(Op::LogInvLogit, a));
@@ -82,8 +83,8 @@ Eigen::VectorXd simplex_value(const Eigen::VectorXd& zeta, Shape shape, const Su
 
 }  // namespace
 
-const Transform kSimplexTransform{"stick-breaking simplex", SimplexKernels::needs, simplex_fits,
-                                  simplex_free, simplex_constrain, simplex_logdet,
-                                  simplex_unconstrain, simplex_value};
+const Transform kSimplexTransform{
+    "stick-breaking simplex", SimplexKernels::needs, simplex_fits,        simplex_free,
+    simplex_constrain,        simplex_logdet,        simplex_unconstrain, simplex_value};
 
 }  // namespace advi

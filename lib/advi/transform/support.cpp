@@ -21,8 +21,10 @@ SupportArg SupportArg::expression(NodeId n) {
 }
 
 std::string SupportArg::str() const {
-    if (is_expression()) return fmt::format("%{}", node);
-    if (values.size() == 1) return fmt::format("{}", values[0]);
+    if (is_expression())
+        return fmt::format("%{}", node);
+    if (values.size() == 1)
+        return fmt::format("{}", values[0]);
     return fmt::format("[{}]", fmt::join(values, ", "));
 }
 
@@ -31,12 +33,14 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 void require_finite_each(const SupportArg& a, std::string_view what) {
-    if (a.is_expression() || a.values.size() == 1) return;
-    if (a.values.empty()) throw ModelError(fmt::format("{}: no values given", what));
+    if (a.is_expression() || a.values.size() == 1)
+        return;
+    if (a.values.empty())
+        throw ModelError(fmt::format("{}: no values given", what));
     for (std::size_t i = 0; i < a.values.size(); ++i) {
         if (!std::isfinite(a.values[i])) {
-            throw ModelError(fmt::format("{}: element {} is {}, not a finite number", what, i,
-                                         a.values[i]));
+            throw ModelError(
+                fmt::format("{}: element {} is {}, not a finite number", what, i, a.values[i]));
         }
     }
 }
@@ -49,7 +53,8 @@ bool all_pairs(const SupportArg& a, const SupportArg& b, F f) {
         return false;
     }
     for (std::size_t i = 0; i < n; ++i) {
-        if (!f(a.at(static_cast<int>(i)), b.at(static_cast<int>(i)))) return false;
+        if (!f(a.at(static_cast<int>(i)), b.at(static_cast<int>(i))))
+            return false;
     }
     return true;
 }
@@ -63,12 +68,16 @@ struct Range {
 std::optional<Range> entry_range(Support::Kind k) {
     using K = Support::Kind;
     switch (k) {
-        case K::Simplex: return Range{0.0, 1.0, false};
-        case K::PositiveOrdered: return Range{0.0, kInf, true};
+        case K::Simplex:
+            return Range{0.0, 1.0, false};
+        case K::PositiveOrdered:
+            return Range{0.0, kInf, true};
         case K::UnitVector:
         case K::CholeskyFactorCorr:
-        case K::CorrMatrix: return Range{-1.0, 1.0, false};
-        default: return std::nullopt;
+        case K::CorrMatrix:
+            return Range{-1.0, 1.0, false};
+        default:
+            return std::nullopt;
     }
 }
 
@@ -125,12 +134,12 @@ Support Support::affine(SupportArg offset, SupportArg multiplier) {
         for (std::size_t i = 0; i < s.multiplier.values.size(); ++i) {
             const double m = s.multiplier.values[i];
             if (!(m > 0) || !std::isfinite(m)) {
-                throw ModelError(fmt::format("affine(offset {}, multiplier {}): the multiplier "
-                                             "must be positive and finite{}",
-                                             s.offset.str(), s.multiplier.str(),
-                                             s.multiplier.values.size() == 1
-                                                 ? ""
-                                                 : fmt::format(" (element {} is {})", i, m)));
+                throw ModelError(fmt::format(
+                    "affine(offset {}, multiplier {}): the multiplier "
+                    "must be positive and finite{}",
+                    s.offset.str(), s.multiplier.str(),
+                    s.multiplier.values.size() == 1 ? ""
+                                                    : fmt::format(" (element {} is {})", i, m)));
             }
         }
     }
@@ -141,7 +150,8 @@ Support Support::affine(SupportArg offset, SupportArg multiplier) {
 }
 
 bool Support::contains(double x) const {
-    if (std::isnan(x)) return false;
+    if (std::isnan(x))
+        return false;
     switch (kind) {
         case Kind::Lower:
         case Kind::Upper:
@@ -156,7 +166,8 @@ bool Support::contains(double x) const {
             }
             return x > lo && x < hi;
         }
-        default: break;
+        default:
+            break;
     }
     if (auto r = entry_range(kind)) {
         return r->open ? (x > r->lo && x < r->hi) : (x >= r->lo && x <= r->hi);
@@ -165,43 +176,53 @@ bool Support::contains(double x) const {
 }
 
 bool Support::contains(const Eigen::VectorXd& theta, Shape shape, double tol) const {
-    if (theta.size() != shape.size()) return false;
+    if (theta.size() != shape.size())
+        return false;
     for (Eigen::Index i = 0; i < theta.size(); ++i) {
-        if (!std::isfinite(theta[i])) return false;
+        if (!std::isfinite(theta[i]))
+            return false;
     }
     const int n = static_cast<int>(theta.size());
     const Eigen::Map<const Eigen::MatrixXd> M(theta.data(), shape.rows, shape.cols);
     auto lower_tri_positive_diag = [&] {
         for (int j = 0; j < M.cols(); ++j) {
-            if (!(M(j, j) > 0)) return false;
+            if (!(M(j, j) > 0))
+                return false;
             for (int i = 0; i < j; ++i) {
-                if (M(i, j) != 0) return false;
+                if (M(i, j) != 0)
+                    return false;
             }
         }
         return true;
     };
     auto symmetric_pd = [&] {
-        if (M.rows() != M.cols() || !M.isApprox(M.transpose(), tol)) return false;
+        if (M.rows() != M.cols() || !M.isApprox(M.transpose(), tol))
+            return false;
         Eigen::LLT<Eigen::MatrixXd> llt(M);
         return llt.info() == Eigen::Success;
     };
     switch (kind) {
         case Kind::Real:
-        case Kind::Affine: return true;
+        case Kind::Affine:
+            return true;
         case Kind::Lower:
         case Kind::Upper:
         case Kind::Interval:
-            if (lower.is_expression() || upper.is_expression()) return false;
+            if (lower.is_expression() || upper.is_expression())
+                return false;
             for (int i = 0; i < n; ++i) {
-                if (kind != Kind::Upper && !(theta[i] > lower.at(i))) return false;
-                if (kind != Kind::Lower && !(theta[i] < upper.at(i))) return false;
+                if (kind != Kind::Upper && !(theta[i] > lower.at(i)))
+                    return false;
+                if (kind != Kind::Lower && !(theta[i] < upper.at(i)))
+                    return false;
             }
             return true;
         case Kind::Simplex:
         case Kind::Ordered:
         case Kind::PositiveOrdered:
         case Kind::UnitVector: {
-            if (shape.is_scalar()) return false;
+            if (shape.is_scalar())
+                return false;
             // A vector is one, a matrix's rows are each one (array[U] simplex[K], ...).
             const bool rows = shape.is_matrix();
             const Eigen::Map<const Eigen::MatrixXd> V(theta.data(), rows ? shape.rows : 1,
@@ -212,28 +233,37 @@ bool Support::contains(const Eigen::VectorXd& theta, Shape shape, double tol) co
                     (!(r.array() >= 0).all() || std::abs(r.sum() - 1) > tol)) {
                     return false;
                 }
-                if (kind == Kind::UnitVector && std::abs(r.norm() - 1) > tol) return false;
-                if (kind == Kind::PositiveOrdered && r.size() > 0 && !(r[0] > 0)) return false;
+                if (kind == Kind::UnitVector && std::abs(r.norm() - 1) > tol)
+                    return false;
+                if (kind == Kind::PositiveOrdered && r.size() > 0 && !(r[0] > 0))
+                    return false;
                 if (kind == Kind::Ordered || kind == Kind::PositiveOrdered) {
                     for (Eigen::Index i = 1; i < r.size(); ++i) {
-                        if (!(r[i] > r[i - 1])) return false;
+                        if (!(r[i] > r[i - 1]))
+                            return false;
                     }
                 }
             }
             return true;
         }
-        case Kind::CholeskyFactorCov: return shape.is_matrix() && lower_tri_positive_diag();
+        case Kind::CholeskyFactorCov:
+            return shape.is_matrix() && lower_tri_positive_diag();
         case Kind::CholeskyFactorCorr:
-            if (!shape.is_matrix() || !lower_tri_positive_diag()) return false;
+            if (!shape.is_matrix() || !lower_tri_positive_diag())
+                return false;
             for (int i = 0; i < M.rows(); ++i) {
-                if (std::abs(M.row(i).norm() - 1) > tol) return false;
+                if (std::abs(M.row(i).norm() - 1) > tol)
+                    return false;
             }
             return true;
-        case Kind::CovMatrix: return shape.is_matrix() && symmetric_pd();
+        case Kind::CovMatrix:
+            return shape.is_matrix() && symmetric_pd();
         case Kind::CorrMatrix:
-            if (!shape.is_matrix() || !symmetric_pd()) return false;
+            if (!shape.is_matrix() || !symmetric_pd())
+                return false;
             for (int i = 0; i < M.rows(); ++i) {
-                if (std::abs(M(i, i) - 1) > tol) return false;
+                if (std::abs(M(i, i) - 1) > tol)
+                    return false;
             }
             return true;
     }
@@ -242,23 +272,28 @@ bool Support::contains(const Eigen::VectorXd& theta, Shape shape, double tol) co
 
 bool Support::covers(const Support& other) const {
     // The real line, also as the image of an affine map, covers every support.
-    if (kind == Kind::Real || kind == Kind::Affine) return true;
-    if (has_expression() || other.has_expression()) return *this == other;
-    if (kind == other.kind && !is_bounded()) return true;
+    if (kind == Kind::Real || kind == Kind::Affine)
+        return true;
+    if (has_expression() || other.has_expression())
+        return *this == other;
+    if (kind == other.kind && !is_bounded())
+        return true;
     if (is_bounded()) {
         const bool has_lo = kind != Kind::Upper;
         const bool has_hi = kind != Kind::Lower;
         if (other.is_bounded()) {
             const bool other_lo = other.kind != Kind::Upper;
             const bool other_hi = other.kind != Kind::Lower;
-            if ((has_lo && !other_lo) || (has_hi && !other_hi)) return false;
+            if ((has_lo && !other_lo) || (has_hi && !other_hi))
+                return false;
             return (!has_lo || all_pairs(lower, other.lower, std::less_equal<>())) &&
                    (!has_hi || all_pairs(upper, other.upper, std::greater_equal<>()));
         }
         // A structured support whose entries stay in a range, e.g. a simplex inside
         // interval(0, 1) (and so a uniform(0, 1) prior), positive_ordered inside positive.
         const auto r = entry_range(other.kind);
-        if (!r) return false;
+        if (!r)
+            return false;
         auto inside = [&](double lo, double hi) {
             return (!has_lo || all_pairs(lower, SupportArg(lo), std::less_equal<>())) &&
                    (!has_hi || all_pairs(upper, SupportArg(hi), std::greater_equal<>()));
@@ -273,22 +308,34 @@ bool Support::covers(const Support& other) const {
 
 std::string Support::str() const {
     switch (kind) {
-        case Kind::Real: return "real";
+        case Kind::Real:
+            return "real";
         case Kind::Lower:
-            return lower.is_scalar() && lower.values[0] == 0 ? "positive"
-                                                             : fmt::format("lower({})", lower.str());
-        case Kind::Upper: return fmt::format("upper({})", upper.str());
-        case Kind::Interval: return fmt::format("interval({}, {})", lower.str(), upper.str());
+            return lower.is_scalar() && lower.values[0] == 0
+                       ? "positive"
+                       : fmt::format("lower({})", lower.str());
+        case Kind::Upper:
+            return fmt::format("upper({})", upper.str());
+        case Kind::Interval:
+            return fmt::format("interval({}, {})", lower.str(), upper.str());
         case Kind::Affine:
             return fmt::format("affine(offset {}, multiplier {})", offset.str(), multiplier.str());
-        case Kind::Simplex: return "simplex";
-        case Kind::Ordered: return "ordered";
-        case Kind::PositiveOrdered: return "positive_ordered";
-        case Kind::UnitVector: return "unit_vector";
-        case Kind::CholeskyFactorCorr: return "cholesky_factor_corr";
-        case Kind::CholeskyFactorCov: return "cholesky_factor_cov";
-        case Kind::CorrMatrix: return "corr_matrix";
-        case Kind::CovMatrix: return "cov_matrix";
+        case Kind::Simplex:
+            return "simplex";
+        case Kind::Ordered:
+            return "ordered";
+        case Kind::PositiveOrdered:
+            return "positive_ordered";
+        case Kind::UnitVector:
+            return "unit_vector";
+        case Kind::CholeskyFactorCorr:
+            return "cholesky_factor_corr";
+        case Kind::CholeskyFactorCov:
+            return "cholesky_factor_cov";
+        case Kind::CorrMatrix:
+            return "corr_matrix";
+        case Kind::CovMatrix:
+            return "cov_matrix";
     }
     return "?";
 }

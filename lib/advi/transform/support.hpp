@@ -21,7 +21,7 @@ struct SupportArg {
     NodeId node = kNoNode;            // set: an expression, and `values` is empty
 
     SupportArg() = default;
-    SupportArg(double v) : values{v} {}                                    // NOLINT
+    SupportArg(double v) : values{v} {}                                              // NOLINT
     SupportArg(const Eigen::VectorXd& v) : values(v.data(), v.data() + v.size()) {}  // NOLINT
     [[nodiscard]] static SupportArg expression(NodeId n);
 
@@ -48,9 +48,19 @@ struct SupportArg {
 //   CorrMatrix: mat[K,K], K >= 2 (K(K-1)/2 free). CovMatrix: mat[K,K], K >= 1 (K(K+1)/2 free).
 struct Support {
     enum class Kind {
-        Real, Lower, Upper, Interval, Affine,
-        Simplex, Ordered, PositiveOrdered, UnitVector,
-        CholeskyFactorCorr, CholeskyFactorCov, CorrMatrix, CovMatrix
+        Real,
+        Lower,
+        Upper,
+        Interval,
+        Affine,
+        Simplex,
+        Ordered,
+        PositiveOrdered,
+        UnitVector,
+        CholeskyFactorCorr,
+        CholeskyFactorCov,
+        CorrMatrix,
+        CovMatrix
     };
     Kind kind = Kind::Real;
     SupportArg lower{-std::numeric_limits<double>::infinity()};  // Lower, Interval

@@ -5,10 +5,10 @@
 
 #include <advi/base/error.hpp>
 
+#include <advi/graph/const_vector.hpp>
 #include <advi/transform/affine.hpp>
 #include <advi/transform/bounds.hpp>
 #include <advi/transform/cholesky.hpp>
-#include <advi/graph/const_vector.hpp>
 #include <advi/transform/ordered.hpp>
 #include <advi/transform/simplex.hpp>
 #include <advi/transform/unit_vector.hpp>
@@ -19,6 +19,7 @@ const Transform& transform_for(const Support& s, PositiveTransform t) {
     const bool softplus = t == PositiveTransform::Softplus;
     using K = Support::Kind;
     switch (s.kind) {
+        // clang-format off
         case K::Real: return kIdentityTransform;
         case K::Lower: return softplus ? kLowerSoftplusTransform : kLowerLogTransform;
         case K::Upper: return softplus ? kUpperSoftplusTransform : kUpperLogTransform;
@@ -32,6 +33,7 @@ const Transform& transform_for(const Support& s, PositiveTransform t) {
         case K::CholeskyFactorCov: return kCholeskyCovTransform;
         case K::CorrMatrix: return kCorrMatrixTransform;
         case K::CovMatrix: return kCovMatrixTransform;
+            // clang-format on
     }
     throw InternalError("transform_for: unknown support");
 }
@@ -39,11 +41,13 @@ const Transform& transform_for(const Support& s, PositiveTransform t) {
 namespace {
 
 void check_arg(const SupportArg& a, std::string_view what, const Support& s, Shape shape) {
-    if (a.is_expression() || a.values.size() == 1) return;
+    if (a.is_expression() || a.values.size() == 1)
+        return;
     if (static_cast<int>(a.values.size()) != shape.size()) {
-        throw ShapeError(fmt::format("support {}: the {} has {} values but the variable is {} "
-                                     "({} elements)",
-                                     s.str(), what, a.values.size(), shape.str(), shape.size()));
+        throw ShapeError(
+            fmt::format("support {}: the {} has {} values but the variable is {} "
+                        "({} elements)",
+                        s.str(), what, a.values.size(), shape.str(), shape.size()));
     }
 }
 
@@ -52,11 +56,14 @@ void check_arg(const SupportArg& a, std::string_view what, const Support& s, Sha
 void check_support_shape(const Support& s, Shape shape) {
     const Transform& t = transform_for(s, PositiveTransform::Log);
     if (!t.fits(shape)) {
-        throw ShapeError(fmt::format("support {} needs {}, got {}", s.str(), t.shapes, shape.str()));
+        throw ShapeError(
+            fmt::format("support {} needs {}, got {}", s.str(), t.shapes, shape.str()));
     }
     using K = Support::Kind;
-    if (s.kind == K::Lower || s.kind == K::Interval) check_arg(s.lower, "lower bound", s, shape);
-    if (s.kind == K::Upper || s.kind == K::Interval) check_arg(s.upper, "upper bound", s, shape);
+    if (s.kind == K::Lower || s.kind == K::Interval)
+        check_arg(s.lower, "lower bound", s, shape);
+    if (s.kind == K::Upper || s.kind == K::Interval)
+        check_arg(s.upper, "upper bound", s, shape);
     if (s.kind == K::Affine) {
         check_arg(s.offset, "offset", s, shape);
         check_arg(s.multiplier, "multiplier", s, shape);
@@ -67,13 +74,15 @@ NodeId support_arg_node(Graph& g, const SupportArg& a, Shape shape) {
     if (a.is_expression()) {
         const Shape& s = g[a.node].shape;
         if (!s.is_scalar() && s != shape) {
-            throw ShapeError(fmt::format("support argument %{} is {} but the variable is {} "
-                                         "(expected real or {})",
-                                         a.node, s.str(), shape.str(), shape.str()));
+            throw ShapeError(
+                fmt::format("support argument %{} is {} but the variable is {} "
+                            "(expected real or {})",
+                            a.node, s.str(), shape.str(), shape.str()));
         }
         return a.node;
     }
-    if (a.values.size() == 1) return g.constant(a.values[0]);
+    if (a.values.size() == 1)
+        return g.constant(a.values[0]);
     return constant_vector(g, a.values, shape);
 }
 
@@ -86,7 +95,8 @@ NodeId sum_over(Graph& g, NodeId x, Shape shape) {
 
 Eigen::VectorXd map_rows(const Eigen::VectorXd& x, Shape shape, int out_cols,
                          Eigen::VectorXd (*f)(const Eigen::VectorXd&)) {
-    if (!shape.is_matrix()) return f(x);
+    if (!shape.is_matrix())
+        return f(x);
     const Eigen::Map<const Eigen::MatrixXd> X(x.data(), shape.rows, shape.cols);
     Eigen::MatrixXd Y(shape.rows, out_cols);
     for (int u = 0; u < shape.rows; ++u) Y.row(u) = f(X.row(u).transpose()).transpose();
@@ -94,9 +104,10 @@ Eigen::VectorXd map_rows(const Eigen::VectorXd& x, Shape shape, int out_cols,
 }
 
 void numeric_needs_constants(const Support& s) {
-    throw ModelError(fmt::format("support {}: the numeric transform needs constant arguments, "
-                                 "not expressions",
-                                 s.str()));
+    throw ModelError(
+        fmt::format("support {}: the numeric transform needs constant arguments, "
+                    "not expressions",
+                    s.str()));
 }
 
 }  // namespace advi

@@ -12,12 +12,13 @@ namespace {
 bool vector_2(Shape s) {
     return (s.is_vector() && s.rows >= 2) || (s.is_matrix() && s.rows >= 1 && s.cols >= 2);
 }
-Shape same_shape(Shape s) { return s; }
+Shape same_shape(Shape s) {
+    return s;
+}
 
 NodeId unit_vector_constrain(Graph& g, NodeId z, Shape shape, const Support&) {
     if (shape.is_matrix()) {
-        const NodeId norms =
-            g.apply(Op::Sqrt, g.apply(Op::RowSums, g.apply(Op::Square, z)));
+        const NodeId norms = g.apply(Op::Sqrt, g.apply(Op::RowSums, g.apply(Op::Square, z)));
         return g.apply(Op::Div, z, linalg::rep_cols(g, norms, shape.cols));
     }
     return g.apply(Op::Div, z, g.apply(Op::Sqrt, g.apply(Op::Dot, z, z)));
@@ -34,7 +35,9 @@ NodeId unit_vector_logdet(Graph& g, NodeId z, NodeId, const Support&) {
 Eigen::VectorXd unit_vector_unconstrain(const Eigen::VectorXd& x, Shape, const Support&) {
     return x;
 }
-Eigen::VectorXd normalise(const Eigen::VectorXd& z) { return z / z.norm(); }
+Eigen::VectorXd normalise(const Eigen::VectorXd& z) {
+    return z / z.norm();
+}
 Eigen::VectorXd unit_vector_value(const Eigen::VectorXd& z, Shape shape, const Support&) {
     return map_rows(z, shape, shape.cols, normalise);
 }
@@ -43,8 +46,11 @@ Eigen::VectorXd unit_vector_value(const Eigen::VectorXd& z, Shape shape, const S
 
 const Transform kUnitVectorTransform{"unit-vector",
                                      "vec[K] or mat[U,K] (U unit vectors as rows), K >= 2",
-                                     vector_2, same_shape,
-                                     unit_vector_constrain, unit_vector_logdet,
-                                     unit_vector_unconstrain, unit_vector_value};
+                                     vector_2,
+                                     same_shape,
+                                     unit_vector_constrain,
+                                     unit_vector_logdet,
+                                     unit_vector_unconstrain,
+                                     unit_vector_value};
 
 }  // namespace advi

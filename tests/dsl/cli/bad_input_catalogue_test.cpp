@@ -13,9 +13,9 @@
 #include <catch2/catch.hpp>
 
 #include <advi/advi.hpp>
+#include <advi/io/read_data.hpp>
 #include <advi/stan/lower.hpp>
 #include <advi/stan/parser.hpp>
-#include <advi/io/read_data.hpp>
 
 #include "support/cli_runner.hpp"
 
@@ -30,18 +30,20 @@ struct File {
     enum class Kind { Text, Missing, Directory, Unreadable } kind = Kind::Text;
     std::string text;
 };
-File text(std::string t) { return {File::Kind::Text, std::move(t)}; }
+File text(std::string t) {
+    return {File::Kind::Text, std::move(t)};
+}
 const File kMissing{File::Kind::Missing, ""};
 const File kDirectory{File::Kind::Directory, ""};
 const File kUnreadable{File::Kind::Unreadable, ""};
 
 struct BadInput {
-    std::string fault;        // the class of bad input, as the issue names it
-    File model;               // written as m.stan
-    std::string data_name;    // the data file's name ("" for no data), by extension its format
+    std::string fault;      // the class of bad input, as the issue names it
+    File model;             // written as m.stan
+    std::string data_name;  // the data file's name ("" for no data), by extension its format
     File data;
-    std::string fragment;     // what the message must contain
-    bool full_rank = false;   // `--algorithm fullrank`
+    std::string fragment;    // what the message must contain
+    bool full_rank = false;  // `--algorithm fullrank`
 };
 
 // A model whose data have every kind of declaration the rows below break.
@@ -83,7 +85,8 @@ std::vector<BadInput> catalogue() {
     const std::string deep = repeat("(", 100000) + "mu" + repeat(")", 100000);
     const std::string long_name(100000, 'a');
     return {
-        // Syntax errors, one of each class of the grammar.
+  // Syntax errors, one of each class of the grammar.
+  // clang-format off
         {"syntax: missing `;`", text("parameters {\n  real mu\n}\n"), "", {}, "m.stan:2:10: expected `;`"},
         {"syntax: unbalanced parentheses", text("model { target += (1 + 2; }"), "", {}, "expected `)`"},
         {"syntax: unbalanced braces", text("model {\n  target += 1;\n"), "", {}, "expected `}`"},
@@ -187,6 +190,7 @@ std::vector<BadInput> catalogue() {
          text("{\"N\xc3\": 3}"), "d.json:1:4: a byte that is not UTF-8 (0xc3)"},
         {"bytes that are not UTF-8 in an R dump", text(kModel), "d.R", text("N\xfe <- 3\n"),
          "d.R:1:2: expected `<-` after the name `N`, got a byte that is not UTF-8 (0xfe)"},
+  // clang-format on
     };
 }
 
@@ -195,9 +199,14 @@ void materialise(const fs::path& path, const File& f) {
     std::error_code ec;
     fs::remove_all(path, ec);
     switch (f.kind) {
-        case File::Kind::Text: std::ofstream(path, std::ios::binary) << f.text; break;
-        case File::Kind::Missing: break;
-        case File::Kind::Directory: fs::create_directory(path); break;
+        case File::Kind::Text:
+            std::ofstream(path, std::ios::binary) << f.text;
+            break;
+        case File::Kind::Missing:
+            break;
+        case File::Kind::Directory:
+            fs::create_directory(path);
+            break;
         case File::Kind::Unreadable:
             // A file that opens but cannot be read: /proc/self/mem fails every read at offset 0,
             // even for root (for whom permission bits do not stop a read).
@@ -232,12 +241,14 @@ std::optional<std::string> library_error(const BadInput& row, const fs::path& mo
 
 }  // namespace
 
-TEST_CASE("catalogue of bad input: each row ends in a message that names the fault", "[cli][catalogue]") {
+TEST_CASE("catalogue of bad input: each row ends in a message that names the fault",
+          "[cli][catalogue]") {
     const fs::path dir = scratch() / "catalogue";
     fs::create_directories(dir);
     for (const BadInput& row : catalogue()) {
         INFO("row: " << row.fault << "\nexpected: " << row.fragment);
-        const fs::path model = dir / "m.stan", data = dir / (row.data_name.empty() ? "none" : row.data_name),
+        const fs::path model = dir / "m.stan",
+                       data = dir / (row.data_name.empty() ? "none" : row.data_name),
                        output = dir / "out.csv";
         materialise(model, row.model);
         if (!row.data_name.empty())

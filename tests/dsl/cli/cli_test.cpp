@@ -1,8 +1,8 @@
 // The `advi` tool as a user runs it: the built binary on help, bad command lines, missing
 // files, syntax errors, `check` of every test program, and small fits whose CSV is read back.
 // Also read_data's choice of reader, which only the tool uses so far.
-#include <csignal>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -390,10 +390,12 @@ namespace {
 pid_t spawn(const std::vector<std::string>& args, const fs::path& out, const fs::path& err) {
     const pid_t pid = ::fork();
     if (pid == 0) {
-        if (::chdir(scratch().c_str()) != 0) ::_exit(127);
+        if (::chdir(scratch().c_str()) != 0)
+            ::_exit(127);
         std::FILE* o = std::freopen(out.c_str(), "w", stdout);
         std::FILE* e = std::freopen(err.c_str(), "w", stderr);
-        if (o == nullptr || e == nullptr) ::_exit(127);
+        if (o == nullptr || e == nullptr)
+            ::_exit(127);
         std::vector<char*> argv;
         const std::string binary = advi_binary().string();
         argv.push_back(const_cast<char*>(binary.c_str()));
@@ -408,7 +410,8 @@ pid_t spawn(const std::vector<std::string>& args, const fs::path& out, const fs:
 // Waits until `file` contains `part` (at most `seconds`).
 bool wait_for(const fs::path& file, const std::string& part, double seconds) {
     for (int i = 0; i < seconds * 100; ++i) {
-        if (contains(read_file(file), part)) return true;
+        if (contains(read_file(file), part))
+            return true;
         ::usleep(10000);
     }
     return false;
@@ -416,8 +419,7 @@ bool wait_for(const fs::path& file, const std::string& part, double seconds) {
 
 }  // namespace
 
-TEST_CASE("cli: Ctrl-C stops a fit cleanly and writes what it has, marked not converged",
-          "[cli]") {
+TEST_CASE("cli: Ctrl-C stops a fit cleanly and writes what it has, marked not converged", "[cli]") {
     if (!cli_built())
         return;
     const fs::path model = write_file("int.stan", kNormalModel);
@@ -449,8 +451,7 @@ TEST_CASE("cli: Ctrl-C stops a fit cleanly and writes what it has, marked not co
     CHECK(contains(read_file(out), "not converged: interrupted"));
 }
 
-TEST_CASE("cli: a fit killed at any moment leaves the previous output or a complete one",
-          "[cli]") {
+TEST_CASE("cli: a fit killed at any moment leaves the previous output or a complete one", "[cli]") {
     if (!cli_built())
         return;
     const fs::path model = write_file("kill.stan", kNormalModel);
@@ -462,10 +463,9 @@ TEST_CASE("cli: a fit killed at any moment leaves the previous output or a compl
     // the report and the write.
     for (int delay_ms : {20, 60, 150, 300, 500, 800, 1200}) {
         std::ofstream(csv) << previous;
-        const pid_t pid =
-            spawn({"fit", model.string(), "--data", data.string(), "--output-samples", "200000",
-                   "--output", csv.string(), "--quiet"},
-                  scratch() / "kill.out", scratch() / "kill.err");
+        const pid_t pid = spawn({"fit", model.string(), "--data", data.string(), "--output-samples",
+                                 "200000", "--output", csv.string(), "--quiet"},
+                                scratch() / "kill.out", scratch() / "kill.err");
         REQUIRE(pid > 0);
         ::usleep(static_cast<useconds_t>(delay_ms) * 1000);
         ::kill(pid, SIGKILL);

@@ -53,7 +53,8 @@ TEST_CASE("correlated 2-D Gaussian: full-rank finds the correlation, mean-field 
     const Eigen::Vector2d mean = cov * b;
     const double rho = cov(0, 1) / std::sqrt(cov(0, 0) * cov(1, 1));
 
-    Fit fr = fit(m, {.family = Family::FullRank, .seed = 5, .grad_samples = 10, .tol_rel_obj = 1e-4});
+    Fit fr =
+        fit(m, {.family = Family::FullRank, .seed = 5, .grad_samples = 10, .tol_rel_obj = 1e-4});
     const Eigen::MatrixXd d = fr.draws("mu");
     const Eigen::MatrixXd centered = d.rowwise() - d.colwise().mean();
     const Eigen::Matrix2d c = centered.transpose() * centered / (d.rows() - 1);
@@ -62,7 +63,8 @@ TEST_CASE("correlated 2-D Gaussian: full-rank finds the correlation, mean-field 
     CHECK(c(0, 0) == Approx(cov(0, 0)).epsilon(0.15));
     CHECK(c(1, 1) == Approx(cov(1, 1)).epsilon(0.15));
 
-    Fit mf = fit(m, {.family = Family::MeanField, .seed = 5, .grad_samples = 10, .tol_rel_obj = 1e-4});
+    Fit mf =
+        fit(m, {.family = Family::MeanField, .seed = 5, .grad_samples = 10, .tol_rel_obj = 1e-4});
     INFO(mf.summary());
     for (int i = 0; i < 2; ++i) {
         CHECK(mf.mean("mu")[i] == Approx(mean[i]).margin(0.2 * std::sqrt(cov(i, i))));
@@ -103,7 +105,11 @@ double kl_gamma(double a, double b, PositiveTransform t, std::uint64_t seed) {
 
 TEST_CASE("Gamma posteriors: T2 (softplus) reaches a lower KL than T1 (log)", "[dsl][fit]") {
     // The paper's section 3.3 and its table of KL divergences.
-    for (auto [a, b] : {std::pair{1.0, 2.0}, {2.5, 4.2}, {10.0, 10.0}}) {
+    for (auto [a, b] : {
+             std::pair{1.0,  2.0 },
+             {2.5,  4.2 },
+             {10.0, 10.0}
+    }) {
         const double kl1 = kl_gamma(a, b, PositiveTransform::Log, 3);
         const double kl2 = kl_gamma(a, b, PositiveTransform::Softplus, 3);
         INFO("Gamma(" << a << ", " << b << "): KL T1 " << kl1 << ", KL T2 " << kl2);

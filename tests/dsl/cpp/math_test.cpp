@@ -8,8 +8,8 @@
 #include <vector>
 
 #include <boost/math/distributions/normal.hpp>
-#include <boost/math/special_functions/beta.hpp>
 #include <boost/math/special_functions/bessel.hpp>
+#include <boost/math/special_functions/beta.hpp>
 #include <boost/math/special_functions/digamma.hpp>
 #include <boost/math/special_functions/erf.hpp>
 #include <boost/math/special_functions/trigamma.hpp>
@@ -36,32 +36,47 @@ struct Case {
 
 std::vector<double> points(Where w) {
     switch (w) {
-        case Where::Real: return {-3.2, -0.4, 0.3, 2.7};
-        case Where::Positive: return {0.05, 0.8, 3.3, 12.0};
-        case Where::Unit: return {0.01, 0.3, 0.75, 0.999};
-        case Where::Negative: return {-8.0, -1.2, -0.4, -1e-3};
+        case Where::Real:
+            return {-3.2, -0.4, 0.3, 2.7};
+        case Where::Positive:
+            return {0.05, 0.8, 3.3, 12.0};
+        case Where::Unit:
+            return {0.01, 0.3, 0.75, 0.999};
+        case Where::Negative:
+            return {-8.0, -1.2, -0.4, -1e-3};
     }
     return {};
 }
 
 Support support(Where w) {
     switch (w) {
-        case Where::Real: return Support::real();
-        case Where::Positive: return Support::positive();
-        case Where::Unit: return Support::interval(0, 1);
-        case Where::Negative: return Support::upper_bound(0.0);
+        case Where::Real:
+            return Support::real();
+        case Where::Positive:
+            return Support::positive();
+        case Where::Unit:
+            return Support::interval(0, 1);
+        case Where::Negative:
+            return Support::upper_bound(0.0);
     }
     return Support::real();
 }
 
-double lbeta_ref(double a, double b) { return std::log(bm::beta(a, b)); }
+double lbeta_ref(double a, double b) {
+    return std::log(bm::beta(a, b));
+}
 // log C(n, k) = -log((n + 1) B(n - k + 1, k + 1)), for real n and k
-double lchoose_ref(double n, double k) { return -std::log((n + 1) * bm::beta(n - k + 1, k + 1)); }
-double inv_logit(double x) { return 1 / (1 + std::exp(-x)); }
+double lchoose_ref(double n, double k) {
+    return -std::log((n + 1) * bm::beta(n - k + 1, k + 1));
+}
+double inv_logit(double x) {
+    return 1 / (1 + std::exp(-x));
+}
 
 const std::vector<Case>& cases() {
     static const bm::normal n01;
     static const std::vector<Case> c = {
+  // clang-format off
         {"step", [](const Expr& x) { return step(x); }, [](double x) { return x < 0 ? 0.0 : 1.0; }, Where::Real},
         {"fabs", [](const Expr& x) { return fabs(x); }, [](double x) { return std::fabs(x); }, Where::Real},
         {"abs", [](const Expr& x) { return abs(x); }, [](double x) { return std::fabs(x); }, Where::Real},
@@ -111,6 +126,7 @@ const std::vector<Case>& cases() {
              return std::log(std::pow(M_PI, 1.5) * std::tgamma(a) * std::tgamma(a - 0.5) * std::tgamma(a - 1));
          },
          Where::Positive},
+  // clang-format on
     };
     return c;
 }
@@ -169,14 +185,14 @@ TEST_CASE("DSL scalar functions: gradients through a latent match finite differe
         REQUIRE(std::isfinite(lp));
         const Eigen::VectorXd fd = test::numeric_gradient(p, z);
         for (int i = 0; i < 4; ++i) {
-            INFO(c.name << " at theta = " << pts[i] << ": symbolic " << grad[i] << ", finite difference " << fd[i]);
+            INFO(c.name << " at theta = " << pts[i] << ": symbolic " << grad[i]
+                        << ", finite difference " << fd[i]);
             CHECK(std::abs(grad[i] - fd[i]) <= 1e-6 * std::max(1.0, std::abs(fd[i])));
         }
     }
 }
 
-TEST_CASE("DSL scalar functions: both arguments expressions, integer data, errors",
-          "[dsl][math]") {
+TEST_CASE("DSL scalar functions: both arguments expressions, integer data, errors", "[dsl][math]") {
     Eigen::VectorXd a(3), b(3);
     a << 0.4, 2.0, 7.5;
     b << 3.0, 0.1, 1.0;
@@ -185,13 +201,19 @@ TEST_CASE("DSL scalar functions: both arguments expressions, integer data, error
     k << 3, 4, 0;
     Model m;
     const Expr ad = m.data("a", a), bd = m.data("b", b), nd = m.data("n", n), kd = m.data("k", k);
-    const std::vector<Expr> es{fmin(ad, bd), fmax(ad, bd), lbeta(ad, bd), lchoose(ad + 8.0, bd),
-                               log_diff_exp(ad + 5.0, bd), lmultiply(ad, bd), lchoose(nd, kd),
+    const std::vector<Expr> es{fmin(ad, bd),
+                               fmax(ad, bd),
+                               lbeta(ad, bd),
+                               lchoose(ad + 8.0, bd),
+                               log_diff_exp(ad + 5.0, bd),
+                               lmultiply(ad, bd),
+                               lchoose(nd, kd),
                                lmultiply(kd, ad)};
     ModelSpec spec = m.spec();
     Graph g = spec.graph;
     g.clear_outputs();
-    for (std::size_t j = 0; j < es.size(); ++j) g.set_output(fmt::format("e{}", j), es[j].id(), static_cast<int>(3 * j));
+    for (std::size_t j = 0; j < es.size(); ++j)
+        g.set_output(fmt::format("e{}", j), es[j].id(), static_cast<int>(3 * j));
     Program p = Program::compile(rebuild(g), spec.data, 0, static_cast<int>(3 * es.size()));
     Eigen::VectorXd none, out;
     p.run(none, out);
@@ -224,15 +246,17 @@ TEST_CASE("DSL scalar functions: both arguments expressions, integer data, error
     Model e;
     const Expr ex = e.param("x", normal(0, 1), 2);
     CHECK_THROWS_AS(lmgamma(0, ex), ModelError);
-    CHECK_THROWS_WITH(lmgamma(0, ex), Catch::Contains("lmgamma: the dimension `k` must be at least 1, got 0"));
+    CHECK_THROWS_WITH(lmgamma(0, ex),
+                      Catch::Contains("lmgamma: the dimension `k` must be at least 1, got 0"));
     // trigamma has no derivative rule: a latent may not flow into it.
     e.target_add(trigamma(exp(ex)));
     CHECK_THROWS_WITH(compile(e), Catch::Contains("cannot differentiate through `trigamma`"));
     Eigen::VectorXd y3(3);
     y3.setOnes();
     CHECK_THROWS_AS(fmin(ex, e.data("y3", y3)), ShapeError);
-    CHECK_THROWS_WITH(fmax(ex, e.data("y4", y3)),
-                      Catch::Contains("fmax") && Catch::Contains("vec[2]") && Catch::Contains("vec[3]"));
+    CHECK_THROWS_WITH(fmax(ex, e.data("y4", y3)), Catch::Contains("fmax") &&
+                                                      Catch::Contains("vec[2]") &&
+                                                      Catch::Contains("vec[3]"));
 }
 
 TEST_CASE("trigamma matches Boost.Math on data", "[dsl][math]") {

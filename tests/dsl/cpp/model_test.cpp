@@ -79,7 +79,8 @@ TEST_CASE("supports: inferred from the prior, given, or refused when wider", "[d
     CHECK(s.latent("c").support == Support::interval(-1, 3));
     CHECK(s.latent("d").positive == PositiveTransform::Softplus);
     CHECK_THROWS_WITH(m.param("e", gamma(2, 1), {.support = Support::real()}),
-                      Catch::Contains("param `e` prior") && Catch::Contains("wider than gamma's support positive"));
+                      Catch::Contains("param `e` prior") &&
+                          Catch::Contains("wider than gamma's support positive"));
 }
 
 TEST_CASE("bad input: errors name the variable, slot or argument", "[dsl]") {
@@ -94,38 +95,49 @@ TEST_CASE("bad input: errors name the variable, slot or argument", "[dsl]") {
     auto Xd = m.data("X", X);
     auto beta = m.param("beta", normal(0, 1), 2);
     CHECK_THROWS_WITH(m.data("y", y), Catch::Contains("`y` is already a data slot"));
-    CHECK_THROWS_WITH(m.param("beta", normal(0, 1)), Catch::Contains("`beta` is already a parameter"));
+    CHECK_THROWS_WITH(m.param("beta", normal(0, 1)),
+                      Catch::Contains("`beta` is already a parameter"));
     CHECK_THROWS_WITH(m.data("y2", y_bad), Catch::Contains("data slot `y2`: element 2 is nan"));
     CHECK_THROWS_AS(m.observe(yd, normal(Xd * beta, 1.0)), ShapeError);
-    CHECK_THROWS_WITH(m.observe(yd, normal(Xd * beta, 1.0)),
-                      Catch::Contains("observe `y`") && Catch::Contains("vec[5]") &&
-                          Catch::Contains("vec[4]"));
-    CHECK_THROWS_WITH(m.param("s", normal(0, -1)),
-                      Catch::Contains("param `s` prior: normal: argument `sigma` must be positive, got -1"));
-    CHECK_THROWS_WITH(m.param("k", poisson(3)), Catch::Contains("param `k` prior: poisson is a distribution over integers"));
+    CHECK_THROWS_WITH(m.observe(yd, normal(Xd * beta, 1.0)), Catch::Contains("observe `y`") &&
+                                                                 Catch::Contains("vec[5]") &&
+                                                                 Catch::Contains("vec[4]"));
+    CHECK_THROWS_WITH(
+        m.param("s", normal(0, -1)),
+        Catch::Contains("param `s` prior: normal: argument `sigma` must be positive, got -1"));
+    CHECK_THROWS_WITH(m.param("k", poisson(3)),
+                      Catch::Contains("param `k` prior: poisson is a distribution over integers"));
     auto cd = m.data("counts", counts);
-    CHECK_THROWS_WITH(m.observe(cd, poisson(2.0)),
-                      Catch::Contains("observe `counts`: value -2 at index 1 is outside the support of poisson"));
+    CHECK_THROWS_WITH(
+        m.observe(cd, poisson(2.0)),
+        Catch::Contains("observe `counts`: value -2 at index 1 is outside the support of poisson"));
     CHECK_THROWS_WITH(m.observe(yd, poisson(2.0)),
                       Catch::Contains("observe `y`: poisson: the variate must be integer data"));
     Eigen::VectorXd neg = -Eigen::VectorXd::Ones(2);
     auto nd = m.data("neg", neg);
-    CHECK_THROWS_WITH(m.observe(nd, lognormal(0, 1)),
-                      Catch::Contains("observe `neg`: value -1 at index 0 is outside the support positive of lognormal"));
-    CHECK_THROWS_WITH(m.spec().latent("gamma"), Catch::Contains("no latent variable named `gamma` (the model has: beta)"));
+    CHECK_THROWS_WITH(
+        m.observe(nd, lognormal(0, 1)),
+        Catch::Contains(
+            "observe `neg`: value -1 at index 0 is outside the support positive of lognormal"));
+    CHECK_THROWS_WITH(m.spec().latent("gamma"),
+                      Catch::Contains("no latent variable named `gamma` (the model has: beta)"));
     Model other;
     auto z = other.param("z", normal(0, 1));
     CHECK_THROWS_WITH(m.observe(yd, normal(z, 1.0)), Catch::Contains("another model"));
     // Sizes: negative, beyond what one node holds, beyond memory; refused before allocating.
-    CHECK_THROWS_WITH(m.param("v", normal(0, 1), -3), Catch::Contains("param `v`: negative size -3"));
+    CHECK_THROWS_WITH(m.param("v", normal(0, 1), -3),
+                      Catch::Contains("param `v`: negative size -3"));
     set_memory_budget_bytes(std::int64_t{1} << 50);  // whatever this machine's memory
-    CHECK_THROWS_WITH(m.param("w", normal(0, 1), Eigen::Index{3000000000}),
-                      Catch::Contains("param `w` has 3000000000 x 1 = 3000000000 elements, more than the 2147483647"));
+    CHECK_THROWS_WITH(
+        m.param("w", normal(0, 1), Eigen::Index{3000000000}),
+        Catch::Contains(
+            "param `w` has 3000000000 x 1 = 3000000000 elements, more than the 2147483647"));
     set_memory_budget_bytes(0);
     CHECK_THROWS_WITH(m.param("W", normal(0, 1), 4000000, 4000000),
                       Catch::Contains("param `W` (4000000 x 4000000) needs 128 TB") &&
                           Catch::Contains("more than this machine's"));
-    CHECK_THROWS_AS(m.param("W", normal(0, 1), Eigen::Index{1} << 40, Eigen::Index{1} << 40), SizeError);
+    CHECK_THROWS_AS(m.param("W", normal(0, 1), Eigen::Index{1} << 40, Eigen::Index{1} << 40),
+                    SizeError);
 }
 
 TEST_CASE("the model graph prints with names, and int data is converted for arithmetic", "[dsl]") {
@@ -154,12 +166,14 @@ TEST_CASE("arguments computed from data are checked before the fit, naming the e
     Model m;
     auto yd = m.data("y", y);
     auto sd = m.data("s", s);
-    CHECK_THROWS_WITH(m.observe(yd, normal(0.0, sd)),
-                      Catch::Contains("observe `y`: normal: argument `sigma` must be positive, got -2 "
-                                      "(element 1 of data `s`)"));
-    CHECK_THROWS_WITH(m.param("mu", normal(0.0, sd * sd - 1.0), 3),
-                      Catch::Contains("param `mu` prior: normal: argument `sigma` must be positive, got 0 "
-                                      "(element 0 of an expression of data)"));
+    CHECK_THROWS_WITH(
+        m.observe(yd, normal(0.0, sd)),
+        Catch::Contains("observe `y`: normal: argument `sigma` must be positive, got -2 "
+                        "(element 1 of data `s`)"));
+    CHECK_THROWS_WITH(
+        m.param("mu", normal(0.0, sd * sd - 1.0), 3),
+        Catch::Contains("param `mu` prior: normal: argument `sigma` must be positive, got 0 "
+                        "(element 0 of an expression of data)"));
     // a parameter-valued argument is not known before the fit: no error now
     auto tau = m.param("tau", normal(0, 1));
     CHECK_NOTHROW(m.observe(yd, normal(0.0, tau)));

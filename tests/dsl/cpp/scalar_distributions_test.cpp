@@ -50,16 +50,18 @@ TEST_CASE("observe checks counts against N and N's domain, naming both", "[dsl][
     CHECK_THROWS_WITH(m.observe(yd, beta_binomial(Nd * 1.0, 1.0, 2.0)),
                       Catch::Contains("above beta_binomial's `N` = 6"));
     CHECK_THROWS_AS(m.observe(yd, binomial(Nn, theta)), ModelError);
-    CHECK_THROWS_WITH(m.observe(yd, binomial(Nn, theta)),
-                      Catch::Contains("binomial: argument `N` must be a non-negative integer, got -1 "
-                                      "(element 2 of data `Nneg`)"));
+    CHECK_THROWS_WITH(
+        m.observe(yd, binomial(Nn, theta)),
+        Catch::Contains("binomial: argument `N` must be a non-negative integer, got -1 "
+                        "(element 2 of data `Nneg`)"));
     CHECK_THROWS_WITH(m.observe(yd, binomial(7.5, theta)),
                       Catch::Contains("`N` must be a non-negative integer, got 7.5"));
     Eigen::VectorXi neg(2);
     neg << 0, -3;
     const Expr nd = m.data("neg", neg);
-    CHECK_THROWS_WITH(m.observe(nd, neg_binomial_2(2.0, 1.0)),
-                      Catch::Contains("value -3 at index 1 is outside the support of neg_binomial_2"));
+    CHECK_THROWS_WITH(
+        m.observe(nd, neg_binomial_2(2.0, 1.0)),
+        Catch::Contains("value -3 at index 1 is outside the support of neg_binomial_2"));
     // Integer data arguments of other distributions are checked too.
     CHECK_THROWS_WITH(m.observe(yd, poisson(Nn)),
                       Catch::Contains("poisson: argument `lambda` must be non-negative, got -1"));
@@ -84,11 +86,13 @@ TEST_CASE("priors of the scalar rows imply their supports", "[dsl][dist]") {
     m.param("d", double_exponential(0, 1));
     m.param("sn", skew_normal(0, 1, 3));
     const ModelSpec spec = m.spec();
-    for (const char* name : {"c", "ic", "sc", "f"}) CHECK(spec.latent(name).support == Support::positive());
+    for (const char* name : {"c", "ic", "sc", "f"})
+        CHECK(spec.latent(name).support == Support::positive());
     CHECK(spec.latent("p").support == Support::lower_bound(1.5));
     CHECK(spec.latent("p2").support == Support::lower_bound(-1.0));
     CHECK(spec.latent("v").support == Support::interval(-M_PI, M_PI));
-    for (const char* name : {"g", "l", "d", "sn"}) CHECK(spec.latent(name).support == Support::real());
+    for (const char* name : {"g", "l", "d", "sn"})
+        CHECK(spec.latent(name).support == Support::real());
     // A pareto bound that is a parameter is not known when the prior is built.
     CHECK_THROWS_WITH(m.param("q", pareto(p, 2)),
                       Catch::Contains("param `q` prior: pareto") && Catch::Contains("`y_min`"));

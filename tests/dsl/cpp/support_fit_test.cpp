@@ -11,8 +11,8 @@
 #include <catch2/catch.hpp>
 
 #include <advi/advi.hpp>
-#include <advi/compile/pipeline.hpp>
 #include <advi/compile/constrain.hpp>
+#include <advi/compile/pipeline.hpp>
 
 #include "support/gradient_check.hpp"
 
@@ -96,8 +96,8 @@ TEST_CASE("ordered: a pair of normals constrained to increase has the truncated 
     const double delta = mu[1] - mu[0];
     const boost::math::normal std_normal;
     const double x = delta / std::sqrt(2.0);
-    const double ED = delta + std::sqrt(2.0) * boost::math::pdf(std_normal, x) /
-                                  boost::math::cdf(std_normal, x);
+    const double ED =
+        delta + std::sqrt(2.0) * boost::math::pdf(std_normal, x) / boost::math::cdf(std_normal, x);
     const double S = mu.sum();
     const Eigen::VectorXd mean = f.mean("theta");
     // a Gaussian q over (theta_0, log D) cannot match the truncated normal exactly: its
@@ -337,8 +337,7 @@ TEST_CASE("corr_matrix: an LKJ prior alone gives the Beta marginals of the corre
     }
 }
 
-TEST_CASE("cov_matrix: a Wishart prior alone gives E[W] = nu S",
-          "[dsl][fit][support]") {
+TEST_CASE("cov_matrix: a Wishart prior alone gives E[W] = nu S", "[dsl][fit][support]") {
     // W ~ Wishart(nu, S), S = diag(s^2), K = 2, as the cov_matrix transform sees it: zeta is
     // the Bartlett factor with log diagonal (see cholesky_factor_cov above), so ADVI's optimum
     // has E W = nu S exactly. A wrong exponent of L(k,k) in the L -> L L' Jacobian or a missing
@@ -414,7 +413,8 @@ TEST_CASE("offset/multiplier: the non-centred normal fits as the centred one",
         (noncentred ? noncentred_mean : centred_mean) = f.mean("theta");
     }
     for (int j = 0; j < J; ++j) {
-        CHECK(noncentred_mean[j] == Approx(centred_mean[j]).margin(0.15 * std::sqrt(cov(j + 1, j + 1))));
+        CHECK(noncentred_mean[j] ==
+              Approx(centred_mean[j]).margin(0.15 * std::sqrt(cov(j + 1, j + 1))));
     }
 }
 
@@ -436,8 +436,7 @@ TEST_CASE("affine with constants: the posterior of a scaled parameter is unchang
     CHECK(zeta[0] == Approx(1.0));
 }
 
-TEST_CASE("supports with parameter arguments: log density and gradient on zeta",
-          "[dsl][support]") {
+TEST_CASE("supports with parameter arguments: log density and gradient on zeta", "[dsl][support]") {
     // tau ~ lognormal(0, 1) (zeta_0 = log tau); theta ~ normal(1, tau) with offset 1 and
     // multiplier tau (theta = 1 + tau zeta_1..2); b ~ normal(0, 1) with lower bound tau
     // (b = tau + exp(zeta_3)). Written out: lp = log p(tau) + zeta_0 (T1 Jacobian)
@@ -479,16 +478,18 @@ TEST_CASE("params: the shape must fit the support, naming parameter, support and
                       "param `p`: support simplex needs vec[K] or mat[U,K] (U simplexes as rows), "
                       "K >= 2, got mat[2,1]");
     CHECK_THROWS_AS(m.param("p", uniform(0, 1), 2, 1, {.support = Support::simplex()}), ShapeError);
-    CHECK_THROWS_WITH(m.param("L", uniform(-1, 1), 3, {.support = Support::cholesky_factor_corr()}),
-                      "param `L`: support cholesky_factor_corr needs mat[K,K] with K >= 2, got vec[3]");
+    CHECK_THROWS_WITH(
+        m.param("L", uniform(-1, 1), 3, {.support = Support::cholesky_factor_corr()}),
+        "param `L`: support cholesky_factor_corr needs mat[K,K] with K >= 2, got vec[3]");
     CHECK_THROWS_WITH(m.param("S", normal(0, 1), 2, 3, {.support = Support::cov_matrix()}),
                       "param `S`: support cov_matrix needs mat[K,K] with K >= 1, got mat[2,3]");
     CHECK_THROWS_WITH(m.param("b", normal(0, 1), 3, {.support = Support::lower_bound(vec({0, 1}))}),
                       "param `b`: support lower([0, 1]): the lower bound has 2 values but the "
                       "variable is vec[3] (3 elements)");
     // supports narrower than the prior's only
-    CHECK_THROWS_WITH(m.param("o", lognormal(0, 1), 3, {.support = Support::ordered()}),
-                      "param `o` prior: support ordered is wider than lognormal's support positive");
+    CHECK_THROWS_WITH(
+        m.param("o", lognormal(0, 1), 3, {.support = Support::ordered()}),
+        "param `o` prior: support ordered is wider than lognormal's support positive");
     auto mu = m.param("mu", normal(0, 1));
     Eigen::VectorXd t3 = vec({1, 2, 3});
     auto t = m.data("t3", t3);
@@ -499,8 +500,9 @@ TEST_CASE("params: the shape must fit the support, naming parameter, support and
                       Catch::Contains("param `th`: support lower(%") &&
                           Catch::Contains("has expression arguments and cannot be checked against "
                                           "gamma's support positive"));
-    CHECK_THROWS_WITH(m.param("th", normal(0, 1), {.support = Support::positive(), .lower = 1.0}),
-                      "param `th`: give either a support or lower/upper/offset/multiplier, not both");
+    CHECK_THROWS_WITH(
+        m.param("th", normal(0, 1), {.support = Support::positive(), .lower = 1.0}),
+        "param `th`: give either a support or lower/upper/offset/multiplier, not both");
     CHECK_THROWS_WITH(m.param("th", normal(0, 1), {.lower = 0.0, .offset = 1.0}),
                       "param `th`: bounds (lower, upper) cannot be combined with offset and "
                       "multiplier");

@@ -4,10 +4,10 @@
 
 #include <catch2/catch.hpp>
 
-#include <advi/stan/lower.hpp>
-#include <advi/stan/parser.hpp>
 #include <advi/base/error.hpp>
 #include <advi/io/json_reader.hpp>
+#include <advi/stan/lower.hpp>
+#include <advi/stan/parser.hpp>
 
 namespace advi::stan {
 namespace {
@@ -25,11 +25,13 @@ std::string error_of(const std::string& decl, const std::string& json) {
 
 }  // namespace
 
-TEST_CASE("structured data constraints: valid values pass, each violation is named", "[stan][data]") {
+TEST_CASE("structured data constraints: valid values pass, each violation is named",
+          "[stan][data]") {
     struct Row {
         std::string decl, json, error;  // error "" : accepted
     };
     const Row rows[] = {
+  // clang-format off
         {"simplex[3] w;", R"({"w": [0.2, 0.3, 0.5]})", ""},
         {"simplex[3] w;", R"({"w": [0, 1, 0]})", ""},  // written as ints
         {"simplex[3] w;", R"({"w": [0.5, 0.5, 0.5]})", "d.stan:1:19: data variable `w` is not a simplex: it sums to 1.5"},
@@ -59,6 +61,7 @@ TEST_CASE("structured data constraints: valid values pass, each violation is nam
         {"cholesky_factor_corr[2] L;", R"({"L": [[1, 0], [0.6, 0.8]]})", ""},
         {"cholesky_factor_corr[2] L;", R"({"L": [[1, 0], [0.6, 0.6]]})",
          "data variable `L` is not the Cholesky factor of a correlation matrix: row 2 has squared length 0.72"},
+  // clang-format on
     };
     for (const Row& row : rows) {
         INFO(row.decl << " " << row.json);

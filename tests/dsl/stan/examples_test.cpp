@@ -21,8 +21,8 @@
 namespace advi::stan {
 namespace {
 
-using advi::test::read_file;
 using advi::test::log_density_expression;
+using advi::test::read_file;
 
 DataValue reals(std::string name, const Eigen::MatrixXd& m, std::vector<std::int64_t> dims) {
     DataValue v;
@@ -74,9 +74,10 @@ TEST_CASE("the flagship example in Stan is the same model as in C++", "[stan][ex
     data.add(ints("K", {D}, {}));
     data.add(reals("y", y, {N}));
     data.add(reals("X", X, {N, D}));
-    auto low = lower(parse_program(read_file(std::string(ADVI_SOURCE_DIR) + "/examples/linear_regression.stan"),
-                                   "linear_regression.stan"),
-                     data);
+    auto low = lower(
+        parse_program(read_file(std::string(ADVI_SOURCE_DIR) + "/examples/linear_regression.stan"),
+                      "linear_regression.stan"),
+        data);
     CHECK(log_density_expression(low->model().graph()) == log_density_expression(m.graph()));
     check_same_fit(low->model().spec(), m.spec(), "beta");
 }
@@ -97,9 +98,10 @@ TEST_CASE("the running example in Stan is the same model as in C++", "[stan][exa
     DataTable data;
     data.add(ints("N", {N}, {}));
     data.add(ints("x", xs, {N}));
-    auto low = lower(parse_program(read_file(std::string(ADVI_SOURCE_DIR) + "/examples/weibull_poisson.stan"),
-                                   "weibull_poisson.stan"),
-                     data);
+    auto low = lower(
+        parse_program(read_file(std::string(ADVI_SOURCE_DIR) + "/examples/weibull_poisson.stan"),
+                      "weibull_poisson.stan"),
+        data);
     CHECK(log_density_expression(low->model().graph()) == log_density_expression(m.graph()));
     check_same_fit(low->model().spec(), m.spec(), "theta");
 }

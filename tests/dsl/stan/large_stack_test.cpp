@@ -5,9 +5,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <advi/base/error.hpp>
 #include <advi/stan/large_stack.hpp>
 #include <advi/stan/parser.hpp>
-#include <advi/base/error.hpp>
 
 namespace advi::stan {
 namespace {
@@ -25,14 +25,17 @@ std::string nested(int levels) {
 
 }  // namespace
 
-TEST_CASE("run_with_stack runs on the stack asked for and passes exceptions back", "[stan][stack]") {
+TEST_CASE("run_with_stack runs on the stack asked for and passes exceptions back",
+          "[stan][stack]") {
     int result = -1;
     // 64 MiB of recursion: more than a main thread's usual 8 MiB.
     run_with_stack(std::size_t{128} << 20, [&] { result = deep(64 * 1024); });
     CHECK(result == 64 * 1024);
-    CHECK_THROWS_WITH(run_with_stack(std::size_t{1} << 20, [] { throw std::runtime_error("from the thread"); }),
-                      "from the thread");
-    CHECK_THROWS_AS(run_with_stack(std::size_t{1} << 20, [] { throw ModelError("typed"); }), ModelError);
+    CHECK_THROWS_WITH(
+        run_with_stack(std::size_t{1} << 20, [] { throw std::runtime_error("from the thread"); }),
+        "from the thread");
+    CHECK_THROWS_AS(run_with_stack(std::size_t{1} << 20, [] { throw ModelError("typed"); }),
+                    ModelError);
 }
 
 TEST_CASE("the deepest nesting the grammar allows parses from a thread with a small stack",

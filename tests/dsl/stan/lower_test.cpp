@@ -12,17 +12,17 @@
 
 #include <advi/advi.hpp>
 #include <advi/compile/pipeline.hpp>
+#include <advi/io/json_reader.hpp>
 #include <advi/stan/lower.hpp>
 #include <advi/stan/parser.hpp>
-#include <advi/io/json_reader.hpp>
 
 #include "support/same_model.hpp"
 
 namespace advi::stan {
 namespace {
 
-using advi::test::read_file;
 using advi::test::check_same_density;
+using advi::test::read_file;
 
 std::unique_ptr<LoweredProgram> lower_text(const std::string& program, const std::string& json) {
     const Program p = parse_program(program, "model.stan");
@@ -47,7 +47,8 @@ std::string regression_data(int n) {
 
 }  // namespace
 
-TEST_CASE("a loop over observations lowers to the same graph as the vectorised statement", "[stan]") {
+TEST_CASE("a loop over observations lowers to the same graph as the vectorised statement",
+          "[stan]") {
     const std::string head = R"(
 data { int<lower=0> N; vector[N] x; vector[N] y; }
 parameters { real alpha; real beta; real<lower=0> sigma; }
@@ -57,7 +58,8 @@ model {
   sigma ~ lognormal(0, 1);
 )";
     const std::string data = regression_data(50);
-    auto looped = lower_text(head + "  for (n in 1:N) y[n] ~ normal(alpha + beta * x[n], sigma);\n}\n", data);
+    auto looped =
+        lower_text(head + "  for (n in 1:N) y[n] ~ normal(alpha + beta * x[n], sigma);\n}\n", data);
     auto vectorised = lower_text(head + "  y ~ normal(alpha + beta * x, sigma);\n}\n", data);
     CHECK(looped->model().graph().str() == vectorised->model().graph().str());
     REQUIRE(looped->loop_report().size() == 1);
@@ -152,9 +154,10 @@ TEST_CASE("the classic programs lower and match their C++ twins", "[stan]") {
             x += fmt::format("{}{}", i ? "," : "", i % 2);
             y += fmt::format("{}{}", i ? "," : "", std::cos(i));
         }
-        auto low = lower_text(read_file(dir + "radon_varying_intercept.stan"),
-                              fmt::format(R"({{"N": 40, "J": 4, "county": [{}], "x": [{}], "y": [{}]}})",
-                                          county, x, y));
+        auto low =
+            lower_text(read_file(dir + "radon_varying_intercept.stan"),
+                       fmt::format(R"({{"N": 40, "J": 4, "county": [{}], "x": [{}], "y": [{}]}})",
+                                   county, x, y));
         CHECK_THAT(low->loop_report().at(0), Catch::Contains("vectorised over 40 iterations"));
         Eigen::VectorXi c(40);
         Eigen::VectorXd xv(40), yv(40);
@@ -190,8 +193,9 @@ TEST_CASE("the classic programs lower and match their C++ twins", "[stan]") {
             X += fmt::format("{}[{},{},{}]", i ? "," : "", Xm(i, 0), Xm(i, 1), Xm(i, 2));
             y += fmt::format("{}{}", i ? "," : "", yv[i]);
         }
-        auto low = lower_text(without_generated_quantities(read_file(dir + "logistic_regression.stan")),
-                              fmt::format(R"({{"N": 30, "K": 3, "X": [{}], "y": [{}]}})", X, y));
+        auto low =
+            lower_text(without_generated_quantities(read_file(dir + "logistic_regression.stan")),
+                       fmt::format(R"({{"N": 30, "K": 3, "X": [{}], "y": [{}]}})", X, y));
         const Eigen::MatrixXd Xc = Xm.rowwise() - Xm.colwise().mean();
         Model m;
         auto alpha = m.param("alpha", flat());
@@ -253,7 +257,8 @@ model {
     auto each = lower_text(head + "  for (yn in y) yn ~ normal(mu, 1);\n}\n", data);
     auto whole = lower_text(head + "  y ~ normal(mu, 1);\n}\n", data);
     CHECK(each->model().graph().str() == whole->model().graph().str());
-    CHECK_THAT(each->loop_report().at(0), Catch::Contains("loop over `yn` vectorised over 2000 iterations"));
+    CHECK_THAT(each->loop_report().at(0),
+               Catch::Contains("loop over `yn` vectorised over 2000 iterations"));
 }
 
 TEST_CASE("user-defined functions lower inline", "[stan]") {
@@ -286,10 +291,12 @@ parameters { real alpha; real beta; real<lower=0> sigma; }
 )",
                                      data);
     check_same_density(with_functions->model().spec(), inline_written->model().spec(), 1e-12);
-    CHECK_THROWS_WITH(lower_text(R"(functions { real f(real x) { return f(x); } }
+    CHECK_THROWS_WITH(
+        lower_text(R"(functions { real f(real x) { return f(x); } }
 )" + tail + "model { target += f(alpha); }\n",
-                                 data),
-                      Catch::StartsWith("model.stan:1:37: `f` calls itself: recursive functions are not supported"));
+                   data),
+        Catch::StartsWith(
+            "model.stan:1:37: `f` calls itself: recursive functions are not supported"));
 }
 
 TEST_CASE("a linear recurrence becomes one scan op: the stochastic volatility program", "[stan]") {
@@ -297,7 +304,8 @@ TEST_CASE("a linear recurrence becomes one scan op: the stochastic volatility pr
     const std::vector<double> y = {0.5, -1.2, 0.3, 2.0, -0.7, 0.1};
     auto low = lower_text(read_file(dir + "stochastic_volatility.stan"),
                           R"({"T": 6, "y": [0.5, -1.2, 0.3, 2.0, -0.7, 0.1]})");
-    CHECK_THAT(low->loop_report().at(0), Catch::Contains("lowered to a linear recurrence (scan) over 5 iterations"));
+    CHECK_THAT(low->loop_report().at(0),
+               Catch::Contains("lowered to a linear recurrence (scan) over 5 iterations"));
     advi::Program p = compile(low->model().spec());
     // log p by hand: mu ~ cauchy(0, 10), phi ~ uniform(-1, 1), sigma ~ cauchy(0, 5),
     // h_std ~ std_normal, y ~ normal(0, exp(h / 2)), with the log-Jacobians
@@ -346,12 +354,13 @@ model {
     zeta << 0.3;
     const double a = 1 / (1 + std::exp(-0.3));
     // x = 1, a, a^3, a^7, a^15, a^31: not affine in x[t - 1], so not a scan
-    const double want = 1 + a + std::pow(a, 3) + std::pow(a, 7) + std::pow(a, 15) + std::pow(a, 31) +
-                        std::log(a) + std::log1p(-a);
+    const double want = 1 + a + std::pow(a, 3) + std::pow(a, 7) + std::pow(a, 15) +
+                        std::pow(a, 31) + std::log(a) + std::log1p(-a);
     CHECK(p.run(zeta, g) == Approx(want).epsilon(1e-12));
-    CHECK_THROWS_WITH(lower_text(program, R"({"T": 5000})"),
-                      Catch::StartsWith("model.stan:7:3: this loop over 4999 iterations cannot be "
-                                        "vectorised (`x` is read before the loop assigns it at line 7)"));
+    CHECK_THROWS_WITH(
+        lower_text(program, R"({"T": 5000})"),
+        Catch::StartsWith("model.stan:7:3: this loop over 4999 iterations cannot be "
+                          "vectorised (`x` is read before the loop assigns it at line 7)"));
 }
 
 TEST_CASE("data is checked against its declaration", "[stan]") {
@@ -365,13 +374,16 @@ model { y ~ normal(mu, 1); }
 )";
     CHECK_THROWS_WITH(lower_text(program, R"({"N": 2, "y": [1, 2]})"),
                       "model.stan:4:16: data variable `k` is missing from the data");
-    CHECK_THROWS_WITH(lower_text(program, R"({"N": 2, "y": [1, 2, 3], "k": [1, 2]})"),
-                      Catch::StartsWith("model.stan:3:22: data variable `y`: expected real[2], got"));
-    CHECK_THROWS_WITH(lower_text(program, R"({"N": 2, "y": [1, 2], "k": [1.5, 2]})"),
-                      Catch::StartsWith("model.stan:4:16: data variable `k`: expected int[2], got real[2]"));
-    CHECK_THROWS_WITH(lower_text(program, R"({"N": 2, "y": [1, -2], "k": [1, 2]})"),
-                      Catch::Contains("model.stan:3:22: data variable `y`: element 2 is -2, outside "
-                                      "the declared bounds [0, inf]"));
+    CHECK_THROWS_WITH(
+        lower_text(program, R"({"N": 2, "y": [1, 2, 3], "k": [1, 2]})"),
+        Catch::StartsWith("model.stan:3:22: data variable `y`: expected real[2], got"));
+    CHECK_THROWS_WITH(
+        lower_text(program, R"({"N": 2, "y": [1, 2], "k": [1.5, 2]})"),
+        Catch::StartsWith("model.stan:4:16: data variable `k`: expected int[2], got real[2]"));
+    CHECK_THROWS_WITH(
+        lower_text(program, R"({"N": 2, "y": [1, -2], "k": [1, 2]})"),
+        Catch::Contains("model.stan:3:22: data variable `y`: element 2 is -2, outside "
+                        "the declared bounds [0, inf]"));
     CHECK_THROWS_WITH(lower_text(program, R"({"N": -1, "y": [], "k": []})"),
                       Catch::Contains("data variable `N`: element 1 is -1"));
 }
@@ -380,8 +392,8 @@ TEST_CASE("errors in the model name the place and the problem", "[stan]") {
     const std::string data = R"({"N": 3, "y": [1, 2, 3]})";
     auto error_of = [&](const std::string& model) {
         try {
-            (void)lower_text("data { int N; vector[N] y; }\nparameters { real mu; }\nmodel {\n" + model +
-                                 "\n}\n",
+            (void)lower_text("data { int N; vector[N] y; }\nparameters { real mu; }\nmodel {\n" +
+                                 model + "\n}\n",
                              data);
         } catch (const ParseError& e) {
             return std::string(e.what()).substr(0, std::string(e.what()).find('\n'));
@@ -391,11 +403,15 @@ TEST_CASE("errors in the model name the place and the problem", "[stan]") {
     CHECK(error_of("  y ~ normal(nu, 1);") == "model.stan:4:14: unknown identifier `nu`");
     CHECK(error_of("  y ~ norml(mu, 1);") == "model.stan:4:7: unknown distribution `norml`");
     CHECK(error_of("  target += foo(mu);") == "model.stan:4:13: unknown function `foo`");
-    CHECK(error_of("  y = y * 2;") == "model.stan:4:3: `y` cannot be assigned here (data variable)");
-    CHECK(error_of("  if (mu > 0) y ~ normal(mu, 1);") ==
-          "model.stan:4:10: a comparison involving a parameter: conditions must depend on data only");
-    CHECK(error_of("  y[4] ~ normal(mu, 1);") == "model.stan:4:5: index 4 is outside 1..3 (position 1 of vector[3])");
-    CHECK(error_of("  y ~ normal(mu, 1) T[0, ];") == "model.stan:4:21: truncation T[,] is not supported yet");
+    CHECK(error_of("  y = y * 2;") ==
+          "model.stan:4:3: `y` cannot be assigned here (data variable)");
+    CHECK(
+        error_of("  if (mu > 0) y ~ normal(mu, 1);") ==
+        "model.stan:4:10: a comparison involving a parameter: conditions must depend on data only");
+    CHECK(error_of("  y[4] ~ normal(mu, 1);") ==
+          "model.stan:4:5: index 4 is outside 1..3 (position 1 of vector[3])");
+    CHECK(error_of("  y ~ normal(mu, 1) T[0, ];") ==
+          "model.stan:4:21: truncation T[,] is not supported yet");
     CHECK(error_of("  target += normal_lcdf(mu | 0, 1);") ==
           "model.stan:4:13: `normal_lcdf` is not available: the library has no lcdf functions yet");
     // break and continue belong in a loop (found by fuzz/stan_model).
@@ -419,12 +435,14 @@ namespace advi::stan {
 TEST_CASE("an empty slice is an empty vector (found by fuzz/stan_model)", "[stan]") {
     // h[:0] and h[3:2] select nothing: their sums add 0, inside a recurrence too.
     const std::string data = R"({"T": 4})";
-    auto plain = lower_text("data { int T; }\nparameters { vector[T] h; }\nmodel { h ~ normal(0, 1); }\n", data);
-    auto empty = lower_text("data { int T; }\nparameters { vector[T] h; }\n"
-                            "transformed parameters { vector[T] g = h;\n"
-                            "  for (t in 2:T) g[t] += 0.5 * (sum(g[:0]) + g[t - 1]); }\n"
-                            "model { h ~ normal(0, 1); target += sum(h[:0]) + sum(h[3:2]); }\n",
-                            data);
+    auto plain = lower_text(
+        "data { int T; }\nparameters { vector[T] h; }\nmodel { h ~ normal(0, 1); }\n", data);
+    auto empty = lower_text(
+        "data { int T; }\nparameters { vector[T] h; }\n"
+        "transformed parameters { vector[T] g = h;\n"
+        "  for (t in 2:T) g[t] += 0.5 * (sum(g[:0]) + g[t - 1]); }\n"
+        "model { h ~ normal(0, 1); target += sum(h[:0]) + sum(h[3:2]); }\n",
+        data);
     advi::Program a = compile(plain->model().spec()), b = compile(empty->model().spec());
     Eigen::VectorXd zeta(4), ga(4), gb(4);
     zeta << 0.3, -1.2, 0.7, 2.0;

@@ -9,10 +9,10 @@
 #include <catch2/catch.hpp>
 
 #include <advi/advi.hpp>
+#include <advi/io/json_reader.hpp>
 #include <advi/stan/lower.hpp>
 #include <advi/stan/parser.hpp>
 #include <advi/stan/report.hpp>
-#include <advi/io/json_reader.hpp>
 
 #include "support/same_model.hpp"
 
@@ -100,21 +100,22 @@ generated quantities {
         double mean, var;
     };
     const Want want[8] = {
-        {3.5, 3.5},                      // poisson
-        {3, 10 * 0.3 * 0.7},             // binomial
-        {4, 4 + 16 / 2.0},               // neg_binomial_2: mu + mu^2 / phi
-        {1 / (1 + std::exp(-0.4)), 0},   // bernoulli (variance checked below)
-        {5, 10},                         // gamma(2.5, rate 0.5): a / b, a / b^2
-        {0.4, 6.0 / (25 * 6)},           // beta(2, 3)
-        {1, 4 * 5 / 3.0},                // student_t(5, 1, 2)
-        {0.5, 0.25},                     // exponential(2)
+        {3.5,                      3.5           }, // poisson
+        {3,                        10 * 0.3 * 0.7}, // binomial
+        {4,                        4 + 16 / 2.0  }, // neg_binomial_2: mu + mu^2 / phi
+        {1 / (1 + std::exp(-0.4)), 0             }, // bernoulli (variance checked below)
+        {5,                        10            }, // gamma(2.5, rate 0.5): a / b, a / b^2
+        {0.4,                      6.0 / (25 * 6)}, // beta(2, 3)
+        {1,                        4 * 5 / 3.0   }, // student_t(5, 1, 2)
+        {0.5,                      0.25          }, // exponential(2)
     };
     for (int b = 0; b < 8; ++b) {
         INFO("block " << b);
         const auto [m, var] = moments(b);
         const double sd = std::sqrt(b == 3 ? want[b].mean * (1 - want[b].mean) : want[b].var);
         CHECK(std::abs(m - want[b].mean) < 5 * sd / std::sqrt(static_cast<double>(N)));
-        if (b != 3 && b != 6) CHECK(var == Approx(want[b].var).epsilon(0.05));
+        if (b != 3 && b != 6)
+            CHECK(var == Approx(want[b].var).epsilon(0.05));
     }
     // counts are integers
     for (int b = 0; b < 4; ++b) {

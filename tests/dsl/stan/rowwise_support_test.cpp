@@ -10,9 +10,9 @@
 #include <catch2/catch.hpp>
 
 #include <advi/advi.hpp>
+#include <advi/io/json_reader.hpp>
 #include <advi/stan/lower.hpp>
 #include <advi/stan/parser.hpp>
-#include <advi/io/json_reader.hpp>
 
 #include "support/same_model.hpp"
 

@@ -13,7 +13,8 @@ int main() {
     auto fit = advi::fit(m, {.seed = 1});
     const double mean = fit.mean("mu")[0];
     std::cout << "mu " << mean << "\n";
-    if (std::abs(mean - 1.0) > 0.2) return 1;
+    if (std::abs(mean - 1.0) > 0.2)
+        return 1;
     std::cout << "downstream fit ok\n";
     return 0;
 }
