@@ -349,7 +349,7 @@ constexpr DistInfo kDistributions[] = {
     {"pareto",          2, {"y_min", "alpha"},          {D::Positive, D::Positive},               DType::Real, pareto_support,  pareto,          nullptr},
     {"pareto_type_2",   3, {"mu", "lambda", "alpha"},   {D::Real, D::Positive, D::Positive},      DType::Real, pareto_type_2_support, pareto_type_2, nullptr},
     {"von_mises",       2, {"mu", "kappa"},             {D::Real, D::NonNegative},                DType::Real, circle,          von_mises,       nullptr},
-    // helper B: multivariate rows (lib/advi/dist/multivariate.hpp: variates, shapes, 0-based categories)
+    // multivariate rows (lib/advi/dist/multivariate.hpp: variates, shapes, 0-based categories)
     {"multi_normal",    2, {"mu", "Sigma"},             {D::Real, D::Real},                       DType::Real, mv::real_support, mv::multi_normal, nullptr, -1, true},
     {"multi_normal_cholesky", 2, {"mu", "L"},           {D::Real, D::Real},                       DType::Real, mv::real_support, mv::multi_normal_cholesky, nullptr, -1, true},
     {"dirichlet",       1, {"alpha"},                   {D::Positive},                            DType::Real, mv::simplex_support, mv::dirichlet, nullptr, -1, true},
