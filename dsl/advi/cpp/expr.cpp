@@ -43,81 +43,38 @@ Expr binary(Op op, double a, const Expr& b) {
 
 using detail::binary;
 
-Expr operator+(const Expr& a, const Arg& b) {
-    return binary(Op::Add, a, b);
-}
-Expr operator+(double a, const Expr& b) {
-    return binary(Op::Add, a, b);
-}
-Expr operator-(const Expr& a, const Arg& b) {
-    return binary(Op::Sub, a, b);
-}
-Expr operator-(double a, const Expr& b) {
-    return binary(Op::Sub, a, b);
-}
+// One line per operator and function: the op each one builds.
+// clang-format off
+Expr operator+(const Expr& a, const Arg& b) { return binary(Op::Add, a, b); }
+Expr operator+(double a, const Expr& b) { return binary(Op::Add, a, b); }
+Expr operator-(const Expr& a, const Arg& b) { return binary(Op::Sub, a, b); }
+Expr operator-(double a, const Expr& b) { return binary(Op::Sub, a, b); }
 Expr operator*(const Expr& a, const Arg& b) {
     Model& m = a.model();
     const Expr e = m.wrap(m.resolve(b));
-    if (a.shape().is_matrix() && e.shape().is_vector())
-        return m.apply(Op::MatVec, a, e);
-    if (a.shape().is_matrix() && e.shape().is_matrix())
-        return m.apply(Op::MatMul, a, e);
+    if (a.shape().is_matrix() && e.shape().is_vector()) return m.apply(Op::MatVec, a, e);
+    if (a.shape().is_matrix() && e.shape().is_matrix()) return m.apply(Op::MatMul, a, e);
     return m.apply(Op::Mul, a, e);
 }
-Expr operator*(double a, const Expr& b) {
-    return binary(Op::Mul, a, b);
-}
-Expr operator/(const Expr& a, const Arg& b) {
-    return binary(Op::Div, a, b);
-}
-Expr operator/(double a, const Expr& b) {
-    return binary(Op::Div, a, b);
-}
-Expr operator-(const Expr& a) {
-    return a.model().apply(Op::Neg, a);
-}
+Expr operator*(double a, const Expr& b) { return binary(Op::Mul, a, b); }
+Expr operator/(const Expr& a, const Arg& b) { return binary(Op::Div, a, b); }
+Expr operator/(double a, const Expr& b) { return binary(Op::Div, a, b); }
+Expr operator-(const Expr& a) { return a.model().apply(Op::Neg, a); }
 
-Expr exp(const Expr& x) {
-    return x.model().apply(Op::Exp, x);
-}
-Expr log(const Expr& x) {
-    return x.model().apply(Op::Log, x);
-}
-Expr log1p(const Expr& x) {
-    return x.model().apply(Op::Log1p, x);
-}
-Expr expm1(const Expr& x) {
-    return x.model().apply(Op::Expm1, x);
-}
-Expr sqrt(const Expr& x) {
-    return x.model().apply(Op::Sqrt, x);
-}
-Expr square(const Expr& x) {
-    return x.model().apply(Op::Square, x);
-}
-Expr pow(const Expr& x, const Arg& y) {
-    return binary(Op::Pow, x, y);
-}
-Expr pow(double x, const Expr& y) {
-    return binary(Op::Pow, x, y);
-}
-Expr inv_logit(const Expr& x) {
-    return x.model().apply(Op::InvLogit, x);
-}
-Expr log_inv_logit(const Expr& x) {
-    return x.model().apply(Op::LogInvLogit, x);
-}
-Expr log1p_exp(const Expr& x) {
-    return x.model().apply(Op::Log1pExp, x);
-}
-Expr lgamma(const Expr& x) {
-    return x.model().apply(Op::Lgamma, x);
-}
-Expr sum(const Expr& x) {
-    return x.model().apply(Op::Sum, x);
-}
-Expr dot(const Expr& a, const Expr& b) {
-    return a.model().apply(Op::Dot, a, b);
-}
+Expr exp(const Expr& x) { return x.model().apply(Op::Exp, x); }
+Expr log(const Expr& x) { return x.model().apply(Op::Log, x); }
+Expr log1p(const Expr& x) { return x.model().apply(Op::Log1p, x); }
+Expr expm1(const Expr& x) { return x.model().apply(Op::Expm1, x); }
+Expr sqrt(const Expr& x) { return x.model().apply(Op::Sqrt, x); }
+Expr square(const Expr& x) { return x.model().apply(Op::Square, x); }
+Expr pow(const Expr& x, const Arg& y) { return binary(Op::Pow, x, y); }
+Expr pow(double x, const Expr& y) { return binary(Op::Pow, x, y); }
+Expr inv_logit(const Expr& x) { return x.model().apply(Op::InvLogit, x); }
+Expr log_inv_logit(const Expr& x) { return x.model().apply(Op::LogInvLogit, x); }
+Expr log1p_exp(const Expr& x) { return x.model().apply(Op::Log1pExp, x); }
+Expr lgamma(const Expr& x) { return x.model().apply(Op::Lgamma, x); }
+Expr sum(const Expr& x) { return x.model().apply(Op::Sum, x); }
+Expr dot(const Expr& a, const Expr& b) { return a.model().apply(Op::Dot, a, b); }
+// clang-format on
 
 }  // namespace advi

@@ -325,13 +325,7 @@ void Model::observe(const Expr& y, const Dist& d) {
     const std::string context =
         label.empty() ? fmt::format("observe %{}", y.id()) : fmt::format("observe `{}`", label);
     in_context(context, [&] {
-        if (&y.model() != this)
-            throw ModelError("an expression of another model was used here");
-        if (d.info == nullptr)
-            throw ModelError("no distribution given");
-        std::vector<NodeId> args;
-        for (const Arg& a : d.args) args.push_back(resolve(a));
-        check_known_arguments(*d.info, args);
+        const std::vector<NodeId> args = density_arguments(y, d);
         const Node& n = graph_[y.id()];
         // Data values are known now: check them against the support once, here, rather
         // than meet a NaN in the middle of a fit.
@@ -366,7 +360,7 @@ void Model::observe(const Expr& y, const Dist& d) {
     });
 }
 
-Expr Model::log_density(const Expr& y, const Dist& d, bool elementwise) {
+std::vector<NodeId> Model::density_arguments(const Expr& y, const Dist& d) {
     if (&y.model() != this)
         throw ModelError("an expression of another model was used here");
     if (d.info == nullptr)
@@ -374,6 +368,11 @@ Expr Model::log_density(const Expr& y, const Dist& d, bool elementwise) {
     std::vector<NodeId> args;
     for (const Arg& a : d.args) args.push_back(resolve(a));
     check_known_arguments(*d.info, args);
+    return args;
+}
+
+Expr Model::log_density(const Expr& y, const Dist& d, bool elementwise) {
+    const std::vector<NodeId> args = density_arguments(y, d);
     const NodeId id = elementwise ? advi::log_density_elementwise(graph_, *d.info, y.id(), args)
                                   : advi::log_density(graph_, *d.info, y.id(), args);
     return wrap(id);

@@ -93,6 +93,9 @@ private:
     // Arguments computed from data and constants only are known now: check their values
     // against the distribution's argument domains before any fit.
     void check_known_arguments(const DistInfo& d, std::span<const NodeId> args) const;
+    // The arguments of `d` as nodes of this model, for a variate `y` of this model, with the
+    // known ones checked (observe and log_density).
+    std::vector<NodeId> density_arguments(const Expr& y, const Dist& d);
     // The values of a node that depends on data and constants only (one per element).
     [[nodiscard]] std::vector<double> known_values(NodeId a) const;
     // Integer data against the argument that bounds it above (binomial's N), if known.

@@ -10,13 +10,6 @@
 namespace advi {
 namespace {
 
-bool any_shape(Shape) {
-    return true;
-}
-Shape same_shape(Shape s) {
-    return s;
-}
-
 NodeId affine_constrain(Graph& g, NodeId z, Shape shape, const Support& s) {
     return g.apply(Op::Add, support_arg_node(g, s.offset, shape),
                    g.apply(Op::Mul, support_arg_node(g, s.multiplier, shape), z));
@@ -50,7 +43,7 @@ Eigen::VectorXd affine_value(const Eigen::VectorXd& z, Shape, const Support& s) 
 
 }  // namespace
 
-const Transform kAffineTransform{"affine",         "any shape",   any_shape,          same_shape,
+const Transform kAffineTransform{"affine",         "any shape",   fits_any_shape,     same_shape,
                                  affine_constrain, affine_logdet, affine_unconstrain, affine_value};
 
 }  // namespace advi

@@ -11,12 +11,6 @@
 namespace advi {
 namespace {
 
-bool any_shape(Shape) {
-    return true;
-}
-Shape same_shape(Shape s) {
-    return s;
-}
 // softplus^-1(y) = log(exp(y) - 1) = y + log(-expm1(-y)), stable for large y.
 double softplus_inv(double y) {
     return y + std::log(-std::expm1(-y));
@@ -141,12 +135,12 @@ Eigen::VectorXd interval_value(const Eigen::VectorXd& z, Shape, const Support& s
 }  // namespace
 
 // clang-format off
-const Transform kIdentityTransform      {"identity",       "any shape", any_shape, same_shape, id_constrain,             id_logdet,       id_value,                   id_value};
-const Transform kLowerLogTransform      {"lower-log",      "any shape", any_shape, same_shape, lower_log_constrain,      log_logdet,      lower_log_unconstrain,      lower_log_value};
-const Transform kUpperLogTransform      {"upper-log",      "any shape", any_shape, same_shape, upper_log_constrain,      log_logdet,      upper_log_unconstrain,      upper_log_value};
-const Transform kLowerSoftplusTransform {"lower-softplus", "any shape", any_shape, same_shape, lower_softplus_constrain, softplus_logdet, lower_softplus_unconstrain, lower_softplus_value};
-const Transform kUpperSoftplusTransform {"upper-softplus", "any shape", any_shape, same_shape, upper_softplus_constrain, softplus_logdet, upper_softplus_unconstrain, upper_softplus_value};
-const Transform kIntervalTransform      {"logit-interval", "any shape", any_shape, same_shape, interval_constrain,       interval_logdet, interval_unconstrain,       interval_value};
+const Transform kIdentityTransform      {"identity",       "any shape", fits_any_shape, same_shape, id_constrain,             id_logdet,       id_value,                   id_value};
+const Transform kLowerLogTransform      {"lower-log",      "any shape", fits_any_shape, same_shape, lower_log_constrain,      log_logdet,      lower_log_unconstrain,      lower_log_value};
+const Transform kUpperLogTransform      {"upper-log",      "any shape", fits_any_shape, same_shape, upper_log_constrain,      log_logdet,      upper_log_unconstrain,      upper_log_value};
+const Transform kLowerSoftplusTransform {"lower-softplus", "any shape", fits_any_shape, same_shape, lower_softplus_constrain, softplus_logdet, lower_softplus_unconstrain, lower_softplus_value};
+const Transform kUpperSoftplusTransform {"upper-softplus", "any shape", fits_any_shape, same_shape, upper_softplus_constrain, softplus_logdet, upper_softplus_unconstrain, upper_softplus_value};
+const Transform kIntervalTransform      {"logit-interval", "any shape", fits_any_shape, same_shape, interval_constrain,       interval_logdet, interval_unconstrain,       interval_value};
 // clang-format on
 
 }  // namespace advi

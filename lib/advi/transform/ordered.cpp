@@ -16,9 +16,6 @@ namespace {
 bool ordered_fits(Shape s) {
     return OrderedKernels::input_shape(s).has_value();
 }
-Shape same_shape(Shape s) {
-    return s;
-}
 
 NodeId ordered_constrain(Graph& g, NodeId zeta, Shape shape, const Support&) {
     return fused::Op1<OrderedKernels>::build(g, zeta, shape);

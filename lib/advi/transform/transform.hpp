@@ -39,6 +39,14 @@ struct Transform {
 // mat[2,3]"; per-element arguments must have one value per element.
 void check_support_shape(const Support& s, Shape shape);
 
+// Row helpers: a transform that fits every shape; one whose free shape is its shape.
+inline bool fits_any_shape(Shape) {
+    return true;
+}
+inline Shape same_shape(Shape s) {
+    return s;
+}
+
 // Fragment helpers. The node of a support argument for a variable of shape `shape`: a
 // constant, a constant vector, or the expression's node (already in g).
 [[nodiscard]] NodeId support_arg_node(Graph& g, const SupportArg& a, Shape shape);

@@ -12,9 +12,6 @@ namespace {
 bool vector_2(Shape s) {
     return (s.is_vector() && s.rows >= 2) || (s.is_matrix() && s.rows >= 1 && s.cols >= 2);
 }
-Shape same_shape(Shape s) {
-    return s;
-}
 
 NodeId unit_vector_constrain(Graph& g, NodeId z, Shape shape, const Support&) {
     if (shape.is_matrix()) {
