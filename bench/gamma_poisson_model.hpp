@@ -1,7 +1,13 @@
 // Gamma-Poisson matrix factorisation as a DSL model: theta (U x K) and beta (K x D) with gamma
-// priors, the counts poisson with rate theta beta. The paper's version (appendix A.3) also
-// makes each row of theta positive_ordered; the library's ordered supports fit vectors only, so
-// this is the unconstrained model. The data and the hand-written gradient: gamma_poisson_hand.hpp.
+// priors, the counts poisson with rate theta beta. The data and the hand-written gradient:
+// gamma_poisson_hand.hpp.
+//
+// Not examples/nmf_gap_model.hpp's build_nmf_gap, which is the paper's version (appendix A.3):
+// there each row of theta is positive_ordered (theta = a cumulative sum of exponentials of
+// zeta, with its own log|J|), beta is I x K with the rates theta beta', and the four gamma
+// hyperparameters are data slots. The hand-written gradient (and bench/stan_math's) is the
+// unconstrained model, theta = exp(zeta) elementwise, on this layout, so the benchmark keeps
+// its own model: build_nmf_gap compiles to another program with another gradient on zeta.
 #pragma once
 
 #include <advi/advi.hpp>

@@ -1,6 +1,15 @@
 // Gaussian mixture with the component marginalised as a DSL model (log_sum_exp over
 // components of an N x K matrix built from two matrix products); the data and the
 // hand-written gradient are in gmm_hand.hpp.
+//
+// Not examples/gmm_model.hpp's build_gmm, the same density written differently, for two
+// reasons. (1) The example parametrises mu as 0.1 zeta (ParamOptions multiplier 0.1, a
+// starting scale for its fits); the hand-written gradient (and bench/stan_math's) is on
+// mu = zeta, so the example's gradient on zeta differs from it by that factor. (2) The
+// example's alpha0 is one scalar data slot broadcast with rep_vector(alpha0, K); GmmData holds
+// a K-vector (read by both hand-written gradients), so the once-per-data part of the program
+// differs even with the multiplier taken out (checked: the per-run instructions are then
+// the same up to node numbering, the prologue and the arena are not).
 #pragma once
 
 #include <cmath>

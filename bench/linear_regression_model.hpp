@@ -1,5 +1,9 @@
 // Linear regression, the benchmark model, as a DSL model; the data and the hand-written
 // gradient are in linear_regression_hand.hpp. Shared by the benchmark and its test.
+//
+// The same model as examples/linear_regression.cpp, which writes it inline in main() (it
+// prints each stage for the reader) rather than in an examples/*_model.hpp builder, so there
+// is none to include here.
 #pragma once
 
 #include <advi/advi.hpp>

@@ -45,8 +45,11 @@ struct PollData {
 };
 
 // `d` is bound by reference: keep it alive while the model is used. Returns the
-// log-likelihood of each respondent (for the held-out log predictive density).
-inline Expr build_hier_logistic(Model& m, const PollData& d) {
+// log-likelihood of each respondent (for the held-out log predictive density). `Poll` is
+// PollData or a type with the same members (bench/hier_logistic_model.hpp passes references to
+// the benchmark's simulated poll).
+template <class Poll = PollData>
+Expr build_hier_logistic(Model& m, const Poll& d) {
     auto female = m.data("female", d.female);
     auto black = m.data("black", d.black);
     auto female_black = m.data("female_black", d.female_black);

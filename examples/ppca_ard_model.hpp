@@ -20,7 +20,7 @@ struct PpcaArdLatents {
 // `x_data` (N x D) is bound by reference: keep it alive while the model is used. M is the
 // largest number of components the fit may use; ARD switches off those the data do not need.
 //
-// As the paper's Stan code (and bench/ppca_ard_model.hpp), sigma alpha_m is a standard
+// As the paper's Stan code (and bench/ppca_ard_hand.hpp), sigma alpha_m is a standard
 // deviation: W_dm ~ normal(0, sigma alpha_m), every row of W sharing the M scales. The N
 // likelihood terms x_n ~ N(W z_n, sigma) are one N x D matrix Z W' (row n is (W z_n)').
 inline PpcaArdLatents build_ppca_ard(Model& m, const Eigen::MatrixXd& x_data, int M) {
