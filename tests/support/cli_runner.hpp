@@ -40,7 +40,7 @@ inline bool cli_built() {
 }
 
 inline fs::path programs_dir() {
-    return fs::path(__FILE__).parent_path().parent_path() / "dsl/stan/programs";
+    return fs::path(ADVI_SOURCE_DIR) / "tests/dsl/stan/programs";
 }
 
 // A directory of our own for the files a test writes, removed at exit.

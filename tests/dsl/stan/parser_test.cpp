@@ -699,7 +699,8 @@ TEST_CASE("comments of every kind, whitespace", "[stan][parser]") {
 }
 
 TEST_CASE("the classic programs parse, and print -> parse -> print is stable", "[stan][parser]") {
-    const std::filesystem::path dir = std::filesystem::path(__FILE__).parent_path() / "programs";
+    const std::filesystem::path dir =
+        std::filesystem::path(ADVI_SOURCE_DIR) / "tests/dsl/stan/programs";
     const char* names[] = {
         "eight_schools_centered.stan",
         "eight_schools_noncentered.stan",
