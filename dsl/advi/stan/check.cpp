@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include <advi/stan/lower.hpp>
+#include <advi/stan/functions.hpp>
 
 namespace advi::stan {
 
@@ -125,7 +125,7 @@ private:
             return;
         if (!is_known_function(c.name))
             fail(at, fmt::format("unknown function `{}`", c.name));
-        if (ends_with(c.name, "_rng") && !in_function_ &&
+        if (find_random_function(c.name) != nullptr && !in_function_ &&
             block_ != BlockKind::GeneratedQuantities && block_ != BlockKind::TransformedData) {
             fail(at, fmt::format("`{}` is for generated quantities only", c.name));
         }

@@ -78,10 +78,6 @@ private:
     std::vector<std::string> loop_report_;
 };
 
-// Whether `f` names a function or distribution the lowering knows (for `advi check`).
-[[nodiscard]] bool is_known_function(std::string_view f);
-[[nodiscard]] bool is_known_distribution(std::string_view d);
-
 // Lowers `program` with `data` (CmdStan JSON, R dump or CSV, read by lib/io). Errors are
 // ParseErrors at the construct's file:line:col, or DataErrors naming the data variable.
 [[nodiscard]] std::unique_ptr<LoweredProgram> lower(const Program& program, const DataTable& data);

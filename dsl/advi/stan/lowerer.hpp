@@ -20,6 +20,7 @@
 #include <advi/cpp/model.hpp>
 #include <advi/io/data_table.hpp>
 #include <advi/stan/ast.hpp>
+#include <advi/stan/functions.hpp>
 #include <advi/stan/lower.hpp>
 #include <advi/stan/value.hpp>
 
@@ -87,7 +88,7 @@ public:
     // A draw of `dist`_rng(args) (generated quantities only).
     Value random_draw(const std::string& dist, const std::vector<Value>& args, Loc at);
 
-    // --- calls and densities (lower_call.cpp)
+    // --- calls and densities (lower_call.cpp; the rows in functions.cpp)
     Value call(const Call& c, Loc at);
     Value call_log(const Value& v, Loc at);
     Value call_log1m(const Value& v, Loc at);
@@ -95,6 +96,13 @@ public:
     // log p(y | args) for `y ~ d(args)` (summed) or inside an expression (per iteration).
     Expr density(const std::string& dist, const Value& y, const std::vector<Value>& args, Loc at,
                  bool per_iteration);
+    // The same for a distribution of the library's table under its own name.
+    Expr library_density(const std::string& dist, const Value& y, const std::vector<Value>& args,
+                         Loc at, bool per_iteration);
+    // Storage for the numbers behind an _rng call (refilled per draw).
+    Eigen::VectorXd& random_input(std::int64_t n, bool normal) {
+        return out_.random_input(n, normal);
+    }
 
     // --- statements (lower.cpp)
     void statement(const Statement& s);
@@ -174,6 +182,73 @@ private:
     std::vector<std::string> call_stack_;
     int function_level_ = -1;  // the vectorised level at which the current function was entered
 };
+
+// A call of a built-in function being lowered: what a row's lowering (functions.cpp) reads.
+struct CallSite {
+    Lowerer& lowerer;
+    const Call& call;
+    std::vector<Value> args;
+    Loc at;
+    int level = 0;  // the highest vectorised level of the arguments
+
+    [[nodiscard]] const std::string& name() const { return call.name; }
+    Model& m() { return lowerer.m(); }
+    // "f takes n arguments, got k" unless there are n.
+    void arity(std::size_t n) const;
+    // Argument k as a real graph node.
+    Expr real_of(std::size_t k);
+    // Argument k, a known int scalar ("f: expected an int" at the argument).
+    int int_arg(std::size_t k) const;
+    // Argument k is a vector that differs between iterations (a matrix with a row each).
+    [[nodiscard]] bool batched_vector(std::size_t k) const;
+    [[noreturn]] void fail(const std::string& message) const { lowerer.fail(at, message); }
+    // No lowering for these arguments: a batched call is not vectorisable (the loop is
+    // unrolled), else the function is unknown.
+    [[noreturn]] void no_match() const;
+
+    // Results: v's type and layout with real elements; a real; a vector of n; a matrix.
+    static Value result_like(const Value& v, Expr e);
+    static Value real_scalar(Expr e, int level = 0);
+    static Value vec(Expr e, int n, Base b = Base::Vector);
+    static Value mat(Expr e);
+};
+
+// An `_rng` call being lowered: the result's layout is the broadcast of the arguments, and a
+// row builds the draws from uniform (or standard normal) numbers, one per element and
+// iteration, that the report refills per draw.
+struct RandomDraw {
+    Lowerer& lowerer;
+    const std::vector<Value>& args;
+    Loc at;
+    Value like;  // the result's layout
+    int level;
+    std::int64_t n;  // numbers per draw
+
+    Model& m() { return lowerer.m(); }
+    // Argument k in the result's layout.
+    Expr arg(std::size_t k) { return lowerer.spread(args[k], like, level, at); }
+    Expr uniform() { return input(false); }
+    Expr normal() { return input(true); }
+    // A quantile op (Op::GammaQuantile, ...) of a uniform and the distribution's arguments.
+    Expr quantile(Op op, std::vector<Expr> in);
+
+private:
+    Expr input(bool normal);
+};
+
+// A density being lowered: `y ~ d(args)` (summed) or `d_lpdf(y | args)` in an expression (per
+// iteration).
+struct DensitySite {
+    Lowerer& lowerer;
+    std::string name;
+    Value y;
+    std::vector<Value> args;
+    Loc at;
+    bool per_iteration;
+};
+// The lowering of a density in the library's table (lib/advi/dist/distribution_table.cpp)
+// under its Stan name.
+Expr library_density(DensitySite& s);
 
 // Loops shorter than this are unrolled when their body is not vectorisable.
 inline constexpr int kUnrollLimit = 1000;

@@ -1,0 +1,594 @@
+// The rows: Stan's built-in functions onto the DSL (dsl/advi/cpp/math.hpp,
+// dsl/advi/cpp/linalg.hpp), its _rng functions as transforms of uniform or normal numbers, and
+// its densities as the library's. Elementwise functions apply to batched values (one per
+// iteration of a vectorised loop) as they are; reductions of a batched vector become
+// reductions per row; the rest (`whole`) take values that are the same in every iteration.
+#include <advi/stan/functions.hpp>
+
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <map>
+#include <string>
+
+#include <fmt/format.h>
+
+#include <advi/stan/lowerer.hpp>
+
+namespace advi::stan {
+
+namespace {
+
+using E = const Expr&;
+
+std::vector<Signature> sigs(std::string_view text) {
+    return parse_signatures(text);
+}
+
+// --- lowerings shared by rows
+
+// An elementwise function of one argument: the argument's type with real elements.
+template <Expr (*F)(const Expr&)>
+Value unary(CallSite& c) {
+    c.arity(1);
+    return CallSite::result_like(c.args[0], F(c.real_of(0)));
+}
+
+// An elementwise function of two arguments, broadcast as `+` broadcasts them.
+template <auto F>
+Value binary(CallSite& c) {
+    c.arity(2);
+    Lowerer& L = c.lowerer;
+    const Value a = c.args[0], b = c.args[1];
+    const Value r = L.binary(BinaryOp::Add, a, b, c.at);  // the broadcast type and layout
+    const int lv = r.level;
+    Expr x = L.real(L.at_level(a, lv, c.at), c.at), y = L.real(L.at_level(b, lv, c.at), c.at);
+    if (lv > 0 && x.shape() != y.shape()) {
+        // per-iteration scalar against per-iteration vector: the sum already spread them
+        c.fail(fmt::format("{} of {} and {}: mixed batched shapes", c.name(), type_str(a),
+                           type_str(b)));
+    }
+    return CallSite::result_like(r, F(x, y));
+}
+
+Value constant(CallSite& c, double v) {
+    if (!c.args.empty())
+        c.no_match();
+    return c.lowerer.constant(v);
+}
+
+// A function of values that are the same in every iteration: a batched argument makes the
+// loop not vectorisable, and the builder's errors are prefixed with the function's name.
+template <auto F>
+Value whole(CallSite& c) {
+    if (c.level > 0) {
+        throw NotVectorisable(
+            c.at, fmt::format("`{}` of values that differ between iterations", c.name()));
+    }
+    try {
+        return F(c);
+    } catch (const Error& e) {
+        c.fail(fmt::format("{}: {}", c.name(), e.what()));
+    }
+}
+
+// --- sizes: known ints
+
+Value sizes(CallSite& c) {
+    c.arity(1);
+    const std::string& f = c.name();
+    const Value& v = c.args[0];
+    if (f == "num_elements")
+        return c.lowerer.int_scalar(static_cast<int>(v.size()));
+    if (f == "size")
+        return c.lowerer.int_scalar(v.dims.empty() ? (v.sizes.empty() ? 1 : v.sizes[0])
+                                                   : v.dims[0]);
+    if (f == "rows")
+        return c.lowerer.int_scalar(v.sizes.empty() ? 1 : v.sizes[0]);
+    return c.lowerer.int_scalar(v.sizes.size() < 2 ? (v.base == Base::RowVector ? v.sizes[0] : 1)
+                                                   : v.sizes[1]);
+}
+
+// --- reductions: a batched vector reduces per iteration (per row)
+
+Value reduction(CallSite& c) {
+    Lowerer& L = c.lowerer;
+    const std::string& f = c.name();
+    const auto& args = c.args;
+    const Loc at = c.at;
+    if (f == "log_sum_exp" && args.size() == 2) {
+        const Value r = L.binary(BinaryOp::Add, args[0], args[1], at);
+        const int lv = r.level;
+        const Expr x = L.real(L.at_level(args[0], lv, at), at),
+                   y = L.real(L.at_level(args[1], lv, at), at);
+        if (Lowerer::rank_of_value(r) > 0 || lv > 0) {
+            // elementwise log(exp(x) + exp(y)) = max + log1p(exp(-|x - y|))
+            return CallSite::result_like(r, fmax(x, y) + log1p_exp(-fabs(x - y)));
+        }
+        return CallSite::result_like(r, log_sum_exp(x, y));
+    }
+    c.arity(1);
+    if (args[0].level > 0 && Lowerer::rank_of_value(args[0]) == 0) {
+        c.fail(fmt::format("{} of a scalar", f));
+    }
+    const Expr x = c.real_of(0);
+    const int level = c.level;
+    if (c.batched_vector(0)) {
+        const int n = args[0].sizes.empty() ? args[0].dims[0] : args[0].sizes[0];
+        if (f == "sum")
+            return CallSite::real_scalar(row_sums(x), level);
+        if (f == "log_sum_exp")
+            return CallSite::real_scalar(log_sum_exp_rows(x), level);
+        if (f == "mean")
+            return CallSite::real_scalar(row_sums(x) / static_cast<double>(n), level);
+        if (f == "dot_self")
+            return CallSite::real_scalar(row_sums(square(x)), level);
+        throw NotVectorisable(at, fmt::format("{} of a vector that differs between iterations", f));
+    }
+    if (level > 0)
+        throw NotVectorisable(at, fmt::format("{} of a matrix that differs between iterations", f));
+    if (f == "sum")
+        return CallSite::real_scalar(sum(x));
+    if (f == "log_sum_exp")
+        return CallSite::real_scalar(log_sum_exp(x));
+    if (f == "mean")
+        return CallSite::real_scalar(mean(x));
+    if (f == "dot_self")
+        return CallSite::real_scalar(dot_self(x));
+    if (f == "prod")
+        return CallSite::real_scalar(prod(x));
+    if (f == "variance")
+        return CallSite::real_scalar(variance(x));
+    if (f == "sd")
+        return CallSite::real_scalar(sd(x));
+    if (f == "max")
+        return CallSite::real_scalar(max(x));
+    return CallSite::real_scalar(min(x));
+}
+
+// sum, max and min of known ints are known ints; of anything else, reductions.
+Value int_or_reduction(CallSite& c) {
+    const std::string& f = c.name();
+    const auto& args = c.args;
+    if (!args.empty() && args[0].is_int() && (args.size() == 1 || args[1].is_int()) &&
+        c.level == 0) {
+        Lowerer& L = c.lowerer;
+        const auto& v = args[0].ints;
+        if (args.size() == 2) {
+            return L.int_scalar(f == "max" ? std::max(v[0], args[1].ints[0])
+                                           : std::min(v[0], args[1].ints[0]));
+        }
+        if (f == "sum") {
+            long s = 0;
+            for (int x : v) s += x;
+            return L.int_scalar(static_cast<int>(s));
+        }
+        if (v.empty())
+            c.fail(fmt::format("{} of an empty array", f));
+        return L.int_scalar(f == "max" ? *std::max_element(v.begin(), v.end())
+                                       : *std::min_element(v.begin(), v.end()));
+    }
+    return reduction(c);
+}
+
+Value dot_product(CallSite& c) {
+    c.arity(2);
+    Value a = c.args[0], b = c.args[1];
+    a.base = Base::RowVector;
+    b.base = Base::Vector;
+    return c.lowerer.binary(BinaryOp::Multiply, a, b, c.at);
+}
+
+// log(theta exp(a) + (1 - theta) exp(b)), elementwise
+Value log_mix(CallSite& c) {
+    c.arity(3);
+    Lowerer& L = c.lowerer;
+    const Loc at = c.at;
+    const Value theta = c.args[0];
+    const Value la = L.binary(BinaryOp::Add, L.call_log(theta, at), c.args[1], at);
+    const Value lb = L.binary(BinaryOp::Add, L.call_log1m(theta, at), c.args[2], at);
+    const Value r = L.binary(BinaryOp::Add, la, lb, at);
+    const int lv = r.level;
+    const Expr x = L.real(L.at_level(la, lv, at), at), y = L.real(L.at_level(lb, lv, at), at);
+    return CallSite::result_like(r, fmax(x, y) + log1p_exp(-fabs(x - y)));
+}
+
+// --- building vectors and matrices, linear algebra: whole values
+
+Value rep_vector_of(CallSite& c, Base b) {
+    c.arity(2);
+    return CallSite::vec(rep_vector(c.real_of(0), c.int_arg(1)), c.int_arg(1), b);
+}
+
+Value rep_array(CallSite& c) {
+    if (c.args.size() != 2)
+        c.fail("rep_array: only the one-dimensional form is supported");
+    if (c.args[0].is_int()) {
+        Value r;
+        r.base = Base::Int;
+        r.dims = {c.int_arg(1)};
+        r.ints.assign(static_cast<std::size_t>(c.int_arg(1)), c.int_arg(0));
+        return r;
+    }
+    Value r = CallSite::vec(rep_vector(c.real_of(0), c.int_arg(1)), c.int_arg(1));
+    r.base = Base::Real;
+    r.dims = {c.int_arg(1)};
+    r.sizes.clear();
+    return r;
+}
+
+Value rep_matrix_of(CallSite& c) {
+    if (c.args.size() == 3)
+        return CallSite::mat(rep_matrix(c.real_of(0), c.int_arg(1), c.int_arg(2)));
+    c.arity(2);
+    if (c.args[0].base == Base::RowVector)
+        return CallSite::mat(rep_matrix_rows(c.real_of(0), c.int_arg(1)));
+    return CallSite::mat(rep_matrix(c.real_of(0), c.int_arg(1)));
+}
+
+Value to_vector_of(CallSite& c, Base b) {
+    c.arity(1);
+    const Expr x = c.real_of(0);
+    return CallSite::vec(x.shape().is_matrix()   ? to_vector(x)
+                         : x.shape().is_scalar() ? rep_vector(x, 1)
+                                                 : x,
+                         static_cast<int>(c.args[0].size()), b);
+}
+
+Value to_matrix_of(CallSite& c) {
+    if (c.args.size() == 3)
+        return CallSite::mat(
+            to_matrix(c.real_of(0).shape().is_matrix() ? to_vector(c.real_of(0)) : c.real_of(0),
+                      c.int_arg(1), c.int_arg(2)));
+    c.arity(1);
+    return CallSite::mat(c.real_of(0));
+}
+
+Value head_or_tail(CallSite& c) {
+    c.arity(2);
+    Value r = c.args[0];
+    const int n = c.int_arg(1);
+    r.expr = c.name() == "head" ? head(c.real_of(0), n) : tail(c.real_of(0), n);
+    (r.dims.empty() ? r.sizes : r.dims)[0] = n;
+    if (r.is_int())
+        c.fail(fmt::format("{} of an int array is not supported", c.name()));
+    return r;
+}
+
+Value segment_of(CallSite& c) {
+    c.arity(3);
+    Value r = c.args[0];
+    r.expr = segment(c.real_of(0), c.int_arg(1) - 1, c.int_arg(2));
+    (r.dims.empty() ? r.sizes : r.dims)[0] = c.int_arg(2);
+    return r;
+}
+
+Value append_row_of(CallSite& c) {
+    c.arity(2);
+    const Expr x = c.real_of(0), y = c.real_of(1);
+    const Expr e = append_row(x, y);
+    if (e.shape().is_matrix())
+        return CallSite::mat(e);
+    return CallSite::vec(e, e.shape().size());
+}
+
+// f(matrix) -> matrix, f(matrix, matrix) -> matrix (the builder checks the shapes).
+template <Expr (*F)(const Expr&)>
+Value matrix1(CallSite& c) {
+    c.arity(1);
+    return CallSite::mat(F(c.real_of(0)));
+}
+template <Expr (*F)(const Expr&, const Expr&)>
+Value matrix2(CallSite& c) {
+    c.arity(2);
+    return CallSite::mat(F(c.real_of(0), c.real_of(1)));
+}
+template <Expr (*F)(const Expr&)>
+Value real1(CallSite& c) {
+    c.arity(1);
+    return CallSite::real_scalar(F(c.real_of(0)));
+}
+
+Value quad_form_of(CallSite& c) {
+    c.arity(2);
+    const Expr e = quad_form(c.real_of(0), c.real_of(1));
+    return e.shape().is_scalar() ? CallSite::real_scalar(e) : CallSite::mat(e);
+}
+
+// A matrix or, for a vector right-hand side, a vector of kind `b`.
+template <Expr (*F)(const Expr&, const Expr&), Base B>
+Value divide(CallSite& c) {
+    c.arity(2);
+    const Expr e = F(c.real_of(0), c.real_of(1));
+    return e.shape().is_matrix() ? CallSite::mat(e) : CallSite::vec(e, e.shape().size(), B);
+}
+
+// rows_dot_product and friends: a vector of kind `b`.
+template <Expr (*F)(const Expr&, const Expr&), Base B>
+Value dot_products(CallSite& c) {
+    c.arity(2);
+    const Expr e = F(c.real_of(0), c.real_of(1));
+    return CallSite::vec(e, e.shape().size(), B);
+}
+template <Expr (*F)(const Expr&), Base B>
+Value dot_selves(CallSite& c) {
+    c.arity(1);
+    const Expr e = F(c.real_of(0));
+    return CallSite::vec(e, e.shape().size(), B);
+}
+
+template <Expr (*F)(const Expr&)>
+Value softmaxes(CallSite& c) {
+    c.arity(1);
+    return CallSite::vec(F(c.real_of(0)), c.args[0].sizes[0]);
+}
+
+Value cumulative_sum_of(CallSite& c) {
+    c.arity(1);
+    Value r = c.args[0];
+    r.expr = cumulative_sum(c.real_of(0));
+    return CallSite::result_like(r, r.expr);
+}
+
+// --- _rng helpers
+
+Expr sign(const Expr& x) {
+    return 2.0 * step(x) - 1.0;
+}
+
+// The multivariate densities' Stan signatures (the library's table knows their shapes, not
+// Stan's types); every other distribution's is derived from its row: `reals` arguments, `ints`
+// for an integer variate and for the argument that bounds it (binomial's N).
+// clang-format off
+constexpr std::pair<std::string_view, std::string_view> kMultivariateSignatures[] = {
+    {"multi_normal",          "(vectors | vectors, matrix) => real"},
+    {"multi_normal_cholesky", "(vectors | vectors, matrix) => real"},
+    {"dirichlet",             "(vectors | vectors) => real"},
+    {"categorical",           "(ints | vector) => real"},
+    {"categorical_logit",     "(ints | vector) => real"},
+    {"ordered_logistic",      "(ints | vector, vectors) => real"},
+    {"lkj_corr_cholesky",     "(matrix | real) => real"},
+    {"lkj_corr",              "(matrix | real) => real"},
+    {"wishart",               "(matrix | real, matrix) => real"},
+    {"inv_wishart",           "(matrix | real, matrix) => real"},
+    {"wishart_cholesky",      "(matrix | real, matrix) => real"},
+    {"inv_wishart_cholesky",  "(matrix | real, matrix) => real"},
+};
+// clang-format on
+
+Expr std_normal_density(DensitySite& s) {
+    if (!s.args.empty())
+        s.lowerer.fail(s.at, "std_normal takes no arguments");
+    s.name = "normal";  // std_normal() = normal(0, 1)
+    s.args = {s.lowerer.constant(0), s.lowerer.constant(1)};
+    return library_density(s);
+}
+
+template <class Row>
+const Row* find_in(std::span<const Row> rows, std::string_view name) {
+    static const auto index = [&] {
+        std::map<std::string_view, const Row*, std::less<>> m;
+        for (const Row& r : rows) {
+            if (!m.emplace(r.name, &r).second)
+                throw InternalError(fmt::format("Stan function table: `{}` twice", r.name));
+        }
+        return m;
+    }();
+    const auto it = index.find(name);
+    return it == index.end() ? nullptr : it->second;
+}
+
+}  // namespace
+
+std::span<const FunctionRow> functions() {
+    static const std::vector<FunctionRow> table = {
+  // clang-format off
+        // constants
+        {"pi",                sigs("() => real"), [](CallSite& c) { return constant(c, M_PI); }},
+        {"e",                 sigs("() => real"), [](CallSite& c) { return constant(c, M_E); }},
+        {"sqrt2",             sigs("() => real"), [](CallSite& c) { return constant(c, std::sqrt(2.0)); }},
+        {"positive_infinity", sigs("() => real"), [](CallSite& c) { return constant(c, std::numeric_limits<double>::infinity()); }},
+        {"negative_infinity", sigs("() => real"), [](CallSite& c) { return constant(c, -std::numeric_limits<double>::infinity()); }},
+        {"not_a_number",      sigs("() => real"), [](CallSite& c) { return constant(c, std::numeric_limits<double>::quiet_NaN()); }},
+        {"machine_precision", sigs("() => real"), [](CallSite& c) { return constant(c, std::numeric_limits<double>::epsilon()); }},
+        // elementwise, one argument (Stan's log2() and log10() constants are not lowered)
+        {"exp",                sigs("(T) => R"), unary<exp>},
+        {"log",                sigs("(T) => R"), unary<log>},
+        {"log1p",              sigs("(T) => R"), unary<log1p>},
+        {"expm1",              sigs("(T) => R"), unary<expm1>},
+        {"sqrt",               sigs("(T) => R"), unary<sqrt>},
+        {"square",             sigs("(T) => R"), unary<square>},
+        {"inv_logit",          sigs("(T) => R"), unary<inv_logit>},
+        {"log_inv_logit",      sigs("(T) => R"), unary<log_inv_logit>},
+        {"log1p_exp",          sigs("(T) => R"), unary<log1p_exp>},
+        {"lgamma",             sigs("(T) => R"), unary<lgamma>},
+        {"step",               sigs("(T) => R"), unary<step>},
+        {"fabs",               sigs("(T) => R"), unary<fabs>},
+        {"abs",                sigs("(T) => R"), unary<abs>},
+        {"sin",                sigs("(T) => R"), unary<sin>},
+        {"cos",                sigs("(T) => R"), unary<cos>},
+        {"tanh",               sigs("(T) => R"), unary<tanh>},
+        {"cbrt",               sigs("(T) => R"), unary<cbrt>},
+        {"erf",                sigs("(T) => R"), unary<erf>},
+        {"erfc",               sigs("(T) => R"), unary<erfc>},
+        {"Phi",                sigs("(T) => R"), unary<Phi>},
+        {"Phi_approx",         sigs("(T) => R"), unary<Phi_approx>},
+        {"log1m",              sigs("(T) => R"), unary<log1m>},
+        {"log1m_exp",          sigs("(T) => R"), unary<log1m_exp>},
+        {"logit",              sigs("(T) => R"), unary<logit>},
+        {"log1m_inv_logit",    sigs("(T) => R"), unary<log1m_inv_logit>},
+        {"inv_cloglog",        sigs("(T) => R"), unary<inv_cloglog>},
+        {"inv",                sigs("(T) => R"), unary<inv>},
+        {"inv_sqrt",           sigs("(T) => R"), unary<inv_sqrt>},
+        {"inv_square",         sigs("(T) => R"), unary<inv_square>},
+        {"log2",               sigs("(T) => R"), unary<log2>},
+        {"log10",              sigs("(T) => R"), unary<log10>},
+        {"exp2",               sigs("(T) => R"), unary<exp2>},
+        {"digamma",            sigs("(T) => R"), unary<digamma>},
+        {"trigamma",           sigs("(T) => R"), unary<trigamma>},
+        {"std_normal_log_cdf", sigs("(T) => R"), unary<log_Phi>},
+        // elementwise, two arguments
+        {"pow",          sigs("(T1, T2) => R"), binary<[](E x, E y) { return pow(x, y); }>},
+        {"fmin",         sigs("(T1, T2) => R"), binary<[](E x, E y) { return fmin(x, y); }>},
+        {"fmax",         sigs("(T1, T2) => R"), binary<[](E x, E y) { return fmax(x, y); }>},
+        {"lmultiply",    sigs("(T1, T2) => R"), binary<[](E x, E y) { return lmultiply(x, y); }>},
+        {"log_diff_exp", sigs("(T1, T2) => R"), binary<[](E x, E y) { return log_diff_exp(x, y); }>},
+        {"lbeta",        sigs("(T1, T2) => R"), binary<[](E x, E y) { return lbeta(x, y); }>},
+        {"lchoose",      sigs("(T1, T2) => R"), binary<[](E x, E y) { return lchoose(x, y); }>},
+        {"fdim",         sigs("(T1, T2) => R"), binary<[](E x, E y) { return fmax(x - y, 0.0); }>},
+        {"log_mix",      sigs("(T1, T2, T3) => R"), log_mix},
+        // sizes: known ints
+        {"num_elements", sigs("(array[] T) => int; (vector) => int; (row_vector) => int; (matrix) => int"), sizes},
+        {"size",         sigs("(array[] T) => int; (int) => int; (real) => int; (vector) => int; (row_vector) => int; (matrix) => int"), sizes},
+        {"rows",         sigs("(vector) => int; (row_vector) => int; (matrix) => int"), sizes},
+        {"cols",         sigs("(vector) => int; (row_vector) => int; (matrix) => int"), sizes},
+        // reductions
+        {"sum",         sigs("(array[] int) => int; (array[] real) => real; (vector) => real; (row_vector) => real; (matrix) => real"), int_or_reduction},
+        {"max",         sigs("(array[] int) => int; (int, int) => int; (array[] real) => real; (vector) => real; (row_vector) => real; (matrix) => real"), int_or_reduction},
+        {"min",         sigs("(array[] int) => int; (int, int) => int; (array[] real) => real; (vector) => real; (row_vector) => real; (matrix) => real"), int_or_reduction},
+        {"log_sum_exp", sigs("(array[] real) => real; (vector) => real; (row_vector) => real; (matrix) => real; (T1, T2) => R"), reduction},
+        {"mean",        sigs("(array[] real) => real; (vector) => real; (row_vector) => real; (matrix) => real"), reduction},
+        {"variance",    sigs("(array[] real) => real; (vector) => real; (row_vector) => real; (matrix) => real"), reduction},
+        {"sd",          sigs("(array[] real) => real; (vector) => real; (row_vector) => real; (matrix) => real"), reduction},
+        {"prod",        sigs("(array[] real) => real; (vector) => real; (row_vector) => real; (matrix) => real"), reduction},
+        {"dot_self",    sigs("(vector) => real; (row_vector) => real"), reduction},
+        {"dot_product", sigs("(vector, vector) => real; (vector, row_vector) => real; (row_vector, vector) => real; (row_vector, row_vector) => real; (array[] real, array[] real) => real"), dot_product},
+        // building vectors and matrices
+        {"rep_vector",     sigs("(real, int) => vector"), whole<[](CallSite& c) { return rep_vector_of(c, Base::Vector); }>},
+        {"rep_row_vector", sigs("(real, int) => row_vector"), whole<[](CallSite& c) { return rep_vector_of(c, Base::RowVector); }>},
+        {"rep_array",      sigs("(int, int) => array[] int; (real, int) => array[] real"), whole<rep_array>},
+        {"rep_matrix",     sigs("(real, int, int) => matrix; (vector, int) => matrix; (row_vector, int) => matrix"), whole<rep_matrix_of>},
+        {"to_vector",      sigs("(vector) => vector; (row_vector) => vector; (matrix) => vector; (array[] real) => vector; (array[] int) => vector"), whole<[](CallSite& c) { return to_vector_of(c, Base::Vector); }>},
+        {"to_row_vector",  sigs("(vector) => row_vector; (row_vector) => row_vector; (matrix) => row_vector; (array[] real) => row_vector; (array[] int) => row_vector"), whole<[](CallSite& c) { return to_vector_of(c, Base::RowVector); }>},
+        {"to_matrix",      sigs("(matrix) => matrix; (vector) => matrix; (row_vector) => matrix; (array[,] real) => matrix; (matrix, int, int) => matrix; (vector, int, int) => matrix; (row_vector, int, int) => matrix; (array[] real, int, int) => matrix"), whole<to_matrix_of>},
+        {"head",           sigs("(vector, int) => vector; (row_vector, int) => row_vector; (array[] real, int) => array[] real"), whole<head_or_tail>},
+        {"tail",           sigs("(vector, int) => vector; (row_vector, int) => row_vector; (array[] real, int) => array[] real"), whole<head_or_tail>},
+        {"segment",        sigs("(vector, int, int) => vector; (row_vector, int, int) => row_vector; (array[] T, int, int) => array[] T"), whole<segment_of>},
+        {"append_row",     sigs("(matrix, matrix) => matrix; (matrix, row_vector) => matrix; (row_vector, matrix) => matrix; (row_vector, row_vector) => matrix; (vector, vector) => vector; (real, vector) => vector; (vector, real) => vector"), whole<append_row_of>},
+        {"append_col",     sigs("(matrix, matrix) => matrix; (vector, matrix) => matrix; (matrix, vector) => matrix; (vector, vector) => matrix"), whole<matrix2<append_col>>},
+        // slices (1-based, as Stan)
+        {"col",   sigs("(matrix, int) => vector"), whole<[](CallSite& c) { c.arity(2); return CallSite::vec(col(c.real_of(0), c.int_arg(1) - 1), c.args[0].sizes[0]); }>},
+        {"row",   sigs("(matrix, int) => row_vector"), whole<[](CallSite& c) { c.arity(2); return CallSite::vec(row(c.real_of(0), c.int_arg(1) - 1), c.args[0].sizes[1], Base::RowVector); }>},
+        {"block", sigs("(matrix, int, int, int, int) => matrix"), whole<[](CallSite& c) { c.arity(5); return CallSite::mat(block(c.real_of(0), c.int_arg(1) - 1, c.int_arg(2) - 1, c.int_arg(3), c.int_arg(4))); }>},
+        // linear algebra
+        {"diag_matrix",                       sigs("(vector) => matrix"), whole<matrix1<diag_matrix>>},
+        {"diagonal",                          sigs("(matrix) => vector"), whole<[](CallSite& c) { c.arity(1); return CallSite::vec(diagonal(c.real_of(0)), c.args[0].sizes[0]); }>},
+        {"diag_pre_multiply",                 sigs("(vector, matrix) => matrix; (row_vector, matrix) => matrix"), whole<matrix2<diag_pre_multiply>>},
+        {"diag_post_multiply",                sigs("(matrix, vector) => matrix; (matrix, row_vector) => matrix"), whole<matrix2<diag_post_multiply>>},
+        {"quad_form",                         sigs("(matrix, matrix) => matrix; (matrix, vector) => real"), whole<quad_form_of>},
+        {"crossprod",                         sigs("(matrix) => matrix"), whole<matrix1<crossprod>>},
+        {"tcrossprod",                        sigs("(matrix) => matrix"), whole<matrix1<tcrossprod>>},
+        {"transpose",                         sigs("(matrix) => matrix"), whole<matrix1<transpose>>},
+        {"trace",                             sigs("(matrix) => real"), whole<real1<trace>>},
+        {"cholesky_decompose",                sigs("(matrix) => matrix"), whole<matrix1<cholesky_decompose>>},
+        {"multiply_lower_tri_self_transpose", sigs("(matrix) => matrix"), whole<matrix1<multiply_lower_tri_self_transpose>>},
+        {"log_determinant",                   sigs("(matrix) => real"), whole<real1<log_determinant>>},
+        {"inverse",                           sigs("(matrix) => matrix"), whole<matrix1<inverse>>},
+        {"inverse_spd",                       sigs("(matrix) => matrix"), whole<matrix1<inverse_spd>>},
+        {"mdivide_left_tri_low",              sigs("(matrix, matrix) => matrix; (matrix, vector) => vector"), whole<divide<mdivide_left_tri_low, Base::Vector>>},
+        {"mdivide_right_tri_low",             sigs("(matrix, matrix) => matrix; (row_vector, matrix) => row_vector"), whole<divide<mdivide_right_tri_low, Base::RowVector>>},
+        {"rows_dot_product",                  sigs("(vector, vector) => vector; (row_vector, row_vector) => vector; (matrix, matrix) => vector"), whole<dot_products<rows_dot_product, Base::Vector>>},
+        {"columns_dot_product",               sigs("(vector, vector) => row_vector; (row_vector, row_vector) => row_vector; (matrix, matrix) => row_vector"), whole<dot_products<columns_dot_product, Base::RowVector>>},
+        {"rows_dot_self",                     sigs("(vector) => vector; (row_vector) => vector; (matrix) => vector"), whole<dot_selves<rows_dot_self, Base::Vector>>},
+        {"columns_dot_self",                  sigs("(vector) => row_vector; (row_vector) => row_vector; (matrix) => row_vector"), whole<dot_selves<columns_dot_self, Base::RowVector>>},
+        {"softmax",                           sigs("(vector) => vector"), whole<softmaxes<softmax>>},
+        {"log_softmax",                       sigs("(vector) => vector"), whole<softmaxes<log_softmax>>},
+        {"cumulative_sum",                    sigs("(array[] real) => array[] real; (vector) => vector; (row_vector) => row_vector"), whole<cumulative_sum_of>},
+  // clang-format on
+    };
+    return table;
+}
+
+std::span<const RandomRow> random_functions() {
+    // `reals` results are real, or an array of the arguments' broadcast size; `ints` likewise.
+    static const std::vector<RandomRow> table = {
+  // clang-format off
+        {"normal_rng",             sigs("(reals, reals) => reals"), [](RandomDraw& d) { return d.arg(0) + d.arg(1) * d.normal(); }},
+        {"std_normal_rng",         sigs("() => real"), [](RandomDraw& d) { return d.normal(); }},
+        {"lognormal_rng",          sigs("(reals, reals) => reals"), [](RandomDraw& d) { return exp(d.arg(0) + d.arg(1) * d.normal()); }},
+        {"exponential_rng",        sigs("(reals) => reals"), [](RandomDraw& d) { return -log(d.uniform()) / d.arg(0); }},
+        {"uniform_rng",            sigs("(reals, reals) => reals"), [](RandomDraw& d) { return d.arg(0) + (d.arg(1) - d.arg(0)) * d.uniform(); }},
+        {"cauchy_rng",             sigs("(reals, reals) => reals"), [](RandomDraw& d) { const Expr a = M_PI * (d.uniform() - 0.5); return d.arg(0) + d.arg(1) * (sin(a) / cos(a)); }},
+        {"logistic_rng",           sigs("(reals, reals) => reals"), [](RandomDraw& d) { return d.arg(0) + d.arg(1) * logit(d.uniform()); }},
+        {"gumbel_rng",             sigs("(reals, reals) => reals"), [](RandomDraw& d) { return d.arg(0) - d.arg(1) * log(-log(d.uniform())); }},
+        {"weibull_rng",            sigs("(reals, reals) => reals"), [](RandomDraw& d) { return d.arg(1) * pow(-log(d.uniform()), 1.0 / d.arg(0)); }},
+        {"double_exponential_rng", sigs("(reals, reals) => reals"), [](RandomDraw& d) { const Expr c = d.uniform() - 0.5; return d.arg(0) - d.arg(1) * sign(c) * log1m(2.0 * fabs(c)); }},
+        {"gamma_rng",              sigs("(reals, reals) => reals"), [](RandomDraw& d) { return d.quantile(Op::GammaQuantile, {d.uniform(), d.arg(0), d.arg(1)}); }},
+        {"inv_gamma_rng",          sigs("(reals, reals) => reals"), [](RandomDraw& d) { return 1.0 / d.quantile(Op::GammaQuantile, {d.uniform(), d.arg(0), d.arg(1)}); }},
+        {"chi_square_rng",         sigs("(reals) => reals"), [](RandomDraw& d) { return d.quantile(Op::GammaQuantile, {d.uniform(), 0.5 * d.arg(0), d.m().constant(0.5)}); }},
+        {"beta_rng",               sigs("(reals, reals) => reals"), [](RandomDraw& d) { return d.quantile(Op::BetaQuantile, {d.uniform(), d.arg(0), d.arg(1)}); }},
+        {"student_t_rng",          sigs("(reals, reals, reals) => reals"), [](RandomDraw& d) { return d.arg(1) + d.arg(2) * d.quantile(Op::StudentTQuantile, {d.uniform(), d.arg(0)}); }},
+        {"bernoulli_rng",          sigs("(reals) => ints"), [](RandomDraw& d) { return step(d.arg(0) - d.uniform()); }},
+        {"bernoulli_logit_rng",    sigs("(reals) => ints"), [](RandomDraw& d) { return step(inv_logit(d.arg(0)) - d.uniform()); }},
+        {"poisson_rng",            sigs("(reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::PoissonQuantile, {d.uniform(), d.arg(0)}); }},
+        {"poisson_log_rng",        sigs("(reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::PoissonQuantile, {d.uniform(), exp(d.arg(0))}); }},
+        {"binomial_rng",           sigs("(ints, reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::BinomialQuantile, {d.uniform(), d.arg(0), d.arg(1)}); }},
+        {"binomial_logit_rng",     sigs("(ints, reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::BinomialQuantile, {d.uniform(), d.arg(0), inv_logit(d.arg(1))}); }},
+        {"neg_binomial_2_rng",     sigs("(reals, reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::NegBinomial2Quantile, {d.uniform(), d.arg(0), d.arg(1)}); }},
+        {"neg_binomial_2_log_rng", sigs("(reals, reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::NegBinomial2Quantile, {d.uniform(), exp(d.arg(0)), d.arg(1)}); }},
+  // clang-format on
+    };
+    return table;
+}
+
+std::span<const DensityRow> densities() {
+    static const std::vector<DensityRow> table = [] {
+        std::vector<DensityRow> rows = {
+            {"std_normal", sigs("(reals) => real"), std_normal_density},
+        };
+        static std::deque<std::string> texts;  // derived signatures, kept for their views
+        for (const DistInfo& info : distributions()) {
+            std::string text;
+            for (const auto& [name, signature] : kMultivariateSignatures) {
+                if (name == info.name)
+                    text = signature;
+            }
+            if (text.empty()) {
+                text = info.variate == DType::Int ? "(ints" : "(reals";
+                for (int k = 0; k < info.arity; ++k)
+                    text += std::string(k == 0 ? " | " : ", ") +
+                            (k == info.upper_arg ? "ints" : "reals");
+                text += ") => real";
+            }
+            rows.push_back({info.name, sigs(texts.emplace_back(std::move(text))), library_density});
+        }
+        return rows;
+    }();
+    return table;
+}
+
+const FunctionRow* find_function(std::string_view name) {
+    return find_in(functions(), name);
+}
+
+const RandomRow* find_random_function(std::string_view name) {
+    return find_in(random_functions(), name);
+}
+
+const DensityRow* find_density(std::string_view family) {
+    return find_in(densities(), family);
+}
+
+std::string_view density_family(std::string_view name) {
+    for (std::string_view suffix : {"_lpdf", "_lpmf", "_lupdf", "_lupmf", "_log"}) {
+        if (name.size() > suffix.size() && name.ends_with(suffix))
+            return name.substr(0, name.size() - suffix.size());
+    }
+    return {};
+}
+
+bool is_known_function(std::string_view f) {
+    if (find_function(f) != nullptr)
+        return true;
+    if (f.size() > 4 && f.ends_with("_rng"))
+        return find_random_function(f) != nullptr;
+    if (const std::string_view d = density_family(f); !d.empty())
+        return is_known_distribution(d);
+    return false;
+}
+
+bool is_known_distribution(std::string_view d) {
+    return find_density(d) != nullptr;
+}
+
+}  // namespace advi::stan

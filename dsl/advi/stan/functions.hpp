@@ -1,0 +1,59 @@
+// Stan's built-in functions and distributions as one table per kind, read by both the checker
+// (`advi check`: which names exist) and the lowering (how a call builds the graph), so that the
+// two cannot disagree. A row is a Stan name, its signatures (signature.hpp) and its lowering;
+// a new function is one row in functions.cpp. Densities are rows of the library's table
+// (lib/advi/dist/distribution_table.cpp) under their Stan names, not copies of it.
+#pragma once
+
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include <advi/stan/signature.hpp>
+
+namespace advi {
+class Expr;
+}
+
+namespace advi::stan {
+
+struct Value;
+struct CallSite;     // a call of a built-in function being lowered (lowerer.hpp)
+struct RandomDraw;   // an _rng call being lowered
+struct DensitySite;  // a density being lowered: `y ~ d(...)`, `d_lpdf(y | ...)`
+
+// One row; `Lowering` is the function that builds the graph of a call.
+template <class Lowering>
+struct Row {
+    std::string_view name;
+    std::vector<Signature> signatures;
+    Lowering lower;
+};
+
+// Functions by their full names (`rep_vector`, `exp`).
+using FunctionRow = Row<Value (*)(CallSite&)>;
+// `_rng` functions by their full names (`normal_rng`); the lowering returns the draws as a
+// transform of uniform or standard normal numbers. A result of `ints` is a discrete draw.
+using RandomRow = Row<Expr (*)(RandomDraw&)>;
+// Distributions by their family names (`normal`): `normal_lpdf` (also `_lpmf`, `_lupdf`,
+// `_lupmf` and the old `_log`) and `~ normal(...)`. The signature is the `_lpdf`'s.
+using DensityRow = Row<Expr (*)(DensitySite&)>;
+
+[[nodiscard]] std::span<const FunctionRow> functions();
+[[nodiscard]] std::span<const RandomRow> random_functions();
+[[nodiscard]] std::span<const DensityRow> densities();
+
+// The row of a name, or nullptr.
+[[nodiscard]] const FunctionRow* find_function(std::string_view name);
+[[nodiscard]] const RandomRow* find_random_function(std::string_view name);
+[[nodiscard]] const DensityRow* find_density(std::string_view family);
+
+// `normal_lpdf` -> "normal"; the empty view if `name` has no density suffix.
+[[nodiscard]] std::string_view density_family(std::string_view name);
+
+// Whether `f` names a built-in function, `_rng` or density (`advi check`), and whether `d`
+// names a distribution (for `~`).
+[[nodiscard]] bool is_known_function(std::string_view f);
+[[nodiscard]] bool is_known_distribution(std::string_view d);
+
+}  // namespace advi::stan

@@ -1,0 +1,87 @@
+// The table of Stan's functions and distributions (dsl/advi/stan/functions.hpp): every row's
+// signatures read and print back, names are unique, the densities are the library's table,
+// and the checker knows exactly the table's names.
+#include <set>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include <advi/base/error.hpp>
+#include <advi/dist/distribution.hpp>
+#include <advi/stan/functions.hpp>
+#include <advi/stan/signature.hpp>
+
+namespace advi::stan {
+
+TEST_CASE("signatures read and print back", "[stan]") {
+    for (const char* text : {"() => real", "(T) => R", "(T1, T2) => R", "(real, int) => vector",
+                             "(array[] T, int, int) => array[] T", "(array[,] real) => matrix",
+                             "(reals | reals, reals) => real", "(ints | vector) => real"}) {
+        CHECK(str(parse_signature(text)) == text);
+    }
+    const Signature s = parse_signature("(vectors | vectors, matrix) => real");
+    CHECK(s.density);
+    REQUIRE(s.args.size() == 3);
+    CHECK(s.args[0].kind == TypeKind::Vectors);
+    CHECK(s.args[2].kind == TypeKind::Matrix);
+    CHECK(parse_signatures("(vector) => int; (matrix) => int").size() == 2);
+    CHECK_THROWS_AS(parse_signature("(real => real"), InternalError);
+    CHECK_THROWS_AS(parse_signature("(complex) => real"), InternalError);
+}
+
+TEST_CASE("every row of the Stan tables has a name, signatures and a lowering", "[stan]") {
+    std::set<std::string_view> names;
+    auto row = [&](const auto& r) {
+        INFO(r.name);
+        CHECK(names.insert(r.name).second);
+        CHECK(!r.signatures.empty());
+        CHECK(r.lower != nullptr);
+        for (const Signature& s : r.signatures) CHECK(str(parse_signature(str(s))) == str(s));
+        CHECK(is_known_function(r.name));
+    };
+    for (const FunctionRow& r : functions()) row(r);
+    for (const RandomRow& r : random_functions()) row(r);
+    for (const DensityRow& r : densities()) {
+        INFO(r.name);
+        CHECK(is_known_distribution(r.name));
+        for (const char* suffix : {"_lpdf", "_lpmf", "_lupdf", "_lupmf", "_log"})
+            CHECK(is_known_function(std::string(r.name) + suffix));
+        REQUIRE(!r.signatures.empty());
+        CHECK(r.signatures.front().args.size() >= 1);
+    }
+    // every _rng draws from a distribution of the table
+    for (const RandomRow& r : random_functions()) {
+        const std::string_view family = r.name.substr(0, r.name.size() - 4);
+        INFO(r.name);
+        CHECK(find_density(family) != nullptr);
+    }
+}
+
+TEST_CASE("the Stan densities are the library's distributions", "[stan]") {
+    for (const DistInfo& info : distributions()) {
+        INFO(info.name);
+        const DensityRow* row = find_density(info.name);
+        REQUIRE(row != nullptr);
+        // the variate and the library's arguments
+        CHECK(static_cast<int>(row->signatures.front().args.size()) == info.arity + 1);
+    }
+    CHECK(densities().size() == distributions().size() + 1);  // and std_normal
+}
+
+TEST_CASE("the checker knows the names the lowering lowers", "[stan]") {
+    CHECK(functions().size() == 103);
+    CHECK(random_functions().size() == 23);
+    CHECK(is_known_function("rep_vector"));
+    CHECK(is_known_function("normal_rng"));
+    CHECK(is_known_function("poisson_log_lpmf"));
+    CHECK(is_known_function("std_normal_lpdf"));
+    CHECK(!is_known_function("fnord"));
+    CHECK(!is_known_function("target"));  // the lowering refuses it by name
+    CHECK(!is_known_function("normal_lcdf"));
+    CHECK(!is_known_function("multi_normal_rng"));
+    CHECK(!is_known_function("fnord_lpdf"));
+    CHECK(is_known_distribution("std_normal"));
+    CHECK(!is_known_distribution("norml"));
+}
+
+}  // namespace advi::stan
