@@ -34,8 +34,7 @@ std::vector<std::vector<double>> points(Domain d) {
                 {-1e-3, -0.05, -60.0},
                 {-0.69, -0.7,  -12.0}
             };
-        case Domain::None:
-            return {};
+        case Domain::None: return {};
     }
     return {};
 }

@@ -130,8 +130,7 @@ Eigen::VectorXd reference(const Case& c, const Eigen::VectorXd& z) {
     auto f = [&](double x) { return sp ? std::log1p(std::exp(x)) : std::exp(x); };
     Eigen::VectorXd x(c.shape.size());
     switch (s.kind) {
-        case K::Real:
-            return z;
+        case K::Real: return z;
         case K::Lower:
             for (int i = 0; i < z.size(); ++i) x[i] = s.lower.at(i) + f(z[i]);
             return x;
@@ -146,8 +145,7 @@ Eigen::VectorXd reference(const Case& c, const Eigen::VectorXd& z) {
         case K::Affine:
             for (int i = 0; i < z.size(); ++i) x[i] = s.offset.at(i) + s.multiplier.at(i) * z[i];
             return x;
-        case K::Simplex:
-            return simplex_ref(z);
+        case K::Simplex: return simplex_ref(z);
         case K::Ordered:
         case K::PositiveOrdered:
             for (int i = 0; i < z.size(); ++i) {
@@ -155,16 +153,13 @@ Eigen::VectorXd reference(const Case& c, const Eigen::VectorXd& z) {
                 x[i] = (i == 0 ? 0.0 : x[i - 1]) + step;
             }
             return x;
-        case K::UnitVector:
-            return z / z.norm();
-        case K::CholeskyFactorCorr:
-            return flat(cholesky_corr_ref(z, c.shape.rows));
+        case K::UnitVector: return z / z.norm();
+        case K::CholeskyFactorCorr: return flat(cholesky_corr_ref(z, c.shape.rows));
         case K::CorrMatrix: {
             const Eigen::MatrixXd L = cholesky_corr_ref(z, c.shape.rows);
             return flat(L * L.transpose());
         }
-        case K::CholeskyFactorCov:
-            return flat(cholesky_cov_ref(z, c.shape.rows, c.shape.cols));
+        case K::CholeskyFactorCov: return flat(cholesky_cov_ref(z, c.shape.rows, c.shape.cols));
         case K::CovMatrix: {
             const Eigen::MatrixXd L = cholesky_cov_ref(z, c.shape.rows, c.shape.cols);
             return flat(L * L.transpose());
@@ -184,18 +179,12 @@ Eigen::VectorXd free_coordinates(const Case& c, const Eigen::VectorXd& theta) {
         }
     };
     switch (c.support.kind) {
-        case K::Simplex:
-            return theta.head(theta.size() - 1);
+        case K::Simplex: return theta.head(theta.size() - 1);
         case K::CholeskyFactorCorr:
-        case K::CorrMatrix:
-            lower(true);
-            break;
+        case K::CorrMatrix: lower(true); break;
         case K::CholeskyFactorCov:
-        case K::CovMatrix:
-            lower(false);
-            break;
-        default:
-            return theta;
+        case K::CovMatrix: lower(false); break;
+        default: return theta;
     }
     return Eigen::Map<const Eigen::VectorXd>(out.data(), static_cast<Eigen::Index>(out.size()));
 }
@@ -227,31 +216,22 @@ void check_inside(const Case& c, const Eigen::VectorXd& theta) {
             CHECK(theta.minCoeff() > 0);
             CHECK(std::abs(theta.sum() - 1) <= 1e-12);
             break;
-        case K::PositiveOrdered:
-            CHECK(theta[0] > 0);
-            [[fallthrough]];
+        case K::PositiveOrdered: CHECK(theta[0] > 0); [[fallthrough]];
         case K::Ordered:
             for (int i = 1; i < theta.size(); ++i) CHECK(theta[i] > theta[i - 1]);
             break;
-        case K::UnitVector:
-            CHECK(std::abs(theta.norm() - 1) <= 1e-12);
-            break;
+        case K::UnitVector: CHECK(std::abs(theta.norm() - 1) <= 1e-12); break;
         case K::CholeskyFactorCorr:
             lower_triangular();
             for (int i = 0; i < M.rows(); ++i) CHECK(std::abs(M.row(i).norm() - 1) <= 1e-12);
             break;
-        case K::CholeskyFactorCov:
-            lower_triangular();
-            break;
+        case K::CholeskyFactorCov: lower_triangular(); break;
         case K::CorrMatrix:
             spd();
             for (int i = 0; i < M.rows(); ++i) CHECK(std::abs(M(i, i) - 1) <= 1e-12);
             break;
-        case K::CovMatrix:
-            spd();
-            break;
-        default:
-            break;
+        case K::CovMatrix: spd(); break;
+        default: break;
     }
     CHECK(s.contains(theta, c.shape));
 }

@@ -35,20 +35,13 @@ void same_model(const Expr& a, const Expr& b, std::string_view fn) {
 enum Kind { kScalar = 1, kVector = 2, kMatrix = 4, kSquare = 8 };
 std::string_view expected(int kinds) {
     switch (kinds) {
-        case kScalar:
-            return "a scalar";
-        case kVector:
-            return "a vector";
-        case kMatrix:
-            return "a matrix";
-        case kSquare:
-            return "a square matrix";
-        case kVector | kMatrix:
-            return "a vector or a matrix";
-        case kScalar | kVector:
-            return "a scalar or a vector";
-        default:
-            return "a scalar, vector or matrix";
+        case kScalar: return "a scalar";
+        case kVector: return "a vector";
+        case kMatrix: return "a matrix";
+        case kSquare: return "a square matrix";
+        case kVector | kMatrix: return "a vector or a matrix";
+        case kScalar | kVector: return "a scalar or a vector";
+        default: return "a scalar, vector or matrix";
     }
 }
 // Checks the kind of argument `name` of function `fn`; returns its shape.

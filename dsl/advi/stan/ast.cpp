@@ -9,18 +9,12 @@ namespace advi::stan {
 
 const std::optional<ProgramBlock>& Program::block(BlockKind kind) const {
     switch (kind) {
-        case BlockKind::Data:
-            return data;
-        case BlockKind::TransformedData:
-            return transformed_data;
-        case BlockKind::Parameters:
-            return parameters;
-        case BlockKind::TransformedParameters:
-            return transformed_parameters;
-        case BlockKind::Model:
-            return model;
-        case BlockKind::GeneratedQuantities:
-            return generated_quantities;
+        case BlockKind::Data: return data;
+        case BlockKind::TransformedData: return transformed_data;
+        case BlockKind::Parameters: return parameters;
+        case BlockKind::TransformedParameters: return transformed_parameters;
+        case BlockKind::Model: return model;
+        case BlockKind::GeneratedQuantities: return generated_quantities;
     }
     throw InternalError("Program::block: unknown block kind");
 }
@@ -71,94 +65,62 @@ const BinaryOpInfo& binary_op_info(BinaryOp op) {
 
 std::string_view symbol(UnaryOp op) {
     switch (op) {
-        case UnaryOp::Minus:
-            return "-";
-        case UnaryOp::Plus:
-            return "+";
-        case UnaryOp::Not:
-            return "!";
+        case UnaryOp::Minus: return "-";
+        case UnaryOp::Plus: return "+";
+        case UnaryOp::Not: return "!";
     }
     return "?";
 }
 
 std::string_view symbol(AssignOp op) {
     switch (op) {
-        case AssignOp::Assign:
-            return "=";
-        case AssignOp::Add:
-            return "+=";
-        case AssignOp::Subtract:
-            return "-=";
-        case AssignOp::Multiply:
-            return "*=";
-        case AssignOp::Divide:
-            return "/=";
-        case AssignOp::EltMultiply:
-            return ".*=";
-        case AssignOp::EltDivide:
-            return "./=";
+        case AssignOp::Assign: return "=";
+        case AssignOp::Add: return "+=";
+        case AssignOp::Subtract: return "-=";
+        case AssignOp::Multiply: return "*=";
+        case AssignOp::Divide: return "/=";
+        case AssignOp::EltMultiply: return ".*=";
+        case AssignOp::EltDivide: return "./=";
     }
     return "?";
 }
 
 std::string_view name(BaseType type) {
     switch (type) {
-        case BaseType::Int:
-            return "int";
-        case BaseType::Real:
-            return "real";
-        case BaseType::Vector:
-            return "vector";
-        case BaseType::RowVector:
-            return "row_vector";
-        case BaseType::Matrix:
-            return "matrix";
-        case BaseType::Simplex:
-            return "simplex";
-        case BaseType::UnitVector:
-            return "unit_vector";
-        case BaseType::Ordered:
-            return "ordered";
-        case BaseType::PositiveOrdered:
-            return "positive_ordered";
-        case BaseType::CholeskyFactorCorr:
-            return "cholesky_factor_corr";
-        case BaseType::CholeskyFactorCov:
-            return "cholesky_factor_cov";
-        case BaseType::CorrMatrix:
-            return "corr_matrix";
-        case BaseType::CovMatrix:
-            return "cov_matrix";
+        case BaseType::Int: return "int";
+        case BaseType::Real: return "real";
+        case BaseType::Vector: return "vector";
+        case BaseType::RowVector: return "row_vector";
+        case BaseType::Matrix: return "matrix";
+        case BaseType::Simplex: return "simplex";
+        case BaseType::UnitVector: return "unit_vector";
+        case BaseType::Ordered: return "ordered";
+        case BaseType::PositiveOrdered: return "positive_ordered";
+        case BaseType::CholeskyFactorCorr: return "cholesky_factor_corr";
+        case BaseType::CholeskyFactorCov: return "cholesky_factor_cov";
+        case BaseType::CorrMatrix: return "corr_matrix";
+        case BaseType::CovMatrix: return "cov_matrix";
     }
     return "?";
 }
 
 std::string_view name(BlockKind kind) {
     switch (kind) {
-        case BlockKind::Data:
-            return "data";
-        case BlockKind::TransformedData:
-            return "transformed data";
-        case BlockKind::Parameters:
-            return "parameters";
-        case BlockKind::TransformedParameters:
-            return "transformed parameters";
-        case BlockKind::Model:
-            return "model";
-        case BlockKind::GeneratedQuantities:
-            return "generated quantities";
+        case BlockKind::Data: return "data";
+        case BlockKind::TransformedData: return "transformed data";
+        case BlockKind::Parameters: return "parameters";
+        case BlockKind::TransformedParameters: return "transformed parameters";
+        case BlockKind::Model: return "model";
+        case BlockKind::GeneratedQuantities: return "generated quantities";
     }
     return "?";
 }
 
 std::string_view name(PrintKind kind) {
     switch (kind) {
-        case PrintKind::Print:
-            return "print";
-        case PrintKind::Reject:
-            return "reject";
-        case PrintKind::FatalError:
-            return "fatal_error";
+        case PrintKind::Print: return "print";
+        case PrintKind::Reject: return "reject";
+        case PrintKind::FatalError: return "fatal_error";
     }
     return "?";
 }

@@ -54,8 +54,7 @@ std::optional<std::string> check_vector(BaseType base, const Eigen::VectorXd& x)
                         base == BaseType::Ordered ? "ordered" : "positive_ordered", k + 1, x[k], k,
                         x[k - 1]);
             return std::nullopt;
-        default:
-            return std::nullopt;
+        default: return std::nullopt;
     }
 }
 

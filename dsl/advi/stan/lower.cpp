@@ -8,6 +8,8 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -39,21 +41,37 @@ struct ReturnSignal {
 
 Base base_of(BaseType t) {
     switch (t) {
-        case BaseType::Int:
-            return Base::Int;
-        case BaseType::Real:
-            return Base::Real;
+        case BaseType::Int: return Base::Int;
+        case BaseType::Real: return Base::Real;
         case BaseType::Vector:
         case BaseType::Simplex:
         case BaseType::UnitVector:
         case BaseType::Ordered:
-        case BaseType::PositiveOrdered:
-            return Base::Vector;
-        case BaseType::RowVector:
-            return Base::RowVector;
-        default:
-            return Base::Matrix;
+        case BaseType::PositiveOrdered: return Base::Vector;
+        case BaseType::RowVector: return Base::RowVector;
+        default: return Base::Matrix;
     }
+}
+
+// The support a constrained type declares; nothing for int, real, vector, row_vector, matrix.
+std::optional<Support> declared_support(BaseType t) {
+    // clang-format off
+    static const std::pair<BaseType, Support (*)()> kSupports[] = {
+        {BaseType::Simplex,            &Support::simplex},
+        {BaseType::UnitVector,         &Support::unit_vector},
+        {BaseType::Ordered,            &Support::ordered},
+        {BaseType::PositiveOrdered,    &Support::positive_ordered},
+        {BaseType::CholeskyFactorCorr, &Support::cholesky_factor_corr},
+        {BaseType::CholeskyFactorCov,  &Support::cholesky_factor_cov},
+        {BaseType::CorrMatrix,         &Support::corr_matrix},
+        {BaseType::CovMatrix,          &Support::cov_matrix},
+    };
+    // clang-format on
+    for (const auto& [type, support] : kSupports) {
+        if (type == t)
+            return support();
+    }
+    return std::nullopt;
 }
 
 // Names assigned anywhere in a statement (for the recurrence check of vectorised loops).
@@ -128,25 +146,18 @@ Value Lowerer::declared_shape(const SizedType& t, const std::string& name) {
     }
     switch (t.base) {
         case BaseType::Int:
-        case BaseType::Real:
-            break;
+        case BaseType::Real: break;
         case BaseType::Vector:
         case BaseType::RowVector:
         case BaseType::Simplex:
         case BaseType::UnitVector:
         case BaseType::Ordered:
-        case BaseType::PositiveOrdered:
-            v.sizes = {sizes.at(0)};
-            break;
-        case BaseType::Matrix:
-            v.sizes = {sizes.at(0), sizes.at(1)};
-            break;
+        case BaseType::PositiveOrdered: v.sizes = {sizes.at(0)}; break;
+        case BaseType::Matrix: v.sizes = {sizes.at(0), sizes.at(1)}; break;
         case BaseType::CholeskyFactorCov:
             v.sizes = {sizes.at(0), sizes.size() > 1 ? sizes[1] : sizes[0]};
             break;
-        default:
-            v.sizes = {sizes.at(0), sizes.at(0)};
-            break;
+        default: v.sizes = {sizes.at(0), sizes.at(0)}; break;
     }
     // Refused before anything of that size exists: a graph node holds at most INT_MAX
     // elements, and a value must fit in memory.
@@ -335,34 +346,8 @@ void Lowerer::parameters_block() {
         options.upper = arg(d->type.upper);
         options.offset = arg(d->type.offset);
         options.multiplier = arg(d->type.multiplier);
-        switch (d->type.base) {
-            case BaseType::Simplex:
-                options.support = Support::simplex();
-                break;
-            case BaseType::UnitVector:
-                options.support = Support::unit_vector();
-                break;
-            case BaseType::Ordered:
-                options.support = Support::ordered();
-                break;
-            case BaseType::PositiveOrdered:
-                options.support = Support::positive_ordered();
-                break;
-            case BaseType::CholeskyFactorCorr:
-                options.support = Support::cholesky_factor_corr();
-                break;
-            case BaseType::CholeskyFactorCov:
-                options.support = Support::cholesky_factor_cov();
-                break;
-            case BaseType::CorrMatrix:
-                options.support = Support::corr_matrix();
-                break;
-            case BaseType::CovMatrix:
-                options.support = Support::cov_matrix();
-                break;
-            default:
-                break;
-        }
+        if (const std::optional<Support> s = declared_support(d->type.base))
+            options.support = *s;
         // array[U] simplex[K] (and ordered, positive_ordered, unit_vector) is mat[U, K] with
         // the vectors as rows, the layout of array[U] vector[K]: the library's supports take
         // each row of a matrix as one vector.
@@ -397,45 +382,39 @@ void Lowerer::parameters_block() {
     }
 }
 
-void Lowerer::transformed_parameters_block() {
-    block_ = BlockKind::TransformedParameters;
+std::vector<std::pair<std::string, Var*>> Lowerer::declaring_block(const ProgramBlock& b,
+                                                                   std::string_view what) {
     std::vector<std::string> names;
-    for (const Statement& s : program_.transformed_parameters->statements) {
+    for (const Statement& s : b.statements) {
         if (const auto* d = s.as<VarDecl>())
             names.push_back(d->name);
         statement(s);
     }
+    std::vector<std::pair<std::string, Var*>> vars;
     for (const std::string& n : names) {
         Var* var = find(n);
-        if (!var->initialised) {
-            fail(program_.transformed_parameters->loc,
-                 fmt::format("transformed parameter `{}` is never assigned", n));
-        }
+        if (!var->initialised)
+            fail(b.loc, fmt::format("{} `{}` is never assigned", what, n));
+        vars.emplace_back(n, var);
+    }
+    return vars;
+}
+
+void Lowerer::transformed_parameters_block() {
+    block_ = BlockKind::TransformedParameters;
+    const ProgramBlock& b = *program_.transformed_parameters;
+    for (const auto& [n, var] : declaring_block(b, "transformed parameter")) {
         var->readonly = true;
-        const Value& v = var->value;
-        Expr e = real(v, program_.transformed_parameters->loc);
-        out_.transformed_parameters().push_back({n, flat_dims(v), e});
+        out_.transformed_parameters().push_back(
+            {n, flat_dims(var->value), real(var->value, b.loc)});
     }
 }
 
 void Lowerer::generated_quantities_block() {
     block_ = BlockKind::GeneratedQuantities;
-    std::vector<std::string> names;
-    for (const Statement& s : program_.generated_quantities->statements) {
-        if (const auto* d = s.as<VarDecl>())
-            names.push_back(d->name);
-        statement(s);
-    }
-    for (const std::string& n : names) {
-        Var* var = find(n);
-        if (!var->initialised) {
-            fail(program_.generated_quantities->loc,
-                 fmt::format("generated quantity `{}` is never assigned", n));
-        }
-        const Value& v = var->value;
-        out_.generated_quantities().push_back(
-            {n, flat_dims(v), real(v, program_.generated_quantities->loc)});
-    }
+    const ProgramBlock& b = *program_.generated_quantities;
+    for (const auto& [n, var] : declaring_block(b, "generated quantity"))
+        out_.generated_quantities().push_back({n, flat_dims(var->value), real(var->value, b.loc)});
 }
 
 void Lowerer::model_block() {
@@ -577,26 +556,13 @@ void Lowerer::assign(const Assign& a, Loc at) {
     if (a.op != AssignOp::Assign) {
         BinaryOp op = BinaryOp::Add;
         switch (a.op) {
-            case AssignOp::Add:
-                op = BinaryOp::Add;
-                break;
-            case AssignOp::Subtract:
-                op = BinaryOp::Subtract;
-                break;
-            case AssignOp::Multiply:
-                op = BinaryOp::Multiply;
-                break;
-            case AssignOp::Divide:
-                op = BinaryOp::Divide;
-                break;
-            case AssignOp::EltMultiply:
-                op = BinaryOp::EltMultiply;
-                break;
-            case AssignOp::EltDivide:
-                op = BinaryOp::EltDivide;
-                break;
-            default:
-                break;
+            case AssignOp::Add: op = BinaryOp::Add; break;
+            case AssignOp::Subtract: op = BinaryOp::Subtract; break;
+            case AssignOp::Multiply: op = BinaryOp::Multiply; break;
+            case AssignOp::Divide: op = BinaryOp::Divide; break;
+            case AssignOp::EltMultiply: op = BinaryOp::EltMultiply; break;
+            case AssignOp::EltDivide: op = BinaryOp::EltDivide; break;
+            default: break;
         }
         // An accumulator over a vectorised loop: x += e in every iteration is x += sum of e.
         const int here = static_cast<int>(levels_.size());
@@ -1132,17 +1098,13 @@ bool Lowerer::try_scan(const LoopSpec& loop, int lower, int upper, Loc at) {
         const Node& nd = g[id];
         switch (nd.op) {
             case Op::Add:
-            case Op::Sub:
-                return affine(nd.in[0]) && affine(nd.in[1]);
-            case Op::Neg:
-                return affine(nd.in[0]);
+            case Op::Sub: return affine(nd.in[0]) && affine(nd.in[1]);
+            case Op::Neg: return affine(nd.in[0]);
             case Op::Mul:
                 return reaches(nd.in[0]) != reaches(nd.in[1]) && affine(nd.in[0]) &&
                        affine(nd.in[1]);
-            case Op::Div:
-                return !reaches(nd.in[1]) && affine(nd.in[0]);
-            default:
-                return false;
+            case Op::Div: return !reaches(nd.in[1]) && affine(nd.in[0]);
+            default: return false;
         }
     };
     if (!reaches(f.id()) || !affine(f.id()))

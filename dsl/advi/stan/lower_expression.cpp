@@ -313,44 +313,6 @@ Value Lowerer::expr(const Expression& e) {
 
 namespace {
 
-int int_op(BinaryOp op, int a, int b, const Lowerer& L, Loc at) {
-    switch (op) {
-        case BinaryOp::Add:
-            return a + b;
-        case BinaryOp::Subtract:
-            return a - b;
-        case BinaryOp::Multiply:
-            return a * b;
-        case BinaryOp::Divide:
-        case BinaryOp::IntDivide:
-            if (b == 0)
-                L.fail(at, "integer division by zero");
-            return a / b;
-        case BinaryOp::Modulo:
-            if (b == 0)
-                L.fail(at, "modulus by zero");
-            return a % b;
-        case BinaryOp::Less:
-            return a < b;
-        case BinaryOp::LessEqual:
-            return a <= b;
-        case BinaryOp::Greater:
-            return a > b;
-        case BinaryOp::GreaterEqual:
-            return a >= b;
-        case BinaryOp::Equal:
-            return a == b;
-        case BinaryOp::NotEqual:
-            return a != b;
-        case BinaryOp::And:
-            return a && b;
-        case BinaryOp::Or:
-            return a || b;
-        default:
-            L.fail(at, "this operator does not apply to ints");
-    }
-}
-
 bool comparison(BinaryOp op) {
     switch (op) {
         case BinaryOp::Less:
@@ -360,33 +322,44 @@ bool comparison(BinaryOp op) {
         case BinaryOp::Equal:
         case BinaryOp::NotEqual:
         case BinaryOp::And:
-        case BinaryOp::Or:
-            return true;
-        default:
-            return false;
+        case BinaryOp::Or: return true;
+        default: return false;
     }
 }
 
 bool compare(BinaryOp op, double a, double b) {
     switch (op) {
-        case BinaryOp::Less:
-            return a < b;
-        case BinaryOp::LessEqual:
-            return a <= b;
-        case BinaryOp::Greater:
-            return a > b;
-        case BinaryOp::GreaterEqual:
-            return a >= b;
-        case BinaryOp::Equal:
-            return a == b;
-        case BinaryOp::NotEqual:
-            return a != b;
-        case BinaryOp::And:
-            return a != 0 && b != 0;
-        case BinaryOp::Or:
-            return a != 0 || b != 0;
+        case BinaryOp::Less: return a < b;
+        case BinaryOp::LessEqual: return a <= b;
+        case BinaryOp::Greater: return a > b;
+        case BinaryOp::GreaterEqual: return a >= b;
+        case BinaryOp::Equal: return a == b;
+        case BinaryOp::NotEqual: return a != b;
+        case BinaryOp::And: return a != 0 && b != 0;
+        case BinaryOp::Or: return a != 0 || b != 0;
+        default: return false;
+    }
+}
+
+int int_op(BinaryOp op, int a, int b, const Lowerer& L, Loc at) {
+    switch (op) {
+        case BinaryOp::Add: return a + b;
+        case BinaryOp::Subtract: return a - b;
+        case BinaryOp::Multiply: return a * b;
+        case BinaryOp::Divide:
+        case BinaryOp::IntDivide:
+            if (b == 0)
+                L.fail(at, "integer division by zero");
+            return a / b;
+        case BinaryOp::Modulo:
+            if (b == 0)
+                L.fail(at, "modulus by zero");
+            return a % b;
         default:
-            return false;
+            // Comparisons and logic as on reals: ints convert exactly.
+            if (comparison(op))
+                return compare(op, a, b);
+            L.fail(at, "this operator does not apply to ints");
     }
 }
 
@@ -462,23 +435,12 @@ Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at) {
         const bool matrices = x.shape().is_matrix() && y.shape().is_matrix();
         Expr e;
         switch (o) {
-            case Op::Add:
-                e = x + y;
-                break;
-            case Op::Sub:
-                e = x - y;
-                break;
-            case Op::Mul:
-                e = matrices ? elt_multiply(x, y) : x * y;
-                break;
-            case Op::Div:
-                e = x / y;
-                break;
-            case Op::Pow:
-                e = pow(x, y);
-                break;
-            default:
-                throw InternalError("elementwise op");
+            case Op::Add: e = x + y; break;
+            case Op::Sub: e = x - y; break;
+            case Op::Mul: e = matrices ? elt_multiply(x, y) : x * y; break;
+            case Op::Div: e = x / y; break;
+            case Op::Pow: e = pow(x, y); break;
+            default: throw InternalError("elementwise op");
         }
         r.expr = e;
         r.level = level;
@@ -486,16 +448,11 @@ Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at) {
         return r;
     };
     switch (op) {
-        case BinaryOp::Add:
-            return elementwise(Op::Add, "+");
-        case BinaryOp::Subtract:
-            return elementwise(Op::Sub, "-");
-        case BinaryOp::EltMultiply:
-            return elementwise(Op::Mul, ".*");
-        case BinaryOp::EltDivide:
-            return elementwise(Op::Div, "./");
-        case BinaryOp::EltPower:
-            return elementwise(Op::Pow, ".^");
+        case BinaryOp::Add: return elementwise(Op::Add, "+");
+        case BinaryOp::Subtract: return elementwise(Op::Sub, "-");
+        case BinaryOp::EltMultiply: return elementwise(Op::Mul, ".*");
+        case BinaryOp::EltDivide: return elementwise(Op::Div, "./");
+        case BinaryOp::EltPower: return elementwise(Op::Pow, ".^");
         case BinaryOp::Power:
             if (ra != 0 || rb != 0)
                 fail(at, "`^` is for scalars; use `.^` elementwise");
@@ -578,10 +535,8 @@ Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at) {
             fail(at, fmt::format("`*` of {} and {}: no such product (use `.*` elementwise)",
                                  type_str(a), type_str(b)));
         }
-        case BinaryOp::LeftDivide:
-            fail(at, "`\\` (left division) is not supported");
-        default:
-            break;
+        case BinaryOp::LeftDivide: fail(at, "`\\` (left division) is not supported");
+        default: break;
     }
     fail(at, fmt::format("`{}` of {} and {} is not supported", binary_op_info(op).symbol,
                          type_str(a), type_str(b)));

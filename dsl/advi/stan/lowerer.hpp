@@ -137,6 +137,10 @@ private:
     void data_block();
     void transformed_data_block();
     void parameters_block();
+    // Runs a block's statements and returns the variables it declares, each checked to be
+    // assigned (`what` names one in the message: "generated quantity `x` is never assigned").
+    std::vector<std::pair<std::string, Var*>> declaring_block(const ProgramBlock& b,
+                                                              std::string_view what);
     void transformed_parameters_block();
     void model_block();
     void generated_quantities_block();

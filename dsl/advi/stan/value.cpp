@@ -14,16 +14,11 @@ std::int64_t Value::size() const {
 namespace {
 std::string_view base_name(Base b) {
     switch (b) {
-        case Base::Int:
-            return "int";
-        case Base::Real:
-            return "real";
-        case Base::Vector:
-            return "vector";
-        case Base::RowVector:
-            return "row_vector";
-        case Base::Matrix:
-            return "matrix";
+        case Base::Int: return "int";
+        case Base::Real: return "real";
+        case Base::Vector: return "vector";
+        case Base::RowVector: return "row_vector";
+        case Base::Matrix: return "matrix";
     }
     return "?";
 }

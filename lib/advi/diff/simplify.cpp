@@ -232,8 +232,7 @@ private:
                             return apply(Op::Dot, apply(Op::ColSums, A), B);
                         case Op::MatTVec:  // A' v
                             return apply(Op::Dot, apply(Op::RowSums, A), B);
-                        default:
-                            break;
+                        default: break;
                     }
                 }
                 break;
@@ -266,8 +265,7 @@ private:
                     }
                 }
                 break;
-            default:
-                break;
+            default: break;
         }
         return std::nullopt;
     }

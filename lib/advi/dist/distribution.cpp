@@ -41,32 +41,22 @@ namespace {
 
 std::string_view domain_name(ArgDomain d) {
     switch (d) {
-        case ArgDomain::Real:
-            return "real";
-        case ArgDomain::Positive:
-            return "positive";
-        case ArgDomain::NonNegative:
-            return "non-negative";
-        case ArgDomain::Unit:
-            return "in [0, 1]";
-        case ArgDomain::Count:
-            return "a non-negative integer";
+        case ArgDomain::Real: return "real";
+        case ArgDomain::Positive: return "positive";
+        case ArgDomain::NonNegative: return "non-negative";
+        case ArgDomain::Unit: return "in [0, 1]";
+        case ArgDomain::Count: return "a non-negative integer";
     }
     return "?";
 }
 
 bool in_domain(ArgDomain d, double v) {
     switch (d) {
-        case ArgDomain::Real:
-            return std::isfinite(v);
-        case ArgDomain::Positive:
-            return v > 0 && std::isfinite(v);
-        case ArgDomain::NonNegative:
-            return v >= 0 && std::isfinite(v);
-        case ArgDomain::Unit:
-            return v >= 0 && v <= 1;
-        case ArgDomain::Count:
-            return v >= 0 && std::isfinite(v) && v == std::floor(v);
+        case ArgDomain::Real: return std::isfinite(v);
+        case ArgDomain::Positive: return v > 0 && std::isfinite(v);
+        case ArgDomain::NonNegative: return v >= 0 && std::isfinite(v);
+        case ArgDomain::Unit: return v >= 0 && v <= 1;
+        case ArgDomain::Count: return v >= 0 && std::isfinite(v) && v == std::floor(v);
     }
     return false;
 }

@@ -143,16 +143,13 @@ namespace {
 std::string node_rhs(const Graph& g, NodeId id) {
     const Node& n = g[id];
     switch (n.op) {
-        case Op::Const:
-            return fmt::format("const {}", n.value);
+        case Op::Const: return fmt::format("const {}", n.value);
         case Op::Data:
             return fmt::format("data {}{}", g.label(id), n.dtype == DType::Int ? " int" : "");
-        case Op::Param:
-            return fmt::format("param {}", g.label(id));
+        case Op::Param: return fmt::format("param {}", g.label(id));
         case Op::Zeta:
             return fmt::format("zeta[{}:{}] {}", n.index, n.index + n.shape.size(), g.label(id));
-        default:
-            break;
+        default: break;
     }
     std::string s(op_name(n.op));
     for (int k = 0; k < n.arity(); ++k) s += fmt::format(" %{}", n.in[k]);

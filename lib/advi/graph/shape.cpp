@@ -7,12 +7,9 @@ namespace advi {
 
 std::string Shape::str() const {
     switch (kind) {
-        case Kind::Scalar:
-            return "real";
-        case Kind::Vector:
-            return fmt::format("vec[{}]", rows);
-        case Kind::Matrix:
-            return fmt::format("mat[{},{}]", rows, cols);
+        case Kind::Scalar: return "real";
+        case Kind::Vector: return fmt::format("vec[{}]", rows);
+        case Kind::Matrix: return fmt::format("mat[{},{}]", rows, cols);
     }
     return "?";
 }

@@ -142,35 +142,16 @@ private:
             if (e != TextStream::kEnd)
                 in_.advance();
             switch (e) {
-                case '"':
-                    out += '"';
-                    break;
-                case '\\':
-                    out += '\\';
-                    break;
-                case '/':
-                    out += '/';
-                    break;
-                case 'b':
-                    out += '\b';
-                    break;
-                case 'f':
-                    out += '\f';
-                    break;
-                case 'n':
-                    out += '\n';
-                    break;
-                case 'r':
-                    out += '\r';
-                    break;
-                case 't':
-                    out += '\t';
-                    break;
-                case 'u':
-                    append_utf8(out, read_code_point(esc));
-                    break;
-                default:
-                    throw in_.error_at(esc, "invalid escape in a string");
+                case '"': out += '"'; break;
+                case '\\': out += '\\'; break;
+                case '/': out += '/'; break;
+                case 'b': out += '\b'; break;
+                case 'f': out += '\f'; break;
+                case 'n': out += '\n'; break;
+                case 'r': out += '\r'; break;
+                case 't': out += '\t'; break;
+                case 'u': append_utf8(out, read_code_point(esc)); break;
+                default: throw in_.error_at(esc, "invalid escape in a string");
             }
         }
     }

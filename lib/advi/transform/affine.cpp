@@ -43,7 +43,8 @@ Eigen::VectorXd affine_value(const Eigen::VectorXd& z, Shape, const Support& s) 
 
 }  // namespace
 
-const Transform kAffineTransform{"affine",         "any shape",   fits_any_shape,     same_shape,
-                                 affine_constrain, affine_logdet, affine_unconstrain, affine_value};
+// clang-format off
+const Transform kAffineTransform {"affine", "any shape", fits_any_shape, same_shape, affine_constrain, affine_logdet, affine_unconstrain, affine_value};
+// clang-format on
 
 }  // namespace advi

@@ -21,18 +21,6 @@ using Cov = fused::Op1<CholeskyCovKernels>;
 using SelfT = fused::Op1<LowerTriSelfTransposeKernels>;
 using MatrixMap = Eigen::Map<const Eigen::MatrixXd>;
 
-Shape corr_free(Shape s) {
-    return CholeskyCorrKernels::input_shape(s).value_or(s);
-}
-bool corr_fits(Shape s) {
-    return CholeskyCorrKernels::input_shape(s).has_value();
-}
-Shape cov_free(Shape s) {
-    return CholeskyCovKernels::input_shape(s).value_or(s);
-}
-bool cov_fits(Shape s) {
-    return CholeskyCovKernels::input_shape(s).has_value();
-}
 bool cov_matrix_fits(Shape s) {
     return s.is_matrix() && s.rows == s.cols && s.rows >= 1;
 }
@@ -116,14 +104,8 @@ NodeId cov_matrix_logdet(Graph& g, NodeId zeta, NodeId theta, const Support&) {
     return g.apply(Op::Add, d, g.constant(K * std::numbers::ln2));
 }
 
-NodeId cholesky_corr_constrain(Graph& g, NodeId zeta, Shape shape, const Support&) {
-    return Corr::build(g, zeta, shape);
-}
 NodeId corr_matrix_constrain(Graph& g, NodeId zeta, Shape shape, const Support&) {
     return SelfT::build(g, Corr::build(g, zeta, shape), shape);
-}
-NodeId cholesky_cov_constrain(Graph& g, NodeId zeta, Shape shape, const Support&) {
-    return Cov::build(g, zeta, shape);
 }
 NodeId cov_matrix_constrain(Graph& g, NodeId zeta, Shape shape, const Support&) {
     return SelfT::build(g, Cov::build(g, zeta, shape), shape);
@@ -185,33 +167,11 @@ Eigen::VectorXd value(const Eigen::VectorXd& z, Shape s, const Support&) {
 
 }  // namespace
 
-const Transform kCholeskyCorrTransform{"cholesky-corr",
-                                       CholeskyCorrKernels::needs,
-                                       corr_fits,
-                                       corr_free,
-                                       cholesky_corr_constrain,
-                                       cholesky_corr_logdet,
-                                       cholesky_corr_unconstrain,
-                                       value<CholeskyCorrKernels, false>};
-const Transform kCorrMatrixTransform{"corr-matrix",
-                                     CholeskyCorrKernels::needs,
-                                     corr_fits,
-                                     corr_free,
-                                     corr_matrix_constrain,
-                                     corr_matrix_logdet,
-                                     corr_matrix_unconstrain,
-                                     value<CholeskyCorrKernels, true>};
-const Transform kCholeskyCovTransform{"cholesky-cov",
-                                      CholeskyCovKernels::needs,
-                                      cov_fits,
-                                      cov_free,
-                                      cholesky_cov_constrain,
-                                      cholesky_cov_logdet,
-                                      cholesky_cov_unconstrain,
-                                      value<CholeskyCovKernels, false>};
-const Transform kCovMatrixTransform{"cov-matrix",           "mat[K,K] with K >= 1",
-                                    cov_matrix_fits,        cov_free,
-                                    cov_matrix_constrain,   cov_matrix_logdet,
-                                    cov_matrix_unconstrain, value<CholeskyCovKernels, true>};
+// clang-format off
+const Transform kCholeskyCorrTransform {"cholesky-corr", CholeskyCorrKernels::needs, fused_fits<CholeskyCorrKernels>, fused_free<CholeskyCorrKernels>, fused_constrain<CholeskyCorrKernels>, cholesky_corr_logdet, cholesky_corr_unconstrain, value<CholeskyCorrKernels, false>};
+const Transform kCorrMatrixTransform   {"corr-matrix",   CholeskyCorrKernels::needs, fused_fits<CholeskyCorrKernels>, fused_free<CholeskyCorrKernels>, corr_matrix_constrain,                corr_matrix_logdet,   corr_matrix_unconstrain,   value<CholeskyCorrKernels, true>};
+const Transform kCholeskyCovTransform  {"cholesky-cov",  CholeskyCovKernels::needs,  fused_fits<CholeskyCovKernels>,  fused_free<CholeskyCovKernels>,  fused_constrain<CholeskyCovKernels>,  cholesky_cov_logdet,  cholesky_cov_unconstrain,  value<CholeskyCovKernels, false>};
+const Transform kCovMatrixTransform    {"cov-matrix",    "mat[K,K] with K >= 1",     cov_matrix_fits,                 fused_free<CholeskyCovKernels>,  cov_matrix_constrain,                 cov_matrix_logdet,    cov_matrix_unconstrain,    value<CholeskyCovKernels, true>};
+// clang-format on
 
 }  // namespace advi

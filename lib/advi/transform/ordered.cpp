@@ -13,13 +13,6 @@ namespace advi {
 
 namespace {
 
-bool ordered_fits(Shape s) {
-    return OrderedKernels::input_shape(s).has_value();
-}
-
-NodeId ordered_constrain(Graph& g, NodeId zeta, Shape shape, const Support&) {
-    return fused::Op1<OrderedKernels>::build(g, zeta, shape);
-}
 // sum_{k>=1} zeta_k: over U rows, the weights (0, 1, ..., 1) applied to the column sums.
 NodeId ordered_logdet(Graph& g, NodeId zeta, NodeId, const Support&) {
     const Shape s = g[zeta].shape;
@@ -52,9 +45,6 @@ Eigen::VectorXd ordered_value(const Eigen::VectorXd& z, Shape shape, const Suppo
     return rowwise_value<OrderedKernels>(z, shape);
 }
 
-NodeId positive_ordered_constrain(Graph& g, NodeId zeta, Shape shape, const Support&) {
-    return fused::Op1<PositiveOrderedKernels>::build(g, zeta, shape);
-}
 NodeId positive_ordered_logdet(Graph& g, NodeId zeta, NodeId, const Support&) {
     return g.apply(Op::Sum, zeta);
 }
@@ -74,16 +64,9 @@ Eigen::VectorXd positive_ordered_value(const Eigen::VectorXd& z, Shape shape, co
 
 }  // namespace
 
-const Transform kOrderedTransform{"ordered",           OrderedKernels::needs, ordered_fits,
-                                  same_shape,          ordered_constrain,     ordered_logdet,
-                                  ordered_unconstrain, ordered_value};
-const Transform kPositiveOrderedTransform{"positive-ordered",
-                                          PositiveOrderedKernels::needs,
-                                          ordered_fits,
-                                          same_shape,
-                                          positive_ordered_constrain,
-                                          positive_ordered_logdet,
-                                          positive_ordered_unconstrain,
-                                          positive_ordered_value};
+// clang-format off
+const Transform kOrderedTransform         {"ordered",          OrderedKernels::needs,         fused_fits<OrderedKernels>, same_shape, fused_constrain<OrderedKernels>,         ordered_logdet,          ordered_unconstrain,          ordered_value};
+const Transform kPositiveOrderedTransform {"positive-ordered", PositiveOrderedKernels::needs, fused_fits<OrderedKernels>, same_shape, fused_constrain<PositiveOrderedKernels>, positive_ordered_logdet, positive_ordered_unconstrain, positive_ordered_value};
+// clang-format on
 
 }  // namespace advi

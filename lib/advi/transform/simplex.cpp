@@ -13,18 +13,6 @@ namespace advi {
 
 namespace {
 
-Shape simplex_free(Shape s) {
-    const auto in = SimplexKernels::input_shape(s);
-    return in ? *in : s;
-}
-bool simplex_fits(Shape s) {
-    return SimplexKernels::input_shape(s).has_value();
-}
-
-NodeId simplex_constrain(Graph& g, NodeId zeta, Shape shape, const Support&) {
-    return fused::Op1<SimplexKernels>::build(g, zeta, shape);
-}
-
 // The Jacobian of (zeta_0..zeta_{K-2}) -> (theta_0..theta_{K-2}) is lower triangular with
 // diagonal s_k w_k (1 - w_k), and log s_k = sum_{i<k} log(1 - w_i), so
 //   log|J| = sum_k [log w_k + (K - 1 - k) log(1 - w_k)],  w_k = logit^-1(a_k),
@@ -83,8 +71,8 @@ Eigen::VectorXd simplex_value(const Eigen::VectorXd& zeta, Shape shape, const Su
 
 }  // namespace
 
-const Transform kSimplexTransform{
-    "stick-breaking simplex", SimplexKernels::needs, simplex_fits,        simplex_free,
-    simplex_constrain,        simplex_logdet,        simplex_unconstrain, simplex_value};
+// clang-format off
+const Transform kSimplexTransform {"stick-breaking simplex", SimplexKernels::needs, fused_fits<SimplexKernels>, fused_free<SimplexKernels>, fused_constrain<SimplexKernels>, simplex_logdet, simplex_unconstrain, simplex_value};
+// clang-format on
 
 }  // namespace advi

@@ -68,16 +68,12 @@ struct Range {
 std::optional<Range> entry_range(Support::Kind k) {
     using K = Support::Kind;
     switch (k) {
-        case K::Simplex:
-            return Range{0.0, 1.0, false};
-        case K::PositiveOrdered:
-            return Range{0.0, kInf, true};
+        case K::Simplex: return Range{0.0, 1.0, false};
+        case K::PositiveOrdered: return Range{0.0, kInf, true};
         case K::UnitVector:
         case K::CholeskyFactorCorr:
-        case K::CorrMatrix:
-            return Range{-1.0, 1.0, false};
-        default:
-            return std::nullopt;
+        case K::CorrMatrix: return Range{-1.0, 1.0, false};
+        default: return std::nullopt;
     }
 }
 
@@ -166,8 +162,7 @@ bool Support::contains(double x) const {
             }
             return x > lo && x < hi;
         }
-        default:
-            break;
+        default: break;
     }
     if (auto r = entry_range(kind)) {
         return r->open ? (x > r->lo && x < r->hi) : (x >= r->lo && x <= r->hi);
@@ -203,8 +198,7 @@ bool Support::contains(const Eigen::VectorXd& theta, Shape shape, double tol) co
     };
     switch (kind) {
         case Kind::Real:
-        case Kind::Affine:
-            return true;
+        case Kind::Affine: return true;
         case Kind::Lower:
         case Kind::Upper:
         case Kind::Interval:
@@ -246,8 +240,7 @@ bool Support::contains(const Eigen::VectorXd& theta, Shape shape, double tol) co
             }
             return true;
         }
-        case Kind::CholeskyFactorCov:
-            return shape.is_matrix() && lower_tri_positive_diag();
+        case Kind::CholeskyFactorCov: return shape.is_matrix() && lower_tri_positive_diag();
         case Kind::CholeskyFactorCorr:
             if (!shape.is_matrix() || !lower_tri_positive_diag())
                 return false;
@@ -256,8 +249,7 @@ bool Support::contains(const Eigen::VectorXd& theta, Shape shape, double tol) co
                     return false;
             }
             return true;
-        case Kind::CovMatrix:
-            return shape.is_matrix() && symmetric_pd();
+        case Kind::CovMatrix: return shape.is_matrix() && symmetric_pd();
         case Kind::CorrMatrix:
             if (!shape.is_matrix() || !symmetric_pd())
                 return false;
@@ -308,34 +300,23 @@ bool Support::covers(const Support& other) const {
 
 std::string Support::str() const {
     switch (kind) {
-        case Kind::Real:
-            return "real";
+        case Kind::Real: return "real";
         case Kind::Lower:
             return lower.is_scalar() && lower.values[0] == 0
                        ? "positive"
                        : fmt::format("lower({})", lower.str());
-        case Kind::Upper:
-            return fmt::format("upper({})", upper.str());
-        case Kind::Interval:
-            return fmt::format("interval({}, {})", lower.str(), upper.str());
+        case Kind::Upper: return fmt::format("upper({})", upper.str());
+        case Kind::Interval: return fmt::format("interval({}, {})", lower.str(), upper.str());
         case Kind::Affine:
             return fmt::format("affine(offset {}, multiplier {})", offset.str(), multiplier.str());
-        case Kind::Simplex:
-            return "simplex";
-        case Kind::Ordered:
-            return "ordered";
-        case Kind::PositiveOrdered:
-            return "positive_ordered";
-        case Kind::UnitVector:
-            return "unit_vector";
-        case Kind::CholeskyFactorCorr:
-            return "cholesky_factor_corr";
-        case Kind::CholeskyFactorCov:
-            return "cholesky_factor_cov";
-        case Kind::CorrMatrix:
-            return "corr_matrix";
-        case Kind::CovMatrix:
-            return "cov_matrix";
+        case Kind::Simplex: return "simplex";
+        case Kind::Ordered: return "ordered";
+        case Kind::PositiveOrdered: return "positive_ordered";
+        case Kind::UnitVector: return "unit_vector";
+        case Kind::CholeskyFactorCorr: return "cholesky_factor_corr";
+        case Kind::CholeskyFactorCov: return "cholesky_factor_cov";
+        case Kind::CorrMatrix: return "corr_matrix";
+        case Kind::CovMatrix: return "cov_matrix";
     }
     return "?";
 }

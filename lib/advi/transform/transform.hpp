@@ -8,6 +8,7 @@
 #include <Eigen/Core>
 
 #include <advi/graph/graph.hpp>
+#include <advi/graph/ops_constrain.hpp>
 
 #include <advi/transform/support.hpp>
 
@@ -45,6 +46,21 @@ inline bool fits_any_shape(Shape) {
 }
 inline Shape same_shape(Shape s) {
     return s;
+}
+
+// Row helpers of a transform whose T^-1 is the fused op of kernels M (graph/ops_constrain.hpp):
+// the shapes it fits, its free shape, T^-1 as that op.
+template <class M>
+bool fused_fits(Shape s) {
+    return M::input_shape(s).has_value();
+}
+template <class M>
+Shape fused_free(Shape s) {
+    return M::input_shape(s).value_or(s);
+}
+template <class M>
+NodeId fused_constrain(Graph& g, NodeId zeta, Shape shape, const Support&) {
+    return fused::Op1<M>::build(g, zeta, shape);
 }
 
 // Fragment helpers. The node of a support argument for a variable of shape `shape`: a

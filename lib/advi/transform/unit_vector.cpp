@@ -41,13 +41,8 @@ Eigen::VectorXd unit_vector_value(const Eigen::VectorXd& z, Shape shape, const S
 
 }  // namespace
 
-const Transform kUnitVectorTransform{"unit-vector",
-                                     "vec[K] or mat[U,K] (U unit vectors as rows), K >= 2",
-                                     vector_2,
-                                     same_shape,
-                                     unit_vector_constrain,
-                                     unit_vector_logdet,
-                                     unit_vector_unconstrain,
-                                     unit_vector_value};
+// clang-format off
+const Transform kUnitVectorTransform {"unit-vector", "vec[K] or mat[U,K] (U unit vectors as rows), K >= 2", vector_2, same_shape, unit_vector_constrain, unit_vector_logdet, unit_vector_unconstrain, unit_vector_value};
+// clang-format on
 
 }  // namespace advi

@@ -199,14 +199,9 @@ void materialise(const fs::path& path, const File& f) {
     std::error_code ec;
     fs::remove_all(path, ec);
     switch (f.kind) {
-        case File::Kind::Text:
-            std::ofstream(path, std::ios::binary) << f.text;
-            break;
-        case File::Kind::Missing:
-            break;
-        case File::Kind::Directory:
-            fs::create_directory(path);
-            break;
+        case File::Kind::Text: std::ofstream(path, std::ios::binary) << f.text; break;
+        case File::Kind::Missing: break;
+        case File::Kind::Directory: fs::create_directory(path); break;
         case File::Kind::Unreadable:
             // A file that opens but cannot be read: /proc/self/mem fails every read at offset 0,
             // even for root (for whom permission bits do not stop a read).

@@ -36,28 +36,20 @@ struct Case {
 
 std::vector<double> points(Where w) {
     switch (w) {
-        case Where::Real:
-            return {-3.2, -0.4, 0.3, 2.7};
-        case Where::Positive:
-            return {0.05, 0.8, 3.3, 12.0};
-        case Where::Unit:
-            return {0.01, 0.3, 0.75, 0.999};
-        case Where::Negative:
-            return {-8.0, -1.2, -0.4, -1e-3};
+        case Where::Real: return {-3.2, -0.4, 0.3, 2.7};
+        case Where::Positive: return {0.05, 0.8, 3.3, 12.0};
+        case Where::Unit: return {0.01, 0.3, 0.75, 0.999};
+        case Where::Negative: return {-8.0, -1.2, -0.4, -1e-3};
     }
     return {};
 }
 
 Support support(Where w) {
     switch (w) {
-        case Where::Real:
-            return Support::real();
-        case Where::Positive:
-            return Support::positive();
-        case Where::Unit:
-            return Support::interval(0, 1);
-        case Where::Negative:
-            return Support::upper_bound(0.0);
+        case Where::Real: return Support::real();
+        case Where::Positive: return Support::positive();
+        case Where::Unit: return Support::interval(0, 1);
+        case Where::Negative: return Support::upper_bound(0.0);
     }
     return Support::real();
 }

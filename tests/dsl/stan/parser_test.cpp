@@ -42,15 +42,9 @@ Expression random_expression(std::mt19937& rng, int depth) {
     Expression e;
     const int kind = depth == 0 ? pick(3) : pick(11);
     switch (kind) {
-        case 0:
-            e.node = Variable{std::string(1, static_cast<char>('a' + pick(5)))};
-            break;
-        case 1:
-            e.node = IntLiteral{pick(10)};
-            break;
-        case 2:
-            e.node = RealLiteral{0.5 * pick(5)};
-            break;
+        case 0: e.node = Variable{std::string(1, static_cast<char>('a' + pick(5)))}; break;
+        case 1: e.node = IntLiteral{pick(10)}; break;
+        case 2: e.node = RealLiteral{0.5 * pick(5)}; break;
         case 3:
         case 4:
         case 5: {
@@ -67,9 +61,7 @@ Expression random_expression(std::mt19937& rng, int depth) {
                 Conditional{random_expression(rng, depth - 1), random_expression(rng, depth - 1),
                             random_expression(rng, depth - 1)};
             break;
-        case 8:
-            e.node = Transpose{random_expression(rng, depth - 1)};
-            break;
+        case 8: e.node = Transpose{random_expression(rng, depth - 1)}; break;
         case 9: {
             Index i;
             i.is_range = pick(2) == 1;

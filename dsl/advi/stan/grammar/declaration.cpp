@@ -15,14 +15,10 @@ struct ConstraintItem {
 
 constexpr std::string_view constraint_name(ConstraintKind k) {
     switch (k) {
-        case ConstraintKind::Lower:
-            return "lower";
-        case ConstraintKind::Upper:
-            return "upper";
-        case ConstraintKind::Offset:
-            return "offset";
-        case ConstraintKind::Multiplier:
-            return "multiplier";
+        case ConstraintKind::Lower: return "lower";
+        case ConstraintKind::Upper: return "upper";
+        case ConstraintKind::Offset: return "offset";
+        case ConstraintKind::Multiplier: return "multiplier";
     }
     return "?";
 }
@@ -36,32 +32,20 @@ struct TypeShape {
 
 TypeShape shape_of(BaseType t) {
     switch (t) {
-        case BaseType::Int:
-            return {0, 0, "int", true, false};
-        case BaseType::Real:
-            return {0, 0, "real", true, true};
-        case BaseType::Vector:
-            return {1, 1, "vector[N]", true, true};
-        case BaseType::RowVector:
-            return {1, 1, "row_vector[N]", true, true};
-        case BaseType::Matrix:
-            return {2, 2, "matrix[rows, cols]", true, true};
-        case BaseType::Simplex:
-            return {1, 1, "simplex[K]", false, false};
-        case BaseType::UnitVector:
-            return {1, 1, "unit_vector[K]", false, false};
-        case BaseType::Ordered:
-            return {1, 1, "ordered[K]", false, false};
-        case BaseType::PositiveOrdered:
-            return {1, 1, "positive_ordered[K]", false, false};
-        case BaseType::CholeskyFactorCorr:
-            return {1, 1, "cholesky_factor_corr[K]", false, false};
+        case BaseType::Int: return {0, 0, "int", true, false};
+        case BaseType::Real: return {0, 0, "real", true, true};
+        case BaseType::Vector: return {1, 1, "vector[N]", true, true};
+        case BaseType::RowVector: return {1, 1, "row_vector[N]", true, true};
+        case BaseType::Matrix: return {2, 2, "matrix[rows, cols]", true, true};
+        case BaseType::Simplex: return {1, 1, "simplex[K]", false, false};
+        case BaseType::UnitVector: return {1, 1, "unit_vector[K]", false, false};
+        case BaseType::Ordered: return {1, 1, "ordered[K]", false, false};
+        case BaseType::PositiveOrdered: return {1, 1, "positive_ordered[K]", false, false};
+        case BaseType::CholeskyFactorCorr: return {1, 1, "cholesky_factor_corr[K]", false, false};
         case BaseType::CholeskyFactorCov:
             return {1, 2, "cholesky_factor_cov[M] or cholesky_factor_cov[M, N]", false, false};
-        case BaseType::CorrMatrix:
-            return {1, 1, "corr_matrix[K]", false, false};
-        case BaseType::CovMatrix:
-            return {1, 1, "cov_matrix[K]", false, false};
+        case BaseType::CorrMatrix: return {1, 1, "corr_matrix[K]", false, false};
+        case BaseType::CovMatrix: return {1, 1, "cov_matrix[K]", false, false};
     }
     throw InternalError("shape_of: unknown base type");
 }
@@ -88,18 +72,10 @@ SizedType make_sized_type(const ParseState& state, Loc loc, BaseType base,
                                   "multiplier"};
             std::optional<Expression>* slot = nullptr;
             switch (c.kind) {
-                case ConstraintKind::Lower:
-                    slot = &t.lower;
-                    break;
-                case ConstraintKind::Upper:
-                    slot = &t.upper;
-                    break;
-                case ConstraintKind::Offset:
-                    slot = &t.offset;
-                    break;
-                case ConstraintKind::Multiplier:
-                    slot = &t.multiplier;
-                    break;
+                case ConstraintKind::Lower: slot = &t.lower; break;
+                case ConstraintKind::Upper: slot = &t.upper; break;
+                case ConstraintKind::Offset: slot = &t.offset; break;
+                case ConstraintKind::Multiplier: slot = &t.multiplier; break;
             }
             if (*slot)
                 throw SyntaxError{state.at(c.loc),

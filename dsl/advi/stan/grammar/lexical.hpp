@@ -388,17 +388,10 @@ struct UnaryOperator : x3::parser<UnaryOperator> {
             return false;
         UnaryOp op;
         switch (*first) {
-            case '-':
-                op = UnaryOp::Minus;
-                break;
-            case '+':
-                op = UnaryOp::Plus;
-                break;
-            case '!':
-                op = UnaryOp::Not;
-                break;
-            default:
-                return false;
+            case '-': op = UnaryOp::Minus; break;
+            case '+': op = UnaryOp::Plus; break;
+            case '!': op = UnaryOp::Not; break;
+            default: return false;
         }
         if constexpr (wants<Attr>)
             attr = op;

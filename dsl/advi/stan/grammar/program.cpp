@@ -118,9 +118,7 @@ const auto set_base = [](auto& ctx) {
         case BaseType::Real:
         case BaseType::Vector:
         case BaseType::RowVector:
-        case BaseType::Matrix:
-            x3::_val(ctx) = base;
-            return;
+        case BaseType::Matrix: x3::_val(ctx) = base; return;
         default:
             throw SyntaxError{state_of(ctx).at(fusion::at_c<0>(a)),
                               fmt::format("`{}` is not a type for function arguments and results "
