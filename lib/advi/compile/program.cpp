@@ -158,11 +158,12 @@ void Program::bind_instr(Instr& ins) {
     a.scratch = ins.scratch ? arena_.data() + scratch_base_ : nullptr;
     // A scalar elementwise op on real scalars runs its scalar function directly: models
     // with many scalar parameters (hyperpriors, transforms) run chains of these, where the
-    // kernel's size and broadcasting logic would cost more than the arithmetic.
+    // kernel's size and broadcasting logic would cost more than the arithmetic. (Integer
+    // data, which to_real reads, has no real view and takes the kernel.)
     ins.scalar = nullptr;
     const OpInfo& info = op_info(nodes_[ins.id].op);
     if (info.elementwise && info.fold != nullptr && ins.arity >= 1 && ins.arity <= 2 &&
-        a.out_size() == 1 && ins.out.src != Ref::Src::Block && nodes_[ins.id].op != Op::ToReal) {
+        a.out_size() == 1 && ins.out.src != Ref::Src::Block) {
         bool reals = true;
         for (int k = 0; k < ins.arity; ++k)
             reals = reals && a.in[k].x != nullptr && a.in[k].i == nullptr && a.in[k].size() == 1;
