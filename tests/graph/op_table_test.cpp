@@ -223,6 +223,37 @@ TEST_CASE("op table rows follow the enumeration and name every op", "[graph][op]
     }
 }
 
+// The compiler's columns (compile/ asks them instead of switching over ops): each holds only
+// for ops whose inputs it speaks of.
+TEST_CASE("the compiler's columns fit their ops' arities", "[graph][op]") {
+    for (int k = 0; k < kOpCount; ++k) {
+        const Op op = static_cast<Op>(k);
+        const OpInfo& info = op_info(op);
+        INFO(info.name);
+        if (info.alias != nullptr)
+            CHECK(info.arity == 1);  // an alias reads its input 0's buffer
+        CHECK((loop_form(op) == LoopForm::Elementwise) == info.elementwise);
+        CHECK(info.loop != LoopForm::Elementwise);  // elementwise ops are so by their column
+        if (info.loop_fits != nullptr)
+            CHECK(info.loop != LoopForm::None);
+        switch (info.loop) {
+            case LoopForm::Gather:
+            case LoopForm::RowsMatVec:
+            case LoopForm::ScatterAdd:
+            case LoopForm::RowsTVec: CHECK(info.arity == 2); break;
+            case LoopForm::RepCols:
+            case LoopForm::RepRows:
+            case LoopForm::Fill:
+            case LoopForm::Embed:
+            case LoopForm::Sum: CHECK(info.arity == 1); break;
+            case LoopForm::None:
+            case LoopForm::Elementwise: break;
+        }
+        if (info.split != ThreadSplit::None)
+            CHECK(info.arity == 2);
+    }
+}
+
 // The program runs a scalar elementwise op through its fold (the scalar function) and every
 // other instance through the kernel: the two must agree bit for bit.
 TEST_CASE("elementwise kernels agree with their scalar folds", "[graph][op]") {

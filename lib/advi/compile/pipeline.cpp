@@ -1,30 +1,18 @@
 // The pipeline passes in order, each stage printable (ADVI_DUMP).
 #include <advi/compile/pipeline.hpp>
 
-#include <cstdlib>
 #include <iostream>
-#include <string>
 
 #include <advi/compile/constrain.hpp>
+#include <advi/compile/dump.hpp>
 #include <advi/diff/reverse.hpp>
 #include <advi/diff/simplify.hpp>
 
 namespace advi {
 namespace {
 
-bool dump(std::string_view stage) {
-    static const std::string wanted = [] {
-        const char* e = std::getenv("ADVI_DUMP");
-        return std::string(e ? e : "");
-    }();
-    if (wanted.empty())
-        return false;
-    return wanted == "all" ||
-           (',' + wanted + ',').find(',' + std::string(stage) + ',') != std::string::npos;
-}
-
 void show(std::string_view stage, const Graph& g) {
-    if (dump(stage))
+    if (dump_wanted(stage))
         std::cerr << "# after " << stage << " (" << g.size() << " nodes)\n" << g;
 }
 
@@ -47,8 +35,8 @@ Stages stages(const ModelSpec& m) {
 
 Program compile(const ModelSpec& m) {
     Stages s = stages(m);
-    Program p = Program::compile(s.simplified, m.data, m.zeta_dim(), m.zeta_dim());
-    if (dump("program"))
+    Program p = Program::compile(s.simplified, m.data, m.zeta_dim(), m.zeta_dim(), 0, true);
+    if (dump_wanted("program"))
         std::cerr << "# program\n" << p.str();
     return p;
 }

@@ -1,5 +1,6 @@
 // The pipeline from a model to programs: constrain -> differentiate -> simplify -> compile.
-// Set ADVI_DUMP=model,constrain,diff,simplify,program (or "all") to print each stage.
+// Set ADVI_DUMP=model,constrain,diff,simplify,aliases,loops,schedule,liveness,slots,program (or
+// "all") to print each stage (compile/dump.hpp).
 #pragma once
 
 #include <iosfwd>

@@ -9,6 +9,7 @@
 
 #include <Eigen/Core>
 
+#include <advi/compile/slots.hpp>
 #include <advi/graph/graph.hpp>
 #include <advi/model/model_spec.hpp>
 
@@ -28,9 +29,10 @@ public:
     // Compiles a graph over Zeta leaves (reading `input_dim` inputs) and Data leaves (slots
     // of `data`). Outputs: an optional scalar "lp", returned by run(); every output with
     // an offset is written into run()'s output vector of size `output_dim`.
-    // `threads`: how many threads run() uses for long loops (0: the hardware's).
+    // `threads`: how many threads run() uses for long loops (0: the hardware's). `dump`:
+    // print the passes that ADVI_DUMP names (aliases, loops, schedule, liveness, slots).
     [[nodiscard]] static Program compile(const Graph& g, std::vector<DataSlot> data, int input_dim,
-                                         int output_dim, int threads = 0);
+                                         int output_dim, int threads = 0, bool dump = false);
 
     [[nodiscard]] int dim() const { return input_dim_; }
     [[nodiscard]] int output_dim() const { return output_dim_; }
@@ -65,30 +67,14 @@ public:
     [[nodiscard]] int prologue_count() const { return static_cast<int>(prologue_.size()); }
 
 private:
-    // Where an instruction's operand lives.
-    struct Ref {
-        // Arena: the persistent region (constants, data-only values); Transient: the per-run
-        // region, slots reused by liveness; Block: a fused group's block temporaries
-        // (per thread); Input: zeta, copied into the arena at the start of a run.
-        enum class Src : std::uint8_t { None, Arena, Transient, Block, Input, Extern };
-        Src src = Src::None;
-        std::int64_t offset = 0;
-        const double* real = nullptr;
-        const int* ints = nullptr;
-        int rows = 1;
-        int cols = 1;
-    };
+    friend Program emit(const Slots& slots, std::vector<DataSlot> data, int input_dim,
+                        int output_dim, int threads);
+    using Ref = BufferRef;
     // How a fused step reads an input within a block: a scalar as it is; a full-size
     // operand at the block's offset; a whole operand (a gather's source); a temporary.
     // Rows: the block's rows of a whole matrix operand (a row block of a matrix-vector
     // product), read in place with the matrix's own column stride.
     enum class Kind : std::uint8_t { Scalar, Sliced, Whole, Temp, Rows };
-    // What a fused step does: its op's kernel on the block, or an index-mapped read of a
-    // whole operand computed here from the block's offset.
-    enum class Access : std::uint8_t { Kernel, RepCols, RepRows, Embed, Fill, RowsMatVec };
-    // How a long plain instruction splits over threads: by output columns, or by shared
-    // inner columns with per-thread partial results summed in order.
-    enum class Split : std::uint8_t { None, OutCols, InnerSum };
     // What a step of a loop does with its block: keeps it in a block temporary (a member
     // read only by later steps), stores it into its full buffer, adds its sum to a
     // running total, scatter-adds it, or adds the block's rows of A' r to a vector (the
@@ -101,8 +87,13 @@ private:
         std::array<Ref, 3> in;
         int arity = 0;
         int group = -1;  // >= 0: runs groups_[group] instead of `kernel`
-        Split split = Split::None;
-        Access access = Access::Kernel;
+        // A long plain instruction: how it splits over threads (by output columns, or by
+        // shared inner columns with per-thread partial results summed in order).
+        ThreadSplit split = ThreadSplit::None;
+        // A step of a loop: its op's kernel on the block, or an index-mapped read of a whole
+        // operand computed here from the block's offset (RepCols, RepRows, Embed, Fill,
+        // RowsMatVec).
+        LoopForm form = LoopForm::None;
         std::array<Kind, 3> kind{};
         Role role = Role::Store;
         std::int64_t slot = 0;  // Sum: its running total; ScatterAdd: offset in the partials
@@ -111,12 +102,12 @@ private:
         Fold scalar = nullptr;  // set by bind() for elementwise ops on real scalars
     };
     // A loop: one or more trees (roots with their members) over the same n values, run
-    // block by block so that intermediates stay in cache (kBlock values each) instead of
+    // block by block so that intermediates stay in cache (kLoopBlock values each) instead of
     // full buffers, and every operand is read once per block for all the trees. Blocks
     // are split over threads in equal runs of blocks.
     struct Group {
         int n = 0;
-        int block = 0;                     // values per block: min(kBlock, n)
+        int block = 0;                     // values per block: min(kLoopBlock, n)
         std::vector<Instr> steps;          // in order; each root follows its members
         int sums = 0;                      // steps with Role::Sum
         std::int64_t scatter_doubles = 0;  // one part's partial scatter-add results
@@ -124,7 +115,8 @@ private:
         int work = 1;  // operations per value (1 + the columns of matrices read by rows)
         int blocks_per_part = 0;
     };
-    static constexpr int kBlock = 512;
+    // A matrix product with fewer multiply-adds than this runs on one thread.
+    static constexpr double kMinFlopsPerPart = 1 << 17;
     struct OutputCopy {
         std::string name;
         Ref from;

@@ -1,5 +1,6 @@
 // The op table: one row per op (name, arity, shape rule, elementwise, kernel, adjoint rule,
-// test domain). Adding an op means adding an enumerator here and a row in op_table.cpp.
+// test domain, and what the compiler's passes need to know of it: scratch, aliasing, loops,
+// threads). Adding an op means adding an enumerator here and a row in op_table.cpp.
 #pragma once
 
 #include <array>
@@ -37,7 +38,7 @@ enum class Op : std::uint8_t {
     Mul,
     Div,
     Pow,
-    // scalar functions (helper A): elementwise; unary, then binary with scalars broadcast
+    // scalar functions: elementwise; unary, then binary with scalars broadcast
     Step,
     Fabs,
     Sin,
@@ -63,7 +64,7 @@ enum class Op : std::uint8_t {
     Outer,
     Gather,
     ScatterAdd,
-    // linear algebra, reductions, slicing (helper B)
+    // linear algebra, reductions, slicing
     MatMul,
     MatTMul,
     MatMulT,
@@ -98,7 +99,7 @@ enum class Op : std::uint8_t {
     ColSums,
     GatherRows,
     ScatterAddRows,
-    // transforms (helper C): a constant vector leaf, fused constrain ops and their vector-Jacobian
+    // transforms: a constant vector leaf, fused constrain ops and their vector-Jacobian
     // products
     ConstVector,
     SimplexConstrain,
@@ -163,6 +164,40 @@ using Fold = double (*)(double a, double b);
 // allocates: the program lays it out in its arena.
 using ScratchRule = std::int64_t (*)(const Graph& g, const Node& n);
 
+// Whether the node's value is a contiguous run of its input's values (a vector slice, a range
+// of whole columns, a reshape), so that the compiler's aliases pass lets it read the input's
+// buffer instead of copying: the run's start in the input, or -1.
+using AliasRule = std::int64_t (*)(const Graph& g, const Node& n);
+
+// How a fused loop (compile/loops) computes the op block by block over n values. Elementwise
+// ops are Elementwise by their `elementwise` column; the `loop` column gives the others.
+enum class LoopForm : std::uint8_t {
+    None,         // runs as an instruction of its own
+    Elementwise,  // its kernel on the block; every input of the loop's length at the block
+    Gather,       // v[idx]: the indices (input 1) at the block's offset, v whole
+    RowsMatVec,   // A x: the block's rows of A read in place, x whole
+    RepCols,      // out(i, j) = v(i): index-mapped reads of the whole input
+    RepRows,      // out(i, j) = v(j)
+    Fill,         // a scalar broadcast
+    Embed,        // the input placed at an offset, zeros around it
+    // Loop roots that accumulate over the loop's values instead of storing them block by block:
+    Sum,         // sum of the input
+    ScatterAdd,  // the input (at the block's offset) added at data indices (at the block's offset)
+    RowsTVec,    // A' r, the block's rows of A times the block of r, added up
+};
+// Whether this node of the op can take its loop form (a gather from data indices, an embed
+// that places one contiguous run); nullptr: every node can.
+using LoopFits = bool (*)(const Graph& g, const Node& n);
+
+// How a long instruction of the op splits over threads (Program: each part's columns).
+enum class ThreadSplit : std::uint8_t {
+    None,
+    OutCols,    // by input 1's columns, the output's columns (A B, A' B)
+    OutRows,    // by input 0's columns, the output's rows (A' x)
+    InnerSum,   // by input 0's columns and input 1's rows (A x); partial outputs summed
+    InnerSumT,  // by input 0's and input 1's columns (A B'); partial outputs summed
+};
+
 // Where finite-difference tests draw each op's inputs.
 // Negative: (-inf, 0), e.g. log1m_exp.
 enum class Domain : std::uint8_t { Real, Positive, Unit, Negative, None };
@@ -178,9 +213,15 @@ struct OpInfo {
     Fold fold;            // nullptr unless elementwise
     Domain domain;
     ScratchRule scratch = nullptr;  // nullptr: no scratch
+    AliasRule alias = nullptr;      // nullptr: never an alias of its input
+    LoopForm loop = LoopForm::None;
+    LoopFits loop_fits = nullptr;
+    ThreadSplit split = ThreadSplit::None;
 };
 
 [[nodiscard]] const OpInfo& op_info(Op op);
+// How a fused loop computes the op: Elementwise for an elementwise op, else its `loop` column.
+[[nodiscard]] LoopForm loop_form(Op op);
 [[nodiscard]] std::string_view op_name(Op op);
 
 }  // namespace advi

@@ -1,5 +1,6 @@
 // The op table: every op of the graph in one row (name, arity, shape rule, elementwise,
-// kernel, adjoint rule, scalar fold, test domain). Derivations sit beside each adjoint.
+// kernel, adjoint rule, scalar fold, test domain, and the columns the compiler reads: scratch,
+// alias, loop form, thread split). Derivations sit beside each adjoint.
 #include <cmath>
 
 #include <Eigen/Core>
@@ -444,9 +445,42 @@ double fold(double a, double b) {
     return F::f(a, b);
 }
 
+// ---------------------------------------------------------------- compiler columns
+
+// Aliases: a reshape is its input's values; a block is a contiguous run of them when it takes
+// whole columns or a run within one column.
+std::int64_t whole_input(const Graph&, const Node&) {
+    return 0;
+}
+std::int64_t contiguous_block(const Graph& g, const Node& n) {
+    const Shape& in = g[n.in[0]].shape;
+    if (n.shape.rows == in.rows || n.shape.cols == 1)
+        return n.index + n.aux * static_cast<std::int64_t>(in.rows);
+    return -1;
+}
+
+// Loop forms: a loop reads a gather's or scatter-add's indices block by block, so they must be
+// data (known before the run) and the result a vector; an embed fills a block by index only
+// when it places its input as one contiguous run; a sum over one value needs no loop; A' r
+// accumulated by row blocks reads r at the block's offset, so r must not be A.
+bool vector_at_data_indices(const Graph& g, const Node& n) {
+    return g[n.in[1]].op == Op::Data && n.shape.cols == 1;
+}
+bool contiguous_embed(const Graph& g, const Node& n) {
+    const Shape& in = g[n.in[0]].shape;
+    return in.rows == n.shape.rows || (in.cols == 1 && n.shape.cols == 1);
+}
+bool sum_of_many(const Graph& g, const Node& n) {
+    return g[n.in[0]].shape.size() >= 2;
+}
+bool distinct_inputs(const Graph&, const Node& n) {
+    return n.in[0] != n.in[1];
+}
+
 // clang-format off
 constexpr OpInfo kOps[] = {
     // op               name             ar elem   shape               kernel                     adjoint             fold                 domain
+    // and, where an op has them: scratch, alias, loop form, loop fits, thread split (op.hpp)
     {Op::Const,       "const",          0, false, leaf_shape,        const_kernel,              nullptr,            nullptr,             Domain::None},
     {Op::Data,        "data",           0, false, leaf_shape,        nullptr,                   nullptr,            nullptr,             Domain::None},
     {Op::Param,       "param",          0, false, leaf_shape,        nullptr,                   nullptr,            nullptr,             Domain::None},
@@ -470,7 +504,7 @@ constexpr OpInfo kOps[] = {
     {Op::Mul,         "mul",            2, true,  broadcast_shapes,  binary_kernel<MulF>,       adj_mul,            fold<MulF>,          Domain::Real},
     {Op::Div,         "div",            2, true,  broadcast_shapes,  binary_kernel<DivF>,       adj_div,            fold<DivF>,          Domain::Positive},
     {Op::Pow,         "pow",            2, true,  broadcast_shapes,  binary_kernel<PowF>,       adj_pow,            fold<PowF>,          Domain::Positive},
-    // scalar functions (helper A): functors and adjoints in ops_math.cpp. cbrt is tested on
+    // scalar functions: functors and adjoints in ops_math.cpp. cbrt is tested on
     // positive points only: at the real points' 1e-7, its third derivative swamps the finite
     // difference; tests/graph/ops_math_test.cpp checks negative arguments.
     {Op::Step,        "step",           1, true,  unary_shape,       unary_kernel<math::StepF>, math::adj_step,     fold<math::StepF>,   Domain::Real},
@@ -489,17 +523,17 @@ constexpr OpInfo kOps[] = {
     {Op::Fmin,        "fmin",           2, true,  broadcast_shapes,  binary_kernel<math::FminF>, math::adj_fmin,    fold<math::FminF>,   Domain::Real},
     {Op::Fmax,        "fmax",           2, true,  broadcast_shapes,  binary_kernel<math::FmaxF>, math::adj_fmax,    fold<math::FmaxF>,   Domain::Real},
     {Op::Lmultiply,   "lmultiply",      2, true,  broadcast_shapes,  binary_kernel<math::LmultiplyF>, math::adj_lmultiply, fold<math::LmultiplyF>, Domain::Positive},
-    {Op::Sum,         "sum",            1, false, sum_shape,         sum_kernel,                adj_sum,            nullptr,             Domain::Real},
-    {Op::Broadcast,   "broadcast",      1, false, broadcast_shape,   broadcast_kernel,          adj_broadcast,      nullptr,             Domain::Real},
+    {Op::Sum,         "sum",            1, false, sum_shape,         sum_kernel,                adj_sum,            nullptr,             Domain::Real, nullptr, nullptr, LoopForm::Sum, sum_of_many},
+    {Op::Broadcast,   "broadcast",      1, false, broadcast_shape,   broadcast_kernel,          adj_broadcast,      nullptr,             Domain::Real, nullptr, nullptr, LoopForm::Fill},
     {Op::Dot,         "dot",            2, false, dot_shape,         dot_kernel,                adj_dot,            nullptr,             Domain::Real},
-    {Op::MatVec,      "matvec",         2, false, matvec_shape,      matvec_kernel,             adj_matvec,         nullptr,             Domain::Real},
-    {Op::MatTVec,     "mattvec",        2, false, mattvec_shape,     mattvec_kernel,            adj_mattvec,        nullptr,             Domain::Real},
+    {Op::MatVec,      "matvec",         2, false, matvec_shape,      matvec_kernel,             adj_matvec,         nullptr,             Domain::Real, nullptr, nullptr, LoopForm::RowsMatVec, nullptr, ThreadSplit::InnerSum},
+    {Op::MatTVec,     "mattvec",        2, false, mattvec_shape,     mattvec_kernel,            adj_mattvec,        nullptr,             Domain::Real, nullptr, nullptr, LoopForm::RowsTVec, distinct_inputs, ThreadSplit::OutRows},
     {Op::Outer,       "outer",          2, false, outer_shape,       outer_kernel,              adj_outer,          nullptr,             Domain::Real},
-    {Op::Gather,      "gather",         2, false, gather_shape,      gather_kernel,             adj_gather,         nullptr,             Domain::Real},
-    {Op::ScatterAdd,  "scatter_add",    2, false, scatter_add_shape, scatter_add_kernel,        adj_scatter_add,    nullptr,             Domain::Real},
-    {Op::MatMul,           "matmul",                  2, false, linalg::matmul_shape,            linalg::matmul_kernel,                   linalg::adj_matmul,                  nullptr,             Domain::Real},
-    {Op::MatTMul,          "mattmul",                 2, false, linalg::mattmul_shape,           linalg::mattmul_kernel,                  linalg::adj_mattmul,                 nullptr,             Domain::Real},
-    {Op::MatMulT,          "matmult",                 2, false, linalg::matmult_shape,           linalg::matmult_kernel,                  linalg::adj_matmult,                 nullptr,             Domain::Real},
+    {Op::Gather,      "gather",         2, false, gather_shape,      gather_kernel,             adj_gather,         nullptr,             Domain::Real, nullptr, nullptr, LoopForm::Gather, vector_at_data_indices},
+    {Op::ScatterAdd,  "scatter_add",    2, false, scatter_add_shape, scatter_add_kernel,        adj_scatter_add,    nullptr,             Domain::Real, nullptr, nullptr, LoopForm::ScatterAdd, vector_at_data_indices},
+    {Op::MatMul,           "matmul",                  2, false, linalg::matmul_shape,            linalg::matmul_kernel,                   linalg::adj_matmul,                  nullptr,             Domain::Real, nullptr, nullptr, LoopForm::None, nullptr, ThreadSplit::OutCols},
+    {Op::MatTMul,          "mattmul",                 2, false, linalg::mattmul_shape,           linalg::mattmul_kernel,                  linalg::adj_mattmul,                 nullptr,             Domain::Real, nullptr, nullptr, LoopForm::None, nullptr, ThreadSplit::OutCols},
+    {Op::MatMulT,          "matmult",                 2, false, linalg::matmult_shape,           linalg::matmult_kernel,                  linalg::adj_matmult,                 nullptr,             Domain::Real, nullptr, nullptr, LoopForm::None, nullptr, ThreadSplit::InnerSumT},
     {Op::Transpose,        "transpose",               1, false, linalg::transpose_shape,         linalg::transpose_kernel,                linalg::adj_transpose,               nullptr,             Domain::Real},
     {Op::DiagMatrix,       "diag_matrix",             1, false, linalg::diag_matrix_shape,       linalg::diag_matrix_kernel,              linalg::adj_diag_matrix,             nullptr,             Domain::Real},
     {Op::Diagonal,         "diagonal",                1, false, linalg::diagonal_shape,          linalg::diagonal_kernel,                 linalg::adj_diagonal,                nullptr,             Domain::Real},
@@ -523,13 +557,13 @@ constexpr OpInfo kOps[] = {
     {Op::ProdOthers,       "prod_others",             1, false, linalg::same_shape,              linalg::prod_others_kernel,              nullptr,                             nullptr,             Domain::None},
     {Op::Min,              "min",                     1, false, linalg::to_scalar_shape,         linalg::min_kernel,                      nullptr,                             nullptr,             Domain::None},
     {Op::Max,              "max",                     1, false, linalg::to_scalar_shape,         linalg::max_kernel,                      nullptr,                             nullptr,             Domain::None},
-    {Op::Block,            "block",                   1, false, linalg::block_shape,             linalg::block_kernel,                    linalg::adj_block,                   nullptr,             Domain::Real},
-    {Op::Embed,            "embed",                   1, false, linalg::embed_shape,             linalg::embed_kernel,                    linalg::adj_embed,                   nullptr,             Domain::Real},
-    {Op::Reshape,          "reshape",                 1, false, linalg::reshape_shape,           linalg::reshape_kernel,                  linalg::adj_reshape,                 nullptr,             Domain::Real},
+    {Op::Block,            "block",                   1, false, linalg::block_shape,             linalg::block_kernel,                    linalg::adj_block,                   nullptr,             Domain::Real, nullptr, contiguous_block},
+    {Op::Embed,            "embed",                   1, false, linalg::embed_shape,             linalg::embed_kernel,                    linalg::adj_embed,                   nullptr,             Domain::Real, nullptr, nullptr, LoopForm::Embed, contiguous_embed},
+    {Op::Reshape,          "reshape",                 1, false, linalg::reshape_shape,           linalg::reshape_kernel,                  linalg::adj_reshape,                 nullptr,             Domain::Real, nullptr, whole_input},
     {Op::AppendRow,        "append_row",              2, false, linalg::append_row_shape,        linalg::append_row_kernel,               linalg::adj_append_row,              nullptr,             Domain::Real},
     {Op::AppendCol,        "append_col",              2, false, linalg::append_col_shape,        linalg::append_col_kernel,               linalg::adj_append_col,              nullptr,             Domain::Real},
-    {Op::RepCols,          "rep_cols",                1, false, linalg::rep_cols_shape,          linalg::rep_cols_kernel,                 linalg::adj_rep_cols,                nullptr,             Domain::Real},
-    {Op::RepRows,          "rep_rows",                1, false, linalg::rep_rows_shape,          linalg::rep_rows_kernel,                 linalg::adj_rep_rows,                nullptr,             Domain::Real},
+    {Op::RepCols,          "rep_cols",                1, false, linalg::rep_cols_shape,          linalg::rep_cols_kernel,                 linalg::adj_rep_cols,                nullptr,             Domain::Real, nullptr, nullptr, LoopForm::RepCols},
+    {Op::RepRows,          "rep_rows",                1, false, linalg::rep_rows_shape,          linalg::rep_rows_kernel,                 linalg::adj_rep_rows,                nullptr,             Domain::Real, nullptr, nullptr, LoopForm::RepRows},
     {Op::RowSums,          "row_sums",                1, false, linalg::row_reduce_shape,        linalg::row_sums_kernel,                 linalg::adj_row_sums,                nullptr,             Domain::Real},
     {Op::ColSums,          "col_sums",                1, false, linalg::col_reduce_shape,        linalg::col_sums_kernel,                 linalg::adj_col_sums,                nullptr,             Domain::Real},
     {Op::GatherRows,       "gather_rows",             2, false, linalg::gather_rows_shape,       linalg::gather_rows_kernel,              linalg::adj_gather_rows,             nullptr,             Domain::Real},
@@ -578,6 +612,10 @@ const OpInfo& op_info(Op op) {
 }
 std::string_view op_name(Op op) {
     return op_info(op).name;
+}
+LoopForm loop_form(Op op) {
+    const OpInfo& info = op_info(op);
+    return info.elementwise ? LoopForm::Elementwise : info.loop;
 }
 
 }  // namespace advi

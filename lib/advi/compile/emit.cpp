@@ -1,0 +1,125 @@
+// Emission: one instruction per plain unit, one group of steps per loop, then the outputs.
+#include <advi/compile/emit.hpp>
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include <advi/base/error.hpp>
+
+namespace advi {
+
+Program emit(const Slots& slots, std::vector<DataSlot> data, int input_dim, int output_dim,
+             int threads) {
+    using Instr = Program::Instr;
+    using Kind = Program::Kind;
+    using Role = Program::Role;
+    const Liveness& v = *slots.liveness;
+    const Schedule& s = *v.schedule;
+    const Loops& l = *s.loops;
+    const Graph& g = *l.aliases->graph;
+    const int n = g.size();
+    const std::vector<BufferRef>& refs = slots.refs;
+
+    Program p;
+    p.data_ = std::move(data);
+    p.input_dim_ = input_dim;
+    p.output_dim_ = output_dim;
+    p.threads_ = std::max(threads, 0);
+    p.nodes_.resize(n);
+    p.labels_.resize(n);
+    for (NodeId id = 0; id < n; ++id) {
+        p.nodes_[id] = g[id];
+        p.labels_[id] = g.label(id);
+    }
+    p.data_bytes_per_run_ = v.data_bytes_per_run;
+    p.node_bytes_ = slots.node_bytes;
+    p.persistent_ = slots.persistent;
+    p.transient_ = slots.transient;
+    p.block_doubles_ = slots.block_doubles;
+    p.scratch_doubles_ = slots.scratch_doubles;
+
+    auto make_instr = [&](NodeId id) {
+        Instr ins;
+        ins.kernel = op_info(g[id].op).kernel;
+        ins.scratch = op_info(g[id].op).scratch != nullptr;
+        ins.id = id;
+        ins.arity = g[id].arity();
+        for (int k = 0; k < ins.arity; ++k) ins.in[k] = refs[g[id].in[k]];
+        ins.out = refs[id];
+        return ins;
+    };
+    for (const int u : slots.order) {
+        const Unit& unit = s.units[u];
+        if (!unit.loop) {
+            const NodeId id = unit.roots.front();
+            const Node& node = g[id];
+            const bool once = !g.is_variable(id);
+            Instr ins = make_instr(id);
+            if (!once) {
+                // Long matrix products split over threads.
+                const Shape& a = g[node.in[0]].shape;
+                const double flops = static_cast<double>(a.size()) *
+                                     (node.arity() > 1 ? g[node.in[1]].shape.cols : 1);
+                if (flops >= 2 * Program::kMinFlopsPerPart)
+                    ins.split = op_info(node.op).split;
+            }
+            (once ? p.prologue_ : p.body_).push_back(ins);
+            continue;
+        }
+        Program::Group group;
+        group.n = unit.n;
+        group.block = unit.block;
+        group.work = unit.work;
+        for (NodeId m : unit.steps) {
+            Instr st = make_instr(m);
+            const LoopForm form = loop_form(g[m].op);
+            st.form = form;
+            for (int k = 0; k < st.arity; ++k) {
+                const NodeId in = g[m].in[k];
+                st.kind[k] = l.member[in]                    ? Kind::Temp
+                             : l.reads_rows(m, k)            ? Kind::Rows
+                             : g[in].shape.size() == 1       ? Kind::Scalar
+                             : l.reads_sliced(m, k, group.n) ? Kind::Sliced
+                                                             : Kind::Whole;
+            }
+            if (l.member[m]) {
+                st.role = Role::Temp;
+            } else if (form == LoopForm::Sum) {
+                st.role = Role::Sum;
+                st.slot = group.sums++;
+            } else if (form == LoopForm::ScatterAdd || form == LoopForm::RowsTVec) {
+                st.role = form == LoopForm::ScatterAdd ? Role::ScatterAdd : Role::RowsTVec;
+                st.slot = group.scatter_doubles;
+                group.scatter_doubles += g[m].shape.size();
+            } else {
+                st.role = Role::Store;
+            }
+            group.steps.push_back(st);
+        }
+        Instr ins = make_instr(unit.roots.front());
+        ins.kernel = nullptr;
+        ins.group = static_cast<int>(p.groups_.size());
+        p.groups_.push_back(std::move(group));
+        p.body_.push_back(ins);
+    }
+
+    for (const auto& o : g.outputs()) {
+        if (o.name == "lp") {
+            if (!g[o.id].shape.is_scalar())
+                throw InternalError("output lp is not a scalar");
+            p.lp_ = refs[o.id];
+            p.has_lp_ = true;
+        } else if (o.offset >= 0) {
+            if (o.offset + g[o.id].shape.size() > output_dim) {
+                throw InternalError(
+                    fmt::format("output `{}` does not fit in {} values", o.name, output_dim));
+            }
+            p.outputs_.push_back({o.name, refs[o.id], o.offset});
+        }
+    }
+    p.bind();
+    return p;
+}
+
+}  // namespace advi

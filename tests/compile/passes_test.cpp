@@ -1,0 +1,67 @@
+// The compiler's passes one at a time (aliases, loops, schedule, liveness, slots, emit): each
+// value prints what the pass decided, and the passes in order are Program::compile.
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <advi/compile/aliases.hpp>
+#include <advi/compile/emit.hpp>
+#include <advi/compile/liveness.hpp>
+#include <advi/compile/loops.hpp>
+#include <advi/compile/schedule.hpp>
+#include <advi/compile/slots.hpp>
+#include <advi/graph/ops_linalg.hpp>
+
+namespace advi {
+
+TEST_CASE("each pass prints its value, and the passes in order are Program::compile", "[compile]") {
+    // lp = sum(exp(z[2:5]) * y) + sum(exp(z[2:5])): a slice of zeta (an alias), one loop
+    // over 3 values with two summed trees, data read in place.
+    Eigen::VectorXd y = Eigen::VectorXd::LinSpaced(3, 1, 3);
+    std::vector<DataSlot> data{
+        {"y", Shape::vector(3), DType::Real, y.data(), nullptr}
+    };
+    Graph g;
+    const NodeId z = g.leaf(Op::Zeta, Shape::vector(6), DType::Real, 0, "z");
+    const NodeId yd = g.leaf(Op::Data, Shape::vector(3), DType::Real, 0, "y");
+    const NodeId mid = linalg::block(g, z, 2, 0, Shape::vector(3));
+    const NodeId e = g.apply(Op::Exp, mid);
+    g.set_output("lp",
+                 g.apply(Op::Add, g.apply(Op::Sum, g.apply(Op::Mul, e, yd)), g.apply(Op::Sum, e)));
+
+    const Aliases aliases = find_aliases(g);
+    INFO(aliases.str());
+    CHECK(aliases.str() == fmt::format("  %{} vec[3] = %{} +2\n", mid, z));
+    const Loops loops = fuse_loops(aliases);
+    INFO(loops.str());
+    CHECK(loops.str().find("= sum <-") != std::string::npos);
+    const Schedule units = schedule(loops);
+    INFO(units.str());
+    CHECK(units.str().find("loop over 3 values in blocks of 3:") != std::string::npos);
+    const Liveness live = liveness(units);
+    INFO(live.str());
+    CHECK(live.str().find("data read per run: 24 bytes") != std::string::npos);
+    CHECK(live.str().find("at the end (an output)") != std::string::npos);
+    const Slots slots = assign_slots(live, data, 6);
+    INFO(slots.str());
+    CHECK(slots.str().find("doubles persistent") != std::string::npos);
+    const Program p = emit(slots, data, 6, 0, 1);
+    CHECK(p.str() == Program::compile(g, data, 6, 0, 1).str());
+
+    Eigen::VectorXd zeta = Eigen::VectorXd::LinSpaced(6, -1, 1), out;
+    Program run = p;
+    const Eigen::ArrayXd ez = zeta.segment(2, 3).array().exp();
+    CHECK(run.run(zeta, out) == Approx((ez * y.array()).sum() + ez.sum()));
+}
+
+TEST_CASE("a pass with nothing to do says so", "[compile]") {
+    Graph g;
+    const NodeId x = g.leaf(Op::Zeta, Shape::scalar(), DType::Real, 0, "x");
+    g.set_output("lp", g.apply(Op::Exp, x));
+    const Aliases aliases = find_aliases(g);
+    CHECK(aliases.str() == "  (none)\n");
+    const Loops loops = fuse_loops(aliases);
+    CHECK(loops.str() == "  (none)\n");
+    CHECK(schedule(loops).str() == "  0: %1 real = exp\n");
+}
+
+}  // namespace advi
