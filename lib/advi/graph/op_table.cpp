@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <advi/base/error.hpp>
+#include <advi/graph/adjoint_terms.hpp>
 #include <advi/graph/const_vector.hpp>
 #include <advi/graph/graph.hpp>
 #include <advi/graph/ops_constrain.hpp>
@@ -301,27 +302,7 @@ Shape scatter_add_shape(const Graph& g, const Node& n) {
 // `y` is the node's value, `g` its adjoint; contributions go to c[k] for input k.
 
 using C = std::array<NodeId, 3>;
-NodeId in(const Graph& gr, NodeId self, int k) {
-    return gr[self].in[k];
-}
-NodeId mul(Graph& gr, NodeId a, NodeId b) {
-    return gr.apply(Op::Mul, a, b);
-}
-NodeId div(Graph& gr, NodeId a, NodeId b) {
-    return gr.apply(Op::Div, a, b);
-}
-NodeId add(Graph& gr, NodeId a, NodeId b) {
-    return gr.apply(Op::Add, a, b);
-}
-NodeId sub(Graph& gr, NodeId a, NodeId b) {
-    return gr.apply(Op::Sub, a, b);
-}
-NodeId neg(Graph& gr, NodeId a) {
-    return gr.apply(Op::Neg, a);
-}
-NodeId num(Graph& gr, double v) {
-    return gr.constant(v);
-}
+using namespace adjoint_terms;
 
 void adj_neg(Graph& gr, NodeId, NodeId g, C& c) {
     c[0] = neg(gr, g);

@@ -6,6 +6,7 @@
 
 #include <boost/math/special_functions/bessel.hpp>
 
+#include <advi/graph/adjoint_terms.hpp>
 #include <advi/graph/graph.hpp>
 
 namespace advi::math {
@@ -100,24 +101,8 @@ double lmultiply(double x, double y) {
 
 namespace {
 
-NodeId in(const Graph& gr, NodeId self, int k) {
-    return gr[self].in[k];
-}
-NodeId num(Graph& gr, double v) {
-    return gr.constant(v);
-}
-NodeId mul(Graph& gr, NodeId a, NodeId b) {
-    return gr.apply(Op::Mul, a, b);
-}
-NodeId div(Graph& gr, NodeId a, NodeId b) {
-    return gr.apply(Op::Div, a, b);
-}
-NodeId sub(Graph& gr, NodeId a, NodeId b) {
-    return gr.apply(Op::Sub, a, b);
-}
-NodeId neg(Graph& gr, NodeId a) {
-    return gr.apply(Op::Neg, a);
-}
+using namespace adjoint_terms;
+
 NodeId f(Graph& gr, Op op, NodeId a) {
     return gr.apply(op, a);
 }
