@@ -81,11 +81,13 @@ Schedule schedule(const Loops& l) {
             loop.n = len;
             s.units.push_back(std::move(loop));
         }
-        // A sum or scatter-add is complete only after its loop. (An A' r root counts as
-        // stored, as it always has, though it too is complete only after the loop: a later
-        // tree reading it at the block's offset needs A square. To be checked.)
+        // A sum, a scatter-add or A' r (added up over the loop's row blocks) is complete only
+        // after its loop: a tree that reads it cannot join that loop. (A' r counted as stored
+        // until a square A larger than a block showed partial sums read as the gradient:
+        // tests/compile/square_matrix_test.cpp.)
         const LoopForm form = loop_form(g[id].op);
-        stored_root[id] = form != LoopForm::Sum && form != LoopForm::ScatterAdd;
+        stored_root[id] =
+            form != LoopForm::Sum && form != LoopForm::ScatterAdd && form != LoopForm::RowsTVec;
     }
     for (Unit& unit : s.units) {
         if (!unit.loop)
