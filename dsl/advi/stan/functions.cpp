@@ -5,6 +5,7 @@
 // reductions per row; the rest (`whole`) take values that are the same in every iteration.
 #include <advi/stan/functions.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -146,29 +147,34 @@ Value reduction(CallSite& c) {
     return CallSite::real_scalar(min(x));
 }
 
-// sum, max and min of known ints are known ints; of anything else, reductions.
+// sum, max and min of known ints are known ints, as Stan's sum(array[] int), max and
+// min(array[] int) and max and min(int, int); of anything else, reductions.
 Value int_or_reduction(CallSite& c) {
     const std::string& f = c.name();
     const auto& args = c.args;
-    if (!args.empty() && args[0].is_int() && (args.size() == 1 || args[1].is_int()) &&
-        c.level == 0) {
-        Lowerer& L = c.lowerer;
-        const auto& v = args[0].ints;
-        if (args.size() == 2) {
-            return L.int_scalar(f == "max" ? std::max(v[0], args[1].ints[0])
-                                           : std::min(v[0], args[1].ints[0]));
-        }
-        if (f == "sum") {
-            long s = 0;
-            for (int x : v) s += x;
-            return L.int_scalar(static_cast<int>(s));
-        }
-        if (v.empty())
-            c.fail(fmt::format("{} of an empty array", f));
-        return L.int_scalar(f == "max" ? *std::max_element(v.begin(), v.end())
-                                       : *std::min_element(v.begin(), v.end()));
+    const bool known_ints =
+        c.level == 0 && !args.empty() &&
+        std::all_of(args.begin(), args.end(), [](const Value& a) { return a.is_known_int(); });
+    if (!known_ints)
+        return reduction(c);
+    Lowerer& L = c.lowerer;
+    if (args.size() == 2 && f != "sum") {
+        if (!args[0].is_scalar() || !args[1].is_scalar())
+            c.fail(fmt::format("{} of two ints takes two int scalars", f));
+        const int a = args[0].ints[0], b = args[1].ints[0];
+        return L.int_scalar(f == "max" ? std::max(a, b) : std::min(a, b));
     }
-    return reduction(c);
+    c.arity(1);
+    const auto& v = args[0].ints;
+    if (f == "sum") {
+        long s = 0;
+        for (int x : v) s += x;
+        return L.int_scalar(static_cast<int>(s));
+    }
+    if (v.empty())
+        c.fail(fmt::format("{} of an empty array", f));
+    return L.int_scalar(f == "max" ? *std::max_element(v.begin(), v.end())
+                                   : *std::min_element(v.begin(), v.end()));
 }
 
 Value dot_product(CallSite& c) {

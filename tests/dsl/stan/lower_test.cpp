@@ -450,4 +450,28 @@ TEST_CASE("an empty slice is an empty vector (found by fuzz/stan_model)", "[stan
     CHECK(ga == gb);
 }
 
+TEST_CASE("sum, max and min of known ints are Stan's; other arities are refused", "[stan]") {
+    const std::string data = R"({"a": [4, 9, 2]})";
+    auto program = [](const std::string& n) {
+        return "data { array[3] int a; }\ntransformed data { int n = " + n +
+               "; }\nparameters { vector[n] x; }\nmodel { x ~ normal(0, 1); }";
+    };
+    // the value of n, read back as the size of x
+    auto n_of = [&](const std::string& n) {
+        return lower_text(program(n), data)->model().spec().latent("x").shape.size();
+    };
+    CHECK(n_of("max(2, 5)") == 5);
+    CHECK(n_of("min(4, 3)") == 3);
+    CHECK(n_of("max(a)") == 9);
+    CHECK(n_of("min(a)") == 2);
+    CHECK(n_of("sum(a)") == 15);
+    // sum(2, 5) was min(2, 5) and max(1, 2, 3) was 1, silently
+    CHECK_THROWS_WITH(lower_text(program("sum(2, 5)"), data),
+                      Catch::Contains("sum takes 1 argument, got 2"));
+    CHECK_THROWS_WITH(lower_text(program("max(1, 2, 3)"), data),
+                      Catch::Contains("max takes 1 argument, got 3"));
+    CHECK_THROWS_WITH(lower_text(program("min(a, 2)"), data),
+                      Catch::Contains("min of two ints takes two int scalars"));
+}
+
 }  // namespace advi::stan
