@@ -68,6 +68,9 @@ Value whole(CallSite& c) {
     }
     try {
         return F(c);
+    } catch (const ParseError&) {
+        throw;  // already says where and what (was prefixed twice: "f.stan:2:3: f: f.stan:2:3:
+                // ...")
     } catch (const Error& e) {
         c.fail(fmt::format("{}: {}", c.name(), e.what()));
     }

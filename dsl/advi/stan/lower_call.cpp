@@ -113,6 +113,8 @@ Expr Lowerer::library_density(const std::string& name, const Value& y,
         if (flattened)
             e = to_matrix(e, B, ye.shape().size() / B);
         return e.shape().is_matrix() ? row_sums(e) : e;
+    } catch (const ParseError&) {
+        throw;  // already says where
     } catch (const Error& e) {
         fail(at, e.what());
     }

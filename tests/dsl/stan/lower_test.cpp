@@ -474,4 +474,12 @@ TEST_CASE("sum, max and min of known ints are Stan's; other arities are refused"
                       Catch::Contains("min of two ints takes two int scalars"));
 }
 
+TEST_CASE("an error inside a built-in names its place once", "[stan]") {
+    // was "model.stan:2:23: rep_vector: model.stan:2:23: rep_vector takes 2 arguments, got 1"
+    CHECK_THROWS_WITH(lower_text("parameters { real mu; }\n"
+                                 "model { vector[3] v = rep_vector(1.0); mu ~ normal(0, 1); }",
+                                 "{}"),
+                      Catch::StartsWith("model.stan:2:23: rep_vector takes 2 arguments, got 1"));
+}
+
 }  // namespace advi::stan
