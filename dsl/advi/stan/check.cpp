@@ -8,29 +8,65 @@
 #include <fmt/format.h>
 
 #include <advi/stan/functions.hpp>
+#include <advi/stan/types.hpp>
 
 namespace advi::stan {
 
 namespace {
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+    return s.size() > suffix.size() && s.ends_with(suffix);
+}
+
+bool is_cdf_name(std::string_view f) {
+    return ends_with(f, "_cdf") || ends_with(f, "_lcdf") || ends_with(f, "_lccdf");
+}
+
+// Whether a statement ends its function on every path, as stanc decides it: a return (or
+// reject) does; `break` leaves a loop, not the function; a loop's body may run no times.
+enum class Ending { Open, Returns, Breaks };
+
+Ending sequence(Ending before, Ending next) {
+    if (before == Ending::Breaks || next == Ending::Breaks)
+        return Ending::Breaks;
+    return next == Ending::Returns ? Ending::Returns : Ending::Open;
+}
+Ending branches(Ending a, Ending b) {
+    if (a == Ending::Breaks || b == Ending::Breaks)
+        return Ending::Breaks;
+    return a == Ending::Returns && b == Ending::Returns ? Ending::Returns : Ending::Open;
+}
+Ending loop(Ending body) {
+    return body == Ending::Returns ? Ending::Returns : Ending::Open;
+}
+
+std::vector<StanType> argument_types(const FunctionDef& f) {
+    std::vector<StanType> out;
+    for (const auto& a : f.args) out.push_back(type_of(a.type));
+    return out;
+}
+StanType return_type(const FunctionDef& f) {
+    if (!f.return_type) {
+        StanType v;
+        v.kind = TypeKind::Void;
+        return v;
+    }
+    return type_of(*f.return_type);
+}
+std::string signature_str(const FunctionDef& f) {
+    const auto args = argument_types(f);
+    return str(args) + " => " + str(return_type(f));
+}
 
 class Checker {
 public:
     explicit Checker(const Program& p) : p_(p) {}
 
     void run() {
-        for (const FunctionDef& f : p_.functions) functions_[f.name] = &f;
+        declare_functions();
         for (const FunctionDef& f : p_.functions) {
-            if (!f.body)
-                continue;
-            scopes_.push_back({});
-            for (const auto& a : f.args) declare(a.name, f.loc, false);
-            const bool lp = ends_with(f.name, "_lp");
-            in_model_ = lp;
-            in_function_ = true;
-            statement(*f.body);
-            in_function_ = false;
-            in_model_ = false;
-            scopes_.pop_back();
+            if (f.body)
+                function_body(f);
         }
         scopes_.push_back({});
         for (int k = 0; k < kBlockKinds; ++k) {
@@ -49,22 +85,115 @@ public:
     }
 
 private:
-    static bool ends_with(const std::string& s, std::string_view suffix) {
-        return s.size() > suffix.size() &&
-               s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-    }
     [[noreturn]] void fail(Loc at, const std::string& m) const { throw p_.error_at(at, m); }
 
+    // --- user functions: one definition per name (advi inlines calls by name, so overloads
+    // cannot be told apart), none named like a built-in, densities with the right variate.
+    void declare_functions() {
+        for (const FunctionDef& f : p_.functions) {
+            builtin_name(f);
+            density_definition(f);
+            auto [it, fresh] = functions_.emplace(f.name, &f);
+            if (fresh)
+                continue;
+            const FunctionDef& before = *it->second;
+            if (signature_str(before) != signature_str(f)) {
+                fail(f.name_loc,
+                     fmt::format("`{}` is declared again with another signature: {}, before {}; "
+                                 "advi does not support overloaded user functions",
+                                 f.name, signature_str(f), signature_str(before)));
+            }
+            if (before.body && f.body)
+                fail(f.name_loc, fmt::format("`{}` is defined twice", f.name));
+            if (f.body)
+                it->second = &f;  // the definition of a forward declaration
+        }
+        for (const auto& [name, f] : functions_) {
+            if (!f->body)
+                fail(f->name_loc, fmt::format("`{}` is declared but never defined", name));
+        }
+    }
+
+    void builtin_name(const FunctionDef& f) const {
+        std::span<const Signature> builtin;
+        if (const FunctionRow* row = find_function(f.name))
+            builtin = row->signatures;
+        else if (const RandomRow* rng = find_random_function(f.name))
+            builtin = rng->signatures;
+        else if (const DensityRow* d = find_density(density_family(f.name)))
+            builtin = d->signatures;
+        else if (unavailable_reason(f.name).empty())
+            return;
+        const auto args = argument_types(f);
+        for (const Signature& s : builtin) {
+            int promotions = 0;
+            if (const auto r = match(s, args, &promotions); r && promotions == 0) {
+                fail(f.name_loc, fmt::format("`{}` is a built-in function with signature {} => "
+                                             "{}; a user function cannot redefine it",
+                                             f.name, str(args, s.density), str(*r)));
+            }
+        }
+        fail(f.name_loc, fmt::format("`{}` is the name of a built-in function; advi does not let "
+                                     "a user function overload it",
+                                     f.name));
+    }
+
+    void density_definition(const FunctionDef& f) const {
+        const bool pdf = ends_with(f.name, "_lpdf"), pmf = ends_with(f.name, "_lpmf");
+        if (ends_with(f.name, "_lupdf") || ends_with(f.name, "_lupmf")) {
+            fail(f.name_loc, fmt::format("`{}`: define the density as `_lpdf` or `_lpmf`; Stan "
+                                         "derives `_lupdf` and `_lupmf`",
+                                         f.name));
+        }
+        if (!pdf && !pmf)
+            return;
+        if (return_type(f) != real_type()) {
+            fail(f.name_loc,
+                 fmt::format("`{}` must return real, not {}", f.name, str(return_type(f))));
+        }
+        if (f.args.empty())
+            fail(f.name_loc, fmt::format("`{}` needs a variate as its first argument", f.name));
+        const StanType y = type_of(f.args[0].type);
+        if (pdf && y.kind == TypeKind::Int) {
+            fail(f.args[0].loc, fmt::format("the variate of a `_lpdf` must be real-valued, not {} "
+                                            "(write `_lpmf` for integers)",
+                                            str(y)));
+        }
+        if (pmf && y.kind != TypeKind::Int) {
+            fail(f.args[0].loc,
+                 fmt::format("the variate of a `_lpmf` must be int or an int array, not {}",
+                             str(y)));
+        }
+    }
+
+    void function_body(const FunctionDef& f) {
+        scopes_.push_back({});
+        for (const auto& a : f.args) declare(a.name, a.loc, false, type_of(a.type));
+        in_model_ = ends_with(f.name, "_lp");
+        function_ = &f;
+        const Ending e = statement(*f.body);
+        if (f.return_type && e != Ending::Returns) {
+            fail(f.name_loc,
+                 fmt::format("`{}` may end without returning a value: every path must return {}",
+                             f.name, str(return_type(f))));
+        }
+        function_ = nullptr;
+        in_model_ = false;
+        scopes_.pop_back();
+    }
+
+    // --- names
     struct Name {
         BlockKind block;
         bool assignable;
+        StanType type;
     };
-    void declare(const std::string& name, Loc at, bool assignable) {
+    void declare(const std::string& name, Loc at, bool assignable, StanType type) {
         for (const auto& s : scopes_) {
             if (s.count(name))
                 fail(at, fmt::format("`{}` is already declared", name));
         }
-        scopes_.back()[name] = {block_, assignable};
+        scopes_.back()[name] = {block_, assignable, type};
     }
     const Name* find(const std::string& name) const {
         for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
@@ -74,149 +203,435 @@ private:
         return nullptr;
     }
 
-    void type(const SizedType& t) {
-        for (const auto& e : t.dims) expr(e);
-        for (const auto& e : t.sizes) expr(e);
+    // --- declarations
+    void int_expr(const Expression& e, std::string_view what) {
+        const StanType t = expr(e);
+        if (!is_int(t))
+            fail(e.loc, fmt::format("{} must be int, got {}", what, str(t)));
+    }
+    void declared_type(const SizedType& t, StanType declared) {
+        for (const auto& e : t.dims) int_expr(e, "an array size");
+        for (const auto& e : t.sizes) int_expr(e, "a size");
+        StanType element = declared;
+        element.array_dims = 0;
         for (const auto* e : {&t.lower, &t.upper, &t.offset, &t.multiplier}) {
-            if (*e)
-                expr(**e);
+            if (!*e)
+                continue;
+            const StanType b = expr(**e);
+            const bool ok =
+                element.kind == TypeKind::Int ? is_int(b) : is_scalar(b) || assignable(element, b);
+            if (!ok) {
+                fail((*e)->loc, fmt::format("a bound of {} must be {}, got {}", str(element),
+                                            element.kind == TypeKind::Int ? "int"
+                                            : is_scalar(element)          ? "real"
+                                                                 : "real or " + str(element),
+                                            str(b)));
+            }
         }
     }
 
-    void expr(const Expression& e) {
-        std::visit(
-            [&](const auto& n) {
-                using T = std::decay_t<decltype(n)>;
-                if constexpr (std::is_same_v<T, Variable>) {
-                    if (find(n.name) == nullptr)
-                        fail(e.loc, fmt::format("unknown identifier `{}`", n.name));
-                } else if constexpr (std::is_same_v<T, Call>) {
-                    call(n, e.loc);
-                } else if constexpr (std::is_same_v<T, Unary>) {
-                    expr(*n.operand);
-                } else if constexpr (std::is_same_v<T, Binary>) {
-                    expr(*n.lhs);
-                    expr(*n.rhs);
-                } else if constexpr (std::is_same_v<T, Conditional>) {
-                    expr(*n.condition);
-                    expr(*n.if_true);
-                    expr(*n.if_false);
-                } else if constexpr (std::is_same_v<T, Indexed>) {
-                    expr(*n.base);
-                    for (const auto& ix : n.indices) {
-                        if (ix.lower)
-                            expr(**ix.lower);
-                        if (ix.upper)
-                            expr(**ix.upper);
-                    }
-                } else if constexpr (std::is_same_v<T, Transpose>) {
-                    expr(*n.operand);
-                } else if constexpr (std::is_same_v<T, ArrayExpr> ||
-                                     std::is_same_v<T, RowVectorExpr>) {
-                    for (const auto& x : n.elements) expr(x);
+    // --- expressions: each returns its type; a void call is refused where a value is needed
+    StanType expr(const Expression& e) {
+        return std::visit([&](const auto& n) { return node(n, e); }, e.node);
+    }
+    StanType node(const IntLiteral&, const Expression&) { return int_type(); }
+    StanType node(const RealLiteral&, const Expression&) { return real_type(); }
+    StanType node(const StringLiteral&, const Expression& e) {
+        fail(e.loc, "a string can only be printed");
+    }
+    StanType node(const Variable& n, const Expression& e) {
+        const Name* v = find(n.name);
+        if (v == nullptr)
+            fail(e.loc, fmt::format("unknown identifier `{}`", n.name));
+        return v->type;
+    }
+    StanType node(const Call& n, const Expression& e) {
+        const StanType t = call(n, e.loc);
+        if (t.kind == TypeKind::Void) {
+            fail(e.loc,
+                 fmt::format("`{}` is a void function: its call has no value to use", n.name));
+        }
+        return t;
+    }
+    StanType node(const Unary& n, const Expression& e) {
+        const StanType a = expr(*n.operand);
+        const auto r = unary_type(n.op, a);
+        if (!r)
+            fail(e.loc, fmt::format("no operator {}{}", symbol(n.op), str(a)));
+        return *r;
+    }
+    StanType node(const Binary& n, const Expression&) {
+        const StanType a = expr(*n.lhs), b = expr(*n.rhs);
+        const auto r = binary_type(n.op, a, b);
+        if (!r) {
+            fail(n.op_loc,
+                 fmt::format("no operator {} {} {}", str(a), binary_op_info(n.op).symbol, str(b)));
+        }
+        return *r;
+    }
+    StanType node(const Conditional& n, const Expression& e) {
+        int_expr(*n.condition, "the condition of `?:`");
+        const StanType a = expr(*n.if_true), b = expr(*n.if_false);
+        if (assignable(a, b))
+            return a;
+        if (assignable(b, a))
+            return b;
+        fail(e.loc,
+             fmt::format("the branches of `?:` have different types: {} and {}", str(a), str(b)));
+    }
+    StanType node(const Indexed& n, const Expression& e) {
+        const StanType base = expr(*n.base);
+        std::vector<IndexKind> kinds;
+        for (const auto& ix : n.indices) {
+            if (ix.is_range) {
+                for (const auto* bound : {&ix.lower, &ix.upper}) {
+                    if (*bound)
+                        int_expr(***bound, "a range bound");
                 }
-            },
-            e.node);
+                kinds.push_back(IndexKind::Multi);
+                continue;
+            }
+            const StanType t = expr(**ix.lower);
+            if (is_int(t))
+                kinds.push_back(IndexKind::Single);
+            else if (t == int_type(1))
+                kinds.push_back(IndexKind::Multi);
+            else
+                fail(ix.loc, fmt::format("an index must be int or array[] int, got {}", str(t)));
+        }
+        const IndexResult r = index_type(base, kinds);
+        if (!r.type)
+            fail(e.loc, r.error);
+        return *r.type;
+    }
+    StanType node(const Transpose& n, const Expression& e) {
+        const StanType a = expr(*n.operand);
+        const auto r = transpose_type(a);
+        if (!r)
+            fail(e.loc, fmt::format("no transpose of {}", str(a)));
+        return *r;
+    }
+    StanType node(const ArrayExpr& n, const Expression& e) {
+        StanType t = elements(n.elements, e.loc);
+        t.array_dims += 1;
+        return t;
+    }
+    StanType node(const RowVectorExpr& n, const Expression& e) {
+        const StanType t = elements(n.elements, e.loc);
+        if (is_scalar(t)) {
+            StanType r;
+            r.kind = TypeKind::RowVector;
+            return r;
+        }
+        if (t.kind == TypeKind::RowVector && t.array_dims == 0) {
+            StanType r;
+            r.kind = TypeKind::Matrix;
+            return r;
+        }
+        fail(e.loc,
+             fmt::format("[...] takes reals (a row vector) or row vectors (a matrix), not {}",
+                         str(t)));
+    }
+    // The common type of the elements of {...} or [...]: ints promote to reals.
+    StanType elements(const std::vector<Expression>& xs, Loc at) {
+        if (xs.empty())
+            fail(at, "an empty {} or [] has no type");
+        StanType t = expr(xs[0]);
+        for (std::size_t k = 1; k < xs.size(); ++k) {
+            const StanType u = expr(xs[k]);
+            if (assignable(t, u))
+                continue;
+            if (assignable(u, t)) {
+                t = u;
+                continue;
+            }
+            fail(xs[k].loc, fmt::format("elements of different types: {} and {}", str(t), str(u)));
+        }
+        return t;
     }
 
-    void call(const Call& c, Loc at) {
-        for (const auto& a : c.args) expr(a);
-        if (functions_.count(c.name))
+    // --- calls
+    StanType call(const Call& c, Loc at) {
+        std::vector<StanType> args;
+        for (const auto& a : c.args) args.push_back(expr(a));
+        const std::string& f = c.name;
+        const std::string_view suffix = density_suffix(f);
+        if (c.conditional && suffix.empty() && !is_cdf_name(f)) {
+            fail(at,
+                 fmt::format("`{}` is not a density or distribution function: it takes no `|`", f));
+        }
+        if (!c.conditional && (!suffix.empty() || is_cdf_name(f)) && args.size() > 1) {
+            fail(at,
+                 fmt::format("`{}` takes its variate first and `|` after it: {}(y | ...)", f, f));
+        }
+        if (ends_with(f, "_rng"))
+            random_call(f, at);
+        if (suffix == "_lupdf" || suffix == "_lupmf") {
+            if (!(in_model_ && function_ == nullptr) &&
+                !(function_ != nullptr &&
+                  (ends_with(function_->name, "_lpdf") || ends_with(function_->name, "_lpmf") ||
+                   ends_with(function_->name, "_lp")))) {
+                fail(at, fmt::format("`{}`: `_lupdf` and `_lupmf` can only be used in the model "
+                                     "block or in functions ending in `_lpdf`, `_lpmf` or `_lp`",
+                                     f));
+            }
+        }
+        if (auto it = functions_.find(f); it != functions_.end())
+            return user_call(*it->second, args, at);
+        if (const std::string why = unavailable_reason(f); !why.empty())
+            fail(at, why);
+        if (const FunctionRow* row = find_function(f))
+            return resolved(f, row->signatures, args, at);
+        if (const RandomRow* row = find_random_function(f))
+            return resolved(f, row->signatures, args, at);
+        if (!suffix.empty()) {
+            const std::string_view d = density_family(f);
+            if (const DensityRow* row = find_density(d)) {
+                variate_kind(d, suffix, *row, at);
+                return resolved(f, row->signatures, args, at);
+            }
+        }
+        fail(at, fmt::format("unknown function `{}`", f));
+    }
+
+    StanType resolved(std::string_view f, std::span<const Signature> signatures,
+                      std::span<const StanType> args, Loc at) const {
+        if (const auto r = resolve(signatures, args))
+            return *r;
+        const bool density = !signatures.empty() && signatures.front().density;
+        fail(at,
+             fmt::format("{} takes {}; got {}", f, str_arguments(signatures), str(args, density)));
+    }
+
+    // `_lpdf` is for real variates, `_lpmf` for ints (Stan's rule).
+    void variate_kind(std::string_view d, std::string_view suffix, const DensityRow& row,
+                      Loc at) const {
+        const bool ints = row.signatures.front().args.front().kind == TypeKind::Ints;
+        const bool pmf = suffix == "_lpmf" || suffix == "_lupmf";
+        if (ints && !pmf) {
+            fail(at, fmt::format("`{}` is a distribution of integers: write `{}{}`", d, d,
+                                 suffix == "_lupdf" ? "_lupmf" : "_lpmf"));
+        }
+        if (!ints && pmf) {
+            fail(at, fmt::format("`{}` is a distribution of reals: write `{}{}`", d, d,
+                                 suffix == "_lupmf" ? "_lupdf" : "_lpdf"));
+        }
+    }
+
+    StanType user_call(const FunctionDef& def, std::span<const StanType> args, Loc at) const {
+        const auto params = argument_types(def);
+        bool ok = params.size() == args.size();
+        for (std::size_t k = 0; ok && k < args.size(); ++k) ok = assignable(params[k], args[k]);
+        if (!ok) {
+            const bool density = ends_with(def.name, "_lpdf") || ends_with(def.name, "_lpmf");
+            fail(at, fmt::format("{} takes {}; got {}", def.name, str(params, density),
+                                 str(args, density)));
+        }
+        if (ends_with(def.name, "_lp") && !in_model_) {
+            fail(at, fmt::format("`{}` adds to target: it can only be called in the model block "
+                                 "or in another `_lp` function",
+                                 def.name));
+        }
+        return return_type(def);
+    }
+
+    // Stan allows _rng calls in transformed data, generated quantities and functions whose names
+    // end in `_rng`; advi draws random numbers in generated quantities only.
+    void random_call(const std::string& f, Loc at) const {
+        if (function_ != nullptr) {
+            if (!ends_with(function_->name, "_rng")) {
+                fail(at, fmt::format("`{}` can only be called in generated quantities or in a "
+                                     "function whose name ends in `_rng`",
+                                     f));
+            }
             return;
-        if (!is_known_function(c.name))
-            fail(at, fmt::format("unknown function `{}`", c.name));
-        if (find_random_function(c.name) != nullptr && !in_function_ &&
-            block_ != BlockKind::GeneratedQuantities && block_ != BlockKind::TransformedData) {
-            fail(at, fmt::format("`{}` is for generated quantities only", c.name));
         }
+        if (block_ == BlockKind::TransformedData) {
+            fail(at, fmt::format("`{}` in transformed data is not supported: advi draws random "
+                                 "numbers in generated quantities only",
+                                 f));
+        }
+        if (block_ != BlockKind::GeneratedQuantities)
+            fail(at, fmt::format("`{}` is for generated quantities only", f));
     }
 
-    void statement(const Statement& s) {
-        const Loc at = s.loc;
-        std::visit(
-            [&](const auto& n) {
-                using T = std::decay_t<decltype(n)>;
-                if constexpr (std::is_same_v<T, VarDecl>) {
-                    type(n.type);
-                    if (n.initial_value)
-                        expr(*n.initial_value);
-                    declare(n.name, n.name_loc,
-                            block_ != BlockKind::Data && block_ != BlockKind::Parameters);
-                } else if constexpr (std::is_same_v<T, Assign>) {
-                    const Expression* x = &n.lhs;
-                    while (const auto* ix = x->as<Indexed>()) x = &*ix->base;
-                    const auto* v = x->as<Variable>();
-                    const Name* name = find(v->name);
-                    if (name == nullptr)
-                        fail(x->loc, fmt::format("unknown identifier `{}`", v->name));
-                    if (!name->assignable || (!in_function_ && name->block != block_)) {
-                        fail(x->loc, fmt::format("`{}` cannot be assigned here ({} variable)",
-                                                 v->name, stan::name(name->block)));
-                    }
-                    expr(n.lhs);
-                    expr(n.rhs);
-                } else if constexpr (std::is_same_v<T, Tilde>) {
-                    if (!in_model_)
-                        fail(at, "`~` statements belong in the model block");
-                    expr(n.lhs);
-                    for (const auto& a : n.args) expr(a);
-                    const bool user = functions_.count(n.distribution + "_lpdf") ||
-                                      functions_.count(n.distribution + "_lpmf");
-                    if (!user && !is_known_distribution(n.distribution)) {
-                        fail(n.distribution_loc,
-                             fmt::format("unknown distribution `{}`", n.distribution));
-                    }
-                } else if constexpr (std::is_same_v<T, TargetPlus>) {
-                    if (!in_model_)
-                        fail(at, "`target +=` belongs in the model block");
-                    expr(n.value);
-                } else if constexpr (std::is_same_v<T, For>) {
-                    expr(n.lower);
-                    expr(n.upper);
-                    scopes_.push_back({});
-                    declare(n.variable, n.variable_loc, false);
-                    statement(*n.body);
-                    scopes_.pop_back();
-                } else if constexpr (std::is_same_v<T, ForEach>) {
-                    expr(n.container);
-                    scopes_.push_back({});
-                    declare(n.variable, n.variable_loc, false);
-                    statement(*n.body);
-                    scopes_.pop_back();
-                } else if constexpr (std::is_same_v<T, While>) {
-                    expr(n.condition);
-                    scope(*n.body);
-                } else if constexpr (std::is_same_v<T, If>) {
-                    for (const auto& b : n.branches) {
-                        expr(b.condition);
-                        scope(*b.body);
-                    }
-                    if (n.otherwise)
-                        scope(**n.otherwise);
-                } else if constexpr (std::is_same_v<T, Block> || std::is_same_v<T, Profile>) {
-                    scopes_.push_back({});
-                    for (const auto& st : n.statements) statement(st);
-                    scopes_.pop_back();
-                } else if constexpr (std::is_same_v<T, Return>) {
-                    if (!in_function_)
-                        fail(at, "return outside a function");
-                    if (n.value)
-                        expr(*n.value);
-                } else if constexpr (std::is_same_v<T, Print>) {
-                    for (const auto& a : n.args) {
-                        if (!a.template is<StringLiteral>())
-                            expr(a);
-                    }
-                } else if constexpr (std::is_same_v<T, CallStatement>) {
-                    call(n.call, at);
-                }
-            },
-            s.node);
+    // --- statements; each says whether it ends its function
+    Ending statement(const Statement& s) {
+        return std::visit([&](const auto& n) { return node(n, s.loc); }, s.node);
     }
-    void scope(const Statement& s) {
+    Ending node(const VarDecl& n, Loc) {
+        const StanType t = type_of(n.type);
+        declared_type(n.type, t);
+        if (n.initial_value) {
+            const StanType v = expr(*n.initial_value);
+            if (!assignable(t, v)) {
+                fail(n.initial_value->loc,
+                     fmt::format("`{}` is declared {}; cannot assign {}", n.name, str(t), str(v)));
+            }
+        }
+        declare(
+            n.name, n.name_loc,
+            function_ != nullptr || (block_ != BlockKind::Data && block_ != BlockKind::Parameters),
+            t);
+        return Ending::Open;
+    }
+    Ending node(const Assign& n, Loc at) {
+        const Expression* x = &n.lhs;
+        while (const auto* ix = x->as<Indexed>()) x = &*ix->base;
+        const auto* v = x->as<Variable>();
+        const Name* name = find(v->name);
+        if (name == nullptr)
+            fail(x->loc, fmt::format("unknown identifier `{}`", v->name));
+        if (!name->assignable || (function_ == nullptr && name->block != block_)) {
+            fail(x->loc,
+                 fmt::format("`{}` cannot be assigned here ({} variable)", v->name,
+                             function_ != nullptr ? "function argument" : stan::name(name->block)));
+        }
+        const StanType lhs = expr(n.lhs), rhs = expr(n.rhs);
+        if (const auto op = binary_of(n.op)) {
+            const auto r = binary_type(*op, lhs, rhs);
+            if (!r || !assignable(lhs, *r)) {
+                fail(at, fmt::format("no operator {} {} {}", str(lhs), symbol(n.op), str(rhs)));
+            }
+        } else if (!assignable(lhs, rhs)) {
+            fail(n.rhs.loc,
+                 fmt::format("cannot assign {} to `{}` of type {}", str(rhs), v->name, str(lhs)));
+        }
+        return Ending::Open;
+    }
+    Ending node(const Tilde& n, Loc at) {
+        if (!in_model_)
+            fail(at, "`~` statements belong in the model block");
+        std::vector<StanType> args{expr(n.lhs)};
+        for (const auto& a : n.args) args.push_back(expr(a));
+        const std::string& d = n.distribution;
+        for (const char* suffix : {"_lpdf", "_lpmf"}) {
+            if (auto it = functions_.find(d + suffix); it != functions_.end()) {
+                user_call(*it->second, args, n.distribution_loc);
+                return truncation(n);
+            }
+        }
+        const DensityRow* row = find_density(d);
+        if (row == nullptr) {
+            const std::string why = unavailable_reason(d + "_lpdf");
+            fail(n.distribution_loc,
+                 why.empty() ? fmt::format("unknown distribution `{}`", d) : why);
+        }
+        resolved(d, row->signatures, args, n.distribution_loc);
+        return truncation(n);
+    }
+    Ending truncation(const Tilde& n) {
+        if (!n.truncation)
+            return Ending::Open;
+        for (const auto* b : {&n.truncation->lower, &n.truncation->upper}) {
+            if (*b && !is_scalar(expr(**b)))
+                fail((*b)->loc, "a truncation bound must be int or real");
+        }
+        // the lowering's word (lower.cpp): no CDFs to normalise with yet
+        fail(n.truncation->loc, "truncation T[,] is not supported yet");
+    }
+    Ending node(const TargetPlus& n, Loc at) {
+        if (!in_model_)
+            fail(at, "`target +=` belongs in the model block");
+        expr(n.value);
+        return Ending::Open;
+    }
+    Ending node(const For& n, Loc) {
+        int_expr(n.lower, "a loop bound");
+        int_expr(n.upper, "a loop bound");
         scopes_.push_back({});
-        statement(s);
+        declare(n.variable, n.variable_loc, false, int_type());
+        const Ending e = statement(*n.body);
         scopes_.pop_back();
+        return loop(e);
+    }
+    Ending node(const ForEach& n, Loc) {
+        StanType t = expr(n.container);
+        if (t.array_dims > 0) {
+            t.array_dims -= 1;
+        } else if (t.kind == TypeKind::Vector || t.kind == TypeKind::RowVector ||
+                   t.kind == TypeKind::Matrix) {
+            t = real_type();
+        } else {
+            fail(n.container.loc,
+                 fmt::format("a foreach loop needs an array, vector or matrix, got {}", str(t)));
+        }
+        scopes_.push_back({});
+        declare(n.variable, n.variable_loc, false, t);
+        const Ending e = statement(*n.body);
+        scopes_.pop_back();
+        return loop(e);
+    }
+    Ending node(const While& n, Loc) {
+        int_expr(n.condition, "the condition of `while`");
+        const Ending e = scope(*n.body);
+        // `while (1)` is left only by a return, as stanc counts it
+        const auto* lit = n.condition.as<IntLiteral>();
+        if (e == Ending::Open && lit != nullptr && lit->value != 0)
+            return Ending::Returns;
+        return loop(e);
+    }
+    Ending node(const If& n, Loc) {
+        Ending e = Ending::Returns;
+        for (const auto& b : n.branches) {
+            int_expr(b.condition, "the condition of `if`");
+            e = branches(e, scope(*b.body));
+        }
+        return branches(e, n.otherwise ? scope(**n.otherwise) : Ending::Open);
+    }
+    Ending node(const Block& n, Loc) { return statements(n.statements); }
+    Ending node(const Profile& n, Loc) { return statements(n.statements); }
+    Ending node(const Break&, Loc) { return Ending::Breaks; }
+    Ending node(const Continue&, Loc) { return Ending::Open; }
+    Ending node(const Empty&, Loc) { return Ending::Open; }
+    Ending node(const Return& n, Loc at) {
+        if (function_ == nullptr)
+            fail(at, "return outside a function");
+        const FunctionDef& f = *function_;
+        if (!n.value) {
+            if (f.return_type) {
+                fail(at, fmt::format("`{}` returns {}: `return;` has no value", f.name,
+                                     str(return_type(f))));
+            }
+            return Ending::Returns;
+        }
+        if (!f.return_type)
+            fail(at, fmt::format("`{}` is a void function: it cannot return a value", f.name));
+        const StanType t = expr(*n.value);
+        if (!assignable(return_type(f), t)) {
+            fail(n.value->loc,
+                 fmt::format("`{}` returns {}; got {}", f.name, str(return_type(f)), str(t)));
+        }
+        return Ending::Returns;
+    }
+    Ending node(const Print& n, Loc) {
+        for (const auto& a : n.args) {
+            if (!a.template is<StringLiteral>())
+                expr(a);
+        }
+        return n.kind == PrintKind::Print ? Ending::Open : Ending::Returns;
+    }
+    Ending node(const CallStatement& n, Loc at) {
+        const StanType t = call(n.call, at);
+        if (t.kind != TypeKind::Void) {
+            fail(at, fmt::format("`{}` returns {}: a function with a value cannot be called as a "
+                                 "statement",
+                                 n.call.name, str(t)));
+        }
+        return Ending::Open;
+    }
+    Ending statements(const std::vector<Statement>& ss) {
+        scopes_.push_back({});
+        Ending e = Ending::Open;
+        for (const auto& st : ss) e = sequence(e, statement(st));
+        scopes_.pop_back();
+        return e;
+    }
+    Ending scope(const Statement& s) {
+        scopes_.push_back({});
+        const Ending e = statement(s);
+        scopes_.pop_back();
+        return e;
     }
 
     const Program& p_;
@@ -224,7 +639,7 @@ private:
     std::vector<std::map<std::string, Name>> scopes_;
     BlockKind block_ = BlockKind::Data;
     bool in_model_ = false;
-    bool in_function_ = false;
+    const FunctionDef* function_ = nullptr;  // whose body is being checked
 };
 
 }  // namespace

@@ -52,6 +52,35 @@ Value binary(CallSite& c) {
     return CallSite::result_like(r, F(x, y));
 }
 
+// abs of ints is an int (Stan: abs(int) => int); of anything else elementwise real.
+Value abs_of(CallSite& c) {
+    c.arity(1);
+    Value r = c.args[0];
+    if (r.is_known_int()) {
+        for (int& x : r.ints) x = x < 0 ? -x : x;
+        return r;
+    }
+    if (r.is_runtime_int()) {  // an _rng draw: still integral
+        r.expr = abs(r.expr);
+        return r;
+    }
+    return CallSite::result_like(r, abs(c.real_of(0)));
+}
+
+// std_normal_lcdf(y): the sum of log Phi(y) over the elements of y, as Stan's.
+Value std_normal_lcdf(CallSite& c) {
+    c.arity(1);
+    const Value& y = c.args[0];
+    const Expr x = log_Phi(c.real_of(0));
+    if (Lowerer::rank_of_value(y) == 0)
+        return CallSite::result_like(y, x);
+    if (y.level == 0)
+        return CallSite::real_scalar(sum(x));
+    if (c.batched_vector(0))
+        return CallSite::real_scalar(row_sums(x), y.level);
+    throw NotVectorisable(c.at, "std_normal_lcdf of a container that differs between iterations");
+}
+
 Value constant(CallSite& c, double v) {
     if (!c.args.empty())
         c.no_match();
@@ -183,6 +212,15 @@ Value int_or_reduction(CallSite& c) {
 Value dot_product(CallSite& c) {
     c.arity(2);
     Value a = c.args[0], b = c.args[1];
+    for (std::size_t k = 0; k < 2; ++k) {
+        Value& v = k == 0 ? a : b;
+        if (v.dims.size() == 1 && v.sizes.empty()) {  // array[] real: its elements as a vector
+            v.expr = c.real_of(k);
+            v.sizes = v.dims;
+            v.dims.clear();
+            v.ints.clear();
+        }
+    }
     a.base = Base::RowVector;
     b.base = Base::Vector;
     return c.lowerer.binary(BinaryOp::Multiply, a, b, c.at);
@@ -267,6 +305,16 @@ Value head_or_tail(CallSite& c) {
 Value segment_of(CallSite& c) {
     c.arity(3);
     Value r = c.args[0];
+    if (r.is_known_int() && r.dims.size() == 1) {  // ints: known, sliced here
+        const int i = c.int_arg(1), n = c.int_arg(2);
+        if (i < 1 || n < 0 || i - 1 + n > static_cast<int>(r.ints.size())) {
+            c.fail(fmt::format("segment({}, {}, {}) of an array of {}", type_str(r), i, n,
+                               r.ints.size()));
+        }
+        r.ints = std::vector<int>(r.ints.begin() + (i - 1), r.ints.begin() + (i - 1 + n));
+        r.dims = {n};
+        return r;
+    }
     r.expr = segment(c.real_of(0), c.int_arg(1) - 1, c.int_arg(2));
     (r.dims.empty() ? r.sizes : r.dims)[0] = c.int_arg(2);
     return r;
@@ -274,7 +322,16 @@ Value segment_of(CallSite& c) {
 
 Value append_row_of(CallSite& c) {
     c.arity(2);
-    const Expr x = c.real_of(0), y = c.real_of(1);
+    Expr x = c.real_of(0), y = c.real_of(1);
+    // a row vector stacked with a matrix or another row vector is a row of a matrix
+    const bool rows = c.args[0].base == Base::RowVector || c.args[1].base == Base::RowVector;
+    if (rows) {
+        for (std::size_t k = 0; k < 2; ++k) {
+            Expr& e = k == 0 ? x : y;
+            if (c.args[k].base == Base::RowVector)
+                e = to_matrix(e, 1, e.shape().size());
+        }
+    }
     const Expr e = append_row(x, y);
     if (e.shape().is_matrix())
         return CallSite::mat(e);
@@ -350,12 +407,13 @@ Expr sign(const Expr& x) {
 // for an integer variate and for the argument that bounds it (binomial's N).
 // clang-format off
 constexpr std::pair<std::string_view, std::string_view> kMultivariateSignatures[] = {
-    {"multi_normal",          "(vectors | vectors, matrix) => real"},
-    {"multi_normal_cholesky", "(vectors | vectors, matrix) => real"},
-    {"dirichlet",             "(vectors | vectors) => real"},
+    // (the vectorised forms the lowering does: a mean per variate, or one for all)
+    {"multi_normal",          "(vector | vector, matrix) => real; (row_vector | row_vector, matrix) => real; (array[] vector | vectors, matrix) => real; (array[] row_vector | vectors, matrix) => real"},
+    {"multi_normal_cholesky", "(vector | vector, matrix) => real; (row_vector | row_vector, matrix) => real; (array[] vector | vectors, matrix) => real; (array[] row_vector | vectors, matrix) => real"},
+    {"dirichlet",             "(vector | vector) => real; (row_vector | row_vector) => real"},
     {"categorical",           "(ints | vector) => real"},
     {"categorical_logit",     "(ints | vector) => real"},
-    {"ordered_logistic",      "(ints | vector, vectors) => real"},
+    {"ordered_logistic",      "(ints | vector, vector) => real"},
     {"lkj_corr_cholesky",     "(matrix | real) => real"},
     {"lkj_corr",              "(matrix | real) => real"},
     {"wishart",               "(matrix | real, matrix) => real"},
@@ -413,7 +471,7 @@ std::span<const FunctionRow> functions() {
         {"lgamma",             sigs("(T) => R"), unary<lgamma>},
         {"step",               sigs("(T) => R"), unary<step>},
         {"fabs",               sigs("(T) => R"), unary<fabs>},
-        {"abs",                sigs("(T) => R"), unary<abs>},
+        {"abs",                sigs("(int) => int; (T) => R"), abs_of},
         {"sin",                sigs("(T) => R"), unary<sin>},
         {"cos",                sigs("(T) => R"), unary<cos>},
         {"tanh",               sigs("(T) => R"), unary<tanh>},
@@ -435,7 +493,7 @@ std::span<const FunctionRow> functions() {
         {"exp2",               sigs("(T) => R"), unary<exp2>},
         {"digamma",            sigs("(T) => R"), unary<digamma>},
         {"trigamma",           sigs("(T) => R"), unary<trigamma>},
-        {"std_normal_log_cdf", sigs("(T) => R"), unary<log_Phi>},
+
         // elementwise, two arguments
         {"pow",          sigs("(T1, T2) => R"), binary<[](E x, E y) { return pow(x, y); }>},
         {"fmin",         sigs("(T1, T2) => R"), binary<[](E x, E y) { return fmin(x, y); }>},
@@ -446,6 +504,8 @@ std::span<const FunctionRow> functions() {
         {"lchoose",      sigs("(T1, T2) => R"), binary<[](E x, E y) { return lchoose(x, y); }>},
         {"fdim",         sigs("(T1, T2) => R"), binary<[](E x, E y) { return fmax(x - y, 0.0); }>},
         {"log_mix",      sigs("(T1, T2, T3) => R"), log_mix},
+        // cumulative distribution functions of the library's (Stan's name for log Phi)
+        {"std_normal_lcdf", sigs("(reals) => real"), std_normal_lcdf},
         // sizes: known ints
         {"num_elements", sigs("(array[] T) => int; (vector) => int; (row_vector) => int; (matrix) => int"), sizes},
         {"size",         sigs("(array[] T) => int; (int) => int; (real) => int; (vector) => int; (row_vector) => int; (matrix) => int"), sizes},
@@ -472,7 +532,7 @@ std::span<const FunctionRow> functions() {
         {"to_matrix",      sigs("(matrix) => matrix; (vector) => matrix; (row_vector) => matrix; (array[,] real) => matrix; (matrix, int, int) => matrix; (vector, int, int) => matrix; (row_vector, int, int) => matrix; (array[] real, int, int) => matrix"), whole<to_matrix_of>},
         {"head",           sigs("(vector, int) => vector; (row_vector, int) => row_vector; (array[] real, int) => array[] real"), whole<head_or_tail>},
         {"tail",           sigs("(vector, int) => vector; (row_vector, int) => row_vector; (array[] real, int) => array[] real"), whole<head_or_tail>},
-        {"segment",        sigs("(vector, int, int) => vector; (row_vector, int, int) => row_vector; (array[] T, int, int) => array[] T"), whole<segment_of>},
+        {"segment",        sigs("(vector, int, int) => vector; (row_vector, int, int) => row_vector; (array[] real, int, int) => array[] real; (array[] int, int, int) => array[] int"), whole<segment_of>},
         {"append_row",     sigs("(matrix, matrix) => matrix; (matrix, row_vector) => matrix; (row_vector, matrix) => matrix; (row_vector, row_vector) => matrix; (vector, vector) => vector; (real, vector) => vector; (vector, real) => vector"), whole<append_row_of>},
         {"append_col",     sigs("(matrix, matrix) => matrix; (vector, matrix) => matrix; (matrix, vector) => matrix; (vector, vector) => matrix"), whole<matrix2<append_col>>},
         // slices (1-based, as Stan)
@@ -578,10 +638,38 @@ const DensityRow* find_density(std::string_view family) {
     return find_in(densities(), family);
 }
 
-std::string_view density_family(std::string_view name) {
-    for (std::string_view suffix : {"_lpdf", "_lpmf", "_lupdf", "_lupmf", "_log"}) {
+std::string_view density_suffix(std::string_view name) {
+    for (std::string_view suffix : {"_lpdf", "_lpmf", "_lupdf", "_lupmf"}) {
         if (name.size() > suffix.size() && name.ends_with(suffix))
-            return name.substr(0, name.size() - suffix.size());
+            return suffix;
+    }
+    return {};
+}
+
+std::string_view density_family(std::string_view name) {
+    const std::string_view suffix = density_suffix(name);
+    return suffix.empty() ? suffix : name.substr(0, name.size() - suffix.size());
+}
+
+std::string unavailable_reason(std::string_view f) {
+    if (find_function(f) != nullptr)
+        return {};
+    for (std::string_view suffix : {"_lcdf", "_lccdf", "_cdf"}) {
+        if (f.size() > suffix.size() && f.ends_with(suffix) &&
+            is_known_distribution(f.substr(0, f.size() - suffix.size()))) {
+            return fmt::format("`{}` is not available: the library has no {} functions yet", f,
+                               suffix.substr(1));
+        }
+    }
+    if (f == "target" || f == "get_lp")
+        return "`target()` is not supported: the lowering has no running total";
+    if (f.size() > 4 && f.ends_with("_log")) {
+        const std::string_view d = f.substr(0, f.size() - 4);
+        if (const DensityRow* row = find_density(d)) {
+            const bool pmf = row->signatures.front().args.front().kind == TypeKind::Ints;
+            return fmt::format("`{}`: Stan removed the `_log` suffix; write `{}{}`", f, d,
+                               pmf ? "_lpmf" : "_lpdf");
+        }
     }
     return {};
 }

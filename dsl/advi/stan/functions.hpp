@@ -6,6 +6,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -36,7 +37,7 @@ using FunctionRow = Row<Value (*)(CallSite&)>;
 // transform of uniform or standard normal numbers. A result of `ints` is a discrete draw.
 using RandomRow = Row<Expr (*)(RandomDraw&)>;
 // Distributions by their family names (`normal`): `normal_lpdf` (also `_lpmf`, `_lupdf`,
-// `_lupmf` and the old `_log`) and `~ normal(...)`. The signature is the `_lpdf`'s.
+// `_lupmf`) and `~ normal(...)`. The signature is the `_lpdf`'s.
 using DensityRow = Row<Expr (*)(DensitySite&)>;
 
 [[nodiscard]] std::span<const FunctionRow> functions();
@@ -48,8 +49,14 @@ using DensityRow = Row<Expr (*)(DensitySite&)>;
 [[nodiscard]] const RandomRow* find_random_function(std::string_view name);
 [[nodiscard]] const DensityRow* find_density(std::string_view family);
 
-// `normal_lpdf` -> "normal"; the empty view if `name` has no density suffix.
+// `normal_lpdf` -> "normal"; the empty view if `name` has no density suffix (`_lpdf`,
+// `_lpmf`, `_lupdf`, `_lupmf`; Stan removed `_log`).
 [[nodiscard]] std::string_view density_family(std::string_view name);
+// `normal_lpdf` -> "_lpdf"; the empty view if none.
+[[nodiscard]] std::string_view density_suffix(std::string_view name);
+// Why a function Stan has cannot be called here ("`normal_lcdf` is not available: ..."), for
+// both the checker and the lowering; empty if there is no such reason (a row, or unknown).
+[[nodiscard]] std::string unavailable_reason(std::string_view f);
 
 // Whether `f` names a built-in function, `_rng` or density (`advi check`), and whether `d`
 // names a distribution (for `~`).

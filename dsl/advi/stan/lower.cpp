@@ -5,6 +5,8 @@
 // that says why.
 #include <advi/stan/lower.hpp>
 
+#include <advi/stan/check.hpp>
+
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -1194,6 +1196,7 @@ std::optional<Value> Lowerer::call_user_function(const std::string& name,
 }
 
 std::unique_ptr<LoweredProgram> lower(const Program& program, const DataTable& data) {
+    check(program);  // the checker's types first: a fit never lowers an ill-typed program
     auto out = std::make_unique<LoweredProgram>();
     Lowerer(program, data, *out).run();
     return out;

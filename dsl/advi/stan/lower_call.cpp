@@ -24,7 +24,48 @@ Expr Lowerer::density(const std::string& name, const Value& y, const std::vector
     if (row == nullptr)
         fail(at, fmt::format("unknown distribution `{}`", name));
     DensitySite site{*this, name, y, args, at, per_iteration};
+    site.y = variate_like_arguments(name, y, args, at);
     return row->lower(site);
+}
+
+// Stan's vectorised densities take a scalar variate with container arguments (one term per
+// element: normal_lpdf(0 | mu, 1) with a vector mu), and a category as a scalar; the library
+// takes the variate in the arguments' shape, so a scalar repeats.
+Value Lowerer::variate_like_arguments(const std::string& name, const Value& y,
+                                      const std::vector<Value>& args, Loc at) {
+    if (!y.is_scalar() || y.level > 0 || y.is_runtime_int())
+        return y;
+    if (categorical_variate(name)) {
+        Value v = y;
+        v.dims = {1};
+        return v;
+    }
+    const DistInfo* info = nullptr;
+    try {
+        info = &distribution(name);
+    } catch (const ModelError&) {
+        return y;
+    }
+    if (info->multivariate)
+        return y;
+    int n = 0;
+    for (const Value& a : args) {
+        if (a.level == 0 && rank_of_value(a) == 1)
+            n = static_cast<int>(a.size());
+    }
+    if (n == 0)
+        return y;
+    Value v;
+    if (y.is_int()) {
+        v.base = Base::Int;
+        v.dims = {n};
+        v.ints.assign(static_cast<std::size_t>(n), y.ints[0]);
+        return v;
+    }
+    v.base = Base::Vector;
+    v.sizes = {n};
+    v.expr = rep_vector(real(y, at), n);
+    return v;
 }
 
 Expr library_density(DensitySite& s) {
@@ -149,17 +190,10 @@ Value Lowerer::call(const Call& c, Loc at) {
     if (f.size() > 4 && f.compare(f.size() - 4, 4, "_rng") == 0) {
         return random_draw(f.substr(0, f.size() - 4), args, at);
     }
-    for (std::string_view suffix : {"_lcdf", "_lccdf", "_cdf"}) {
-        if (f.size() > suffix.size() &&
-            f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0) {
-            fail(at, fmt::format("`{}` is not available: the library has no {} functions yet", f,
-                                 suffix.substr(1)));
-        }
-    }
     if (const FunctionRow* row = find_function(f))
         return row->lower(site);
-    if (args.empty() && (f == "target" || f == "get_lp"))
-        fail(at, "`target()` is not supported: the lowering has no running total");
+    if (const std::string why = unavailable_reason(f); !why.empty())
+        fail(at, why);  // the checker's words (functions.cpp)
     site.no_match();
 }
 
@@ -232,8 +266,20 @@ Value Lowerer::random_draw(const std::string& d, const std::vector<Value>& args,
         fail(at, fmt::format("`{}_rng` is for generated quantities only", d));
     }
     // The result's layout: the broadcast of the arguments (a scalar without arguments).
+    // (arrays as vectors: Stan broadcasts normal_rng(vector, array[] real) as well)
     Value like = constant(0);
-    for (const Value& a : args) like = binary(BinaryOp::Add, like, a, at);
+    for (const Value& a : args) {
+        Value layout = a;
+        if (a.level == 0 && ((a.dims.size() == 1 && a.sizes.empty()) ||
+                             (a.dims.empty() && a.base == Base::RowVector))) {
+            layout.base = Base::Vector;
+            layout.sizes = a.dims.empty() ? a.sizes : a.dims;
+            layout.dims.clear();
+            layout.expr = real(a, at);
+            layout.ints.clear();
+        }
+        like = binary(BinaryOp::Add, like, layout, at);
+    }
     // Each iteration of the enclosing vectorised loops draws its own number.
     const int level = std::max(like.level, static_cast<int>(levels_.size()));
     like.level = level;

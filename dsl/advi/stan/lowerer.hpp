@@ -96,6 +96,9 @@ public:
     // log p(y | args) for `y ~ d(args)` (summed) or inside an expression (per iteration).
     Expr density(const std::string& dist, const Value& y, const std::vector<Value>& args, Loc at,
                  bool per_iteration);
+    // A scalar variate repeated to the size of vector arguments (Stan's vectorised densities).
+    Value variate_like_arguments(const std::string& dist, const Value& y,
+                                 const std::vector<Value>& args, Loc at);
     // The same for a distribution of the library's table under its own name.
     Expr library_density(const std::string& dist, const Value& y, const std::vector<Value>& args,
                          Loc at, bool per_iteration);

@@ -22,6 +22,7 @@ constexpr std::pair<std::string_view, TypeKind> kTypeNames[] = {
     {"reals",      TypeKind::Reals},
     {"vectors",    TypeKind::Vectors},
     {"R",          TypeKind::Broadcast},
+    {"void",       TypeKind::Void},
 };
 // clang-format on
 

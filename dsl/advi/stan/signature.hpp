@@ -25,6 +25,8 @@ enum class TypeKind {
     // broadcast of the arguments' types with real elements.
     Any,
     Broadcast,
+    // What a void function returns: no value (the checker's type of such a call).
+    Void,
 };
 
 struct StanType {

@@ -1,0 +1,355 @@
+#include <advi/stan/types.hpp>
+
+#include <climits>
+
+namespace advi::stan {
+
+namespace {
+
+StanType of(TypeKind k, int dims = 0) {
+    StanType t;
+    t.kind = k;
+    t.array_dims = dims;
+    return t;
+}
+
+bool is_vector_like(const StanType& t) {
+    return t.kind == TypeKind::Vector || t.kind == TypeKind::RowVector;
+}
+bool is_linear_algebra(const StanType& t) {  // vector, row_vector or matrix, not an array
+    return t.array_dims == 0 && (is_vector_like(t) || t.kind == TypeKind::Matrix);
+}
+bool is_numeric(const StanType& t) {  // any value a function could take
+    return t.kind == TypeKind::Int || t.kind == TypeKind::Real || t.kind == TypeKind::Vector ||
+           t.kind == TypeKind::RowVector || t.kind == TypeKind::Matrix;
+}
+
+// The same type with real elements (int -> real, array[] int -> array[] real).
+StanType with_real_elements(StanType t) {
+    if (t.kind == TypeKind::Int)
+        t.kind = TypeKind::Real;
+    return t;
+}
+
+struct Binding {
+    std::string_view name;
+    StanType type;
+};
+
+class Matcher {
+public:
+    bool fits(const StanType& p, const StanType& a) {
+        if (!is_numeric(a))
+            return false;
+        switch (p.kind) {
+            case TypeKind::Int:
+            case TypeKind::Vector:
+            case TypeKind::RowVector:
+            case TypeKind::Matrix: return a.kind == p.kind && a.array_dims == p.array_dims;
+            case TypeKind::Real:
+                if (a.array_dims != p.array_dims)
+                    return false;
+                if (a.kind == TypeKind::Int)
+                    ++promotions;
+                return a.kind == TypeKind::Int || a.kind == TypeKind::Real;
+            case TypeKind::Ints: return a.kind == TypeKind::Int && a.array_dims <= 1;
+            case TypeKind::Reals:
+                return ((a.kind == TypeKind::Int || a.kind == TypeKind::Real) &&
+                        a.array_dims <= 1) ||
+                       (is_vector_like(a) && a.array_dims == 0);
+            case TypeKind::Vectors: return is_vector_like(a) && a.array_dims <= 1;
+            case TypeKind::Any: {
+                if (a.array_dims < p.array_dims)
+                    return false;
+                StanType t = a;
+                t.array_dims -= p.array_dims;
+                for (Binding& b : bound) {
+                    if (b.name != p.variable)
+                        continue;
+                    if (b.type == t)
+                        return true;
+                    if (with_real_elements(b.type) == with_real_elements(t)) {
+                        b.type = with_real_elements(t);  // int and real: real
+                        ++promotions;
+                        return true;
+                    }
+                    return false;
+                }
+                bound.push_back({p.variable, t});
+                return true;
+            }
+            default: return false;
+        }
+    }
+
+    std::optional<StanType> result(const StanType& r, std::span<const StanType> args) const {
+        switch (r.kind) {
+            case TypeKind::Any:
+                for (const Binding& b : bound) {
+                    if (b.name == r.variable) {
+                        StanType t = b.type;
+                        t.array_dims += r.array_dims;
+                        return t;
+                    }
+                }
+                return std::nullopt;
+            case TypeKind::Broadcast: {
+                // elementwise over the arguments: every one that is not a scalar has the same shape
+                std::optional<StanType> shape;
+                for (const Binding& b : bound) {
+                    if (is_scalar(b.type))
+                        continue;
+                    const StanType t = with_real_elements(b.type);
+                    if (shape && *shape != t)
+                        return std::nullopt;
+                    shape = t;
+                }
+                return shape ? *shape : real_type();
+            }
+            case TypeKind::Reals:
+            case TypeKind::Ints: {
+                // an _rng draw: one number, or an array of them if any argument is a container
+                bool container = false;
+                for (const StanType& a : args) container = container || !is_scalar(a);
+                return of(r.kind == TypeKind::Ints ? TypeKind::Int : TypeKind::Real,
+                          container ? 1 : 0);
+            }
+            default: return r;
+        }
+    }
+
+    std::vector<Binding> bound;
+    int promotions = 0;
+};
+
+}  // namespace
+
+StanType type_of(const SizedType& t) {
+    TypeKind k = TypeKind::Real;
+    switch (t.base) {
+        case BaseType::Int: k = TypeKind::Int; break;
+        case BaseType::Real: k = TypeKind::Real; break;
+        case BaseType::Vector:
+        case BaseType::Simplex:
+        case BaseType::UnitVector:
+        case BaseType::Ordered:
+        case BaseType::PositiveOrdered: k = TypeKind::Vector; break;
+        case BaseType::RowVector: k = TypeKind::RowVector; break;
+        case BaseType::Matrix:
+        case BaseType::CholeskyFactorCorr:
+        case BaseType::CholeskyFactorCov:
+        case BaseType::CorrMatrix:
+        case BaseType::CovMatrix: k = TypeKind::Matrix; break;
+    }
+    return of(k, static_cast<int>(t.dims.size()));
+}
+
+StanType type_of(const UnsizedType& t) {
+    SizedType s;
+    s.base = t.base;
+    StanType r = type_of(s);
+    r.array_dims = t.array_dims;
+    return r;
+}
+
+StanType int_type(int array_dims) {
+    return of(TypeKind::Int, array_dims);
+}
+StanType real_type(int array_dims) {
+    return of(TypeKind::Real, array_dims);
+}
+bool is_scalar(const StanType& t) {
+    return t.array_dims == 0 && (t.kind == TypeKind::Int || t.kind == TypeKind::Real);
+}
+bool is_int(const StanType& t) {
+    return t.array_dims == 0 && t.kind == TypeKind::Int;
+}
+
+bool assignable(const StanType& to, const StanType& from) {
+    if (to == from)
+        return is_numeric(to);
+    return to.kind == TypeKind::Real && from.kind == TypeKind::Int &&
+           to.array_dims == from.array_dims;
+}
+
+std::optional<StanType> match(const Signature& s, std::span<const StanType> args, int* promotions) {
+    if (args.size() != s.args.size())
+        return std::nullopt;
+    Matcher m;
+    for (std::size_t k = 0; k < args.size(); ++k) {
+        if (!m.fits(s.args[k], args[k]))
+            return std::nullopt;
+    }
+    if (promotions != nullptr)
+        *promotions = m.promotions;
+    return m.result(s.result, args);
+}
+
+std::optional<StanType> resolve(std::span<const Signature> signatures,
+                                std::span<const StanType> args) {
+    std::optional<StanType> best;
+    int fewest = INT_MAX;
+    for (const Signature& s : signatures) {
+        int promotions = 0;
+        if (auto r = match(s, args, &promotions); r && promotions < fewest) {
+            best = r;
+            fewest = promotions;
+        }
+    }
+    return best;
+}
+
+std::string str(std::span<const StanType> args, bool density) {
+    std::string out = "(";
+    for (std::size_t k = 0; k < args.size(); ++k) {
+        if (k > 0)
+            out += density && k == 1 ? " | " : ", ";
+        out += str(args[k]);
+    }
+    return out + ")";
+}
+
+std::string str_arguments(std::span<const Signature> signatures) {
+    std::string out;
+    for (const Signature& s : signatures) {
+        if (!out.empty())
+            out += " or ";
+        out += str(s.args, s.density);
+    }
+    return out;
+}
+
+std::optional<StanType> unary_type(UnaryOp op, const StanType& a) {
+    if (op == UnaryOp::Not)
+        return is_scalar(a) ? std::optional(int_type()) : std::nullopt;
+    if (is_scalar(a) || is_linear_algebra(a))
+        return a;
+    return std::nullopt;
+}
+
+std::optional<StanType> transpose_type(const StanType& a) {
+    if (!is_linear_algebra(a))
+        return std::nullopt;
+    if (a.kind == TypeKind::Vector)
+        return of(TypeKind::RowVector);
+    if (a.kind == TypeKind::RowVector)
+        return of(TypeKind::Vector);
+    return a;
+}
+
+std::optional<StanType> binary_type(BinaryOp op, const StanType& a, const StanType& b) {
+    const bool scalars = is_scalar(a) && is_scalar(b);
+    const bool ints = is_int(a) && is_int(b);
+    const StanType M = of(TypeKind::Matrix), V = of(TypeKind::Vector), RV = of(TypeKind::RowVector);
+    // scalar with a vector, row vector or matrix (either side), or two of the same
+    auto elementwise = [&]() -> std::optional<StanType> {
+        if (scalars)
+            return ints ? int_type() : real_type();
+        if (is_scalar(a) && is_linear_algebra(b))
+            return b;
+        if (is_linear_algebra(a) && (is_scalar(b) || a == b))
+            return a;
+        return std::nullopt;
+    };
+    switch (op) {
+        case BinaryOp::Or:
+        case BinaryOp::And:
+        case BinaryOp::Equal:
+        case BinaryOp::NotEqual:
+        case BinaryOp::Less:
+        case BinaryOp::LessEqual:
+        case BinaryOp::Greater:
+        case BinaryOp::GreaterEqual: return scalars ? std::optional(int_type()) : std::nullopt;
+        case BinaryOp::Add:
+        case BinaryOp::Subtract:
+        case BinaryOp::EltMultiply:
+        case BinaryOp::EltDivide: return elementwise();
+        case BinaryOp::Multiply:
+            if (scalars || is_scalar(a) || is_scalar(b))
+                return elementwise();
+            if (a == RV && b == V)
+                return real_type();
+            if (a == V && b == RV)
+                return M;
+            if (a == M && b == V)
+                return V;
+            if (a == RV && b == M)
+                return RV;
+            if (a == M && b == M)
+                return M;
+            return std::nullopt;
+        case BinaryOp::Divide:
+            if (scalars || is_scalar(b) || is_scalar(a))
+                return elementwise();
+            if ((a == RV || a == M) && b == M)
+                return a;
+            return std::nullopt;
+        case BinaryOp::LeftDivide:
+            if (a == M && (b == M || b == V))
+                return b;
+            return std::nullopt;
+        case BinaryOp::Modulo:
+        case BinaryOp::IntDivide: return ints ? std::optional(int_type()) : std::nullopt;
+        case BinaryOp::Power:
+        case BinaryOp::EltPower: {
+            if (scalars)
+                return real_type();
+            const auto r = elementwise();
+            return r ? std::optional(with_real_elements(*r)) : std::nullopt;
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<BinaryOp> binary_of(AssignOp op) {
+    switch (op) {
+        case AssignOp::Assign: return std::nullopt;
+        case AssignOp::Add: return BinaryOp::Add;
+        case AssignOp::Subtract: return BinaryOp::Subtract;
+        case AssignOp::Multiply: return BinaryOp::Multiply;
+        case AssignOp::Divide: return BinaryOp::Divide;
+        case AssignOp::EltMultiply: return BinaryOp::EltMultiply;
+        case AssignOp::EltDivide: return BinaryOp::EltDivide;
+    }
+    return std::nullopt;
+}
+
+IndexResult index_type(const StanType& base, std::span<const IndexKind> indices) {
+    int kept = 0;  // array dimensions a multi-index keeps
+    int dims = base.array_dims;
+    std::size_t k = 0;
+    for (; k < indices.size() && dims > 0; ++k, --dims) {
+        if (indices[k] == IndexKind::Multi)
+            ++kept;
+    }
+    StanType t = base;
+    const std::size_t rest = indices.size() - k;
+    const auto too_many = [&] {
+        return IndexResult{std::nullopt, "too many indexes for " + str(base)};
+    };
+    if (dims == 0 && rest > 0) {
+        if (is_vector_like(t)) {
+            if (rest > 1)
+                return too_many();
+            if (indices[k] == IndexKind::Single)
+                t.kind = TypeKind::Real;
+        } else if (t.kind == TypeKind::Matrix) {
+            if (rest > 2)
+                return too_many();
+            const bool row = indices[k] == IndexKind::Single;
+            const bool col = rest == 2 && indices[k + 1] == IndexKind::Single;
+            if (row && col)
+                t.kind = TypeKind::Real;
+            else if (row)
+                t.kind = TypeKind::RowVector;
+            else if (col)
+                t.kind = TypeKind::Vector;
+        } else {
+            return too_many();
+        }
+    }
+    t.array_dims = kept + dims;
+    return {t, {}};
+}
+
+}  // namespace advi::stan

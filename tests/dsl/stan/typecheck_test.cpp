@@ -1,0 +1,255 @@
+// The type checker (check.cpp with types.cpp): one ill-typed program per rule, each refused at
+// its file:line:col with the expected and the actual types; and the lowering runs the same
+// checker, so that a fit never sees such a program.
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include <advi/io/json_reader.hpp>
+#include <advi/stan/check.hpp>
+#include <advi/stan/lower.hpp>
+#include <advi/stan/parser.hpp>
+
+namespace advi::stan {
+namespace {
+
+std::string first_line_of_error(const std::string& text) {
+    try {
+        check(parse_program(text, "m.stan"));
+    } catch (const ParseError& e) {
+        const std::string w = e.what();
+        return w.substr(0, w.find('\n'));
+    }
+    return "ok";
+}
+
+const std::string kHead = "data { int N; vector[N] y; }\nparameters { real mu; }\n";
+
+// The head, then `model { <statements> }` on line 3 (column 9 is the first statement).
+std::string model(const std::string& statements) {
+    return kHead + "model { " + statements + " }";
+}
+// Functions on line 1, then the head and a model on lines 2-4.
+std::string with_functions(const std::string& functions, const std::string& statements) {
+    return "functions { " + functions + " }\n" + model(statements);
+}
+
+}  // namespace
+
+TEST_CASE("calls of built-ins: argument count and types against the table's signatures", "[stan]") {
+    CHECK(first_line_of_error(model("y ~ normal(mu, 1, 2, 3);")) ==
+          "m.stan:3:13: normal takes (reals | reals, reals); got (vector | real, int, int, int)");
+    CHECK(first_line_of_error(model("target += normal_lpdf(y | mu);")) ==
+          "m.stan:3:19: normal_lpdf takes (reals | reals, reals); got (vector | real)");
+    CHECK(first_line_of_error(model("vector[N] z = rep_vector(1.0, 2.5);")) ==
+          "m.stan:3:23: rep_vector takes (real, int); got (real, real)");
+    // nullary functions have an arity too
+    CHECK(first_line_of_error(model("y ~ normal(mu, pi(1));")) ==
+          "m.stan:3:24: pi takes (); got (int)");
+    // the variate of `~` is checked as much as the arguments
+    CHECK(first_line_of_error(model("y ~ poisson(mu);")) ==
+          "m.stan:3:13: poisson takes (ints | reals); got (vector | real)");
+    // a built-in called as a statement has a value to drop
+    CHECK(first_line_of_error(model("exp(mu);")) ==
+          "m.stan:3:9: `exp` returns real: a function with a value cannot be called as a "
+          "statement");
+    // int promotes to real, real does not demote
+    CHECK(first_line_of_error(model("y ~ normal(1, 2);")) == "ok");
+    CHECK(first_line_of_error(model("vector[N] z = rep_vector(1, N);")) == "ok");
+}
+
+TEST_CASE("results: abs of an int is an int, reductions of ints are ints", "[stan]") {
+    CHECK(first_line_of_error(model("int k = abs(-3);")) == "ok");
+    CHECK(first_line_of_error(model("int k = fabs(-3);")) ==
+          "m.stan:3:17: `k` is declared int; cannot assign real");
+    CHECK(first_line_of_error(model("int k = sum({1, 2});")) == "ok");
+    CHECK(first_line_of_error(model("int k = sum({1, 2.0});")) ==
+          "m.stan:3:17: `k` is declared int; cannot assign real");
+    // and the lowering computes the int: a size of 3
+    const auto lowered = lower(parse_program("transformed data { int n = abs(-3); }\n"
+                                             "parameters { vector[n] x; }\n"
+                                             "model { x ~ normal(0, 1); }",
+                                             "m.stan"),
+                               read_json_data("{}", "d.json"));
+    CHECK(lowered->model().spec().latent("x").shape.size() == 3);
+}
+
+TEST_CASE("densities: _lpdf for reals, _lpmf for ints, no _log", "[stan]") {
+    CHECK(first_line_of_error(model("target += poisson_lpdf(N | mu);")) ==
+          "m.stan:3:19: `poisson` is a distribution of integers: write `poisson_lpmf`");
+    CHECK(first_line_of_error(model("target += normal_lpmf(y | mu, 1);")) ==
+          "m.stan:3:19: `normal` is a distribution of reals: write `normal_lpdf`");
+    CHECK(first_line_of_error(model("target += normal_log(y, mu, 1);")) ==
+          "m.stan:3:19: `normal_log`: Stan removed the `_log` suffix; write `normal_lpdf`");
+    CHECK(first_line_of_error(model("target += normal_lpdf(y, mu, 1);")) ==
+          "m.stan:3:19: `normal_lpdf` takes its variate first and `|` after it: "
+          "normal_lpdf(y | ...)");
+    CHECK(first_line_of_error(model("target += exp(mu | 1);")) ==
+          "m.stan:3:19: `exp` is not a density or distribution function: it takes no `|`");
+    CHECK(first_line_of_error(kHead + "model { y ~ normal(mu, 1); }\n" +
+                              "generated quantities { real l = normal_lupdf(y | mu, 1); }") ==
+          "m.stan:4:33: `normal_lupdf`: `_lupdf` and `_lupmf` can only be used in the model "
+          "block or in functions ending in `_lpdf`, `_lpmf` or `_lp`");
+    CHECK(first_line_of_error(model("target += normal_lupdf(y | mu, 1);")) == "ok");
+}
+
+TEST_CASE("what the lowering cannot do, check refuses in the lowering's words", "[stan]") {
+    const std::string lcdf = model("target += normal_lcdf(y | mu, 1);");
+    const std::string message =
+        "m.stan:3:19: `normal_lcdf` is not available: the library has no lcdf functions yet";
+    CHECK(first_line_of_error(lcdf) == message);
+    // the lowering (which runs the checker first) says the same
+    CHECK_THROWS_WITH(
+        lower(parse_program(lcdf, "m.stan"), read_json_data(R"({"N": 1, "y": [1]})", "d.json")),
+        Catch::StartsWith(message));
+    CHECK(first_line_of_error(model("target += std_normal_log_cdf(mu);")) ==
+          "m.stan:3:19: unknown function `std_normal_log_cdf`");
+    CHECK(first_line_of_error(model("target += std_normal_lcdf(y);")) == "ok");
+    CHECK(first_line_of_error(model("target += target();")) ==
+          "m.stan:3:19: `target()` is not supported: the lowering has no running total");
+    CHECK(first_line_of_error(model("y ~ normal(mu, 1) T[0, ];")) ==
+          "m.stan:3:27: truncation T[,] is not supported yet");
+    // _rng: Stan allows transformed data, advi draws in generated quantities only
+    CHECK(first_line_of_error("data { int N; vector[N] y; }\n"
+                              "transformed data { real z = normal_rng(0, 1); }\n"
+                              "parameters { real mu; }\nmodel { }") ==
+          "m.stan:2:29: `normal_rng` in transformed data is not supported: advi draws random "
+          "numbers in generated quantities only");
+    CHECK(first_line_of_error(with_functions("real f(real x) { return normal_rng(x, 1); }",
+                                             "y ~ normal(mu, 1);")) ==
+          "m.stan:1:37: `normal_rng` can only be called in generated quantities or in a function "
+          "whose name ends in `_rng`");
+    CHECK(first_line_of_error("functions { real f_rng(real x) { return normal_rng(x, 1); } }\n" +
+                              kHead + "model { y ~ normal(mu, 1); }\n" +
+                              "generated quantities { real z = f_rng(mu); }") == "ok");
+    CHECK(first_line_of_error("functions { real f_rng(real x) { return normal_rng(x, 1); } }\n" +
+                              kHead + "model { y ~ normal(f_rng(mu), 1); }") ==
+          "m.stan:4:20: `f_rng` is for generated quantities only");
+}
+
+TEST_CASE("user functions: returns on every path, of the declared type", "[stan]") {
+    CHECK(first_line_of_error(
+              with_functions("real f(real x) { return [x]'; }", "y ~ normal(f(mu), 1);")) ==
+          "m.stan:1:37: `f` returns real; got vector");
+    CHECK(first_line_of_error(
+              with_functions("real f(real x) { if (x > 0) return 1; }", "y ~ normal(f(mu), 1);")) ==
+          "m.stan:1:18: `f` may end without returning a value: every path must return real");
+    CHECK(first_line_of_error(with_functions(
+              "real f(real x) { if (x > 0) return 1; else return 2; }", "y ~ normal(f(mu), 1);")) ==
+          "ok");
+    CHECK(first_line_of_error(
+              with_functions("real f(real x) { if (x > 0) { return 1; } else { print(x); } }",
+                             "y ~ normal(f(mu), 1);")) ==
+          "m.stan:1:18: `f` may end without returning a value: every path must return real");
+    CHECK(first_line_of_error(with_functions("real f(real x) { reject(\"no\"); }",
+                                             "y ~ normal(f(mu), 1);")) == "ok");
+    CHECK(first_line_of_error(with_functions("void f(real x) { return x; }", "f(mu);")) ==
+          "m.stan:1:30: `f` is a void function: it cannot return a value");
+    CHECK(first_line_of_error(
+              with_functions("real f(real x) { return; }", "y ~ normal(f(mu), 1);")) ==
+          "m.stan:1:30: `f` returns real: `return;` has no value");
+    // int promotes to real in a return
+    CHECK(first_line_of_error(
+              with_functions("real f(real x) { return 1; }", "y ~ normal(f(mu), 1);")) == "ok");
+    CHECK(first_line_of_error(
+              with_functions("int f(real x) { return 1.5; }", "y ~ normal(f(mu), 1);")) ==
+          "m.stan:1:36: `f` returns int; got real");
+}
+
+TEST_CASE("user functions: calls with their argument types, void and non-void", "[stan]") {
+    const std::string f = "real f(int k, real x) { return k * x; }";
+    CHECK(first_line_of_error(with_functions(f, "y ~ normal(f(2, mu), 1);")) == "ok");
+    // a real where an int is declared would change the model: refused
+    CHECK(first_line_of_error(with_functions(f, "y ~ normal(f(mu, mu), 1);")) ==
+          "m.stan:4:20: f takes (int, real); got (real, real)");
+    CHECK(first_line_of_error(with_functions(f, "y ~ normal(f(2), 1);")) ==
+          "m.stan:4:20: f takes (int, real); got (int)");
+    CHECK(first_line_of_error(with_functions(f, "f(2, mu);")) ==
+          "m.stan:4:9: `f` returns real: a function with a value cannot be called as a "
+          "statement");
+    const std::string v = "void g(real x) { print(x); }";
+    CHECK(first_line_of_error(with_functions(v, "g(mu);")) == "ok");
+    CHECK(first_line_of_error(with_functions(v, "y ~ normal(g(mu), 1);")) ==
+          "m.stan:4:20: `g` is a void function: its call has no value to use");
+    // densities defined by the user are checked like built-ins under `~`
+    const std::string d = "real my_lpdf(vector y, real m) { return normal_lpdf(y | m, 1); }";
+    CHECK(first_line_of_error(with_functions(d, "y ~ my(mu);")) == "ok");
+    CHECK(first_line_of_error(with_functions(d, "y ~ my(mu, 1);")) ==
+          "m.stan:4:13: my_lpdf takes (vector | real); got (vector | real, int)");
+    CHECK(first_line_of_error(
+              with_functions("real my_lpdf(int y, real m) { return m; }", "y ~ normal(mu, 1);")) ==
+          "m.stan:1:26: the variate of a `_lpdf` must be real-valued, not int (write `_lpmf` for "
+          "integers)");
+    // the fit lowers through the same checker: the real never reaches the int
+    CHECK_THROWS_WITH(lower(parse_program(with_functions(f, "y ~ normal(f(mu, mu), 1);"), "m.stan"),
+                            read_json_data(R"({"N": 1, "y": [1]})", "d.json")),
+                      Catch::StartsWith("m.stan:4:20: f takes (int, real); got (real, real)"));
+}
+
+TEST_CASE("user functions: names of built-ins, overloads, declarations", "[stan]") {
+    CHECK(first_line_of_error(
+              with_functions("real exp(real x) { return x; }", "y ~ normal(mu, 1);")) ==
+          "m.stan:1:18: `exp` is a built-in function with signature (real) => real; a user "
+          "function cannot redefine it");
+    CHECK(first_line_of_error(
+              with_functions("real exp(vector x, int k) { return k; }", "y ~ normal(mu, 1);")) ==
+          "m.stan:1:18: `exp` is the name of a built-in function; advi does not let a user "
+          "function overload it");
+    CHECK(first_line_of_error(with_functions("real normal_lpdf(real y, real m, real s) { return "
+                                             "m; }",
+                                             "y ~ normal(mu, 1);")) ==
+          "m.stan:1:18: `normal_lpdf` is a built-in function with signature (real | real, real) "
+          "=> real; a user function cannot redefine it");
+    CHECK(
+        first_line_of_error(with_functions(
+            "real f(real x) { return x; } real f(vector x) { return 1; }", "y ~ normal(mu, 1);")) ==
+        "m.stan:1:47: `f` is declared again with another signature: (vector) => real, before "
+        "(real) => real; advi does not support overloaded user functions");
+    CHECK(first_line_of_error(with_functions("real f(real x); real f(real x) { return x; }",
+                                             "y ~ normal(f(mu), 1);")) == "ok");
+    CHECK(first_line_of_error(with_functions("real f(real x);", "y ~ normal(mu, 1);")) ==
+          "m.stan:1:18: `f` is declared but never defined");
+    CHECK(first_line_of_error(
+              with_functions("real f(real x) { x = 2; return x; }", "y ~ normal(f(mu), 1);")) ==
+          "m.stan:1:30: `x` cannot be assigned here (function argument variable)");
+}
+
+TEST_CASE("statements: assignments, conditions, loops, indexes, sizes", "[stan]") {
+    CHECK(first_line_of_error(model("int k; k = 2.5;")) ==
+          "m.stan:3:20: cannot assign real to `k` of type int");
+    CHECK(first_line_of_error(model("vector[N] z; z = mu;")) ==
+          "m.stan:3:26: cannot assign real to `z` of type vector");
+    CHECK(first_line_of_error(model("real z; z = 1;")) == "ok");
+    CHECK(first_line_of_error(model("vector[N] z = y; z *= y;")) ==
+          "m.stan:3:26: no operator vector *= vector");
+    CHECK(first_line_of_error(model("vector[N] z = y; z .*= y;")) == "ok");
+    CHECK(first_line_of_error(model("if (mu) y ~ normal(mu, 1);")) ==
+          "m.stan:3:13: the condition of `if` must be int, got real");
+    CHECK(first_line_of_error(model("while (y) { }")) ==
+          "m.stan:3:16: the condition of `while` must be int, got vector");
+    CHECK(first_line_of_error(model("for (i in 1:2.0) { }")) ==
+          "m.stan:3:21: a loop bound must be int, got real");
+    CHECK(first_line_of_error(model("y[1.0] ~ normal(mu, 1);")) ==
+          "m.stan:3:11: an index must be int or array[] int, got real");
+    CHECK(first_line_of_error(model("y[1, 2] ~ normal(mu, 1);")) ==
+          "m.stan:3:9: too many indexes for vector");
+    CHECK(first_line_of_error(model("y[{1, 2}] ~ normal(mu, 1);")) == "ok");
+    CHECK(
+        first_line_of_error("data { real N; }\nparameters { real mu; }\nmodel { vector[N] z; }") ==
+        "m.stan:3:16: a size must be int, got real");
+    CHECK(first_line_of_error(model("real z = mu ? 1 : 2;")) ==
+          "m.stan:3:18: the condition of `?:` must be int, got real");
+    CHECK(first_line_of_error(model("real z = N ? y : mu;")) ==
+          "m.stan:3:18: the branches of `?:` have different types: vector and real");
+    CHECK(first_line_of_error(model("target += y + y';")) ==
+          "m.stan:3:21: no operator vector + row_vector");
+    CHECK(first_line_of_error(model("target += y * y;")) ==
+          "m.stan:3:21: no operator vector * vector");
+    CHECK(first_line_of_error(model("target += y' * y;")) == "ok");
+    CHECK(first_line_of_error(model("target += {1, 2} + 1;")) ==
+          "m.stan:3:26: no operator array[] int + int");
+    CHECK(first_line_of_error(model("target += 1 % 2.0;")) ==
+          "m.stan:3:21: no operator int % real");
+}
+
+}  // namespace advi::stan
