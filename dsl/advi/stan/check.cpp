@@ -53,9 +53,14 @@ StanType return_type(const FunctionDef& f) {
     }
     return type_of(*f.return_type);
 }
+// "(data real, vector) => real": as the declaration and the definition must agree.
 std::string signature_str(const FunctionDef& f) {
-    const auto args = argument_types(f);
-    return str(args) + " => " + str(return_type(f));
+    std::string out = "(";
+    for (std::size_t k = 0; k < f.args.size(); ++k) {
+        out += (k > 0 ? ", " : "") + std::string(f.args[k].data_only ? "data " : "") +
+               str(type_of(f.args[k].type));
+    }
+    return out + ") => " + str(return_type(f));
 }
 
 class Checker {
@@ -78,7 +83,11 @@ public:
             in_model_ = kind == BlockKind::Model;
             if (kind == BlockKind::Model)
                 scopes_.push_back({});
-            for (const Statement& s : b->statements) statement(s);
+            for (const Statement& s : b->statements) {
+                top_level_ = true;
+                statement(s);
+            }
+            top_level_ = false;
             if (kind == BlockKind::Model)
                 scopes_.pop_back();
         }
@@ -105,6 +114,8 @@ private:
             }
             if (before.body && f.body)
                 fail(f.name_loc, fmt::format("`{}` is defined twice", f.name));
+            if (!f.body)  // Stan: one forward declaration, before the definition
+                fail(f.name_loc, fmt::format("`{}` is already declared", f.name));
             if (f.body)
                 it->second = &f;  // the definition of a forward declaration
         }
@@ -189,6 +200,10 @@ private:
         StanType type;
     };
     void declare(const std::string& name, Loc at, bool assignable, StanType type) {
+        if (ends_with(name, "_lupdf") || ends_with(name, "_lupmf")) {
+            fail(at,
+                 fmt::format("`{}`: names ending in `_lupdf` or `_lupmf` are for densities", name));
+        }
         for (const auto& s : scopes_) {
             if (s.count(name))
                 fail(at, fmt::format("`{}` is already declared", name));
@@ -218,8 +233,11 @@ private:
             if (!*e)
                 continue;
             const StanType b = expr(**e);
+            // a scalar, or (elementwise bounds) the variable's own type
             const bool ok =
-                element.kind == TypeKind::Int ? is_int(b) : is_scalar(b) || assignable(element, b);
+                assignable(declared, b) ||
+                (element.kind == TypeKind::Int ? is_int(b)
+                                               : is_scalar(b) || assignable(element, b));
             if (!ok) {
                 fail((*e)->loc, fmt::format("a bound of {} must be {}, got {}", str(element),
                                             element.kind == TypeKind::Int ? "int"
@@ -317,6 +335,11 @@ private:
         return t;
     }
     StanType node(const RowVectorExpr& n, const Expression& e) {
+        if (n.elements.empty()) {  // `[]`: a row vector of size 0
+            StanType r;
+            r.kind = TypeKind::RowVector;
+            return r;
+        }
         const StanType t = elements(n.elements, e.loc);
         if (is_scalar(t)) {
             StanType r;
@@ -376,6 +399,8 @@ private:
                                      f));
             }
         }
+        if (find(f) != nullptr && !is_known_function(f))
+            fail(at, fmt::format("`{}` is a variable, not a function", f));
         if (auto it = functions_.find(f); it != functions_.end())
             return user_call(*it->second, args, at);
         if (const std::string why = unavailable_reason(f); !why.empty())
@@ -406,7 +431,7 @@ private:
     // `_lpdf` is for real variates, `_lpmf` for ints (Stan's rule).
     void variate_kind(std::string_view d, std::string_view suffix, const DensityRow& row,
                       Loc at) const {
-        const bool ints = row.signatures.front().args.front().kind == TypeKind::Ints;
+        const bool ints = integer_variate(row);
         const bool pmf = suffix == "_lpmf" || suffix == "_lupmf";
         if (ints && !pmf) {
             fail(at, fmt::format("`{}` is a distribution of integers: write `{}{}`", d, d,
@@ -457,10 +482,30 @@ private:
 
     // --- statements; each says whether it ends its function
     Ending statement(const Statement& s) {
+        if (!s.is<VarDecl>())
+            top_level_ = false;  // what it holds is local
         return std::visit([&](const auto& n) { return node(n, s.loc); }, s.node);
     }
     Ending node(const VarDecl& n, Loc) {
         const StanType t = type_of(n.type);
+        const bool global = top_level_ && function_ == nullptr && block_ != BlockKind::Model;
+        if (global && t.kind == TypeKind::Int &&
+            (block_ == BlockKind::Parameters || block_ == BlockKind::TransformedParameters)) {
+            fail(n.type.loc,
+                 fmt::format(
+                     "`{}`: {} cannot be int", n.name,
+                     block_ == BlockKind::Parameters ? "parameters" : "transformed parameters"));
+        }
+        const bool constrained =
+            n.type.lower || n.type.upper || n.type.offset || n.type.multiplier ||
+            (n.type.base != BaseType::Int && n.type.base != BaseType::Real &&
+             n.type.base != BaseType::Vector && n.type.base != BaseType::RowVector &&
+             n.type.base != BaseType::Matrix);
+        if (!global && constrained) {
+            fail(n.type.loc,
+                 fmt::format("`{}`: a local variable cannot have a constrained type", n.name));
+        }
+        top_level_ = false;
         declared_type(n.type, t);
         if (n.initial_value) {
             const StanType v = expr(*n.initial_value);
@@ -489,8 +534,9 @@ private:
         }
         const StanType lhs = expr(n.lhs), rhs = expr(n.rhs);
         if (const auto op = binary_of(n.op)) {
+            const bool elementwise = n.op == AssignOp::EltMultiply || n.op == AssignOp::EltDivide;
             const auto r = binary_type(*op, lhs, rhs);
-            if (!r || !assignable(lhs, *r)) {
+            if (!r || !assignable(lhs, *r) || (elementwise && is_scalar(lhs))) {
                 fail(at, fmt::format("no operator {} {} {}", str(lhs), symbol(n.op), str(rhs)));
             }
         } else if (!assignable(lhs, rhs)) {
@@ -541,7 +587,7 @@ private:
         int_expr(n.upper, "a loop bound");
         scopes_.push_back({});
         declare(n.variable, n.variable_loc, false, int_type());
-        const Ending e = statement(*n.body);
+        const Ending e = loop_body(*n.body);
         scopes_.pop_back();
         return loop(e);
     }
@@ -558,13 +604,15 @@ private:
         }
         scopes_.push_back({});
         declare(n.variable, n.variable_loc, false, t);
-        const Ending e = statement(*n.body);
+        const Ending e = loop_body(*n.body);
         scopes_.pop_back();
         return loop(e);
     }
     Ending node(const While& n, Loc) {
         int_expr(n.condition, "the condition of `while`");
-        const Ending e = scope(*n.body);
+        scopes_.push_back({});
+        const Ending e = loop_body(*n.body);
+        scopes_.pop_back();
         // `while (1)` is left only by a return, as stanc counts it
         const auto* lit = n.condition.as<IntLiteral>();
         if (e == Ending::Open && lit != nullptr && lit->value != 0)
@@ -581,8 +629,16 @@ private:
     }
     Ending node(const Block& n, Loc) { return statements(n.statements); }
     Ending node(const Profile& n, Loc) { return statements(n.statements); }
-    Ending node(const Break&, Loc) { return Ending::Breaks; }
-    Ending node(const Continue&, Loc) { return Ending::Open; }
+    Ending node(const Break&, Loc at) {
+        if (loops_ == 0)
+            fail(at, "`break` outside a loop");
+        return Ending::Breaks;
+    }
+    Ending node(const Continue&, Loc at) {
+        if (loops_ == 0)
+            fail(at, "`continue` outside a loop");
+        return Ending::Open;
+    }
     Ending node(const Empty&, Loc) { return Ending::Open; }
     Ending node(const Return& n, Loc at) {
         if (function_ == nullptr)
@@ -627,6 +683,12 @@ private:
         scopes_.pop_back();
         return e;
     }
+    Ending loop_body(const Statement& s) {
+        ++loops_;
+        const Ending e = statement(s);
+        --loops_;
+        return e;
+    }
     Ending scope(const Statement& s) {
         scopes_.push_back({});
         const Ending e = statement(s);
@@ -640,6 +702,8 @@ private:
     BlockKind block_ = BlockKind::Data;
     bool in_model_ = false;
     const FunctionDef* function_ = nullptr;  // whose body is being checked
+    int loops_ = 0;                          // loops around the statement
+    bool top_level_ = false;                 // a declaration of the block, not a local
 };
 
 }  // namespace

@@ -295,6 +295,15 @@ Value head_or_tail(CallSite& c) {
     c.arity(2);
     Value r = c.args[0];
     const int n = c.int_arg(1);
+    if (r.is_known_int() && r.dims.size() == 1) {  // ints: known, sliced here
+        if (n < 0 || n > static_cast<int>(r.ints.size()))
+            c.fail(fmt::format("{}({}, {}) of an array of {}", c.name(), type_str(r), n,
+                               r.ints.size()));
+        const auto from = c.name() == "head" ? r.ints.begin() : r.ints.end() - n;
+        r.ints = std::vector<int>(from, from + n);
+        r.dims = {n};
+        return r;
+    }
     r.expr = c.name() == "head" ? head(c.real_of(0), n) : tail(c.real_of(0), n);
     (r.dims.empty() ? r.sizes : r.dims)[0] = n;
     if (r.is_int())
@@ -355,6 +364,16 @@ Value real1(CallSite& c) {
     return CallSite::real_scalar(F(c.real_of(0)));
 }
 
+// transpose(m), and of a vector the row vector with its elements (the same node).
+Value transpose_of(CallSite& c) {
+    c.arity(1);
+    const Value& v = c.args[0];
+    if (v.base == Base::Vector || v.base == Base::RowVector)
+        return CallSite::vec(c.real_of(0), v.sizes[0],
+                             v.base == Base::Vector ? Base::RowVector : Base::Vector);
+    return CallSite::mat(transpose(c.real_of(0)));
+}
+
 Value quad_form_of(CallSite& c) {
     c.arity(2);
     const Expr e = quad_form(c.real_of(0), c.real_of(1));
@@ -410,10 +429,10 @@ constexpr std::pair<std::string_view, std::string_view> kMultivariateSignatures[
     // (the vectorised forms the lowering does: a mean per variate, or one for all)
     {"multi_normal",          "(vector | vector, matrix) => real; (row_vector | row_vector, matrix) => real; (array[] vector | vectors, matrix) => real; (array[] row_vector | vectors, matrix) => real"},
     {"multi_normal_cholesky", "(vector | vector, matrix) => real; (row_vector | row_vector, matrix) => real; (array[] vector | vectors, matrix) => real; (array[] row_vector | vectors, matrix) => real"},
-    {"dirichlet",             "(vector | vector) => real; (row_vector | row_vector) => real"},
+    {"dirichlet",             "(vector | vector) => real; (row_vector | row_vector) => real; (vector | row_vector) => real; (row_vector | vector) => real"},
     {"categorical",           "(ints | vector) => real"},
     {"categorical_logit",     "(ints | vector) => real"},
-    {"ordered_logistic",      "(ints | vector, vector) => real"},
+    {"ordered_logistic",      "(int | real, vector) => real; (ints | vector, vector) => real"},
     {"lkj_corr_cholesky",     "(matrix | real) => real"},
     {"lkj_corr",              "(matrix | real) => real"},
     {"wishart",               "(matrix | real, matrix) => real"},
@@ -488,8 +507,8 @@ std::span<const FunctionRow> functions() {
         {"inv",                sigs("(T) => R"), unary<inv>},
         {"inv_sqrt",           sigs("(T) => R"), unary<inv_sqrt>},
         {"inv_square",         sigs("(T) => R"), unary<inv_square>},
-        {"log2",               sigs("(T) => R"), unary<log2>},
-        {"log10",              sigs("(T) => R"), unary<log10>},
+        {"log2",               sigs("() => real; (T) => R"), [](CallSite& c) { return c.args.empty() ? c.lowerer.constant(M_LN2) : unary<log2>(c); }},
+        {"log10",              sigs("() => real; (T) => R"), [](CallSite& c) { return c.args.empty() ? c.lowerer.constant(M_LN10) : unary<log10>(c); }},
         {"exp2",               sigs("(T) => R"), unary<exp2>},
         {"digamma",            sigs("(T) => R"), unary<digamma>},
         {"trigamma",           sigs("(T) => R"), unary<trigamma>},
@@ -530,8 +549,8 @@ std::span<const FunctionRow> functions() {
         {"to_vector",      sigs("(vector) => vector; (row_vector) => vector; (matrix) => vector; (array[] real) => vector; (array[] int) => vector"), whole<[](CallSite& c) { return to_vector_of(c, Base::Vector); }>},
         {"to_row_vector",  sigs("(vector) => row_vector; (row_vector) => row_vector; (matrix) => row_vector; (array[] real) => row_vector; (array[] int) => row_vector"), whole<[](CallSite& c) { return to_vector_of(c, Base::RowVector); }>},
         {"to_matrix",      sigs("(matrix) => matrix; (vector) => matrix; (row_vector) => matrix; (array[,] real) => matrix; (matrix, int, int) => matrix; (vector, int, int) => matrix; (row_vector, int, int) => matrix; (array[] real, int, int) => matrix"), whole<to_matrix_of>},
-        {"head",           sigs("(vector, int) => vector; (row_vector, int) => row_vector; (array[] real, int) => array[] real"), whole<head_or_tail>},
-        {"tail",           sigs("(vector, int) => vector; (row_vector, int) => row_vector; (array[] real, int) => array[] real"), whole<head_or_tail>},
+        {"head",           sigs("(vector, int) => vector; (row_vector, int) => row_vector; (array[] real, int) => array[] real; (array[] int, int) => array[] int"), whole<head_or_tail>},
+        {"tail",           sigs("(vector, int) => vector; (row_vector, int) => row_vector; (array[] real, int) => array[] real; (array[] int, int) => array[] int"), whole<head_or_tail>},
         {"segment",        sigs("(vector, int, int) => vector; (row_vector, int, int) => row_vector; (array[] real, int, int) => array[] real; (array[] int, int, int) => array[] int"), whole<segment_of>},
         {"append_row",     sigs("(matrix, matrix) => matrix; (matrix, row_vector) => matrix; (row_vector, matrix) => matrix; (row_vector, row_vector) => matrix; (vector, vector) => vector; (real, vector) => vector; (vector, real) => vector"), whole<append_row_of>},
         {"append_col",     sigs("(matrix, matrix) => matrix; (vector, matrix) => matrix; (matrix, vector) => matrix; (vector, vector) => matrix"), whole<matrix2<append_col>>},
@@ -547,7 +566,7 @@ std::span<const FunctionRow> functions() {
         {"quad_form",                         sigs("(matrix, matrix) => matrix; (matrix, vector) => real"), whole<quad_form_of>},
         {"crossprod",                         sigs("(matrix) => matrix"), whole<matrix1<crossprod>>},
         {"tcrossprod",                        sigs("(matrix) => matrix"), whole<matrix1<tcrossprod>>},
-        {"transpose",                         sigs("(matrix) => matrix"), whole<matrix1<transpose>>},
+        {"transpose",                         sigs("(matrix) => matrix; (vector) => row_vector; (row_vector) => vector"), whole<transpose_of>},
         {"trace",                             sigs("(matrix) => real"), whole<real1<trace>>},
         {"cholesky_decompose",                sigs("(matrix) => matrix"), whole<matrix1<cholesky_decompose>>},
         {"multiply_lower_tri_self_transpose", sigs("(matrix) => matrix"), whole<matrix1<multiply_lower_tri_self_transpose>>},
@@ -626,6 +645,11 @@ std::span<const DensityRow> densities() {
     return table;
 }
 
+bool integer_variate(const DensityRow& row) {
+    const TypeKind k = row.signatures.front().args.front().kind;
+    return k == TypeKind::Int || k == TypeKind::Ints;
+}
+
 const FunctionRow* find_function(std::string_view name) {
     return find_in(functions(), name);
 }
@@ -666,7 +690,7 @@ std::string unavailable_reason(std::string_view f) {
     if (f.size() > 4 && f.ends_with("_log")) {
         const std::string_view d = f.substr(0, f.size() - 4);
         if (const DensityRow* row = find_density(d)) {
-            const bool pmf = row->signatures.front().args.front().kind == TypeKind::Ints;
+            const bool pmf = integer_variate(*row);
             return fmt::format("`{}`: Stan removed the `_log` suffix; write `{}{}`", f, d,
                                pmf ? "_lpmf" : "_lpdf");
         }

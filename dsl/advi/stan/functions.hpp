@@ -44,6 +44,9 @@ using DensityRow = Row<Expr (*)(DensitySite&)>;
 [[nodiscard]] std::span<const RandomRow> random_functions();
 [[nodiscard]] std::span<const DensityRow> densities();
 
+// Whether a distribution's variate is integers (`_lpmf`), by its first signature.
+[[nodiscard]] bool integer_variate(const DensityRow& row);
+
 // The row of a name, or nullptr.
 [[nodiscard]] const FunctionRow* find_function(std::string_view name);
 [[nodiscard]] const RandomRow* find_random_function(std::string_view name);

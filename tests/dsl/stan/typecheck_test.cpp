@@ -214,6 +214,39 @@ TEST_CASE("user functions: names of built-ins, overloads, declarations", "[stan]
           "m.stan:1:30: `x` cannot be assigned here (function argument variable)");
 }
 
+TEST_CASE("declarations and names, as stanc", "[stan]") {
+    CHECK(first_line_of_error("parameters { int k; }\nmodel { }") ==
+          "m.stan:1:14: `k`: parameters cannot be int");
+    CHECK(first_line_of_error(kHead + "transformed parameters { array[2] int k; }\nmodel { }") ==
+          "m.stan:3:26: `k`: transformed parameters cannot be int");
+    CHECK(first_line_of_error(model("real<lower=0> z = 1;")) ==
+          "m.stan:3:9: `z`: a local variable cannot have a constrained type");
+    CHECK(first_line_of_error(model("simplex[3] z;")) ==
+          "m.stan:3:9: `z`: a local variable cannot have a constrained type");
+    CHECK(first_line_of_error(kHead + "model { }\ngenerated quantities { real<lower=0> z = 1; }") ==
+          "ok");
+    CHECK(first_line_of_error(model("break;")) == "m.stan:3:9: `break` outside a loop");
+    CHECK(first_line_of_error(model("while (1) { break; }")) == "ok");
+    CHECK(first_line_of_error(model("real x_lupdf = 1;")) ==
+          "m.stan:3:14: `x_lupdf`: names ending in `_lupdf` or `_lupmf` are for densities");
+    CHECK(first_line_of_error(with_functions("void g() { }", "real g = 1; g();")) ==
+          "m.stan:4:21: `g` is a variable, not a function");
+    CHECK(first_line_of_error(with_functions("real f(data real x); real f(real x) { return x; }",
+                                             "y ~ normal(f(1), 1);")) ==
+          "m.stan:1:39: `f` is declared again with another signature: (real) => real, before "
+          "(data real) => real; advi does not support overloaded user functions");
+    CHECK(first_line_of_error(with_functions("real f(real x) { return x; } real f(real x);",
+                                             "y ~ normal(f(1), 1);")) ==
+          "m.stan:1:47: `f` is already declared");
+    CHECK(first_line_of_error(model("real z = 1; z ./= 2;")) ==
+          "m.stan:3:21: no operator real ./= int");
+    // Stan's constants log2() and log10() (also elementwise functions)
+    CHECK(first_line_of_error(model("target += log2() + log10() + log2(mu);")) == "ok");
+    // bounds of the variable's own type
+    CHECK(first_line_of_error("data { vector[2] L; }\nparameters { vector<lower=L>[2] x; }\n"
+                              "model { }") == "ok");
+}
+
 TEST_CASE("statements: assignments, conditions, loops, indexes, sizes", "[stan]") {
     CHECK(first_line_of_error(model("int k; k = 2.5;")) ==
           "m.stan:3:20: cannot assign real to `k` of type int");
