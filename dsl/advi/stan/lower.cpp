@@ -618,11 +618,11 @@ void Lowerer::assign(const Assign& a, Loc at) {
     if (chain.size() > 1)
         fail(at,
              "assignments with several bracket groups (x[i][j]) are not supported; write x[i, j]");
-    assign_indexed(name, *var, *chain.front(), rhs, at);
+    assign_indexed(name, *var, *chain.front(), rhs, at, &a.lhs);
 }
 
 void Lowerer::assign_indexed(const std::string& name, Var& var, const std::vector<Index>& indices,
-                             const Value& value0, Loc at) {
+                             const Value& value0, Loc at, const Expression* lhs) {
     // Which element each iteration writes: index the variable's positions, as a read would.
     Value positions;
     positions.base = Base::Int;
@@ -636,7 +636,7 @@ void Lowerer::assign_indexed(const std::string& name, Var& var, const std::vecto
     if (positions.base == Base::Int) {
         // keep the declared base for the result type of the index
     }
-    Value picked = index(positions, indices, at);
+    Value picked = index(positions, indices, at, lhs);
     const int here = std::max({picked.level, value0.level, var.level});
     const int B = batch_size(here);
     const int outer = batch_size(var.level);
@@ -773,7 +773,7 @@ void Lowerer::tilde(const Tilde& t, Loc at) {
             return;
         }
     }
-    const Expr term = density(t.distribution, y, args, t.distribution_loc, false);
+    const Expr term = density(t.distribution, y, args, t.distribution_loc, false, &t.lhs);
     effect([this, term] { m().target_add(term); });
 }
 
@@ -891,6 +891,9 @@ void Lowerer::bind_loop_variable(const LoopSpec& loop, const Value& index_value,
 void Lowerer::vectorised(const LoopSpec& loop, int lower, int upper, Loc at) {
     Level level;
     level.outer = batch_size(static_cast<int>(levels_.size()));
+    level.variable = loop.variable;
+    level.lower = loop.container != nullptr ? 1 : lower;
+    level.foreach = loop.container != nullptr;
     // The loop variable becomes a vector of all its values (times the enclosing loops'): refused
     // before allocating when that many do not fit one node or the memory.
     const std::int64_t trip = std::max<std::int64_t>(std::int64_t{upper} - lower + 1, 0);
@@ -1045,7 +1048,7 @@ bool Lowerer::try_scan(const LoopSpec& loop, int lower, int upper, Loc at) {
     Region region;
     region_ = &region;
     scan_ = Scan{xv->name, placeholder};
-    levels_.push_back(Level{1, trip});
+    levels_.push_back(Level{1, trip, loop.variable, lower});
     Expr f;
     try {
         push_scope();
