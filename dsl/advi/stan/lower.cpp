@@ -761,6 +761,8 @@ void Lowerer::tilde(const Tilde& t, Loc at) {
     const Value y = expr(t.lhs);
     std::vector<Value> args;
     for (const auto& a : t.args) args.push_back(expr(a));
+    int level = y.level;
+    for (const Value& a : args) level = std::max(level, a.level);
     for (const char* suffix : {"_lpdf", "_lpmf"}) {
         if (has_user_function(t.distribution + suffix)) {
             std::vector<Value> all{y};
@@ -769,11 +771,20 @@ void Lowerer::tilde(const Tilde& t, Loc at) {
             Expr x = real(*r, at);
             if (!x.shape().is_scalar())
                 x = sum(x);
-            effect([this, x] { m().target_add(x); });
+            add_target(x, std::max(level, r->level));
             return;
         }
     }
-    const Expr term = density(t.distribution, y, args, t.distribution_loc, false, &t.lhs);
+    add_target(density(t.distribution, y, args, t.distribution_loc, false, &t.lhs), level);
+}
+
+void Lowerer::add_target(Expr term, int level) {
+    // A term that is the same in the inner iterations of the vectorised loops around it is
+    // summed over the outer ones only: it counts once per inner iteration too (`for (n in 1:N)
+    // target += c` adds N c, as the loop would; it added c once).
+    const int repeats = batch_size(static_cast<int>(levels_.size())) / batch_size(level);
+    if (repeats > 1)
+        term = static_cast<double>(repeats) * term;
     effect([this, term] { m().target_add(term); });
 }
 
@@ -784,7 +795,7 @@ void Lowerer::target_plus(const Expression& e, Loc at) {
     Expr x = real(v, e.loc);
     if (!x.shape().is_scalar())
         x = sum(x);
-    effect([this, x] { m().target_add(x); });
+    add_target(x, v.level);
 }
 
 // ------------------------------------------------------------------------------ loops

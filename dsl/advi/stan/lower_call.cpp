@@ -22,9 +22,9 @@ struct CategoricalRow {
     int extra;
 };
 constexpr CategoricalRow kCategorical[] = {
-    {"categorical", 0, 0},
+    {"categorical",       0, 0},
     {"categorical_logit", 0, 0},
-    {"ordered_logistic", 1, 1},  // K - 1 cut points
+    {"ordered_logistic",  1, 1}, // K - 1 cut points
 };
 
 const CategoricalRow* categorical_row(std::string_view d) {
@@ -56,9 +56,9 @@ std::string Lowerer::iteration(int level, std::int64_t t) const {
         const Level& lv = levels_[static_cast<std::size_t>(l) - 1];
         const std::int64_t j = t / lv.outer;
         t %= lv.outer;
-        const std::string part =
-            lv.foreach ? fmt::format("iteration {} over `{}`", j + 1, lv.variable)
-                       : fmt::format("{} = {}", lv.variable, lv.lower + j);
+        const std::string part = lv.foreach
+                                     ? fmt::format("iteration {} over `{}`", j + 1, lv.variable)
+                                     : fmt::format("{} = {}", lv.variable, lv.lower + j);
         out = out.empty() ? part : part + ", " + out;
     }
     return out;
@@ -115,12 +115,12 @@ void Lowerer::check_outcomes(const DistInfo& info, const Value& y, const std::ve
             e /= n;
         }
         const std::string when = level > 0 ? fmt::format(" (at {})", iteration(level, t)) : "";
-        const std::string range = !top ? fmt::format("{}, {}, ...", lo, lo + 1)
+        const std::string range = !top        ? fmt::format("{}, {}, ...", lo, lo + 1)
                                   : *top < lo ? fmt::format("none ({}..{})", lo, *top)
                                               : fmt::format("{}..{}", lo, *top);
         fail(variate != nullptr ? variate->loc : at,
-             fmt::format("{}{} = {}{} is outside {}'s outcomes {}{}", variate_text(variate), element,
-                         v, when, info.name, range, top_what));
+             fmt::format("{}{} = {}{} is outside {}'s outcomes {}{}", variate_text(variate),
+                         element, v, when, info.name, range, top_what));
     }
 }
 
@@ -171,6 +171,9 @@ Expr Lowerer::library_density(const std::string& name, const Value& y,
                 // Not the data node of the unshifted values: int_data would return it as it
                 // is, and a vectorised `y ~ categorical(theta)` read 0-based outcomes 1..K.
                 w.expr = Expr();
+                // Stan's categorical of one outcome: the library's variate is a vector
+                if (level == 0 && w.dims.empty() && w.sizes.empty())
+                    w.dims = {1};
             }
             return int_data(w, at);
         }

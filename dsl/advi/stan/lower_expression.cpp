@@ -589,13 +589,13 @@ Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc a
         const Index& ix = indices[k];
         const int n = extents[k];
         auto written = [](const std::optional<Box<Expression>>& e) {
-            return e ? fmt::format("`{}` = ", to_stan(**e)) : std::string();
+            return e && !(*e)->is<IntLiteral>() ? fmt::format("`{}` = ", to_stan(**e))
+                                                 : std::string();
         };
         Pick p;
         // "index `k` = 7 of `theta[k]` is outside 1..6 (at n = 3)": the index as written, its
         // value, what it indexes and, in a vectorised loop, which iteration.
-        auto check = [&](int i, Loc where, const std::string& what, int it_level,
-                         std::int64_t t) {
+        auto check = [&](int i, Loc where, const std::string& what, int it_level, std::int64_t t) {
             if (i >= 1 && i <= n)
                 return;
             const std::string of =
@@ -639,8 +639,7 @@ Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc a
                 p.single = false;
                 for (std::size_t t = 0; t < v.ints.size(); ++t) {
                     const int i = v.ints[t];
-                    check(i, ix.loc, fmt::format("`{}`[{}] = ", to_stan(**ix.lower), t + 1), 0,
-                          0);
+                    check(i, ix.loc, fmt::format("`{}`[{}] = ", to_stan(**ix.lower), t + 1), 0, 0);
                     p.at.push_back(i - 1);
                 }
             }

@@ -167,6 +167,9 @@ private:
                         const Value& value, Loc at, const Expression* lhs = nullptr);
     void tilde(const Tilde& t, Loc at);
     void target_plus(const Expression& e, Loc at);
+    // target += term, where term sums the iterations of vectorised `level` (of fewer levels than
+    // the loops around it: then it counts once per inner iteration).
+    void add_target(Expr term, int level);
     void for_loop(const For& f, Loc at);
     void for_each(const ForEach& f, Loc at);
     void if_statement(const If& s, Loc at);

@@ -409,7 +409,7 @@ TEST_CASE("errors in the model name the place and the problem", "[stan]") {
         error_of("  if (mu > 0) y ~ normal(mu, 1);") ==
         "model.stan:4:10: a comparison involving a parameter: conditions must depend on data only");
     CHECK(error_of("  y[4] ~ normal(mu, 1);") ==
-          "model.stan:4:5: index 4 is outside 1..3 (position 1 of vector[3])");
+          "model.stan:4:5: index 4 of `y[4]` is outside 1..3");
     CHECK(error_of("  y ~ normal(mu, 1) T[0, ];") ==
           "model.stan:4:21: truncation T[,] is not supported yet");
     CHECK(error_of("  target += normal_lcdf(mu | 0, 1);") ==
@@ -480,6 +480,29 @@ TEST_CASE("an error inside a built-in names its place once", "[stan]") {
                                  "model { vector[3] v = rep_vector(1.0); mu ~ normal(0, 1); }",
                                  "{}"),
                       Catch::StartsWith("model.stan:2:23: rep_vector takes 2 arguments, got 1"));
+}
+
+}  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("a term that is the same in every iteration of a vectorised loop counts once per "
+          "iteration",
+          "[stan]") {
+    // `for (n in 1:3) target += c` added c once (found by tests/dsl/stan/distribution_forms_test)
+    const std::string head = "parameters { real mu; vector[2] x; }\nmodel {\n";
+    auto same = [&](const std::string& a, const std::string& b) {
+        INFO(a << " vs " << b);
+        check_same_density(lower_text(head + a + "\n}", "{}")->model().spec(),
+                           lower_text(head + b + "\n}", "{}")->model().spec());
+    };
+    same("for (n in 1:3) target += normal_lpdf(mu | 0, 1);",
+         "target += 3 * normal_lpdf(mu | 0, 1);");
+    same("for (n in 1:4) mu ~ normal(0, 1);", "target += 4 * normal_lpdf(mu | 0, 1);");
+    same("for (i in 1:2) for (j in 1:3) target += normal_lpdf(x[i] | mu, 1);",
+         "target += 3 * normal_lpdf(x | mu, 1);");
+    same("for (i in 1:2) for (j in 1:3) x[i] ~ normal(mu, j);",
+         "x ~ normal(mu, 1); x ~ normal(mu, 2); x ~ normal(mu, 3);");
 }
 
 }  // namespace advi::stan
