@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <advi/stan/ast_printer.hpp>
+#include <advi/stan/int_arithmetic.hpp>
 #include <advi/stan/lowerer.hpp>
 
 namespace advi::stan {
@@ -155,7 +156,11 @@ Value Lowerer::expr(const Expression& e) {
         if (x->op == UnaryOp::Plus)
             return v;
         if (v.is_known_int()) {
-            for (int& k : v.ints) k = x->op == UnaryOp::Minus ? -k : !k;
+            try {
+                for (int& k : v.ints) k = x->op == UnaryOp::Minus ? int_arithmetic::negate(k) : !k;
+            } catch (const IntArithmeticError& err) {
+                fail(e.loc, fmt::format("`{}`: {}", to_stan(e), err.what()));
+            }
             v.expr = Expr();
             return v;
         }
@@ -167,7 +172,7 @@ Value Lowerer::expr(const Expression& e) {
     if (const auto* x = e.as<Binary>()) {
         const Value a = expr(*x->lhs);
         const Value b = expr(*x->rhs);
-        return binary(x->op, a, b, x->op_loc);
+        return binary(x->op, a, b, x->op_loc, &e);
     }
     if (const auto* x = e.as<Conditional>()) {
         const Value c = expr(*x->condition);
@@ -342,20 +347,17 @@ bool compare(BinaryOp op, double a, double b) {
     }
 }
 
+// Through int_arithmetic: an error names the operation and its operands; the caller adds
+// the expression and its place.
 int int_op(BinaryOp op, int a, int b, const Lowerer& L, Loc at) {
+    namespace ia = int_arithmetic;
     switch (op) {
-        case BinaryOp::Add: return a + b;
-        case BinaryOp::Subtract: return a - b;
-        case BinaryOp::Multiply: return a * b;
+        case BinaryOp::Add: return ia::add(a, b);
+        case BinaryOp::Subtract: return ia::subtract(a, b);
+        case BinaryOp::Multiply: return ia::multiply(a, b);
         case BinaryOp::Divide:
-        case BinaryOp::IntDivide:
-            if (b == 0)
-                L.fail(at, "integer division by zero");
-            return a / b;
-        case BinaryOp::Modulo:
-            if (b == 0)
-                L.fail(at, "modulus by zero");
-            return a % b;
+        case BinaryOp::IntDivide: return ia::divide(a, b);
+        case BinaryOp::Modulo: return ia::modulo(a, b);
         default:
             // Comparisons and logic as on reals: ints convert exactly.
             if (comparison(op))
@@ -366,7 +368,8 @@ int int_op(BinaryOp op, int a, int b, const Lowerer& L, Loc at) {
 
 }  // namespace
 
-Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at) {
+Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at,
+                      const Expression* whole) {
     const int level = std::max(a0.level, b0.level);
     // Integer arithmetic and comparisons: computed here (ints are always known).
     if (a0.is_known_int() && b0.is_known_int()) {
@@ -379,9 +382,14 @@ Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at) {
         r.level = level;
         const std::size_t n = std::max(a.ints.size(), b.ints.size());
         r.ints.assign(n, 0);
-        for (std::size_t k = 0; k < n; ++k) {
-            r.ints[k] = int_op(op, a.ints[a.ints.size() == 1 ? 0 : k],
-                               b.ints[b.ints.size() == 1 ? 0 : k], *this, at);
+        try {
+            for (std::size_t k = 0; k < n; ++k) {
+                r.ints[k] = int_op(op, a.ints[a.ints.size() == 1 ? 0 : k],
+                                   b.ints[b.ints.size() == 1 ? 0 : k], *this, at);
+            }
+        } catch (const IntArithmeticError& e) {
+            fail(at, whole != nullptr ? fmt::format("`{}`: {}", to_stan(*whole), e.what())
+                                      : std::string(e.what()));
         }
         return r;
     }
@@ -590,7 +598,7 @@ Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc a
         const int n = extents[k];
         auto written = [](const std::optional<Box<Expression>>& e) {
             return e && !(*e)->is<IntLiteral>() ? fmt::format("`{}` = ", to_stan(**e))
-                                                 : std::string();
+                                                : std::string();
         };
         Pick p;
         // "index `k` = 7 of `theta[k]` is outside 1..6 (at n = 3)": the index as written, its

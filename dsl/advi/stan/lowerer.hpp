@@ -89,7 +89,9 @@ public:
     // Which iteration of the vectorised loops batch position t of `level` is, in Stan's
     // terms: "n = 3", "i = 2, j = 5" ("" outside vectorised loops).
     [[nodiscard]] std::string iteration(int level, std::int64_t t) const;
-    Value binary(BinaryOp op, const Value& a, const Value& b, Loc at);
+    // `whole` is the expression (for messages), if there is one.
+    Value binary(BinaryOp op, const Value& a, const Value& b, Loc at,
+                 const Expression* whole = nullptr);
     // v's graph node in the layout of `like` at vectorised `level` (scalars stay scalars:
     // the graph broadcasts them).
     Expr spread(const Value& v, const Value& like, int level, Loc at);
