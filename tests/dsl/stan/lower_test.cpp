@@ -486,9 +486,10 @@ TEST_CASE("an error inside a built-in names its place once", "[stan]") {
 
 namespace advi::stan {
 
-TEST_CASE("a term that is the same in every iteration of a vectorised loop counts once per "
-          "iteration",
-          "[stan]") {
+TEST_CASE(
+    "a term that is the same in every iteration of a vectorised loop counts once per "
+    "iteration",
+    "[stan]") {
     // `for (n in 1:3) target += c` added c once (found by tests/dsl/stan/distribution_forms_test)
     const std::string head = "parameters { real mu; vector[2] x; }\nmodel {\n";
     auto same = [&](const std::string& a, const std::string& b) {
