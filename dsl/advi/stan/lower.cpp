@@ -18,6 +18,7 @@
 #include <advi/io/source_text.hpp>
 #include <advi/stan/data_constraints.hpp>
 
+#include <advi/stan/ast_printer.hpp>
 #include <advi/stan/lowerer.hpp>
 
 namespace advi::stan {
@@ -482,22 +483,79 @@ void Lowerer::statement(const Statement& s) {
                     r.value = expr(*n.value);
                 throw r;
             } else if constexpr (std::is_same_v<T, Print>) {
-                if (n.kind != PrintKind::Print) {
-                    if (!levels_.empty())
-                        throw NotVectorisable(at, "a reject that depends on the iteration");
-                    std::string text;
-                    for (const auto& a : n.args) {
-                        if (const auto* str = a.template as<StringLiteral>())
-                            text += str->value;
-                    }
-                    fail(at, fmt::format("{}: {}", name(n.kind), text));
-                }
+                print(n, at);
             } else if constexpr (std::is_same_v<T, CallStatement>) {
                 (void)call(n.call, at);
             } else if constexpr (std::is_same_v<T, Empty>) {
             }
         },
         s.node);
+}
+
+namespace {
+
+// A value as Stan prints it: 3, 1.5, [1,2,3], [[1,2],[3,4]] (arrays and matrices by rows).
+std::string stan_text(const std::vector<double>& x, const std::vector<int>& extents) {
+    auto number = [](double v) { return fmt::format("{}", v); };
+    if (extents.empty())
+        return x.empty() ? "" : number(x[0]);
+    // column-major storage: element (i0, i1, ...) at i0 + e0 (i1 + e1 (...))
+    std::function<std::string(std::size_t, std::int64_t, std::int64_t)> nest =
+        [&](std::size_t dim, std::int64_t offset, std::int64_t stride) -> std::string {
+        std::string out = "[";
+        for (int i = 0; i < extents[dim]; ++i) {
+            if (i > 0)
+                out += ",";
+            const std::int64_t at = offset + stride * i;
+            out += dim + 1 == extents.size() ? number(x[static_cast<std::size_t>(at)])
+                                             : nest(dim + 1, at, stride * extents[dim]);
+        }
+        return out + "]";
+    };
+    return nest(0, 0, 1);
+}
+
+}  // namespace
+
+void Lowerer::print(const Print& p, Loc at) {
+    // Stan prints each time the statement runs. Values known before the fit (data, transformed
+    // data, constants) are printed here, once per execution of the lowering: exactly Stan's
+    // output in transformed data, and in the other blocks the same line without its repetition
+    // at every evaluation. A value that depends on the parameters would need a print at every
+    // evaluation of the graph, which advi does not have: refused, never silently dropped.
+    if (!levels_.empty())
+        throw NotVectorisable(at, fmt::format("a {} (it runs once per iteration)", name(p.kind)));
+    std::string text;
+    for (const Expression& a : p.args) {
+        if (const auto* str = a.as<StringLiteral>()) {
+            text += str->value;
+            continue;
+        }
+        const Value v = expr(a);
+        std::vector<int> extents = v.dims;
+        extents.insert(extents.end(), v.sizes.begin(), v.sizes.end());
+        std::vector<double> x;
+        if (v.is_known_int()) {
+            x.assign(v.ints.begin(), v.ints.end());
+        } else {
+            try {
+                x = m().evaluate(real(v, a.loc));
+            } catch (const ModelError&) {
+                fail(a.loc,
+                     fmt::format("{} of `{}`, which depends on the parameters: Stan prints it "
+                                 "at every evaluation of the log density, and advi's "
+                                 "compiled graph cannot print; print data, or remove it",
+                                 name(p.kind), to_stan(a)));
+            }
+        }
+        text += stan_text(x, extents);
+    }
+    if (p.kind == PrintKind::Print) {
+        out_.printed().push_back(text);
+        return;
+    }
+    // reject / fatal_error: reached with known values, so every evaluation would reach it
+    fail(at, fmt::format("{}: {}", name(p.kind), text));
 }
 
 void Lowerer::local_declaration(const VarDecl& d, Loc at) {

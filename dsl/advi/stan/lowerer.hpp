@@ -169,6 +169,8 @@ private:
                         const Value& value, Loc at, const Expression* lhs = nullptr);
     void tilde(const Tilde& t, Loc at);
     void target_plus(const Expression& e, Loc at);
+    // print, reject, fatal_error with values known before the fit.
+    void print(const Print& p, Loc at);
     // target += term, where term sums the iterations of vectorised `level` (of fewer levels than
     // the loops around it: then it counts once per inner iteration).
     void add_target(Expr term, int level);

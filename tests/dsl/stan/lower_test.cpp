@@ -507,3 +507,39 @@ TEST_CASE(
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("print prints known values as Stan does; reject stops with its values", "[stan]") {
+    const std::string data = R"({"N": 3, "y": [1.5, 2, -0.25]})";
+    auto lowered = lower_text(R"(data { int N; vector[N] y; }
+transformed data {
+  int k = N * 2;
+  print("N = ", N, ", k = ", k, ", y = ", y, ", sum = ", sum(y));
+  for (i in 1:2) print("i = ", i);
+  if (N > 5) print("not printed");
+}
+parameters { real mu; }
+model { print("in the model: ", N); mu ~ normal(0, 1); }
+)",
+                              data);
+    CHECK(lowered->printed() ==
+          std::vector<std::string>{"N = 3, k = 6, y = [1.5,2,-0.25], sum = 3.25", "i = 1", "i = 2",
+                                   "in the model: 3"});
+    // a value of the parameters would need a print at every evaluation: refused, not dropped
+    CHECK_THROWS_WITH(lower_text("parameters { real mu; }\nmodel { print(\"mu = \", mu); mu ~ "
+                                 "normal(0, 1); }",
+                                 "{}"),
+                      Catch::StartsWith("model.stan:2:24: print of `mu`, which depends on the "
+                                        "parameters"));
+    CHECK_THROWS_WITH(lower_text(R"(data { int N; vector[N] y; }
+transformed data { if (N < 5) reject("N = ", N, " is too small; y = ", y); }
+parameters { real mu; }
+model { mu ~ normal(0, 1); }
+)",
+                                 data),
+                      Catch::StartsWith("model.stan:2:31: reject: N = 3 is too small; y = "
+                                        "[1.5,2,-0.25]"));
+}
+
+}  // namespace advi::stan
