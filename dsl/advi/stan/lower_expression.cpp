@@ -372,7 +372,9 @@ Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at,
                       const Expression* whole) {
     const int level = std::max(a0.level, b0.level);
     // Integer arithmetic and comparisons: computed here (ints are always known).
-    if (a0.is_known_int() && b0.is_known_int()) {
+    // int ^ int is real in Stan (2^-1 is 0.5): computed as reals below.
+    const bool power = op == BinaryOp::Power || op == BinaryOp::EltPower;
+    if (a0.is_known_int() && b0.is_known_int() && !power) {
         if (!a0.is_scalar() || !b0.is_scalar()) {
             fail(at, fmt::format("`{}` of {} and {}: integer arrays have no arithmetic",
                                  binary_op_info(op).symbol, type_str(a0), type_str(b0)));

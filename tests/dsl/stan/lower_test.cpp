@@ -515,7 +515,7 @@ TEST_CASE("print prints known values as Stan does; reject stops with its values"
     auto lowered = lower_text(R"(data { int N; vector[N] y; }
 transformed data {
   int k = N * 2;
-  print("N = ", N, ", k = ", k, ", y = ", y, ", sum = ", sum(y));
+  print("N = ", N, ", k = ", k, ", y = ", y, ", sum = ", sum(y), ", 2^-1 = ", 2^-1);
   for (i in 1:2) print("i = ", i);
   if (N > 5) print("not printed");
 }
@@ -524,8 +524,8 @@ model { print("in the model: ", N); mu ~ normal(0, 1); }
 )",
                               data);
     CHECK(lowered->printed() ==
-          std::vector<std::string>{"N = 3, k = 6, y = [1.5,2,-0.25], sum = 3.25", "i = 1", "i = 2",
-                                   "in the model: 3"});
+          std::vector<std::string>{"N = 3, k = 6, y = [1.5,2,-0.25], sum = 3.25, 2^-1 = 0.5",
+                                   "i = 1", "i = 2", "in the model: 3"});
     // a value of the parameters would need a print at every evaluation: refused, not dropped
     CHECK_THROWS_WITH(lower_text("parameters { real mu; }\nmodel { print(\"mu = \", mu); mu ~ "
                                  "normal(0, 1); }",
