@@ -541,6 +541,11 @@ void Lowerer::print(const Print& p, Loc at) {
             try {
                 x = m().evaluate(real(v, a.loc));
             } catch (const ModelError&) {
+                if (p.kind != PrintKind::Print) {
+                    // reached whatever the parameters are: every evaluation would stop here
+                    text += fmt::format("`{}`", to_stan(a));
+                    continue;
+                }
                 fail(a.loc,
                      fmt::format("{} of `{}`, which depends on the parameters: Stan prints it "
                                  "at every evaluation of the log density, and advi's "

@@ -532,6 +532,9 @@ model { print("in the model: ", N); mu ~ normal(0, 1); }
                                  "{}"),
                       Catch::StartsWith("model.stan:2:24: print of `mu`, which depends on the "
                                         "parameters"));
+    CHECK_THROWS_WITH(
+        lower_text("parameters { real mu; }\nmodel { fatal_error(\"mu = \", mu); }", "{}"),
+        Catch::StartsWith("model.stan:2:9: fatal_error: mu = `mu`"));
     CHECK_THROWS_WITH(lower_text(R"(data { int N; vector[N] y; }
 transformed data { if (N < 5) reject("N = ", N, " is too small; y = ", y); }
 parameters { real mu; }
