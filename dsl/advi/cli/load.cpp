@@ -72,6 +72,9 @@ std::unique_ptr<LoadedModel> load_model(const std::filesystem::path& model,
                     "for the memory there is)",
                     model.string()),
         [&] { return stan::lower(loaded->program, loaded->data); });
+    // The program's print statements, as Stan prints them: on standard output, a line each.
+    for (const std::string& line : loaded->lowered->printed()) fmt::print("{}\n", line);
+    std::fflush(stdout);
     return loaded;
 }
 

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include <advi/stan/int_arithmetic.hpp>
 #include <advi/stan/lowerer.hpp>
 
 namespace advi::stan {
@@ -199,9 +200,11 @@ Value int_or_reduction(CallSite& c) {
     c.arity(1);
     const auto& v = args[0].ints;
     if (f == "sum") {
-        long s = 0;
-        for (int x : v) s += x;
-        return L.int_scalar(static_cast<int>(s));
+        try {
+            return L.int_scalar(int_arithmetic::sum(v));
+        } catch (const IntArithmeticError& e) {
+            c.fail(fmt::format("sum of ints: {}", e.what()));
+        }
     }
     if (v.empty())
         c.fail(fmt::format("{} of an empty array", f));

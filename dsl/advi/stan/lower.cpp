@@ -20,6 +20,7 @@
 #include <advi/io/source_text.hpp>
 #include <advi/stan/data_constraints.hpp>
 
+#include <advi/stan/ast_printer.hpp>
 #include <advi/stan/lowerer.hpp>
 
 namespace advi::stan {
@@ -484,22 +485,84 @@ void Lowerer::statement(const Statement& s) {
                     r.value = expr(*n.value);
                 throw r;
             } else if constexpr (std::is_same_v<T, Print>) {
-                if (n.kind != PrintKind::Print) {
-                    if (!levels_.empty())
-                        throw NotVectorisable(at, "a reject that depends on the iteration");
-                    std::string text;
-                    for (const auto& a : n.args) {
-                        if (const auto* str = a.template as<StringLiteral>())
-                            text += str->value;
-                    }
-                    fail(at, fmt::format("{}: {}", name(n.kind), text));
-                }
+                print(n, at);
             } else if constexpr (std::is_same_v<T, CallStatement>) {
                 (void)call(n.call, at);
             } else if constexpr (std::is_same_v<T, Empty>) {
             }
         },
         s.node);
+}
+
+namespace {
+
+// A value as Stan prints it: 3, 1.5, [1,2,3], [[1,2],[3,4]] (arrays and matrices by rows).
+std::string stan_text(const std::vector<double>& x, const std::vector<int>& extents) {
+    auto number = [](double v) { return fmt::format("{}", v); };
+    if (extents.empty())
+        return x.empty() ? "" : number(x[0]);
+    // column-major storage: element (i0, i1, ...) at i0 + e0 (i1 + e1 (...))
+    std::function<std::string(std::size_t, std::int64_t, std::int64_t)> nest =
+        [&](std::size_t dim, std::int64_t offset, std::int64_t stride) -> std::string {
+        std::string out = "[";
+        for (int i = 0; i < extents[dim]; ++i) {
+            if (i > 0)
+                out += ",";
+            const std::int64_t at = offset + stride * i;
+            out += dim + 1 == extents.size() ? number(x[static_cast<std::size_t>(at)])
+                                             : nest(dim + 1, at, stride * extents[dim]);
+        }
+        return out + "]";
+    };
+    return nest(0, 0, 1);
+}
+
+}  // namespace
+
+void Lowerer::print(const Print& p, Loc at) {
+    // Stan prints each time the statement runs. Values known before the fit (data, transformed
+    // data, constants) are printed here, once per execution of the lowering: exactly Stan's
+    // output in transformed data, and in the other blocks the same line without its repetition
+    // at every evaluation. A value that depends on the parameters would need a print at every
+    // evaluation of the graph, which advi does not have: refused, never silently dropped.
+    if (!levels_.empty())
+        throw NotVectorisable(at, fmt::format("a {} (it runs once per iteration)", name(p.kind)));
+    std::string text;
+    for (const Expression& a : p.args) {
+        if (const auto* str = a.as<StringLiteral>()) {
+            text += str->value;
+            continue;
+        }
+        const Value v = expr(a);
+        std::vector<int> extents = v.dims;
+        extents.insert(extents.end(), v.sizes.begin(), v.sizes.end());
+        std::vector<double> x;
+        if (v.is_known_int()) {
+            x.assign(v.ints.begin(), v.ints.end());
+        } else {
+            try {
+                x = m().evaluate(real(v, a.loc));
+            } catch (const ModelError&) {
+                if (p.kind != PrintKind::Print) {
+                    // reached whatever the parameters are: every evaluation would stop here
+                    text += fmt::format("`{}`", to_stan(a));
+                    continue;
+                }
+                fail(a.loc,
+                     fmt::format("{} of `{}`, which depends on the parameters: Stan prints it "
+                                 "at every evaluation of the log density, and advi's "
+                                 "compiled graph cannot print; print data, or remove it",
+                                 name(p.kind), to_stan(a)));
+            }
+        }
+        text += stan_text(x, extents);
+    }
+    if (p.kind == PrintKind::Print) {
+        out_.printed().push_back(text);
+        return;
+    }
+    // reject / fatal_error: reached with known values, so every evaluation would reach it
+    fail(at, fmt::format("{}: {}", name(p.kind), text));
 }
 
 void Lowerer::local_declaration(const VarDecl& d, Loc at) {
@@ -620,11 +683,11 @@ void Lowerer::assign(const Assign& a, Loc at) {
     if (chain.size() > 1)
         fail(at,
              "assignments with several bracket groups (x[i][j]) are not supported; write x[i, j]");
-    assign_indexed(name, *var, *chain.front(), rhs, at);
+    assign_indexed(name, *var, *chain.front(), rhs, at, &a.lhs);
 }
 
 void Lowerer::assign_indexed(const std::string& name, Var& var, const std::vector<Index>& indices,
-                             const Value& value0, Loc at) {
+                             const Value& value0, Loc at, const Expression* lhs) {
     // Which element each iteration writes: index the variable's positions, as a read would.
     Value positions;
     positions.base = Base::Int;
@@ -638,7 +701,7 @@ void Lowerer::assign_indexed(const std::string& name, Var& var, const std::vecto
     if (positions.base == Base::Int) {
         // keep the declared base for the result type of the index
     }
-    Value picked = index(positions, indices, at);
+    Value picked = index(positions, indices, at, lhs);
     const int here = std::max({picked.level, value0.level, var.level});
     const int B = batch_size(here);
     const int outer = batch_size(var.level);
@@ -763,6 +826,8 @@ void Lowerer::tilde(const Tilde& t, Loc at) {
     const Value y = expr(t.lhs);
     std::vector<Value> args;
     for (const auto& a : t.args) args.push_back(expr(a));
+    int level = y.level;
+    for (const Value& a : args) level = std::max(level, a.level);
     for (const char* suffix : {"_lpdf", "_lpmf"}) {
         if (has_user_function(t.distribution + suffix)) {
             std::vector<Value> all{y};
@@ -771,11 +836,20 @@ void Lowerer::tilde(const Tilde& t, Loc at) {
             Expr x = real(*r, at);
             if (!x.shape().is_scalar())
                 x = sum(x);
-            effect([this, x] { m().target_add(x); });
+            add_target(x, std::max(level, r->level));
             return;
         }
     }
-    const Expr term = density(t.distribution, y, args, t.distribution_loc, false);
+    add_target(density(t.distribution, y, args, t.distribution_loc, false, &t.lhs), level);
+}
+
+void Lowerer::add_target(Expr term, int level) {
+    // A term that is the same in the inner iterations of the vectorised loops around it is
+    // summed over the outer ones only: it counts once per inner iteration too (`for (n in 1:N)
+    // target += c` adds N c, as the loop would; it added c once).
+    const int repeats = batch_size(static_cast<int>(levels_.size())) / batch_size(level);
+    if (repeats > 1)
+        term = static_cast<double>(repeats) * term;
     effect([this, term] { m().target_add(term); });
 }
 
@@ -786,7 +860,7 @@ void Lowerer::target_plus(const Expression& e, Loc at) {
     Expr x = real(v, e.loc);
     if (!x.shape().is_scalar())
         x = sum(x);
-    effect([this, x] { m().target_add(x); });
+    add_target(x, v.level);
 }
 
 // ------------------------------------------------------------------------------ loops
@@ -893,6 +967,9 @@ void Lowerer::bind_loop_variable(const LoopSpec& loop, const Value& index_value,
 void Lowerer::vectorised(const LoopSpec& loop, int lower, int upper, Loc at) {
     Level level;
     level.outer = batch_size(static_cast<int>(levels_.size()));
+    level.variable = loop.variable;
+    level.lower = loop.container != nullptr ? 1 : lower;
+    level.foreach = loop.container != nullptr;
     // The loop variable becomes a vector of all its values (times the enclosing loops'): refused
     // before allocating when that many do not fit one node or the memory.
     const std::int64_t trip = std::max<std::int64_t>(std::int64_t{upper} - lower + 1, 0);
@@ -1047,7 +1124,7 @@ bool Lowerer::try_scan(const LoopSpec& loop, int lower, int upper, Loc at) {
     Region region;
     region_ = &region;
     scan_ = Scan{xv->name, placeholder};
-    levels_.push_back(Level{1, trip});
+    levels_.push_back(Level{1, trip, loop.variable, lower});
     Expr f;
     try {
         push_scope();

@@ -53,6 +53,10 @@ public:
     // Loops the lowering vectorised and unrolled, one line each ("file:line: for (n in 1:N)
     // vectorised over 1000000 iterations"), for `advi graph` and the tests.
     [[nodiscard]] const std::vector<std::string>& loop_report() const { return loop_report_; }
+    // What the program's print statements printed, one line each, in the order they ran (values
+    // known before the fit: data, transformed data, constants).
+    [[nodiscard]] const std::vector<std::string>& printed() const { return printed_; }
+    std::vector<std::string>& printed() { return printed_; }
 
     // Storage with stable addresses for data the model binds.
     const Eigen::VectorXd& keep(Eigen::VectorXd v) { return reals_.emplace_back(std::move(v)); }
@@ -76,6 +80,7 @@ private:
     std::vector<ReportedValue> generated_quantities_;
     std::vector<RandomInput> random_inputs_;
     std::vector<std::string> loop_report_;
+    std::vector<std::string> printed_;
 };
 
 // Lowers `program` with `data` (CmdStan JSON, R dump or CSV, read by lib/io). Errors are

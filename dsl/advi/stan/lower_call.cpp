@@ -2,9 +2,12 @@
 // (functions.hpp), and densities: `y ~ d(...)`, `d_lpdf(y | ...)` and friends onto the
 // library's distribution table; `_rng` draws as transforms of uniform or normal numbers.
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
+#include <advi/dist/multivariate.hpp>
+#include <advi/stan/ast_printer.hpp>
 #include <advi/stan/lowerer.hpp>
 
 namespace advi::stan {
@@ -12,18 +15,121 @@ namespace advi::stan {
 namespace {
 
 // Distributions whose integer variate is a category: Stan counts from 1, the library from 0.
+// K, the number of categories, is the length of argument `sized` plus `extra`.
+struct CategoricalRow {
+    std::string_view name;
+    int sized;
+    int extra;
+};
+constexpr CategoricalRow kCategorical[] = {
+    {"categorical",       0, 0},
+    {"categorical_logit", 0, 0},
+    {"ordered_logistic",  1, 1}, // K - 1 cut points
+};
+
+const CategoricalRow* categorical_row(std::string_view d) {
+    for (const CategoricalRow& r : kCategorical) {
+        if (r.name == d)
+            return &r;
+    }
+    return nullptr;
+}
+
 bool categorical_variate(std::string_view d) {
-    return d == "categorical" || d == "categorical_logit" || d == "ordered_logistic";
+    return categorical_row(d) != nullptr;
+}
+
+// `y`, `y[n]`, `(a + b)`: the variate as written.
+std::string variate_text(const Expression* e) {
+    if (e == nullptr)
+        return "the variate";
+    if (const auto* v = e->as<Variable>())
+        return fmt::format("`{}`", v->name);
+    return fmt::format("`{}`", to_stan(*e));
 }
 
 }  // namespace
 
+std::string Lowerer::iteration(int level, std::int64_t t) const {
+    std::string out;
+    for (int l = level; l >= 1; --l) {
+        const Level& lv = levels_[static_cast<std::size_t>(l) - 1];
+        const std::int64_t j = t / lv.outer;
+        t %= lv.outer;
+        const std::string part = lv.foreach
+                                     ? fmt::format("iteration {} over `{}`", j + 1, lv.variable)
+                                     : fmt::format("{} = {}", lv.variable, lv.lower + j);
+        out = out.empty() ? part : part + ", " + out;
+    }
+    return out;
+}
+
+void Lowerer::check_outcomes(const DistInfo& info, const Value& y, const std::vector<Value>& args,
+                             int level, Loc at, const Expression* variate) {
+    if (!y.is_known_int())
+        return;  // int_data refuses it
+    // The library's integer rows count from 0 (categories too: Stan's 1..K minus one); a row
+    // with another lowest outcome needs its Stan range here.
+    if (!info.valid_int(0) || info.valid_int(-1))
+        throw InternalError(fmt::format("{}: the lowest outcome is not 0", info.name));
+    const CategoricalRow* cat = categorical_row(info.name);
+    if (info.valid_int == multivariate::category && cat == nullptr)
+        throw InternalError(fmt::format("{}: a categorical row without its K", info.name));
+    const int lo = cat != nullptr ? 1 : 0;
+    std::optional<int> hi;
+    std::string hi_what;
+    if (!info.valid_int(2))
+        hi = 1;  // bernoulli
+    if (cat != nullptr) {
+        const Value& a = args[static_cast<std::size_t>(cat->sized)];
+        if (a.sizes.size() != 1 || !a.dims.empty())
+            return;  // not a vector: the library's shape check names it
+        hi = a.sizes[0] + cat->extra;
+    }
+    // A per-element bound (binomial's N), where known and laid out like y.
+    Value bound;
+    if (info.upper_arg >= 0) {
+        const Value& n = args[static_cast<std::size_t>(info.upper_arg)];
+        if (n.is_known_int())
+            bound = at_level(n, level, at);
+    }
+    const Value w = at_level(y, level, at);
+    const std::int64_t B = batch_size(level);
+    std::vector<int> extents = w.dims;
+    extents.insert(extents.end(), w.sizes.begin(), w.sizes.end());
+    for (std::size_t k = 0; k < w.ints.size(); ++k) {
+        const int v = w.ints[k];
+        std::optional<int> top = hi;
+        std::string top_what;
+        if (!bound.ints.empty() && (bound.ints.size() == 1 || bound.ints.size() == w.ints.size())) {
+            top = bound.ints[bound.ints.size() == 1 ? 0 : k];
+            top_what = fmt::format(" (`{}` = {})", info.arg_names[info.upper_arg], *top);
+        }
+        if (v >= lo && (!top || v <= *top))
+            continue;
+        const std::int64_t t = static_cast<std::int64_t>(k) % B;
+        std::int64_t e = static_cast<std::int64_t>(k) / B;
+        std::string element;
+        for (const int n : extents) {
+            element += fmt::format("[{}]", e % n + 1);
+            e /= n;
+        }
+        const std::string when = level > 0 ? fmt::format(" (at {})", iteration(level, t)) : "";
+        const std::string range = !top        ? fmt::format("{}, {}, ...", lo, lo + 1)
+                                  : *top < lo ? fmt::format("none ({}..{})", lo, *top)
+                                              : fmt::format("{}..{}", lo, *top);
+        fail(variate != nullptr ? variate->loc : at,
+             fmt::format("{}{} = {}{} is outside {}'s outcomes {}{}", variate_text(variate),
+                         element, v, when, info.name, range, top_what));
+    }
+}
+
 Expr Lowerer::density(const std::string& name, const Value& y, const std::vector<Value>& args,
-                      Loc at, bool per_iteration) {
+                      Loc at, bool per_iteration, const Expression* variate) {
     const DensityRow* row = find_density(name);
     if (row == nullptr)
         fail(at, fmt::format("unknown distribution `{}`", name));
-    DensitySite site{*this, name, y, args, at, per_iteration};
+    DensitySite site{*this, name, y, args, at, per_iteration, variate};
     site.y = variate_like_arguments(name, y, args, at);
     return row->lower(site);
 }
@@ -69,11 +175,12 @@ Value Lowerer::variate_like_arguments(const std::string& name, const Value& y,
 }
 
 Expr library_density(DensitySite& s) {
-    return s.lowerer.library_density(s.name, s.y, s.args, s.at, s.per_iteration);
+    return s.lowerer.library_density(s.name, s.y, s.args, s.at, s.per_iteration, s.variate);
 }
 
 Expr Lowerer::library_density(const std::string& name, const Value& y,
-                              const std::vector<Value>& args, Loc at, bool per_iteration) {
+                              const std::vector<Value>& args, Loc at, bool per_iteration,
+                              const Expression* variate) {
     const DistInfo* info = nullptr;
     try {
         info = &distribution(name);
@@ -102,6 +209,12 @@ Expr Lowerer::library_density(const std::string& name, const Value& y,
             Value w = at_level(v, level, at);
             if (categorical_variate(name)) {
                 for (int& c : w.ints) c -= 1;
+                // Not the data node of the unshifted values: int_data would return it as it
+                // is, and a vectorised `y ~ categorical(theta)` read 0-based outcomes 1..K.
+                w.expr = Expr();
+                // Stan's categorical of one outcome: the library's variate is a vector
+                if (level == 0 && w.dims.empty() && w.sizes.empty())
+                    w.dims = {1};
             }
             return int_data(w, at);
         }
@@ -129,6 +242,8 @@ Expr Lowerer::library_density(const std::string& name, const Value& y,
     if (info->variate == DType::Int && !y.is_int()) {
         fail(at, fmt::format("{}: the variate must be integers, got {}", name, type_str(y)));
     }
+    if (info->variate == DType::Int)
+        check_outcomes(*info, y, args, level, at, variate);
     const Expr ye = to_level(y, true);
     // A batched integer array variate is flat, the iteration index fastest (int_data), where a
     // batched vector argument is mat[B, n] with row b the iteration's: the same order column-
@@ -185,7 +300,8 @@ Value Lowerer::call(const Call& c, Loc at) {
         if (args.empty())
             fail(at, fmt::format("{} needs a variate", f));
         std::vector<Value> rest(args.begin() + 1, args.end());
-        return CallSite::real_scalar(density(std::string(d), args[0], rest, at, true), site.level);
+        return CallSite::real_scalar(density(std::string(d), args[0], rest, at, true, &c.args[0]),
+                                     site.level);
     }
     if (f.size() > 4 && f.compare(f.size() - 4, 4, "_rng") == 0) {
         return random_draw(f.substr(0, f.size() - 4), args, at);

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <advi/stan/ast_printer.hpp>
+#include <advi/stan/int_arithmetic.hpp>
 #include <advi/stan/lowerer.hpp>
 
 namespace advi::stan {
@@ -154,7 +156,11 @@ Value Lowerer::expr(const Expression& e) {
         if (x->op == UnaryOp::Plus)
             return v;
         if (v.is_known_int()) {
-            for (int& k : v.ints) k = x->op == UnaryOp::Minus ? -k : !k;
+            try {
+                for (int& k : v.ints) k = x->op == UnaryOp::Minus ? int_arithmetic::negate(k) : !k;
+            } catch (const IntArithmeticError& err) {
+                fail(e.loc, fmt::format("`{}`: {}", to_stan(e), err.what()));
+            }
             v.expr = Expr();
             return v;
         }
@@ -166,7 +172,7 @@ Value Lowerer::expr(const Expression& e) {
     if (const auto* x = e.as<Binary>()) {
         const Value a = expr(*x->lhs);
         const Value b = expr(*x->rhs);
-        return binary(x->op, a, b, x->op_loc);
+        return binary(x->op, a, b, x->op_loc, &e);
     }
     if (const auto* x = e.as<Conditional>()) {
         const Value c = expr(*x->condition);
@@ -182,14 +188,14 @@ Value Lowerer::expr(const Expression& e) {
             v != nullptr && scan_ && scan_->name == v->name) {
             // In a recurrence: x[t - 1] is the placeholder, x[t] the value before the loop.
             Var* var = find(v->name);
-            const Value read = index(var->value, x->indices, e.loc);
+            const Value read = index(var->value, x->indices, e.loc, &e);
             Value positions;
             positions.base = Base::Int;
             positions.dims = var->value.dims;
             positions.sizes = var->value.sizes;
             for (std::int64_t k = 0; k < var->value.size(); ++k)
                 positions.ints.push_back(static_cast<int>(k));
-            const Value at_index = at_level(index(positions, x->indices, e.loc), 1, e.loc);
+            const Value at_index = at_level(index(positions, x->indices, e.loc, &e), 1, e.loc);
             const Var* t = find(" scan index");
             bool previous = true, same = true;
             for (std::size_t k = 0; k < at_index.ints.size(); ++k) {
@@ -225,7 +231,7 @@ Value Lowerer::expr(const Expression& e) {
                 const auto per = var->value.size();
                 for (std::int64_t k = 0; k < per; ++k)
                     positions.ints.push_back(static_cast<int>(k));
-                const Value read = at_level(index(positions, x->indices, e.loc),
+                const Value read = at_level(index(positions, x->indices, e.loc, &e),
                                             static_cast<int>(levels_.size()), e.loc);
                 const int outer = batch_size(var->level);
                 const int B = batch_size(static_cast<int>(levels_.size()));
@@ -239,11 +245,11 @@ Value Lowerer::expr(const Expression& e) {
                                                              "iteration writes (a recurrence)",
                                                              v->name));
                 }
-                return index(var->value, x->indices, e.loc);
+                return index(var->value, x->indices, e.loc, &e);
             }
         }
         const Value base = expr(*x->base);
-        return index(base, x->indices, e.loc);
+        return index(base, x->indices, e.loc, &e);
     }
     if (const auto* x = e.as<Transpose>()) {
         Value v = expr(*x->operand);
@@ -341,20 +347,17 @@ bool compare(BinaryOp op, double a, double b) {
     }
 }
 
+// Through int_arithmetic: an error names the operation and its operands; the caller adds
+// the expression and its place.
 int int_op(BinaryOp op, int a, int b, const Lowerer& L, Loc at) {
+    namespace ia = int_arithmetic;
     switch (op) {
-        case BinaryOp::Add: return a + b;
-        case BinaryOp::Subtract: return a - b;
-        case BinaryOp::Multiply: return a * b;
+        case BinaryOp::Add: return ia::add(a, b);
+        case BinaryOp::Subtract: return ia::subtract(a, b);
+        case BinaryOp::Multiply: return ia::multiply(a, b);
         case BinaryOp::Divide:
-        case BinaryOp::IntDivide:
-            if (b == 0)
-                L.fail(at, "integer division by zero");
-            return a / b;
-        case BinaryOp::Modulo:
-            if (b == 0)
-                L.fail(at, "modulus by zero");
-            return a % b;
+        case BinaryOp::IntDivide: return ia::divide(a, b);
+        case BinaryOp::Modulo: return ia::modulo(a, b);
         default:
             // Comparisons and logic as on reals: ints convert exactly.
             if (comparison(op))
@@ -365,10 +368,13 @@ int int_op(BinaryOp op, int a, int b, const Lowerer& L, Loc at) {
 
 }  // namespace
 
-Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at) {
+Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at,
+                      const Expression* whole) {
     const int level = std::max(a0.level, b0.level);
     // Integer arithmetic and comparisons: computed here (ints are always known).
-    if (a0.is_known_int() && b0.is_known_int()) {
+    // int ^ int is real in Stan (2^-1 is 0.5): computed as reals below.
+    const bool power = op == BinaryOp::Power || op == BinaryOp::EltPower;
+    if (a0.is_known_int() && b0.is_known_int() && !power) {
         if (!a0.is_scalar() || !b0.is_scalar()) {
             fail(at, fmt::format("`{}` of {} and {}: integer arrays have no arithmetic",
                                  binary_op_info(op).symbol, type_str(a0), type_str(b0)));
@@ -378,9 +384,14 @@ Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at) {
         r.level = level;
         const std::size_t n = std::max(a.ints.size(), b.ints.size());
         r.ints.assign(n, 0);
-        for (std::size_t k = 0; k < n; ++k) {
-            r.ints[k] = int_op(op, a.ints[a.ints.size() == 1 ? 0 : k],
-                               b.ints[b.ints.size() == 1 ? 0 : k], *this, at);
+        try {
+            for (std::size_t k = 0; k < n; ++k) {
+                r.ints[k] = int_op(op, a.ints[a.ints.size() == 1 ? 0 : k],
+                                   b.ints[b.ints.size() == 1 ? 0 : k], *this, at);
+            }
+        } catch (const IntArithmeticError& e) {
+            fail(at, whole != nullptr ? fmt::format("`{}`: {}", to_stan(*whole), e.what())
+                                      : std::string(e.what()));
         }
         return r;
     }
@@ -574,7 +585,8 @@ struct Pick {
 
 }  // namespace
 
-Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc at) {
+Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc at,
+                     const Expression* whole) {
     // The extents indexed in turn: array dims first, then the base's own sizes.
     std::vector<int> extents = base.dims;
     extents.insert(extents.end(), base.sizes.begin(), base.sizes.end());
@@ -586,12 +598,24 @@ Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc a
     for (std::size_t k = 0; k < indices.size(); ++k) {
         const Index& ix = indices[k];
         const int n = extents[k];
+        auto written = [](const std::optional<Box<Expression>>& e) {
+            return e && !(*e)->is<IntLiteral>() ? fmt::format("`{}` = ", to_stan(**e))
+                                                : std::string();
+        };
         Pick p;
-        auto check = [&](int i, Loc where) {
-            if (i < 1 || i > n) {
-                fail(where, fmt::format("index {} is outside 1..{} (position {} of {})", i, n,
-                                        k + 1, type_str(base)));
-            }
+        // "index `k` = 7 of `theta[k]` is outside 1..6 (at n = 3)": the index as written, its
+        // value, what it indexes and, in a vectorised loop, which iteration.
+        auto check = [&](int i, Loc where, const std::string& what, int it_level, std::int64_t t) {
+            if (i >= 1 && i <= n)
+                return;
+            const std::string of =
+                whole != nullptr
+                    ? fmt::format("`{}`{}", to_stan(*whole),
+                                  indices.size() > 1 ? fmt::format(" (position {})", k + 1) : "")
+                    : fmt::format("position {} of {}", k + 1, type_str(base));
+            const std::string when =
+                it_level > 0 ? fmt::format(" (at {})", iteration(it_level, t)) : "";
+            fail(where, fmt::format("index {}{} of {} is outside 1..{}{}", what, i, of, n, when));
         };
         if (ix.is_range) {
             p.single = false;
@@ -602,8 +626,8 @@ Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc a
                 hi = known_int(**ix.upper, "a slice bound");
             p.all = !ix.lower && !ix.upper;
             if (hi >= lo) {
-                check(lo, ix.loc);
-                check(hi, ix.loc);
+                check(lo, ix.loc, written(ix.lower), 0, 0);
+                check(hi, ix.loc, written(ix.upper), 0, 0);
             }
             for (int i = lo; i <= hi; ++i) p.at.push_back(i - 1);
         } else {
@@ -613,8 +637,9 @@ Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc a
                      fmt::format("an index must be an int or int array, got {}", type_str(v)));
             if (v.is_scalar()) {
                 p.level = v.level;
-                for (int i : v.ints) {
-                    check(i, ix.loc);
+                for (std::size_t t = 0; t < v.ints.size(); ++t) {
+                    const int i = v.ints[t];
+                    check(i, ix.loc, written(ix.lower), v.level, static_cast<std::int64_t>(t));
                     p.at.push_back(i - 1);
                 }
             } else {
@@ -622,8 +647,9 @@ Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc a
                     throw NotVectorisable(ix.loc, "a multi-index that differs between iterations");
                 }
                 p.single = false;
-                for (int i : v.ints) {
-                    check(i, ix.loc);
+                for (std::size_t t = 0; t < v.ints.size(); ++t) {
+                    const int i = v.ints[t];
+                    check(i, ix.loc, fmt::format("`{}`[{}] = ", to_stan(**ix.lower), t + 1), 0, 0);
                     p.at.push_back(i - 1);
                 }
             }

@@ -38,6 +38,10 @@ struct NotVectorisable : std::runtime_error {
 struct Level {
     int outer = 1;  // iterations of the enclosing levels
     int trip = 1;   // this loop's iterations
+    // For messages: the loop variable and its first value (a foreach counts iterations from 1).
+    std::string variable;
+    int lower = 1;
+    bool foreach = false;
     [[nodiscard]] int total() const { return outer * trip; }
 };
 
@@ -80,8 +84,14 @@ public:
     Value at_level(const Value& v, int level, Loc at);
     [[nodiscard]] int level_of(const Value& v) const;
     [[nodiscard]] int batch_size(int level) const;
-    Value index(const Value& base, const std::vector<Index>& indices, Loc at);
-    Value binary(BinaryOp op, const Value& a, const Value& b, Loc at);
+    Value index(const Value& base, const std::vector<Index>& indices, Loc at,
+                const Expression* whole = nullptr);
+    // Which iteration of the vectorised loops batch position t of `level` is, in Stan's
+    // terms: "n = 3", "i = 2, j = 5" ("" outside vectorised loops).
+    [[nodiscard]] std::string iteration(int level, std::int64_t t) const;
+    // `whole` is the expression (for messages), if there is one.
+    Value binary(BinaryOp op, const Value& a, const Value& b, Loc at,
+                 const Expression* whole = nullptr);
     // v's graph node in the layout of `like` at vectorised `level` (scalars stay scalars:
     // the graph broadcasts them).
     Expr spread(const Value& v, const Value& like, int level, Loc at);
@@ -94,14 +104,20 @@ public:
     Value call_log1m(const Value& v, Loc at);
     static int rank_of_value(const Value& v);
     // log p(y | args) for `y ~ d(args)` (summed) or inside an expression (per iteration).
+    // `variate` is y's expression (for messages), if there is one.
     Expr density(const std::string& dist, const Value& y, const std::vector<Value>& args, Loc at,
-                 bool per_iteration);
+                 bool per_iteration, const Expression* variate = nullptr);
     // A scalar variate repeated to the size of vector arguments (Stan's vectorised densities).
     Value variate_like_arguments(const std::string& dist, const Value& y,
                                  const std::vector<Value>& args, Loc at);
     // The same for a distribution of the library's table under its own name.
     Expr library_density(const std::string& dist, const Value& y, const std::vector<Value>& args,
-                         Loc at, bool per_iteration);
+                         Loc at, bool per_iteration, const Expression* variate = nullptr);
+    // Integer outcomes meet their density: every known outcome y (Stan's values, in the layout
+    // of vectorised `level`) lies in the distribution's outcomes (Stan's ranges: categories
+    // 1..K, counts 0.., binomial's 0..N), else an error naming the variate and element.
+    void check_outcomes(const DistInfo& info, const Value& y, const std::vector<Value>& args,
+                        int level, Loc at, const Expression* variate);
     // Storage for the numbers behind an _rng call (refilled per draw).
     Eigen::VectorXd& random_input(std::int64_t n, bool normal) {
         return out_.random_input(n, normal);
@@ -153,9 +169,14 @@ private:
     void local_declaration(const VarDecl& d, Loc at);
     void assign(const Assign& a, Loc at);
     void assign_indexed(const std::string& name, Var& var, const std::vector<Index>& indices,
-                        const Value& value, Loc at);
+                        const Value& value, Loc at, const Expression* lhs = nullptr);
     void tilde(const Tilde& t, Loc at);
     void target_plus(const Expression& e, Loc at);
+    // print, reject, fatal_error with values known before the fit.
+    void print(const Print& p, Loc at);
+    // target += term, where term sums the iterations of vectorised `level` (of fewer levels than
+    // the loops around it: then it counts once per inner iteration).
+    void add_target(Expr term, int level);
     void for_loop(const For& f, Loc at);
     void for_each(const ForEach& f, Loc at);
     void if_statement(const If& s, Loc at);
@@ -252,6 +273,7 @@ struct DensitySite {
     std::vector<Value> args;
     Loc at;
     bool per_iteration;
+    const Expression* variate = nullptr;  // y's expression, for messages
 };
 // The lowering of a density in the library's table (lib/advi/dist/distribution_table.cpp)
 // under its Stan name.

@@ -81,6 +81,18 @@ std::string repeat(const std::string& s, int n) {
     return out;
 }
 
+// `int n = EXPR` in transformed data, used by the model.
+std::string int_program(const std::string& e) {
+    return "transformed data { int n = " + e + "; }\n" +
+           with_param("real mu;", "mu ~ normal(n, 1);");
+}
+
+// Three integer outcomes y and the parameters of the categorical family.
+std::string outcome_program(const std::string& model) {
+    return "data { array[3] int y; }\nparameters { simplex[3] theta; ordered[2] c; }\nmodel { " +
+           model + " }\n";
+}
+
 std::vector<BadInput> catalogue() {
     const std::string deep = repeat("(", 100000) + "mu" + repeat(")", 100000);
     const std::string long_name(100000, 'a');
@@ -208,6 +220,27 @@ std::vector<BadInput> catalogue() {
          text("{\"N\xc3\": 3}"), "d.json:1:4: a byte that is not UTF-8 (0xc3)"},
         {"bytes that are not UTF-8 in an R dump", text(kModel), "d.R", text("N\xfe <- 3\n"),
          "d.R:1:2: expected `<-` after the name `N`, got a byte that is not UTF-8 (0xfe)"},
+        // Integer arithmetic (issue 17): an error naming the expression, never a wrap or SIGFPE.
+        {"int overflow: +", text(int_program("2147483647 + 1")), "", {}, "m.stan:1:39: `2147483647 + 1`: 2147483647 + 1 overflows Stan's int"},
+        {"int overflow: -", text(int_program("-2147483647 - 2")), "", {}, "`-2147483647 - 2`: -2147483647 - 2 overflows"},
+        {"int overflow: *", text(int_program("46341 * 46341")), "", {}, "m.stan:1:34: `46341 * 46341`: 46341 * 46341 overflows"},
+        {"int overflow: unary minus", text(int_program("-(-2147483647 - 1)")), "", {}, "-(-2147483648) overflows"},
+        {"int overflow: INT_MIN / -1", text(int_program("(-2147483647 - 1) / -1")), "", {}, "m.stan:1:46: `(-2147483647 - 1) / -1`: -2147483648 / -1 overflows"},
+        {"int overflow: INT_MIN %/% -1", text(int_program("(-2147483647 - 1) %/% -1")), "", {}, "-2147483648 / -1 overflows"},
+        {"int overflow: INT_MIN % -1", text(int_program("(-2147483647 - 1) % -1")), "", {}, "`(-2147483647 - 1) % -1`: -2147483648 % -1 overflows"},
+        {"int overflow: data", text("data { int N; }\n" + int_program("N * N")), "d.json", text(R"({"N": 65536})"), "`N * N`: 65536 * 65536 overflows"},
+        {"int overflow: sum", text(int_program("sum({2147483647, 1})")), "", {}, "sum of ints: the sum overflows"},
+        {"int overflow: loop", text("transformed data { int n = 1; for (i in 1:40) n *= 2; }\n" + with_param("real mu;", "mu ~ normal(0, 1);")), "", {}, "1073741824 * 2 overflows"},
+        {"int division by zero", text(int_program("5 / (2 - 2)")), "", {}, "`5 / (2 - 2)`: integer division by zero (5 / 0)"},
+        {"int modulus by zero", text(int_program("5 % 0")), "", {}, "`5 % 0`: modulus by zero"},
+        // Integer outcomes and indices (issue 17): Stan's ranges, named.
+        {"categorical outcome 0", text(outcome_program("y ~ categorical(theta);")), "d.json", text(R"({"y": [1, 0, 3]})"), "m.stan:3:9: `y`[2] = 0 is outside categorical's outcomes 1..3"},
+        {"categorical outcome above K", text(outcome_program("for (n in 1:3) y[n] ~ categorical(theta);")), "d.json", text(R"({"y": [1, 4, 3]})"), "`y[n]` = 4 (at n = 2) is outside categorical's outcomes 1..3"},
+        {"ordered_logistic outcome 0", text(outcome_program("y ~ ordered_logistic(0.5, c);")), "d.json", text(R"({"y": [0, 1, 3]})"), "`y`[1] = 0 is outside ordered_logistic's outcomes 1..3"},
+        {"bernoulli outcome 2", text(outcome_program("y ~ bernoulli(0.5);")), "d.json", text(R"({"y": [0, 1, 2]})"), "`y`[3] = 2 is outside bernoulli's outcomes 0..1"},
+        {"poisson outcome -1", text(outcome_program("y ~ poisson(3);")), "d.json", text(R"({"y": [0, -1, 2]})"), "`y`[2] = -1 is outside poisson's outcomes 0, 1, ..."},
+        {"binomial outcome above N", text(outcome_program("y ~ binomial(2, 0.5);")), "d.json", text(R"({"y": [0, 1, 3]})"), "`y`[3] = 3 is outside binomial's outcomes 0..2 (`N` = 2)"},
+        {"index out of range", text(outcome_program("for (n in 1:3) target += theta[y[n]];")), "d.json", text(R"({"y": [1, 7, 3]})"), "m.stan:3:40: index `y[n]` = 7 of `theta[y[n]]` is outside 1..3 (at n = 2)"},
   // clang-format on
     };
 }

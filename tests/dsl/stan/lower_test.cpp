@@ -409,7 +409,7 @@ TEST_CASE("errors in the model name the place and the problem", "[stan]") {
         error_of("  if (mu > 0) y ~ normal(mu, 1);") ==
         "model.stan:4:10: a comparison involving a parameter: conditions must depend on data only");
     CHECK(error_of("  y[4] ~ normal(mu, 1);") ==
-          "model.stan:4:5: index 4 is outside 1..3 (position 1 of vector[3])");
+          "model.stan:4:5: index 4 of `y[4]` is outside 1..3");
     CHECK(error_of("  y ~ normal(mu, 1) T[0, ];") ==
           "model.stan:4:21: truncation T[,] is not supported yet");
     CHECK(error_of("  target += normal_lcdf(mu | 0, 1);") ==
@@ -483,6 +483,69 @@ TEST_CASE("an error inside a built-in names its place once", "[stan]") {
                    "model { vector[3] v = rep_vector(1.0); mu ~ normal(0, 1); }",
                    "{}"),
         Catch::StartsWith("model.stan:2:23: rep_vector takes (real, int); got (real)\n"));
+}
+
+}  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE(
+    "a term that is the same in every iteration of a vectorised loop counts once per "
+    "iteration",
+    "[stan]") {
+    // `for (n in 1:3) target += c` added c once (found by tests/dsl/stan/distribution_forms_test)
+    const std::string head = "parameters { real mu; vector[2] x; }\nmodel {\n";
+    auto same = [&](const std::string& a, const std::string& b) {
+        INFO(a << " vs " << b);
+        check_same_density(lower_text(head + a + "\n}", "{}")->model().spec(),
+                           lower_text(head + b + "\n}", "{}")->model().spec());
+    };
+    same("for (n in 1:3) target += normal_lpdf(mu | 0, 1);",
+         "target += 3 * normal_lpdf(mu | 0, 1);");
+    same("for (n in 1:4) mu ~ normal(0, 1);", "target += 4 * normal_lpdf(mu | 0, 1);");
+    same("for (i in 1:2) for (j in 1:3) target += normal_lpdf(x[i] | mu, 1);",
+         "target += 3 * normal_lpdf(x | mu, 1);");
+    same("for (i in 1:2) for (j in 1:3) x[i] ~ normal(mu, j);",
+         "x ~ normal(mu, 1); x ~ normal(mu, 2); x ~ normal(mu, 3);");
+}
+
+}  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("print prints known values as Stan does; reject stops with its values", "[stan]") {
+    const std::string data = R"({"N": 3, "y": [1.5, 2, -0.25]})";
+    auto lowered = lower_text(R"(data { int N; vector[N] y; }
+transformed data {
+  int k = N * 2;
+  print("N = ", N, ", k = ", k, ", y = ", y, ", sum = ", sum(y), ", 2^-1 = ", 2^-1);
+  for (i in 1:2) print("i = ", i);
+  if (N > 5) print("not printed");
+}
+parameters { real mu; }
+model { print("in the model: ", N); mu ~ normal(0, 1); }
+)",
+                              data);
+    CHECK(lowered->printed() ==
+          std::vector<std::string>{"N = 3, k = 6, y = [1.5,2,-0.25], sum = 3.25, 2^-1 = 0.5",
+                                   "i = 1", "i = 2", "in the model: 3"});
+    // a value of the parameters would need a print at every evaluation: refused, not dropped
+    CHECK_THROWS_WITH(lower_text("parameters { real mu; }\nmodel { print(\"mu = \", mu); mu ~ "
+                                 "normal(0, 1); }",
+                                 "{}"),
+                      Catch::StartsWith("model.stan:2:24: print of `mu`, which depends on the "
+                                        "parameters"));
+    CHECK_THROWS_WITH(
+        lower_text("parameters { real mu; }\nmodel { fatal_error(\"mu = \", mu); }", "{}"),
+        Catch::StartsWith("model.stan:2:9: fatal_error: mu = `mu`"));
+    CHECK_THROWS_WITH(lower_text(R"(data { int N; vector[N] y; }
+transformed data { if (N < 5) reject("N = ", N, " is too small; y = ", y); }
+parameters { real mu; }
+model { mu ~ normal(0, 1); }
+)",
+                                 data),
+                      Catch::StartsWith("model.stan:2:31: reject: N = 3 is too small; y = "
+                                        "[1.5,2,-0.25]"));
 }
 
 }  // namespace advi::stan
