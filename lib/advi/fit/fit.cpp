@@ -226,7 +226,13 @@ public:
     explicit RecordingTarget(Target& inner) : inner_(inner) {}
     int dim() const override { return inner_.dim(); }
     double log_density_gradient(const Eigen::VectorXd& zeta, Eigen::VectorXd& grad) override {
-        const double lp = inner_.log_density_gradient(zeta, grad);
+        double lp = 0;
+        try {
+            lp = inner_.log_density_gradient(zeta, grad);
+        } catch (const std::exception&) {
+            last_nonfinite_ = zeta;  // the engine makes NaN of what it may (advi::evaluate)
+            throw;
+        }
         if (!std::isfinite(lp))
             last_nonfinite_ = zeta;
         return lp;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <advi/base/error.hpp>
+#include <advi/base/math_policy.hpp>
 #include <advi/graph/adjoint_terms.hpp>
 #include <advi/graph/const_vector.hpp>
 #include <advi/graph/graph.hpp>
@@ -41,16 +42,17 @@ double inv_logit(double x) {
 double log_inv_logit(double x) {
     return -log1p_exp(-x);
 }
+// At the poles (0 and the negative integers) NaN, as the density there is not finite anyway;
+// an overflow (digamma(inf), digamma of a denormal) is inf under MathPolicy, never a throw.
 double digamma(double x) {
-    // Boost throws at the poles; the density there is not finite anyway.
     if (!(x > 0) && x == std::floor(x))
         return std::nan("");
-    return boost::math::digamma(x);
+    return boost::math::digamma(x, MathPolicy());
 }
 double trigamma(double x) {
     if (!(x > 0) && x == std::floor(x))
         return std::nan("");
-    return boost::math::trigamma(x);
+    return boost::math::trigamma(x, MathPolicy());
 }
 
 // One struct per elementwise op: `f` for scalars (folding, broadcasting loops) and,
