@@ -8,6 +8,7 @@
 
 #include <advi/compile/pipeline.hpp>
 #include <advi/compile/theta_program.hpp>
+#include <advi/fit/constraint_checker.hpp>
 #include <advi/graph/op.hpp>
 
 namespace advi {
@@ -123,6 +124,14 @@ std::string explain_nonfinite(const ModelSpec& spec, const Eigen::VectorXd& zeta
         for (int a = 0; a < n.arity(); ++a) inputs_finite = inputs_finite && finite(n.in[a]);
         if (!inputs_finite)
             continue;
+        if (n.op == Op::CheckConstraint) {  // a declared constraint: say which, and why
+            ConstraintChecker checker(spec);
+            if (auto why = checker.violation(theta)) {
+                return *why +
+                       " (a transformed parameter outside its declared constraint makes "
+                       "the log density -inf, as Stan rejects such a draw)";
+            }
+        }
         const int o = offset[static_cast<std::size_t>(id)];
         int element = 0;
         while (std::isfinite(v[o + element])) ++element;

@@ -12,6 +12,7 @@
 #include <advi/base/math_policy.hpp>
 #include <advi/graph/adjoint_terms.hpp>
 #include <advi/graph/const_vector.hpp>
+#include <advi/graph/constraint_check.hpp>
 #include <advi/graph/graph.hpp>
 #include <advi/graph/ops_constrain.hpp>
 #include <advi/graph/ops_linalg.hpp>
@@ -574,6 +575,7 @@ constexpr OpInfo kOps[] = {
     {Op::NegBinomial2Quantile,        "neg_binomial_2_quantile",        3, false, random_ops::quantile_shape,                          random_ops::neg_binomial_2_quantile_kernel,             nullptr,                                            nullptr, Domain::None},
     {Op::LinearScan,                  "linear_scan",                    3, false, scan_ops::linear_scan_shape,                         scan_ops::linear_scan_kernel,                           scan_ops::adj_linear_scan,                          nullptr, Domain::None},
     {Op::LinearScanReverse,           "linear_scan_reverse",            2, false, scan_ops::linear_scan_reverse_shape,                 scan_ops::linear_scan_reverse_kernel,                   nullptr,                                            nullptr, Domain::None},
+    {Op::CheckConstraint,             "check_constraint",               3, false, check_ops::check_constraint_shape,                   check_ops::check_constraint_kernel,                     linalg::adj_none,                                   nullptr, Domain::None, check_ops::check_constraint_scratch},
 };
 // clang-format on
 
