@@ -169,5 +169,23 @@ TEST_CASE("neg_binomial_2_log where digamma overflows: the gradient is not finit
     }
 }
 
+TEST_CASE("a gradient that is never finite while the log density is: the error names the op",
+          "[fit][failed_evaluation]") {
+    // sqrt(mu * z) with z = 0 is 0, finite; its derivative, simplified to (0.5 z) / sqrt(mu z),
+    // is 0 / 0.
+    const Eigen::VectorXd z = Eigen::VectorXd::Zero(3);
+    Model m;
+    auto zz = m.data("z", z);
+    auto mu = m.param("mu", normal(0, 1));
+    m.target_add(sum(sqrt(mu * zz)));
+    const ModelSpec spec = m.spec();
+    const Eigen::VectorXd at = Eigen::VectorXd::Constant(1, 0.3);
+    CHECK_THAT(explain_nonfinite(spec, at),
+               Contains("the gradient is not finite: op `div` gives nan") &&
+                   Contains("latent `mu`") && Contains("data `z`"));
+    CHECK_THROWS_WITH(fit(spec, {.seed = 1}),
+                      Contains("gradient") && Contains("the gradient is not finite: op `"));
+}
+
 }  // namespace
 }  // namespace advi

@@ -249,7 +249,7 @@ public:
             last_nonfinite_ = zeta;  // the engine makes NaN of what it may (advi::evaluate)
             throw;
         }
-        if (!std::isfinite(lp))
+        if (!std::isfinite(lp) || !grad.allFinite())
             last_nonfinite_ = zeta;
         return lp;
     }
