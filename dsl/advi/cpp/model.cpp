@@ -417,8 +417,39 @@ Graph Model::graph() const {
     return g;
 }
 
+void Model::check_constraint(std::string what, const Expr& value, Constraint c,
+                             const std::optional<Arg>& lower, const std::optional<Arg>& upper,
+                             bool rowwise, bool in_log_density) {
+    if (&value.model() != this)
+        throw ModelError(fmt::format("{}: an expression of another model", what));
+    const double inf = std::numeric_limits<double>::infinity();
+    const auto real = [&](NodeId id) {
+        return graph_[id].dtype == DType::Int ? graph_.apply(Op::ToReal, id) : id;
+    };
+    ConstraintCheck check{.what = std::move(what),
+                          .constraint = c,
+                          .rowwise = rowwise,
+                          .value = real(value.id()),
+                          .lower = lower ? real(resolve(*lower)) : graph_.constant(-inf),
+                          .upper = upper ? real(resolve(*upper)) : graph_.constant(inf)};
+    try {
+        if (in_log_density) {
+            Node n;
+            n.op = Op::CheckConstraint;
+            n.in = {check.value, check.lower, check.upper};
+            n.index = static_cast<std::int64_t>(c);
+            n.aux = rowwise ? 1 : 0;
+            check.term = graph_.intern(n);
+            add_term(check.term);
+        }
+    } catch (const ShapeError& e) {
+        throw ShapeError(fmt::format("{}: {}", check.what, e.what()));
+    }
+    checks_.push_back(std::move(check));
+}
+
 ModelSpec Model::spec() const {
-    return ModelSpec{graph(), latents_, data_, terms_};
+    return ModelSpec{graph(), latents_, data_, terms_, checks_};
 }
 
 }  // namespace advi

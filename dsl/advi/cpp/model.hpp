@@ -63,6 +63,15 @@ public:
     void observe(const Expr& y, const Dist& d);
     // A raw log-density term (summed if not a scalar).
     void target_add(const Expr& term);
+    // A declared constraint on a quantity (Stan's `real<lower=0> tp`, `simplex[K] gq`): checked,
+    // not imposed. `in_log_density`: the log density is -inf where it is violated (a term
+    // check_constraint(value, lower, upper)), as Stan rejects a draw whose transformed
+    // parameter violates its constraint; otherwise only recorded (ModelSpec::checks), for the
+    // check of each output draw of a generated quantity. `what` names the quantity in messages.
+    // Bounds are read by Constraint::Bounds only (none: -inf, inf); `rowwise`: one vector per row.
+    void check_constraint(std::string what, const Expr& value, Constraint c,
+                          const std::optional<Arg>& lower, const std::optional<Arg>& upper,
+                          bool rowwise, bool in_log_density);
     // log p(y | d) as an expression, not added to the target (Stan's normal_lpdf(y | ...)
     // inside an expression): summed over y's elements, or one value per element.
     [[nodiscard]] Expr log_density(const Expr& y, const Dist& d, bool elementwise = false);
@@ -109,6 +118,7 @@ private:
     std::vector<LatentVariable> latents_;
     std::vector<DataSlot> data_;
     std::vector<NodeId> terms_;
+    std::vector<ConstraintCheck> checks_;
     std::vector<std::unique_ptr<double>> owned_reals_;
     std::vector<std::unique_ptr<int>> owned_ints_;
 };

@@ -411,6 +411,7 @@ void Lowerer::transformed_parameters_block() {
         out_.transformed_parameters().push_back(
             {n, flat_dims(var->value), real(var->value, b.loc)});
     }
+    declared_constraints(b, "transformed parameter", true);
 }
 
 void Lowerer::generated_quantities_block() {
@@ -418,6 +419,7 @@ void Lowerer::generated_quantities_block() {
     const ProgramBlock& b = *program_.generated_quantities;
     for (const auto& [n, var] : declaring_block(b, "generated quantity"))
         out_.generated_quantities().push_back({n, flat_dims(var->value), real(var->value, b.loc)});
+    declared_constraints(b, "generated quantity", false);
 }
 
 void Lowerer::model_block() {

@@ -161,6 +161,10 @@ private:
     std::vector<std::pair<std::string, Var*>> declaring_block(const ProgramBlock& b,
                                                               std::string_view what);
     void transformed_parameters_block();
+    // The declared constraints of a block's variables (lower_constraints.cpp), checked by the
+    // model: in the log density (transformed parameters) or on each output draw (generated
+    // quantities); `what` names a variable's kind in messages.
+    void declared_constraints(const ProgramBlock& b, std::string_view what, bool in_log_density);
     void model_block();
     void generated_quantities_block();
     void declare(Loc at, const std::string& name, Var v);

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <advi/base/error.hpp>
+
 namespace advi::stan {
 
 namespace {
@@ -24,15 +26,37 @@ Reporter::Reporter(LoweredProgram& program) : lowered_(program) {
         outputs.emplace_back(v.name, v.value.id());
         size_ += v.value.shape().size();
     }
+    for (const ConstraintCheck& c : program.model().spec().checks) {
+        if (c.term != kNoNode)
+            continue;  // a transformed parameter's: checked by the log density
+        checks_.push_back(c);
+        outputs.emplace_back(c.what, c.value);
+        outputs.emplace_back(c.what + " lower", c.lower);
+        outputs.emplace_back(c.what + " upper", c.upper);
+    }
     program_ = std::make_unique<ThetaProgram>(program.model().spec(), outputs);
 }
 
-Eigen::VectorXd Reporter::evaluate(const Eigen::VectorXd& theta, std::mt19937_64& rng) {
+Eigen::VectorXd Reporter::evaluate(const Eigen::VectorXd& theta, std::mt19937_64& rng,
+                                   std::string_view where) {
     std::normal_distribution<double> normal;
     for (const auto& r : lowered_.random_inputs()) {
         for (auto& x : *r.values) x = r.normal ? normal(rng) : open_uniform(rng);
     }
-    return program_->evaluate(theta);
+    const Eigen::VectorXd& v = program_->evaluate(theta);
+    const Graph& g = program_->spec().graph;
+    int at = size_;
+    for (const ConstraintCheck& c : checks_) {
+        const int lower = at + g[c.value].shape.size();
+        const int upper = lower + g[c.lower].shape.size();
+        if (auto why = violation(g, c, v.data() + at, v.data() + lower, v.data() + upper)) {
+            throw FitError(
+                fmt::format("{} (at {}): a generated quantity must satisfy its declared constraint",
+                            *why, where));
+        }
+        at = upper + g[c.upper].shape.size();
+    }
+    return v.head(size_);
 }
 
 ReportedDraws report(LoweredProgram& program, const Fit& fit, std::uint64_t seed) {
@@ -47,11 +71,13 @@ ReportedDraws report(LoweredProgram& program, const Fit& fit, std::uint64_t seed
         const Eigen::VectorXd v = fit.at_mu(spec.latents[k].name);
         mean.segment(offsets[k], v.size()) = v;
     }
-    d.at_mean = r.size() > 0 ? r.evaluate(mean, rng) : Eigen::VectorXd();
+    d.at_mean = r.size() > 0 ? r.evaluate(mean, rng, "the mean of q") : Eigen::VectorXd();
     const Eigen::MatrixXd& theta = fit.theta_draws();
     d.draws.resize(theta.rows(), r.size());
     for (Eigen::Index i = 0; i < theta.rows() && r.size() > 0; ++i) {
-        d.draws.row(i) = r.evaluate(theta.row(i).transpose(), rng).transpose();
+        d.draws.row(i) =
+            r.evaluate(theta.row(i).transpose(), rng, fmt::format("output draw {}", i + 1))
+                .transpose();
     }
     return d;
 }

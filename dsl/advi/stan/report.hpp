@@ -7,6 +7,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <Eigen/Core>
@@ -26,14 +27,20 @@ public:
     [[nodiscard]] const std::vector<ReportedValue>& values() const { return values_; }
     [[nodiscard]] int size() const { return size_; }
 
-    // The values at one constrained draw (theta laid out as ModelSpec::theta_offsets()).
-    [[nodiscard]] Eigen::VectorXd evaluate(const Eigen::VectorXd& theta, std::mt19937_64& rng);
+    // The values at one constrained draw (theta laid out as ModelSpec::theta_offsets()). A
+    // generated quantity outside its declared constraint is a FitError naming it, its element,
+    // value and constraint, and `where` ("output draw 5"), as Stan stops there.
+    [[nodiscard]] Eigen::VectorXd evaluate(const Eigen::VectorXd& theta, std::mt19937_64& rng,
+                                           std::string_view where = "a draw");
 
 private:
     LoweredProgram& lowered_;
     std::vector<ReportedValue> values_;
     std::unique_ptr<ThetaProgram> program_;
     int size_ = 0;
+    // The generated quantities' declared constraints, their value and bounds evaluated after
+    // the reported values.
+    std::vector<ConstraintCheck> checks_;
 };
 
 // Every draw of `fit` (rows), and the values at q's mean mapped to constrained space (the

@@ -15,6 +15,7 @@
 #include <advi/compile/aliases.hpp>
 #include <advi/compile/dump.hpp>
 #include <advi/compile/emit.hpp>
+#include <advi/compile/kernel_guard.hpp>
 #include <advi/compile/liveness.hpp>
 #include <advi/compile/loops.hpp>
 #include <advi/compile/schedule.hpp>
@@ -265,13 +266,13 @@ void Program::split_task(void* context, int part) {
             break;
         case ThreadSplit::None: throw InternalError("split of an op that does not split");
     }
-    ins.kernel(a);
+    run_kernel(ins.kernel, a);
 }
 
 void Program::exec_plain(const Instr& ins) {
     const int t = pool_ != nullptr ? pool_->size() : 1;
     if (ins.split == ThreadSplit::None || t == 1) {
-        ins.kernel(ins.args);
+        run_kernel(ins.kernel, ins.args);
         return;
     }
     const View& a0 = ins.args.in[0];
@@ -280,7 +281,7 @@ void Program::exec_plain(const Instr& ins) {
     const double flops = static_cast<double>(a0.size()) * (ins.arity > 1 ? a1.cols : 1);
     const int parts = std::clamp(static_cast<int>(flops / kMinFlopsPerPart), 1, std::min(t, cols));
     if (parts == 1) {
-        ins.kernel(ins.args);
+        run_kernel(ins.kernel, ins.args);
         return;
     }
     SplitContext c{this, &ins, parts};
@@ -299,7 +300,9 @@ void Program::exec(std::vector<Instr>& code) {
     for (const Instr& ins : code) {
         if (ins.scalar != nullptr) {
             const KernelArgs& a = ins.args;
-            a.out[0] = ins.scalar(a.in[0].x[0], ins.arity > 1 ? a.in[1].x[0] : 0.0);
+            guarded(a.out, 1, [&] {
+                a.out[0] = ins.scalar(a.in[0].x[0], ins.arity > 1 ? a.in[1].x[0] : 0.0);
+            });
             continue;
         }
         if (ins.group < 0) {
@@ -382,7 +385,7 @@ void Program::exec_group(const Group& group, int part) {
                     double partial = 0.0;
                     a.out = &partial;
                     a.out_rows = a.out_cols = 1;
-                    st.kernel(a);
+                    run_kernel(st.kernel, a);
                     sums[st.slot] += partial;
                     continue;
                 }
@@ -423,7 +426,7 @@ void Program::exec_group(const Group& group, int part) {
                 case LoopForm::Gather:
                 case LoopForm::Sum:
                 case LoopForm::ScatterAdd:
-                case LoopForm::RowsTVec: st.kernel(a); break;
+                case LoopForm::RowsTVec: run_kernel(st.kernel, a); break;
                 case LoopForm::RepCols: {
                     const int rows = st.args.out_rows;  // out(i, j) = v(i)
                     int i = b % rows;
@@ -472,7 +475,7 @@ void Program::exec_group(const Group& group, int part) {
 }
 
 void Program::reload_data() {
-    for (const Instr& ins : prologue_) ins.kernel(ins.args);
+    for (const Instr& ins : prologue_) run_kernel(ins.kernel, ins.args);
 }
 
 double Program::run(const Eigen::VectorXd& zeta, Eigen::VectorXd& out) {

@@ -30,7 +30,7 @@ public:
     bool add(Target& target, const Eigen::VectorXd& eta) {
         q_.transform(eta, zeta_);
         g_.setZero();
-        const double lp = target.log_density_gradient(zeta_, g_);
+        const double lp = evaluate(target, zeta_, g_);
         if (!std::isfinite(lp) || !g_.allFinite()) {
             ++result_.dropped;
             return false;
@@ -85,7 +85,7 @@ private:
 double log_density_at(Target& target, const Approximation& q, const Eigen::VectorXd& eta,
                       Eigen::VectorXd& zeta, Eigen::VectorXd& g) {
     q.transform(eta, zeta);
-    const double lp = target.log_density_gradient(zeta, g);
+    const double lp = evaluate(target, zeta, g);
     return std::isfinite(lp) ? lp : std::numeric_limits<double>::quiet_NaN();
 }
 

@@ -57,7 +57,7 @@ ElboGradient score_function_gradient(Target& target, const Approximation& q, int
     while (result.used < M && result.used + result.dropped < max_draws) {
         rng.fill_normal(eta);
         q.transform(eta, zeta);
-        const double lp = target.log_density_gradient(zeta, g);
+        const double lp = evaluate(target, zeta, g);
         if (!std::isfinite(lp)) {
             ++result.dropped;
             continue;

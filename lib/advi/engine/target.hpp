@@ -3,8 +3,13 @@
 #pragma once
 
 #include <concepts>
+#include <exception>
+#include <limits>
+#include <new>
 
 #include <Eigen/Core>
+
+#include <advi/base/error.hpp>
 
 namespace advi {
 
@@ -26,6 +31,23 @@ public:
     virtual void next_minibatch() {}
     virtual void use_evaluation_batch() {}
 };
+
+// The engine's one way to evaluate a target: an exception from a library inside the target (a
+// special function's overflow, a failed factorisation) is a failed evaluation at that point,
+// NaN, which the engine drops and counts like any non-finite value, instead of ending the fit.
+// Our own errors (advi::Error: bad data, an index out of range) and a failed allocation are
+// faults of the model or the machine and pass on.
+inline double evaluate(Target& target, const Eigen::VectorXd& zeta, Eigen::VectorXd& grad) {
+    try {
+        return target.log_density_gradient(zeta, grad);
+    } catch (const Error&) {
+        throw;
+    } catch (const std::bad_alloc&) {
+        throw;
+    } catch (const std::exception&) {
+        return std::numeric_limits<double>::quiet_NaN();
+    }
+}
 
 template <class T>
 concept LogDensity = requires(T& t, const Eigen::VectorXd& z, Eigen::VectorXd& g) {

@@ -161,6 +161,8 @@ CsvOutput cmdstan_output(const Fit& fit, const Options& options, std::vector<Ext
     out.trailer.push_back(fmt::format("log_g__ at mean = {}", fit.log_g_at_mu()));
     out.trailer.push_back(fmt::format("dropped_draws = {}", r.dropped_draws));
     out.trailer.push_back(fmt::format("nonfinite_log_p_draws = {}", fit.nonfinite_log_p()));
+    out.trailer.push_back(
+        fmt::format("rejected_tp_constraint_draws = {}", fit.rejected_tp_constraint_draws()));
     out.trailer.push_back(fmt::format(" Elapsed Time: {:.6g} seconds (Total)", r.seconds));
     out.trailer.emplace_back();
     return out;

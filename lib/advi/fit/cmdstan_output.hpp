@@ -51,7 +51,9 @@ struct CsvRunInfo {
 // trailer: "eta = ", "iterations = ", "ELBO = " (the last estimate), "converged = 1|0",
 // "convergence: <stop reason>", "log_p__ at mean = ", "log_g__ at mean = ", "dropped_draws = "
 // (non-finite draws dropped while fitting), "nonfinite_log_p_draws = " (output draws
-// dropped and replaced because their log_p__ was not finite), " Elapsed Time: <s> seconds (Total)";
+// dropped and replaced because their log_p__ was not finite), "rejected_tp_constraint_draws = "
+// (output draws rejected and replaced because a transformed parameter violated its declared
+// constraint), " Elapsed Time: <s> seconds (Total)";
 // without adaptation, "Stepsize adaptation not engaged." before its eta line, where cmdstanpy looks
 // for eta. Throws ShapeError when an extra block's values do not match its dims or the fit's draws,
 // ModelError for a column name given twice or a Fit without log_p/log_g per draw.

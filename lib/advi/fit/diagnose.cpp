@@ -5,9 +5,12 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <advi/compile/pipeline.hpp>
+#include <advi/compile/program.hpp>
 #include <advi/compile/theta_program.hpp>
+#include <advi/fit/constraint_checker.hpp>
 #include <advi/graph/op.hpp>
 
 namespace advi {
@@ -68,6 +71,82 @@ std::string number(double v) {
     return std::isnan(v) ? "nan" : fmt::format("{:.6g}", v);
 }
 
+// Where only the gradient is not finite (a derivative's special function overflows, sqrt at 0):
+// the first node of the gradient program whose inputs are finite and whose value is not, with
+// the latent variables (by their zeta coordinates) and data it reads.
+std::string explain_nonfinite_gradient(const ModelSpec& spec, const Eigen::VectorXd& zeta) {
+    Graph g = stages(spec).simplified;
+    const std::vector<bool> live = live_nodes(g);
+    g.clear_outputs();
+    std::vector<int> offset(static_cast<std::size_t>(g.size()), -1);
+    int at = 0;
+    for (NodeId id = 0; id < g.size(); ++id) {
+        if (!live[static_cast<std::size_t>(id)] || is_leaf(g[id].op))
+            continue;
+        if (at + static_cast<long>(g[id].shape.size()) > kMaxValues)
+            return "";
+        g.set_output(fmt::format("%{}", id), id, at);
+        offset[static_cast<std::size_t>(id)] = at;
+        at += g[id].shape.size();
+    }
+    Program p = Program::compile(g, spec.data, spec.zeta_dim(), at, 1);
+    Eigen::VectorXd v;
+    p.run(zeta, v);
+    const auto finite = [&](NodeId id) {
+        const int o = offset[static_cast<std::size_t>(id)];
+        if (o >= 0)
+            return v.segment(o, g[id].shape.size()).allFinite();
+        return g[id].op != Op::Const || std::isfinite(g[id].value);
+    };
+    const std::vector<int> zeta_offsets = spec.zeta_offsets();
+    for (NodeId id = 0; id < g.size(); ++id) {
+        const int o = offset[static_cast<std::size_t>(id)];
+        if (o < 0 || finite(id))
+            continue;
+        const Node& n = g[id];
+        bool inputs_finite = true;
+        for (int a = 0; a < n.arity(); ++a) inputs_finite = inputs_finite && finite(n.in[a]);
+        if (!inputs_finite)
+            continue;
+        int element = 0;
+        while (std::isfinite(v[o + element])) ++element;
+        std::string message = fmt::format("the gradient is not finite: op `{}` gives {}",
+                                          op_name(n.op), number(v[o + element]));
+        if (n.shape.size() > 1)
+            message += fmt::format(" at element {} of {}", element, n.shape.str());
+        // The latents (by their zeta coordinates) and data under the node.
+        std::set<std::string> latents, data;
+        const std::vector<bool> in = ancestors(g, id);
+        for (NodeId k = 0; k <= id; ++k) {
+            if (!in[static_cast<std::size_t>(k)])
+                continue;
+            if (g[k].op == Op::Data)
+                data.insert(spec.data[static_cast<std::size_t>(g[k].index)].name);
+            if (g[k].op != Op::Zeta)
+                continue;
+            for (std::size_t l = spec.latents.size(); l-- > 0;) {
+                if (zeta_offsets[l] <= g[k].index) {
+                    latents.insert(spec.latents[l].name);
+                    break;
+                }
+            }
+        }
+        const auto list = [](const std::set<std::string>& names) {
+            std::vector<std::string> quoted;
+            for (const std::string& x : names) quoted.push_back(fmt::format("`{}`", x));
+            return fmt::format("{}", fmt::join(quoted, ", "));
+        };
+        if (!latents.empty())
+            message +=
+                fmt::format(", reading latent{} {}", latents.size() > 1 ? "s" : "", list(latents));
+        if (!data.empty())
+            message +=
+                fmt::format("{} data {}", latents.empty() ? ", reading" : " and", list(data));
+        return message + " (the log density itself is finite there)";
+    }
+    return "";
+}
+
 }  // namespace
 
 std::string explain_nonfinite(const ModelSpec& spec, const Eigen::VectorXd& zeta) {
@@ -123,6 +202,14 @@ std::string explain_nonfinite(const ModelSpec& spec, const Eigen::VectorXd& zeta
         for (int a = 0; a < n.arity(); ++a) inputs_finite = inputs_finite && finite(n.in[a]);
         if (!inputs_finite)
             continue;
+        if (n.op == Op::CheckConstraint) {  // a declared constraint: say which, and why
+            ConstraintChecker checker(spec);
+            if (auto why = checker.violation(theta)) {
+                return *why +
+                       " (a transformed parameter outside its declared constraint makes "
+                       "the log density -inf, as Stan rejects such a draw)";
+            }
+        }
         const int o = offset[static_cast<std::size_t>(id)];
         int element = 0;
         while (std::isfinite(v[o + element])) ++element;
@@ -166,7 +253,8 @@ std::string explain_nonfinite(const ModelSpec& spec, const Eigen::VectorXd& zeta
         }
         return message;
     }
-    return "";
+    // Every value of the log density is finite here: the fault is in its gradient.
+    return explain_nonfinite_gradient(spec, zeta);
 }
 
 }  // namespace advi

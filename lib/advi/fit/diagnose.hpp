@@ -14,7 +14,9 @@ namespace advi {
 
 // At zeta (unconstrained): "latent `sigma` is inf after its transform ..." or "op `log` gives
 // -inf at element 3 of vec[10] (log of -0.5), reading latent `mu` and data `y`, in term 2 of 3
-// of the log density". Empty when the log density is finite at zeta.
+// of the log density". Where the log density is finite but its gradient is not, the same of
+// the gradient program ("the gradient is not finite: op `div` gives inf ..."). Empty when both
+// are finite at zeta.
 [[nodiscard]] std::string explain_nonfinite(const ModelSpec& spec, const Eigen::VectorXd& zeta);
 
 }  // namespace advi

@@ -15,6 +15,7 @@
 
 #include <advi/engine/rng.hpp>
 
+#include <advi/fit/constraint_checker.hpp>
 #include <advi/fit/diagnose.hpp>
 #include <advi/fit/minibatch.hpp>
 
@@ -93,14 +94,21 @@ std::string Fit::summary(int index_base) const {
         r.elbo_trace.empty() ? std::nan("") : r.elbo_trace.back(), theta_draws_.rows());
     if (r.dropped_draws > 0)
         s += fmt::format(
-            "{} Monte Carlo draws with a non-finite log density were dropped while "
+            "{} Monte Carlo draws with a non-finite log density{} were dropped while "
             "fitting (most from trial step sizes of the eta search)\n",
-            r.dropped_draws);
+            r.dropped_draws,
+            spec_.checks.empty() ? "" : " (or a transformed parameter outside its constraint)");
     if (densities_.nonfinite_log_p > 0) {
         s += fmt::format(
             "{} output draws had a non-finite log density and were replaced by new "
             "draws from q\n",
             densities_.nonfinite_log_p);
+    }
+    if (densities_.rejected_tp_constraint > 0) {
+        s += fmt::format(
+            "{} output draws were rejected because a transformed parameter violated its declared "
+            "constraint, and replaced by new draws from q (first: {})\n",
+            densities_.rejected_tp_constraint, densities_.first_tp_violation);
     }
 
     if (theta_draws_.rows() == 0) {
@@ -176,6 +184,7 @@ namespace {
 // dropped ones are counted (DrawDensities::nonfinite_log_p).
 Fit finish(const ModelSpec& m, AdviResult result, Program& gradient, std::uint64_t seed) {
     Program to_theta = compile_constrain_map(m);
+    ConstraintChecker checker(m);
     const Eigen::Index wanted = result.draws.rows();
     Eigen::MatrixXd zeta_kept(wanted, m.zeta_dim());
     Eigen::MatrixXd theta(wanted, m.theta_dim());
@@ -193,7 +202,14 @@ Fit finish(const ModelSpec& m, AdviResult result, Program& gradient, std::uint64
             const double lp = gradient.run(zeta, grad);
             to_theta.run(zeta, t);
             if (!std::isfinite(lp) || !t.allFinite()) {
-                ++dens.nonfinite_log_p;
+                // A transformed parameter outside its declared constraint is counted apart.
+                auto why = t.allFinite() ? checker.violation(t) : std::nullopt;
+                if (why) {
+                    if (dens.rejected_tp_constraint++ == 0)
+                        dens.first_tp_violation = std::move(*why);
+                } else {
+                    ++dens.nonfinite_log_p;
+                }
                 continue;
             }
             zeta_kept.row(kept) = zeta.transpose();
@@ -226,8 +242,14 @@ public:
     explicit RecordingTarget(Target& inner) : inner_(inner) {}
     int dim() const override { return inner_.dim(); }
     double log_density_gradient(const Eigen::VectorXd& zeta, Eigen::VectorXd& grad) override {
-        const double lp = inner_.log_density_gradient(zeta, grad);
-        if (!std::isfinite(lp))
+        double lp = 0;
+        try {
+            lp = inner_.log_density_gradient(zeta, grad);
+        } catch (const std::exception&) {
+            last_nonfinite_ = zeta;  // the engine makes NaN of what it may (advi::evaluate)
+            throw;
+        }
+        if (!std::isfinite(lp) || !grad.allFinite())
             last_nonfinite_ = zeta;
         return lp;
     }

@@ -27,6 +27,11 @@ struct DrawDensities {
     // by a new draw from q (at most 10 times output_samples draws in all), so that no NaN
     // reaches the output; the count is reported by summary() and in the CSV's trailer.
     long nonfinite_log_p = 0;
+    // Output draws rejected because a transformed parameter violated its declared constraint
+    // (their log_p is -inf, as Stan rejects them), replaced likewise and counted apart, with
+    // the first violation as a message.
+    long rejected_tp_constraint = 0;
+    std::string first_tp_violation;
 };
 
 class Fit {
@@ -66,6 +71,11 @@ public:
     [[nodiscard]] double log_g_at_mu() const { return densities_.log_g_at_mu; }
     // Output draws dropped because their log_p was not finite (replaced by new draws).
     [[nodiscard]] long nonfinite_log_p() const { return densities_.nonfinite_log_p; }
+    // Output draws rejected (and replaced) because a transformed parameter violated its
+    // declared constraint.
+    [[nodiscard]] long rejected_tp_constraint_draws() const {
+        return densities_.rejected_tp_constraint;
+    }
     [[nodiscard]] const DrawDensities& densities() const { return densities_; }
 
 private:

@@ -124,6 +124,8 @@ enum class Op : std::uint8_t {
     // first-order linear recurrences (ops_scan.hpp)
     LinearScan,
     LinearScanReverse,
+    // a declared constraint checked: 0 or -inf (constraint_check.hpp)
+    CheckConstraint,
     Count_
 };
 inline constexpr int kOpCount = static_cast<int>(Op::Count_);

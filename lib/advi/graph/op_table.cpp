@@ -9,8 +9,10 @@
 #include <fmt/format.h>
 
 #include <advi/base/error.hpp>
+#include <advi/base/math_policy.hpp>
 #include <advi/graph/adjoint_terms.hpp>
 #include <advi/graph/const_vector.hpp>
+#include <advi/graph/constraint_check.hpp>
 #include <advi/graph/graph.hpp>
 #include <advi/graph/ops_constrain.hpp>
 #include <advi/graph/ops_linalg.hpp>
@@ -41,16 +43,17 @@ double inv_logit(double x) {
 double log_inv_logit(double x) {
     return -log1p_exp(-x);
 }
+// At the poles (0 and the negative integers) NaN, as the density there is not finite anyway;
+// an overflow (digamma(inf), digamma of a denormal) is inf under MathPolicy, never a throw.
 double digamma(double x) {
-    // Boost throws at the poles; the density there is not finite anyway.
     if (!(x > 0) && x == std::floor(x))
         return std::nan("");
-    return boost::math::digamma(x);
+    return boost::math::digamma(x, MathPolicy());
 }
 double trigamma(double x) {
     if (!(x > 0) && x == std::floor(x))
         return std::nan("");
-    return boost::math::trigamma(x);
+    return boost::math::trigamma(x, MathPolicy());
 }
 
 // One struct per elementwise op: `f` for scalars (folding, broadcasting loops) and,
@@ -572,6 +575,7 @@ constexpr OpInfo kOps[] = {
     {Op::NegBinomial2Quantile,        "neg_binomial_2_quantile",        3, false, random_ops::quantile_shape,                          random_ops::neg_binomial_2_quantile_kernel,             nullptr,                                            nullptr, Domain::None},
     {Op::LinearScan,                  "linear_scan",                    3, false, scan_ops::linear_scan_shape,                         scan_ops::linear_scan_kernel,                           scan_ops::adj_linear_scan,                          nullptr, Domain::None},
     {Op::LinearScanReverse,           "linear_scan_reverse",            2, false, scan_ops::linear_scan_reverse_shape,                 scan_ops::linear_scan_reverse_kernel,                   nullptr,                                            nullptr, Domain::None},
+    {Op::CheckConstraint,             "check_constraint",               3, false, check_ops::check_constraint_shape,                   check_ops::check_constraint_kernel,                     linalg::adj_none,                                   nullptr, Domain::None, check_ops::check_constraint_scratch},
 };
 // clang-format on
 

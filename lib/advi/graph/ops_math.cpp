@@ -6,6 +6,7 @@
 
 #include <boost/math/special_functions/bessel.hpp>
 
+#include <advi/base/math_policy.hpp>
 #include <advi/graph/adjoint_terms.hpp>
 #include <advi/graph/graph.hpp>
 
@@ -74,16 +75,19 @@ double log1m_exp(double x) {
 double log_bessel_i0(double x) {
     const double ax = std::fabs(x);  // I0 is even
     if (ax < kBesselAsymptotic)
-        return std::log(boost::math::cyl_bessel_i(0, ax));
+        return std::log(boost::math::cyl_bessel_i(0, ax, MathPolicy()));
     // log of e^x / sqrt(2 pi x) * series, never forming e^x.
-    return ax - 0.5 * std::log(2 * std::numbers::pi * ax) + std::log(bessel_i_series(0, ax));
+    // (log 2 pi + log x: 2 pi x overflows for x above 2.8e307)
+    return ax - 0.5 * (std::log(2 * std::numbers::pi) + std::log(ax)) +
+           std::log(bessel_i_series(0, ax));
 }
 
 double bessel_i1_over_i0(double x) {
     const double ax = std::fabs(x);  // I1 is odd, I0 even
     double r;
     if (ax < kBesselAsymptotic) {
-        r = boost::math::cyl_bessel_i(1, ax) / boost::math::cyl_bessel_i(0, ax);
+        r = boost::math::cyl_bessel_i(1, ax, MathPolicy()) /
+            boost::math::cyl_bessel_i(0, ax, MathPolicy());
     } else {
         r = bessel_i_series(1, ax) /
             bessel_i_series(0, ax);  // the factors e^x / sqrt(2 pi x) cancel

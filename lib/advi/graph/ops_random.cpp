@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <advi/base/error.hpp>
+#include <advi/base/math_policy.hpp>
 #include <advi/graph/graph.hpp>
 
 namespace advi::random_ops {
@@ -20,11 +21,9 @@ namespace {
 
 // Errors become NaN (a draw outside the arguments' domain, as Stan's _rng would reject);
 // discrete quantiles are the smallest k with F(k) >= u, as inverse-CDF sampling needs.
-using Policy = boost::math::policies::policy<
-    boost::math::policies::domain_error<boost::math::policies::ignore_error>,
-    boost::math::policies::overflow_error<boost::math::policies::ignore_error>,
-    boost::math::policies::evaluation_error<boost::math::policies::ignore_error>,
-    boost::math::policies::discrete_quantile<boost::math::policies::integer_round_up>>;
+using Policy = boost::math::policies::normalise<
+    MathPolicy,
+    boost::math::policies::discrete_quantile<boost::math::policies::integer_round_up>>::type;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 

@@ -1,12 +1,28 @@
 // Offsets and lookups over a model's latent variables.
 #include <advi/model/model_spec.hpp>
 
+#include <vector>
+
 #include <fmt/format.h>
 
 #include <advi/base/error.hpp>
 #include <advi/transform/transform.hpp>
 
 namespace advi {
+
+std::optional<std::string> violation(const Graph& g, const ConstraintCheck& c, const double* value,
+                                     const double* lower, const double* upper) {
+    const auto view = [&](NodeId id, const double* x) {
+        return View{.x = x, .rows = g[id].shape.rows, .cols = g[id].shape.cols};
+    };
+    const Shape& x = g[c.value].shape;
+    std::vector<double> scratch(static_cast<std::size_t>(x.rows) * x.rows);
+    auto v = check_ops::violation(c.constraint, c.rowwise, view(c.value, value),
+                                  view(c.lower, lower), view(c.upper, upper), scratch.data());
+    if (!v)
+        return std::nullopt;
+    return c.what + " " + *v;
+}
 
 std::vector<int> ModelSpec::zeta_offsets() const {
     std::vector<int> off;

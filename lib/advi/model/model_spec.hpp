@@ -2,11 +2,13 @@
 // "lp" is log p(x, theta), the latent variables with their supports, and the data slots.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <Eigen/Core>
 
+#include <advi/graph/constraint_check.hpp>
 #include <advi/graph/graph.hpp>
 #include <advi/transform/support.hpp>
 
@@ -29,6 +31,29 @@ struct DataSlot {
     const int* ints = nullptr;
 };
 
+// A declared constraint checked on a quantity of the model, not imposed by a transform (Stan's
+// transformed parameters and generated quantities): the quantity's node and its bounds' (real,
+// or of its shape; -inf and inf where none is declared).
+struct ConstraintCheck {
+    std::string what;  // "transformed parameter `tp`", for messages
+    Constraint constraint = Constraint::Bounds;
+    bool rowwise = false;  // one vector per row (Stan's array[N] simplex[K])
+    NodeId value = kNoNode;
+    NodeId lower = kNoNode;
+    NodeId upper = kNoNode;
+    // Its check_constraint node, a term of "lp" that is -inf where the constraint is violated
+    // (a transformed parameter: Stan rejects the draw); kNoNode for a quantity checked on each
+    // output draw only (a generated quantity: Stan stops).
+    NodeId term = kNoNode;
+};
+
+// The check's first violation at the values of its value and bounds (each laid out as its
+// node's shape, column-major) as "<what> <message>" ("transformed parameter `tp` is -0.3,
+// below the lower bound 0"), or nothing.
+[[nodiscard]] std::optional<std::string> violation(const Graph& g, const ConstraintCheck& c,
+                                                   const double* value, const double* lower,
+                                                   const double* upper);
+
 struct ModelSpec {
     Graph graph;  // output "lp": the log joint density over Param leaves
     std::vector<LatentVariable> latents;
@@ -36,6 +61,8 @@ struct ModelSpec {
     // The terms whose sum is "lp", as the model added them (a prior, a likelihood, a
     // target += ...); empty when the builder did not say. Data subsampling scales whole terms.
     std::vector<NodeId> terms;
+    // Declared constraints of quantities, in declaration order.
+    std::vector<ConstraintCheck> checks;
 
     // Offsets of each latent's unconstrained coordinates in zeta, and their total (dim).
     [[nodiscard]] std::vector<int> zeta_offsets() const;
