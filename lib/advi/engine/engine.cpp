@@ -76,6 +76,7 @@ AdviResult run_advi(Target& target, const Options& opts) {
     // Fail early and clearly when the model cannot be evaluated around the initial values;
     // otherwise the same fault would surface later as "every eta candidate diverged".
     const double elbo_init = est.elbo(q0);
+    const ElboEstimate init = est.last_elbo();
     if (!std::isfinite(elbo_init)) {
         const ElboEstimate& e = est.last_elbo();
         throw FitError(fmt::format(
@@ -97,7 +98,7 @@ AdviResult run_advi(Target& target, const Options& opts) {
     AdviResult res;
     double eta = opts.eta;
     if (opts.adapt_engaged) {
-        EtaSearch search = search_eta(est, q0, elbo_init, opts);
+        EtaSearch search = search_eta(est, q0, init, opts);
         eta = search.eta;
         res.eta_trials = std::move(search.trials);
     }
