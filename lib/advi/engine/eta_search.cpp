@@ -94,14 +94,14 @@ void log_header(const Options& opts, double elbo_init) {
     if (opts.log != nullptr) {
         *opts.log << fmt::format("Begin eta adaptation ({} iterations per candidate).\n",
                                  opts.adapt_iter)
-                  << fmt::format("  initial ELBO {:.3f}\n", elbo_init)
+                  << fmt::format("  initial ELBO {:.7g}\n", elbo_init)
                   << fmt::format("  {:>10}  {:>15}  {}\n", "eta", "ELBO", "notes");
     }
 }
 
 void log_trial(const Options& opts, const EtaTrial& t, const char* note) {
     if (opts.log != nullptr) {
-        *opts.log << fmt::format("  {:>10g}  {:>15.3f}  {}\n", t.eta, t.elbo,
+        *opts.log << fmt::format("  {:>10g}  {:>15.7g}  {}\n", t.eta, t.elbo,
                                  t.diverged ? "diverged" : note);
     }
 }
