@@ -37,8 +37,18 @@ TEST_CASE("a fit's allocations are refused before they are made when beyond the 
     Options mean_field{.output_samples = 1000};
     CHECK_THROWS_WITH(
         fit(spec, mean_field),
-        Catch::StartsWith("keeping 1000 output draws of 100000 unconstrained and 100000 "
-                          "constrained values needs 2.4 GB (300002000 elements"));
+        Catch::StartsWith("option `output_samples` = 1000 (keeping 1000 output draws of 100000 "
+                          "unconstrained and 100000 constrained values) needs 2.4 GB (300002000 "
+                          "elements"));
+    // The common ELBO draws: 100000 x (2 x 100000 + 7) doubles, 160 GB (issue 17, class 10).
+    Options elbo{.elbo_samples = 100000, .output_samples = 0};
+    CHECK_THROWS_WITH(fit(spec, elbo),
+                      Catch::StartsWith("option `elbo_samples` = 100000 (the common ELBO draws") &&
+                          Catch::Contains("needs 160 GB"));
+    // Stan's rule draws afresh for each estimate and keeps no such buffer.
+    CHECK_NOTHROW(require_engine_memory(
+        {.elbo_samples = 100000, .output_samples = 0, .convergence = ConvergenceRule::Stan},
+        100000));
     set_memory_budget_bytes(0);
 }
 

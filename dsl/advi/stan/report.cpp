@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <advi/base/error.hpp>
+#include <advi/fit/draw_summary.hpp>
 
 namespace advi::stan {
 
@@ -100,22 +101,9 @@ std::string summary_rows(const ReportedDraws& d) {
                 }
                 label += "]";
             }
-            Eigen::VectorXd x = d.draws.col(offset + k);
-            if (x.size() == 0)
+            if (d.draws.rows() == 0)
                 continue;
-            std::sort(x.data(), x.data() + x.size());
-            auto q = [&](double p) {
-                const double at = p * static_cast<double>(x.size() - 1);
-                const auto lo = static_cast<Eigen::Index>(at);
-                const Eigen::Index hi = std::min<Eigen::Index>(lo + 1, x.size() - 1);
-                return x[lo] + (at - static_cast<double>(lo)) * (x[hi] - x[lo]);
-            };
-            const double mean = x.mean();
-            const double sd = x.size() > 1 ? std::sqrt((x.array() - mean).square().sum() /
-                                                       static_cast<double>(x.size() - 1))
-                                           : 0.0;
-            s += fmt::format("{:<20} {:>12.4g} {:>12.4g} {:>12.4g} {:>12.4g} {:>12.4g}\n", label,
-                             mean, sd, q(0.05), q(0.5), q(0.95));
+            s += summary_row(label, summarize_draws(d.draws.col(offset + k)));
         }
         offset += size;
     }

@@ -122,11 +122,13 @@ ElboGradient elbo_gradient(Target& target, const Approximation& q, Rng& rng, int
 
 ElboEstimate elbo_estimate(Target& target, const Approximation& q, const Eigen::MatrixXd& etas) {
     Eigen::VectorXd eta(q.dim()), zeta(q.dim()), g(q.dim());
+    Eigen::VectorXd log_p(etas.rows());
     double sum = 0.0;
     int used = 0, dropped = 0;
     for (Eigen::Index r = 0; r < etas.rows(); ++r) {
         eta = etas.row(r).transpose();
         const double lp = log_density_at(target, q, eta, zeta, g);
+        log_p[r] = lp;
         if (std::isnan(lp)) {
             ++dropped;
         } else {
@@ -134,7 +136,9 @@ ElboEstimate elbo_estimate(Target& target, const Approximation& q, const Eigen::
             ++used;
         }
     }
-    return finish_estimate(q, sum, used, dropped);
+    ElboEstimate e = finish_estimate(q, sum, used, dropped);
+    e.log_p = std::move(log_p);
+    return e;
 }
 
 ElboEstimate elbo_estimate(Target& target, const Approximation& q, Rng& rng, int samples) {

@@ -22,6 +22,10 @@ struct ElboEstimate {
     double value = 0.0;  // mean log density over the finite draws + entropy; -inf if none
     int used = 0;
     int dropped = 0;
+    // Per draw, the log density (NaN where dropped); filled from given (common) draws only.
+    // Differences between two estimates over the same draws are then free of the log
+    // density's additive constant and carry their own Monte Carlo error (eta_search.cpp).
+    Eigen::VectorXd log_p;
 };
 
 // From the given draws, one eta ~ N(0, I) per row:

@@ -13,8 +13,10 @@
 #include <fmt/format.h>
 
 #include <advi/base/error.hpp>
+#include <advi/base/memory_budget.hpp>
 
 #include <advi/engine/estimator.hpp>
+#include <advi/engine/runaway.hpp>
 #include <advi/engine/step_size.hpp>
 
 namespace advi {
@@ -52,6 +54,8 @@ double relative_change(double elbo, double prev, ConvergenceRule rule) {
     return std::fabs(elbo - prev) / std::max(std::fabs(elbo), 1.0);
 }
 
+// The progress tables print significant digits, never fixed-point decimals: an ELBO of
+// 1.6e187 printed as 188 digits with %.3f, and relative changes below 5e-4 as 0.000.
 void log_table_header(const Options& opts, double eta) {
     if (opts.log != nullptr) {
         *opts.log << fmt::format("Begin stochastic gradient ascent (eta = {:g}).\n", eta)
@@ -62,10 +66,35 @@ void log_table_header(const Options& opts, double eta) {
 
 }  // namespace
 
+// Every buffer whose size an option sets, refused before anything is allocated (a fit with
+// elbo_samples = 2147483647 grew past 5 GB before any check): the common ELBO draws and the
+// per-draw log densities the eta search keeps (elbo_samples x (dim + ...)), the output draws
+// (output_samples x dim), and full-rank's factor with its gradient, step-size state and
+// covariance (about 4 dim^2). Gradient draws are made one at a time and need no buffer.
+void require_engine_memory(const Options& opts, int dim_int) {
+    const std::int64_t dim = dim_int;
+    if (opts.family == Family::FullRank) {
+        require_memory(fmt::format("the full-rank approximation of {} dimensions", dim),
+                       checked_product({4, dim, dim}));
+    }
+    require_memory(fmt::format("option `output_samples` = {} (the output draws: {} x {} values)",
+                               opts.output_samples, opts.output_samples, dim),
+                   checked_product({opts.output_samples, dim}));
+    if (opts.convergence == ConvergenceRule::Robust) {
+        // The draws, a copy made while whitening them, and the log densities of q0 and of
+        // the five eta candidates.
+        require_memory(fmt::format("option `elbo_samples` = {} (the common ELBO draws: {} x {} "
+                                   "values, twice, and {} log densities per eta candidate)",
+                                   opts.elbo_samples, opts.elbo_samples, dim, opts.elbo_samples),
+                       checked_product({opts.elbo_samples, 2 * dim + 7}));
+    }
+}
+
 AdviResult run_advi(Target& target, const Options& opts) {
     const auto start = std::chrono::steady_clock::now();
     const int dim = target.dim();
     validate_options(opts, dim);
+    require_engine_memory(opts, dim);
     const ConvergenceRule rule = opts.convergence;
     const bool robust = rule == ConvergenceRule::Robust;
 
@@ -76,6 +105,7 @@ AdviResult run_advi(Target& target, const Options& opts) {
     // Fail early and clearly when the model cannot be evaluated around the initial values;
     // otherwise the same fault would surface later as "every eta candidate diverged".
     const double elbo_init = est.elbo(q0);
+    const ElboEstimate init = est.last_elbo();
     if (!std::isfinite(elbo_init)) {
         const ElboEstimate& e = est.last_elbo();
         throw FitError(fmt::format(
@@ -97,7 +127,7 @@ AdviResult run_advi(Target& target, const Options& opts) {
     AdviResult res;
     double eta = opts.eta;
     if (opts.adapt_engaged) {
-        EtaSearch search = search_eta(est, q0, elbo_init, opts);
+        EtaSearch search = search_eta(est, q0, init, opts);
         eta = search.eta;
         res.eta_trials = std::move(search.trials);
     }
@@ -107,6 +137,7 @@ AdviResult run_advi(Target& target, const Options& opts) {
     Approximation q = q0;
     Approximation last_good = q0;  // q at the last finite ELBO evaluation
     int last_good_iter = 0;
+    double last_good_elbo = robust ? elbo_init : std::numeric_limits<double>::quiet_NaN();
     // Stan starts from elbo = 0, so its first relative change is 1; the Robust rule has a
     // real ELBO for q0, under the same common draws.
     double elbo_prev = robust ? elbo_init : 0.0;
@@ -134,7 +165,11 @@ AdviResult run_advi(Target& target, const Options& opts) {
     const auto interrupted = [&] {
         return opts.interrupt != nullptr && opts.interrupt->load(std::memory_order_relaxed);
     };
+    // The ELBO of q as it is now, NaN once q has moved since its last evaluation.
+    double q_elbo = robust ? elbo_init : std::numeric_limits<double>::quiet_NaN();
     bool stopped = false;
+    bool ran_away = false;
+    std::vector<double> trend{elbo_init};  // Robust: the ELBO at q0, then at every evaluation
     int iter = 1;
     for (; iter <= opts.max_iterations; ++iter) {
         if (interrupted()) {
@@ -143,6 +178,7 @@ AdviResult run_advi(Target& target, const Options& opts) {
         }
         std::string failure;
         const ElboGradient g = est.gradient(q);
+        q_elbo = std::numeric_limits<double>::quiet_NaN();
         if (!g.ok()) {
             failure = fmt::format(
                 "the log density or its gradient was not finite at any of the {} draws tried "
@@ -151,6 +187,16 @@ AdviResult run_advi(Target& target, const Options& opts) {
         } else if (!ascend(q, steps, g.grad)) {
             failure =
                 fmt::format("the variational parameters became non-finite at iteration {}", iter);
+        } else if (auto off = ran_off(q, opts)) {
+            // Not a step to undo: q has been heading there all along (an improper or
+            // unbounded posterior has no optimum), and the relative-change rule would
+            // soon call it converged.
+            ran_away = true;
+            res.stop_reason = fmt::format("{} (iteration {})", *off, iter);
+            if (opts.log != nullptr) {
+                *opts.log << fmt::format("  {}\n", res.stop_reason);
+            }
+            break;
         }
         const bool evaluate = iter % opts.eval_elbo == 0;
         double elbo = std::numeric_limits<double>::quiet_NaN();
@@ -180,6 +226,7 @@ AdviResult run_advi(Target& target, const Options& opts) {
             ++res.eta_reductions;
             steps.reset(steps.eta() / 10.0);
             q = last_good;
+            q_elbo = last_good_elbo;
             if (opts.log != nullptr) {
                 *opts.log << fmt::format(
                     "  {}; restored q from iteration {}, eta reduced to {:g}\n", failure,
@@ -204,6 +251,8 @@ AdviResult run_advi(Target& target, const Options& opts) {
         res.relative_changes.push_back(rel);
         last_good = q;
         last_good_iter = iter;
+        last_good_elbo = elbo;
+        q_elbo = elbo;
         elbo_prev = elbo;
 
         std::string notes;
@@ -222,11 +271,21 @@ AdviResult run_advi(Target& target, const Options& opts) {
             }
             res.converged = true;
         }
+        // Robust: a relative change is small against a large |ELBO| also when the ELBO
+        // rises for ever (a flat improper posterior: ELBO = entropy of q, growing without
+        // bound); a fit whose ELBO still rises steadily has not converged.
+        double rise = 0.0;
+        trend.push_back(elbo);
+        if (res.converged && robust &&
+            still_rising(trend, std::min(window, static_cast<int>(trend.size()) - 1), &rise)) {
+            res.converged = false;
+            notes = "   ELBO STILL RISING";
+        }
         if (iter > 10 * opts.eval_elbo && (rel_median > 0.5 || rel_mean > 0.5)) {
             notes += "   MAY BE DIVERGING... INSPECT ELBO";
         }
         if (opts.log != nullptr) {
-            *opts.log << fmt::format("  {:>6}  {:>15.3f}  {:>16.3f}  {:>15.3f}{}\n", iter, elbo,
+            *opts.log << fmt::format("  {:>6}  {:>15.7g}  {:>16.4g}  {:>15.4g}{}\n", iter, elbo,
                                      rel_mean, rel_median, notes);
         }
         if (res.converged) {
@@ -241,8 +300,21 @@ AdviResult run_advi(Target& target, const Options& opts) {
             *opts.log << fmt::format("Interrupted at iteration {}: the fit is not converged.\n",
                                      res.iterations);
         }
+    } else if (ran_away) {
+        res.iterations = iter;
+        if (opts.log != nullptr) {
+            *opts.log << "The fit ran off and is not converged.\n";
+        }
     } else if (!res.converged) {
         res.stop_reason = "max_iterations reached";
+        double rise = 0.0;
+        if (robust && still_rising(trend, window, &rise)) {
+            res.stop_reason += fmt::format(
+                "; the ELBO kept rising over the last {} evaluations without slowing down (by "
+                "{:.3g} every {} iterations): the posterior may be improper or the log density "
+                "unbounded, or q is still far from the optimum",
+                window, rise, opts.eval_elbo);
+        }
         if (opts.log != nullptr) {
             *opts.log << "Informational Message: The maximum number of iterations is reached! "
                          "The algorithm may not have converged.\n";
@@ -254,6 +326,7 @@ AdviResult run_advi(Target& target, const Options& opts) {
     }
 
     res.q = q;
+    res.elbo = std::isnan(q_elbo) ? est.elbo(q) : q_elbo;
     res.draws = q.draw(est.output_rng(), opts.output_samples);
     res.dropped_draws = est.dropped();
     res.seconds = elapsed();

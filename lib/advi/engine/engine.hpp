@@ -2,6 +2,7 @@
 // with the adaptive step-size sequence, and the convergence rule, for any Target.
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@ struct AdviResult {
     std::string stop_reason;  // "relative ELBO change 0.0042 < tol_rel_obj 0.01 (mean)", ...
     std::vector<int> elbo_iterations;  // every eval_elbo iterations
     std::vector<double> elbo_trace;
+    // The ELBO of the returned q: its last evaluation's when q has not moved since, else
+    // estimated at the end (e.g. --iter 1, a fit that ran off or was interrupted between
+    // evaluations); -inf when no draw of q had a finite log density.
+    double elbo = -std::numeric_limits<double>::infinity();
     std::vector<double> relative_changes;
     long dropped_draws = 0;  // draws whose log density (or gradient) was not finite
     double seconds = 0.0;    // wall time
@@ -34,5 +39,11 @@ struct AdviResult {
 // at any draw from the initial q, every eta candidate diverged, repeated divergence), and
 // FitError/ShapeError/ModelError for bad options (validate_options).
 [[nodiscard]] AdviResult run_advi(Target& target, const Options& opts);
+
+// Throws SizeError naming the option (`elbo_samples`, `output_samples`, the full-rank family)
+// whose buffers for a target of `dim` unconstrained coordinates exceed the memory budget
+// (base/memory_budget.hpp). run_advi calls it before allocating anything; a caller that
+// allocates before run_advi (compiling the model) calls it first.
+void require_engine_memory(const Options& opts, int dim);
 
 }  // namespace advi

@@ -3,6 +3,9 @@
 // and the stochastic-gradient update itself.
 #pragma once
 
+#include <algorithm>
+#include <limits>
+
 #include <Eigen/Core>
 
 #include <advi/engine/approximation.hpp>
@@ -25,7 +28,13 @@ public:
     Target& target() { return target_; }
     ConvergenceRule rule() const { return rule_; }
     int elbo_samples() const { return elbo_samples_; }
-    int max_grad_draws() const { return kRedrawFactor * grad_samples_; }
+    // In 64 bits and clamped: 10 x grad_samples overflowed int for grad_samples > 214748364
+    // and the gradient then gave up after 0 draws.
+    int max_grad_draws() const {
+        return static_cast<int>(
+            std::min<long long>(static_cast<long long>(kRedrawFactor) * grad_samples_,
+                                std::numeric_limits<int>::max()));
+    }
 
     // ELBO estimate; -inf when no draw was usable. Robust: the same elbo_samples eta
     // vectors every call (antithetic and whitened, see estimator.cpp), so two estimates

@@ -14,11 +14,23 @@ namespace advi {
 
 namespace {
 
+// One candidate's run: its trial, q at the end, and (Robust) the per-draw log densities of
+// its ELBO estimate over the common draws.
+struct CandidateRun {
+    EtaTrial trial;
+    Approximation q;
+    Eigen::VectorXd log_p;
+};
+
 // adapt_iter iterations from q0 with a fresh step-size sequence; returns the final ELBO.
 // Robust stops a run at its first failure; Stan, like adapt_eta, treats a failed gradient
 // as zero and keeps going (the ELBO then tells).
-EtaTrial run_candidate(Estimator& est, const Approximation& q0, double eta, int adapt_iter) {
-    Approximation q = q0;
+CandidateRun run_candidate(Estimator& est, const Approximation& q0, double eta, int adapt_iter) {
+    CandidateRun run{
+        {eta,    0.0, false},
+        q0, {     }
+    };
+    Approximation& q = run.q;
     StepSize steps(eta);
     const bool robust = est.rule() == ConvergenceRule::Robust;
     bool diverged = false;
@@ -37,25 +49,59 @@ EtaTrial run_candidate(Estimator& est, const Approximation& q0, double eta, int 
     if (!diverged) {
         elbo = est.elbo(q);
         diverged = !std::isfinite(elbo);
+        run.log_p = est.last_elbo().log_p;
     }
     if (diverged) {
         elbo = -std::numeric_limits<double>::infinity();
     }
-    return {eta, elbo, diverged};
+    run.trial.elbo = elbo;
+    run.trial.diverged = diverged;
+    return run;
+}
+
+// ELBO(a) - ELBO(b) over the common draws where both log densities are finite: the mean of
+// the paired log-density differences plus the entropy difference, and its Monte Carlo
+// standard error. The log density's additive constant cancels draw by draw (up to the
+// rounding of the log density itself), so neither number depends on its magnitude, unlike
+// a difference of two ELBOs of 1e9 each. `ok` is false without two finite pairs.
+struct ElboDifference {
+    double value = 0.0;
+    double se = 0.0;
+    bool ok = false;
+};
+
+ElboDifference elbo_difference(const Eigen::VectorXd& lp_a, const Approximation& a,
+                               const Eigen::VectorXd& lp_b, const Approximation& b) {
+    ElboDifference d;
+    if (lp_a.size() != lp_b.size()) {
+        return d;
+    }
+    const Eigen::ArrayXd diff = lp_a.array() - lp_b.array();
+    const Eigen::Array<bool, Eigen::Dynamic, 1> finite = diff.isFinite();
+    const Eigen::Index n = finite.count();
+    if (n < 2) {
+        return d;
+    }
+    const double mean = finite.select(diff, 0.0).sum() / static_cast<double>(n);
+    const double ss = finite.select(diff - mean, 0.0).square().sum();
+    d.value = mean + (a.entropy() - b.entropy());
+    d.se = std::sqrt(ss / static_cast<double>(n - 1) / static_cast<double>(n));
+    d.ok = true;
+    return d;
 }
 
 void log_header(const Options& opts, double elbo_init) {
     if (opts.log != nullptr) {
         *opts.log << fmt::format("Begin eta adaptation ({} iterations per candidate).\n",
                                  opts.adapt_iter)
-                  << fmt::format("  initial ELBO {:.3f}\n", elbo_init)
+                  << fmt::format("  initial ELBO {:.7g}\n", elbo_init)
                   << fmt::format("  {:>10}  {:>15}  {}\n", "eta", "ELBO", "notes");
     }
 }
 
 void log_trial(const Options& opts, const EtaTrial& t, const char* note) {
     if (opts.log != nullptr) {
-        *opts.log << fmt::format("  {:>10g}  {:>15.3f}  {}\n", t.eta, t.elbo,
+        *opts.log << fmt::format("  {:>10g}  {:>15.7g}  {}\n", t.eta, t.elbo,
                                  t.diverged ? "diverged" : note);
     }
 }
@@ -81,12 +127,14 @@ std::string list_etas(const std::vector<EtaTrial>& trials) {
 EtaSearch search_eta_stan(Estimator& est, const Approximation& q0, double elbo_init,
                           const Options& opts) {
     constexpr double lowest = -std::numeric_limits<double>::max();
-    EtaSearch out{0.0, lowest, {}};
+    EtaSearch out{0.0, lowest, {}, q0};
     double elbo_best = lowest;
     double eta_best = 0.0;
+    Approximation q_best = q0;
     const int n = static_cast<int>(std::size(kEtaCandidates));
     for (int k = 0; k < n; ++k) {
-        EtaTrial t = run_candidate(est, q0, kEtaCandidates[k], opts.adapt_iter);
+        CandidateRun run = run_candidate(est, q0, kEtaCandidates[k], opts.adapt_iter);
+        const EtaTrial& t = run.trial;
         out.trials.push_back(t);
         // Stan maps a failed ELBO to -max(double), not -inf; the comparisons below rely on it.
         const double elbo = t.diverged ? lowest : t.elbo;
@@ -95,17 +143,20 @@ EtaSearch search_eta_stan(Estimator& est, const Approximation& q0, double elbo_i
             log_choice(opts, eta_best, k < n - 1);
             out.eta = eta_best;
             out.elbo = elbo_best;
+            out.q = std::move(q_best);
             return out;
         }
         if (k < n - 1) {
             log_trial(opts, t, "");
             elbo_best = elbo;
             eta_best = t.eta;
+            q_best = std::move(run.q);
         } else if (elbo > elbo_init) {
             log_trial(opts, t, "");
             log_choice(opts, t.eta, false);
             out.eta = t.eta;
             out.elbo = elbo;
+            out.q = std::move(run.q);
             return out;
         } else {
             log_trial(opts, t, "no better than the initial ELBO");
@@ -125,38 +176,62 @@ EtaSearch search_eta_stan(Estimator& est, const Approximation& q0, double elbo_i
 //  - all five candidates are run. Stan stops at the first candidate worse than the best so
 //    far, so one lucky 50-iteration run with eta = 100 locks in a step size whose main loop
 //    then jitters for thousands of iterations without converging (2-D Gaussian, full-rank);
-//  - among candidates that did about as well as the best (within 5% of the best's gain
-//    over q0, or within the convergence tolerance), the smallest eta wins: equal progress
-//    in adapt_iter iterations means the larger eta is not faster, only noisier later.
-EtaSearch search_eta_robust(Estimator& est, const Approximation& q0, double elbo_init,
+//  - among candidates that did about as well as the best, the smallest eta wins: equal
+//    progress in adapt_iter iterations means the larger eta is not faster, only noisier
+//    later. "About as well": behind the best by at most 5% of the best's gain over q0, or by
+//    at most kTieErrors Monte Carlo standard errors of the difference. Every number here is
+//    a difference over the common draws (elbo_difference), never a fraction of |ELBO|: a
+//    tolerance of tol_rel_obj |ELBO| made every candidate tie with the best once the model
+//    had `target += 1e6`, and the search then took eta = 0.01 (issue 17, class 6).
+EtaSearch search_eta_robust(Estimator& est, const Approximation& q0, const ElboEstimate& init,
                             const Options& opts) {
-    EtaSearch out{0.0, 0.0, {}};
+    EtaSearch out{0.0, 0.0, {}, q0};
     // When every candidate diverges the model's scale is far from the candidates'; two
     // retries three orders of magnitude lower each cover step sizes down to 1e-8.
     constexpr double kScales[] = {1.0, 1e-3, 1e-6};
     constexpr double kNearBest = 0.05;
+    constexpr double kTieErrors = 2.0;
     for (double scale : kScales) {
-        const size_t first = out.trials.size();
-        double best = -std::numeric_limits<double>::infinity();
+        std::vector<CandidateRun> runs;
         for (double candidate : kEtaCandidates) {
-            const EtaTrial t = run_candidate(est, q0, candidate * scale, opts.adapt_iter);
-            out.trials.push_back(t);
-            log_trial(opts, t, "");
-            if (!t.diverged) {
-                best = std::max(best, t.elbo);
+            CandidateRun run = run_candidate(est, q0, candidate * scale, opts.adapt_iter);
+            out.trials.push_back(run.trial);
+            log_trial(opts, run.trial, "");
+            runs.push_back(std::move(run));
+        }
+        // Each usable candidate's gain over q0; the best is the first with the largest.
+        std::vector<double> gain(runs.size(), -std::numeric_limits<double>::infinity());
+        int best = -1;
+        for (size_t k = 0; k < runs.size(); ++k) {
+            if (runs[k].trial.diverged) {
+                continue;
+            }
+            const ElboDifference d = elbo_difference(runs[k].log_p, runs[k].q, init.log_p, q0);
+            // Without pairs (every draw of q0 or of the run dropped) fall back on the
+            // estimates themselves.
+            gain[k] = d.ok ? d.value : runs[k].trial.elbo - init.value;
+            if (best < 0 || gain[k] > gain[static_cast<size_t>(best)]) {
+                best = static_cast<int>(k);
             }
         }
-        if (std::isfinite(best)) {
-            const double margin = std::max(kNearBest * (best - elbo_init),
-                                           opts.tol_rel_obj * std::max(std::fabs(best), 1.0));
+        if (best >= 0) {
+            const CandidateRun& b = runs[static_cast<size_t>(best)];
+            const double gain_margin = kNearBest * gain[static_cast<size_t>(best)];
             // Candidates run from large to small eta: the last near-best one is the smallest.
-            for (size_t k = first; k < out.trials.size(); ++k) {
-                const EtaTrial& t = out.trials[k];
-                if (!t.diverged && t.elbo >= best - margin) {
-                    out.eta = t.eta;
-                    out.elbo = t.elbo;
+            size_t chosen = static_cast<size_t>(best);
+            for (size_t k = chosen + 1; k < runs.size(); ++k) {
+                if (runs[k].trial.diverged) {
+                    continue;
+                }
+                const ElboDifference d = elbo_difference(b.log_p, b.q, runs[k].log_p, runs[k].q);
+                const double behind = d.ok ? d.value : gain[static_cast<size_t>(best)] - gain[k];
+                if (behind <= std::max(gain_margin, kTieErrors * d.se)) {
+                    chosen = k;
                 }
             }
+            out.eta = runs[chosen].trial.eta;
+            out.elbo = runs[chosen].trial.elbo;
+            out.q = std::move(runs[chosen].q);
             log_choice(opts, out.eta, false);
             return out;
         }
@@ -173,13 +248,13 @@ EtaSearch search_eta_robust(Estimator& est, const Approximation& q0, double elbo
 
 }  // namespace
 
-EtaSearch search_eta(Estimator& est, const Approximation& q0, double elbo_init,
+EtaSearch search_eta(Estimator& est, const Approximation& q0, const ElboEstimate& init,
                      const Options& opts) {
-    log_header(opts, elbo_init);
+    log_header(opts, init.value);
     if (est.rule() == ConvergenceRule::Stan) {
-        return search_eta_stan(est, q0, elbo_init, opts);
+        return search_eta_stan(est, q0, init.value, opts);
     }
-    return search_eta_robust(est, q0, elbo_init, opts);
+    return search_eta_robust(est, q0, init, opts);
 }
 
 }  // namespace advi

@@ -20,17 +20,21 @@ struct EtaSearch {
     double eta;                    // the chosen scale
     double elbo;                   // its adaptation ELBO
     std::vector<EtaTrial> trials;  // in the order tried
+    Approximation q;               // the chosen candidate's q after its adapt_iter iterations
 };
 
 inline constexpr double kEtaCandidates[] = {100.0, 10.0, 1.0, 0.1, 0.01};
 
-// elbo_init is the ELBO of q0 (finite). Robust: every candidate is run; a candidate whose
-// run diverged is never chosen; the smallest eta that did about as well as the best is
-// (see eta_search.cpp); when all diverge, the list is retried scaled by 1e-3, then 1e-6,
-// before FitError.
+// init is the ELBO estimate of q0 (finite; under Robust, from the estimator's common draws,
+// with its per-draw log densities). Robust: every candidate is run; a candidate whose run
+// diverged is never chosen; the smallest eta that did about as well as the best is, where
+// "about as well" is measured on ELBO differences over the common draws against their Monte
+// Carlo error, so that no decision depends on the magnitude of the log density (see
+// eta_search.cpp); when all diverge, the list is retried scaled by 1e-3, then 1e-6, before
+// FitError.
 // Stan: Stan's bookkeeping exactly, including its FitError when the last candidate is no
 // better than the initial ELBO. Progress goes to opts.log when set.
-[[nodiscard]] EtaSearch search_eta(Estimator& est, const Approximation& q0, double elbo_init,
-                                   const Options& opts);
+[[nodiscard]] EtaSearch search_eta(Estimator& est, const Approximation& q0,
+                                   const ElboEstimate& init, const Options& opts);
 
 }  // namespace advi

@@ -64,6 +64,12 @@ void validate_options(const Options& opts, int dim) {
             "option `monitor_every` must be non-negative and needs a `monitor`, got {}{}",
             opts.monitor_every, opts.monitor ? "" : " without a monitor"));
     }
+    if (opts.runaway_limits.size() != 0 &&
+        (opts.runaway_limits.size() != dim || !(opts.runaway_limits.array() > 0.0).all())) {
+        throw ShapeError(fmt::format(
+            "option `runaway_limits`: expected vector({}) of positive values, got vector({})", dim,
+            opts.runaway_limits.size()));
+    }
     if (opts.init.size() != 0) {
         if (opts.init.size() != dim) {
             throw ShapeError(fmt::format("option `init`: expected vector({}), got vector({})", dim,

@@ -82,6 +82,13 @@ struct Options {  // field order matters: users write {.family = ..., .seed = 1}
     // Set from elsewhere (a SIGINT handler, another thread): the fit stops after the current
     // iteration and returns what it has, q as it is, marked not converged ("interrupted").
     const std::atomic<bool>* interrupt = nullptr;
+    // Names unconstrained coordinate k in messages ("`sigma`", "`beta[3]`"); the fit layer
+    // sets it from the model. Empty: "coordinate k".
+    std::function<std::string(int)> describe_coordinate{};
+    // Per unconstrained coordinate, the magnitude of q's mean or scale beyond which q has run
+    // off (runaway.hpp), e.g. about 700 where the constraint transform exponentiates (the
+    // constrained value overflows past 709); empty: kRunawayMagnitude for every coordinate.
+    Eigen::VectorXd runaway_limits{};
 };
 
 // Throws FitError naming the first bad option (non-positive count, tol_rel_obj <= 0,

@@ -146,7 +146,6 @@ CsvOutput cmdstan_output(const Fit& fit, const Options& options, std::vector<Ext
     if (options.adapt_engaged) {
         out.adaptation = {"Stepsize adaptation complete.", fmt::format("eta = {}", r.eta)};
     }
-    const double elbo = r.elbo_trace.empty() ? std::nan("") : r.elbo_trace.back();
     out.trailer.emplace_back();
     // Readers look for eta on the line after "Stepsize adaptation": say it here too when
     // there was no adaptation block above.
@@ -154,7 +153,7 @@ CsvOutput cmdstan_output(const Fit& fit, const Options& options, std::vector<Ext
         out.trailer.emplace_back("Stepsize adaptation not engaged.");
     out.trailer.push_back(fmt::format("eta = {}", r.eta));
     out.trailer.push_back(fmt::format("iterations = {}", r.iterations));
-    out.trailer.push_back(fmt::format("ELBO = {}", elbo));
+    out.trailer.push_back(fmt::format("ELBO = {}", elbo_text(r.elbo, 0)));
     out.trailer.push_back(fmt::format("converged = {}", int{r.converged}));
     out.trailer.push_back(fmt::format("convergence: {}", r.stop_reason));
     out.trailer.push_back(fmt::format("log_p__ at mean = {}", fit.log_p_at_mu()));

@@ -48,7 +48,8 @@ struct CsvRunInfo {
 // replaced by the fit).
 // `header`: the settings lines; empty means cmdstan_settings(options). The adaptation lines
 // are CmdStan's ("Stepsize adaptation complete.", "eta = ..."), when adapt_engaged. The
-// trailer: "eta = ", "iterations = ", "ELBO = " (the last estimate), "converged = 1|0",
+// trailer: "eta = ", "iterations = ", "ELBO = " (of the returned q, AdviResult::elbo; "not
+// computed (...)" when no draw had a finite log density, never nan), "converged = 1|0",
 // "convergence: <stop reason>", "log_p__ at mean = ", "log_g__ at mean = ", "dropped_draws = "
 // (non-finite draws dropped while fitting), "nonfinite_log_p_draws = " (output draws
 // dropped and replaced because their log_p__ was not finite), "rejected_tp_constraint_draws = "

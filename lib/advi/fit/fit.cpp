@@ -14,9 +14,11 @@
 #include <advi/compile/pipeline.hpp>
 
 #include <advi/engine/rng.hpp>
+#include <advi/engine/runaway.hpp>
 
 #include <advi/fit/constraint_checker.hpp>
 #include <advi/fit/diagnose.hpp>
+#include <advi/fit/draw_summary.hpp>
 #include <advi/fit/minibatch.hpp>
 
 namespace advi {
@@ -39,44 +41,27 @@ Eigen::MatrixXd Fit::draws(std::string_view name) const {
     return theta_draws_.middleCols(off, n);
 }
 
+// Over each column's finite draws (draw_summary.hpp): a run-off q can give draws of +-inf.
 Eigen::VectorXd Fit::mean(std::string_view name) const {
-    return draws(name).colwise().mean().transpose();
+    const Eigen::MatrixXd d = draws(name);
+    Eigen::VectorXd m(d.cols());
+    for (Eigen::Index j = 0; j < d.cols(); ++j) m[j] = summarize_draws(d.col(j)).mean;
+    return m;
 }
 
 Eigen::VectorXd Fit::sd(std::string_view name) const {
     const Eigen::MatrixXd d = draws(name);
-    const Eigen::RowVectorXd m = d.colwise().mean();
-    const double n = static_cast<double>(d.rows());
-    return ((d.rowwise() - m).array().square().colwise().sum() / std::max(n - 1.0, 1.0))
-        .sqrt()
-        .transpose();
+    Eigen::VectorXd s(d.cols());
+    for (Eigen::Index j = 0; j < d.cols(); ++j) s[j] = summarize_draws(d.col(j)).sd;
+    return s;
 }
-
-namespace {
-
-// The p-quantile of sorted values by linear interpolation (R's type 7, numpy's default).
-double quantile_sorted(const std::vector<double>& v, double p) {
-    if (v.empty())
-        return std::nan("");
-    const double h = (static_cast<double>(v.size()) - 1.0) * p;
-    const auto lo = static_cast<std::size_t>(std::floor(h));
-    const std::size_t hi = std::min(lo + 1, v.size() - 1);
-    return v[lo] + (h - static_cast<double>(lo)) * (v[hi] - v[lo]);
-}
-
-}  // namespace
 
 Eigen::VectorXd Fit::quantile(std::string_view name, double p) const {
     if (!(p >= 0 && p <= 1))
         throw ModelError(fmt::format("quantile: p = {} is not in [0, 1]", p));
     const Eigen::MatrixXd d = draws(name);
     Eigen::VectorXd q(d.cols());
-    std::vector<double> col(d.rows());
-    for (Eigen::Index j = 0; j < d.cols(); ++j) {
-        for (Eigen::Index i = 0; i < d.rows(); ++i) col[i] = d(i, j);
-        std::sort(col.begin(), col.end());
-        q[j] = quantile_sorted(col, p);
-    }
+    for (Eigen::Index j = 0; j < d.cols(); ++j) q[j] = finite_quantile(d.col(j), p);
     return q;
 }
 
@@ -85,13 +70,20 @@ Eigen::VectorXd Fit::at_mu(std::string_view name) const {
     return theta_at_mu_.segment(off, n);
 }
 
+std::string elbo_text(double elbo, int significant) {
+    if (!std::isfinite(elbo)) {
+        return "not computed (no draw of q had a finite log density)";
+    }
+    return significant > 0 ? fmt::format("{:.{}g}", elbo, significant) : fmt::format("{}", elbo);
+}
+
 std::string Fit::summary(int index_base) const {
     const AdviResult& r = result_;
     std::string s = fmt::format(
-        "ADVI {} fit: {} iterations, eta {}, {} ({:.3f} s); final ELBO {:.6g}; {} draws\n",
+        "ADVI {} fit: {} iterations, eta {}, {} ({:.3f} s); final ELBO {}; {} draws\n",
         r.q.family() == Family::MeanField ? "mean-field" : "full-rank", r.iterations, r.eta,
         r.converged ? "converged: " + r.stop_reason : "not converged: " + r.stop_reason, r.seconds,
-        r.elbo_trace.empty() ? std::nan("") : r.elbo_trace.back(), theta_draws_.rows());
+        elbo_text(r.elbo), theta_draws_.rows());
     if (r.dropped_draws > 0)
         s += fmt::format(
             "{} Monte Carlo draws with a non-finite log density{} were dropped while "
@@ -128,12 +120,8 @@ std::string Fit::summary(int index_base) const {
     s += fmt::format("{:<20} {:>12} {:>12} {:>12} {:>12} {:>12}\n", "", "mean", "sd", "5%", "50%",
                      "95%");
     for (const auto& v : spec_.latents) {
-        const Eigen::VectorXd m = mean(v.name);
-        const Eigen::VectorXd sdv = sd(v.name);
-        const Eigen::VectorXd q5 = quantile(v.name, 0.05);
-        const Eigen::VectorXd q50 = quantile(v.name, 0.5);
-        const Eigen::VectorXd q95 = quantile(v.name, 0.95);
-        for (Eigen::Index k = 0; k < m.size(); ++k) {
+        const Eigen::MatrixXd d = draws(v.name);
+        for (Eigen::Index k = 0; k < d.cols(); ++k) {
             std::string label = v.name;
             if (v.shape.is_vector())
                 label += fmt::format("[{}]", k + index_base);
@@ -141,8 +129,7 @@ std::string Fit::summary(int index_base) const {
                 label += fmt::format("[{},{}]", k % v.shape.rows + index_base,
                                      k / v.shape.rows + index_base);
             }
-            s += fmt::format("{:<20} {:>12.4g} {:>12.4g} {:>12.4g} {:>12.4g} {:>12.4g}\n", label,
-                             m[k], sdv[k], q5[k], q50[k], q95[k]);
+            s += summary_row(label, summarize_draws(d.col(k)));
         }
     }
     return s;
@@ -294,15 +281,73 @@ void require_fit_memory(const ModelSpec& m, const Options& options) {
                        checked_product({4, d, d}));
     }
     require_memory(
-        fmt::format("keeping {} output draws of {} unconstrained and {} constrained values",
-                    options.output_samples, d, m.theta_dim()),
+        fmt::format("option `output_samples` = {} (keeping {} output draws of {} unconstrained "
+                    "and {} constrained values)",
+                    options.output_samples, options.output_samples, d, m.theta_dim()),
         checked_product({options.output_samples, 2 * d + m.theta_dim() + 2}));
+    require_engine_memory(options, m.zeta_dim());
 }
 
 }  // namespace
 
-Fit fit(const ModelSpec& m, const Options& options) {
-    require_fit_memory(m, options);
+namespace {
+
+// Engine messages name unconstrained coordinates by the model's parameters: "`sigma`", or
+// "`beta` (unconstrained element 3 of 5)".
+Options with_coordinate_names(const ModelSpec& m, Options options) {
+    if (options.describe_coordinate) {
+        return options;
+    }
+    options.describe_coordinate = [offsets = m.zeta_offsets(), dim = m.zeta_dim(), names = [&] {
+        std::vector<std::string> v;
+        for (const auto& l : m.latents) v.push_back(l.name);
+        return v;
+    }()](int k) {
+        for (std::size_t i = offsets.size(); i-- > 0;) {
+            if (k >= offsets[i]) {
+                const int end = i + 1 < offsets.size() ? offsets[i + 1] : dim;
+                if (end - offsets[i] == 1) {
+                    return fmt::format("`{}`", names[i]);
+                }
+                return fmt::format("`{}` (unconstrained element {} of {})", names[i],
+                                   k - offsets[i] + 1, end - offsets[i]);
+            }
+        }
+        return fmt::format("coordinate {}", k);
+    };
+    return options;
+}
+
+// Where a constraint transform exponentiates zeta (a log-transformed bound, an interval's
+// logit), |zeta| beyond 700 means a constrained value that overflows or sits exactly on its
+// bound: q has run off (runaway.hpp) long before its mean reaches kRunawayMagnitude.
+Options with_runaway_limits(const ModelSpec& m, Options options) {
+    if (options.runaway_limits.size() != 0) {
+        return options;
+    }
+    constexpr double kExpLimit = 700.0;
+    options.runaway_limits = Eigen::VectorXd::Constant(m.zeta_dim(), kRunawayMagnitude);
+    const std::vector<int> offsets = m.zeta_offsets();
+    for (std::size_t i = 0; i < m.latents.size(); ++i) {
+        const LatentVariable& v = m.latents[i];
+        using K = Support::Kind;
+        const K kind = v.support.kind;
+        const bool exponentiates =
+            ((kind == K::Lower || kind == K::Upper) && v.positive == PositiveTransform::Log) ||
+            kind == K::Interval;
+        if (exponentiates) {
+            const int end = i + 1 < offsets.size() ? offsets[i + 1] : m.zeta_dim();
+            options.runaway_limits.segment(offsets[i], end - offsets[i]).setConstant(kExpLimit);
+        }
+    }
+    return options;
+}
+
+}  // namespace
+
+Fit fit(const ModelSpec& m, const Options& given) {
+    require_fit_memory(m, given);
+    const Options options = with_runaway_limits(m, with_coordinate_names(m, given));
     if (!options.minibatch.empty()) {
         MinibatchTarget target(m, options.minibatch, options.seed, options.threads);
         AdviResult result = run_explained(target.spec(), target, options);

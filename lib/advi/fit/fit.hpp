@@ -88,6 +88,11 @@ private:
     DrawDensities densities_;
 };
 
+// The final ELBO as the summary and the CSV trailer print it: the number (`significant`
+// digits; 0: the shortest text that reads back to the same double), or a statement that there
+// is none ("not computed: ..."), never "nan".
+[[nodiscard]] std::string elbo_text(double elbo, int significant = 6);
+
 // Compiles the model and fits it with ADVI.
 [[nodiscard]] Fit fit(const ModelSpec& m, const Options& options = {});
 

@@ -44,6 +44,11 @@ struct BadInput {
     File data;
     std::string fragment;    // what the message must contain
     bool full_rank = false;  // `--algorithm fullrank`
+    // Option values the row sets (0: the catalogue's defaults), for the tool as
+    // `--elbo-samples N` and so on, for the library as the Options fields.
+    int elbo_samples = 0;
+    int output_samples = 0;
+    int grad_samples = 0;
 };
 
 // A model whose data have every kind of declaration the rows below break.
@@ -186,6 +191,11 @@ std::vector<BadInput> catalogue() {
         {"full-rank covariance needing more memory than the machine has",
          text(sized_param("vector[N] x;", "x ~ normal(0, 1);")), "d.json", text(R"({"N": 200000000})"),
          "the full-rank approximation of 200000000 dimensions needs", true},
+        // Buffers whose size an option sets (issue 17, class 10), refused before they are made.
+        {"--elbo-samples beyond the memory", text(with_param("real mu;", "mu ~ normal(0, 1);")),
+         "", {}, "option `elbo_samples` = 2147483647 (the common ELBO draws", false, 2147483647},
+        {"--output-samples beyond the memory", text(with_param("vector[1000] b;", "b ~ normal(0, 1);")),
+         "", {}, "option `output_samples` = 2147483647", false, 0, 2147483647},
         {"nested loops whose values need more than a vector holds or the memory",
          text(with_param("real mu;", "for (i in 1:100000) for (j in 1:100000) target += -0.5 * square(mu - i * j);")),
          "", {}, "the loop over `j` (100000 iterations in 100000 of the enclosing loops)"},
@@ -277,7 +287,11 @@ std::optional<std::string> library_error(const BadInput& row, const fs::path& mo
         advi::Options options;
         options.family = row.full_rank ? advi::Family::FullRank : advi::Family::MeanField;
         options.max_iterations = 100;
-        options.output_samples = 10;
+        options.output_samples = row.output_samples > 0 ? row.output_samples : 10;
+        if (row.elbo_samples > 0)
+            options.elbo_samples = row.elbo_samples;
+        if (row.grad_samples > 0)
+            options.grad_samples = row.grad_samples;
         (void)advi::fit(lowered->model().spec(), options);
     } catch (const advi::Error& e) {
         return std::string(e.what());
@@ -314,6 +328,12 @@ TEST_CASE("catalogue of bad input: each row ends in a message that names the fau
             args += " --data catalogue/" + row.data_name;
         if (row.full_rank)
             args += " --algorithm fullrank";
+        if (row.elbo_samples > 0)
+            args += " --elbo-samples " + std::to_string(row.elbo_samples);
+        if (row.output_samples > 0)
+            args += " --output-samples " + std::to_string(row.output_samples);
+        if (row.grad_samples > 0)
+            args += " --grad-samples " + std::to_string(row.grad_samples);
         const Run r = tool(args);
         const std::vector<std::string> l = lines(r.err);
         INFO("tool: status " << r.status << ", stderr:\n" << r.err.substr(0, 2000));

@@ -1,0 +1,106 @@
+// Runaway checks on q and on the ELBO trace.
+#include <advi/engine/runaway.hpp>
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace advi {
+
+namespace {
+
+std::string coordinate(const Options& opts, int k) {
+    return opts.describe_coordinate ? opts.describe_coordinate(k) : fmt::format("coordinate {}", k);
+}
+
+double limit(const Options& opts, int k) {
+    return opts.runaway_limits.size() > k ? opts.runaway_limits[k] : kRunawayMagnitude;
+}
+
+bool runaway(double x, double bound) {
+    return !std::isfinite(x) || std::fabs(x) > bound;
+}
+
+std::string message(const std::string& what, double value) {
+    return fmt::format(
+        "q ran off: {} reached {:.3g}; the posterior may be improper (is every parameter "
+        "given a proper prior, and is the log density bounded above?)",
+        what, value);
+}
+
+}  // namespace
+
+std::optional<std::string> ran_off(const Approximation& q, const Options& opts) {
+    const Eigen::VectorXd& mu = q.mu();
+    for (int k = 0; k < q.dim(); ++k) {
+        if (runaway(mu[k], limit(opts, k))) {
+            return message(fmt::format("the mean of {} (unconstrained)", coordinate(opts, k)),
+                           mu[k]);
+        }
+    }
+    if (q.family() == Family::MeanField) {
+        // sd = exp(omega): compare omega with the log of the bound, so that sd never
+        // overflows here.
+        const Eigen::VectorXd& omega = q.omega();
+        for (int k = 0; k < q.dim(); ++k) {
+            if (!std::isfinite(omega[k]) || omega[k] > std::log(limit(opts, k))) {
+                return message(fmt::format("the sd of {} (unconstrained)", coordinate(opts, k)),
+                               std::exp(omega[k]));
+            }
+        }
+        return std::nullopt;
+    }
+    const Eigen::MatrixXd& L = q.L();
+    for (int j = 0; j < q.dim(); ++j) {
+        for (int i = j; i < q.dim(); ++i) {
+            if (runaway(L(i, j), limit(opts, i))) {
+                return message(fmt::format("entry ({}, {}) of the Cholesky factor of q, row {} "
+                                           "(unconstrained)",
+                                           i, j, coordinate(opts, i)),
+                               L(i, j));
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+bool still_rising(const std::vector<double>& trace, int span, double* rise) {
+    const auto n = static_cast<int>(trace.size());
+    // Fewer than five evaluations make no trend: a fit that converges within its first few
+    // evaluations is left to the convergence rule.
+    if (span < 4 || n < span + 1) {
+        return false;
+    }
+    const double* y = trace.data() + (n - 1 - span);
+    if (rise != nullptr) {
+        *rise = (y[span] - y[0]) / span;
+    }
+    // Least-squares slope over the span, against its standard error: other coordinates of q
+    // jitter about their optimum and make single evaluations fall now and then, while the
+    // runaway one keeps the trend. The differences y - y[0] keep the ELBO's constant out.
+    const double m = span + 1;
+    const double xbar = span / 2.0;
+    double ybar = 0.0;
+    for (int k = 0; k <= span; ++k) ybar += (y[k] - y[0]) / m;
+    double sxx = 0.0, sxy = 0.0;
+    for (int k = 0; k <= span; ++k) {
+        sxx += (k - xbar) * (k - xbar);
+        sxy += (k - xbar) * (y[k] - y[0] - ybar);
+    }
+    const double slope = sxy / sxx;
+    double sse = 0.0;
+    for (int k = 0; k <= span; ++k) {
+        const double r = y[k] - y[0] - ybar - slope * (k - xbar);
+        sse += r * r;
+    }
+    const double se = std::sqrt(sse / (m - 2.0) / sxx);
+    constexpr double kTrendErrors = 4.0;
+    if (!(slope > 0.0 && slope > kTrendErrors * se)) {
+        return false;
+    }
+    // Not slowing down: the second half of the span rose at least half as much as the first.
+    const int mid = span / 2;
+    return (y[span] - y[mid]) / (span - mid) >= 0.5 * (y[mid] - y[0]) / mid;
+}
+
+}  // namespace advi
