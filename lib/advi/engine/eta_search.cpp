@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -17,12 +18,16 @@ namespace {
 // adapt_iter iterations from q0 with a fresh step-size sequence; returns the final ELBO.
 // Robust stops a run at its first failure; Stan, like adapt_eta, treats a failed gradient
 // as zero and keeps going (the ELBO then tells).
-EtaTrial run_candidate(Estimator& est, const Approximation& q0, double eta, int adapt_iter) {
+// An interrupt (opts.interrupt) ends the run at once: nullopt.
+std::optional<EtaTrial> run_candidate(Estimator& est, const Approximation& q0, double eta,
+                                      const Options& opts) {
     Approximation q = q0;
     StepSize steps(eta);
     const bool robust = est.rule() == ConvergenceRule::Robust;
     bool diverged = false;
-    for (int it = 1; it <= adapt_iter; ++it) {
+    for (int it = 1; it <= opts.adapt_iter; ++it) {
+        if (opts.interrupted())
+            return std::nullopt;
         ElboGradient g = est.gradient(q);
         if (!g.ok() && robust) {
             diverged = true;
@@ -41,7 +46,7 @@ EtaTrial run_candidate(Estimator& est, const Approximation& q0, double eta, int 
     if (diverged) {
         elbo = -std::numeric_limits<double>::infinity();
     }
-    return {eta, elbo, diverged};
+    return EtaTrial{eta, elbo, diverged};
 }
 
 void log_header(const Options& opts, double elbo_init) {
@@ -86,8 +91,12 @@ EtaSearch search_eta_stan(Estimator& est, const Approximation& q0, double elbo_i
     double eta_best = 0.0;
     const int n = static_cast<int>(std::size(kEtaCandidates));
     for (int k = 0; k < n; ++k) {
-        EtaTrial t = run_candidate(est, q0, kEtaCandidates[k], opts.adapt_iter);
-        out.trials.push_back(t);
+        const std::optional<EtaTrial> run = run_candidate(est, q0, kEtaCandidates[k], opts);
+        if (!run) {
+            out.interrupted = true;
+            return out;
+        }
+        const EtaTrial t = out.trials.emplace_back(*run);
         // Stan maps a failed ELBO to -max(double), not -inf; the comparisons below rely on it.
         const double elbo = t.diverged ? lowest : t.elbo;
         if (elbo < elbo_best && elbo_best > elbo_init) {
@@ -139,8 +148,12 @@ EtaSearch search_eta_robust(Estimator& est, const Approximation& q0, double elbo
         const size_t first = out.trials.size();
         double best = -std::numeric_limits<double>::infinity();
         for (double candidate : kEtaCandidates) {
-            const EtaTrial t = run_candidate(est, q0, candidate * scale, opts.adapt_iter);
-            out.trials.push_back(t);
+            const std::optional<EtaTrial> run = run_candidate(est, q0, candidate * scale, opts);
+            if (!run) {
+                out.interrupted = true;
+                return out;
+            }
+            const EtaTrial t = out.trials.emplace_back(*run);
             log_trial(opts, t, "");
             if (!t.diverged) {
                 best = std::max(best, t.elbo);

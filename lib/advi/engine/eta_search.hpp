@@ -20,6 +20,7 @@ struct EtaSearch {
     double eta;                    // the chosen scale
     double elbo;                   // its adaptation ELBO
     std::vector<EtaTrial> trials;  // in the order tried
+    bool interrupted = false;      // opts.interrupt stopped it: eta and elbo are not chosen
 };
 
 inline constexpr double kEtaCandidates[] = {100.0, 10.0, 1.0, 0.1, 0.01};
@@ -29,7 +30,8 @@ inline constexpr double kEtaCandidates[] = {100.0, 10.0, 1.0, 0.1, 0.01};
 // (see eta_search.cpp); when all diverge, the list is retried scaled by 1e-3, then 1e-6,
 // before FitError.
 // Stan: Stan's bookkeeping exactly, including its FitError when the last candidate is no
-// better than the initial ELBO. Progress goes to opts.log when set.
+// better than the initial ELBO. Progress goes to opts.log when set. opts.interrupt is polled
+// every iteration: when set, the search returns at once, marked interrupted.
 [[nodiscard]] EtaSearch search_eta(Estimator& est, const Approximation& q0, double elbo_init,
                                    const Options& opts);
 

@@ -80,8 +80,13 @@ struct Options {  // field order matters: users write {.family = ..., .seed = 1}
     // scaled by N / B. Empty: the model's data as bound.
     std::vector<MinibatchData> minibatch{};
     // Set from elsewhere (a SIGINT handler, another thread): the fit stops after the current
-    // iteration and returns what it has, q as it is, marked not converged ("interrupted").
+    // iteration, of the eta search or of the main loop, and returns what it has, q as it is,
+    // marked not converged ("interrupted").
     const std::atomic<bool>* interrupt = nullptr;
+
+    [[nodiscard]] bool interrupted() const {
+        return interrupt != nullptr && interrupt->load(std::memory_order_relaxed);
+    }
 };
 
 // Throws FitError naming the first bad option (non-positive count, tol_rel_obj <= 0,
