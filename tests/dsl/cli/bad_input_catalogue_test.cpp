@@ -44,6 +44,8 @@ struct BadInput {
     File data;
     std::string fragment;    // what the message must contain
     bool full_rank = false;  // `--algorithm fullrank`
+    std::string output{};    // `--output` (the tool only), relative to the scratch directory;
+                             // "" for catalogue/out.csv
 };
 
 // A model whose data have every kind of declaration the rows below break.
@@ -190,6 +192,18 @@ std::vector<BadInput> catalogue() {
          text("{\"N\xc3\": 3}"), "d.json:1:4: a byte that is not UTF-8 (0xc3)"},
         {"bytes that are not UTF-8 in an R dump", text(kModel), "d.R", text("N\xfe <- 3\n"),
          "d.R:1:2: expected `<-` after the name `N`, got a byte that is not UTF-8 (0xfe)"},
+        // Output paths that would destroy an input, or cannot be written: refused before the
+        // fit, or the system's reason (issue 17, class 8).
+        {"output path that is the model file", text(kModel), "d.json", text(kGoodJson),
+         "--output `catalogue/m.stan` is the model file `catalogue/m.stan`", false, "catalogue/m.stan"},
+        {"output path that is the data file, spelled otherwise", text(kModel), "d.json", text(kGoodJson),
+         "--output `catalogue/./d.json` is the data file `catalogue/d.json`", false, "catalogue/./d.json"},
+        {"output path that is a directory", text(kModel), "d.json", text(kGoodJson),
+         "cannot write `catalogue`: it is a directory", false, "catalogue"},
+        {"output in a directory that does not exist", text(kModel), "d.json", text(kGoodJson),
+         "directory `catalogue/nowhere` does not exist", false, "catalogue/nowhere/out.csv"},
+        {"output that cannot be written (full disk)", text(kModel), "d.json", text(kGoodJson),
+         "cannot write `/dev/full`: No space left on device", false, "/dev/full"},
   // clang-format on
     };
 }
@@ -215,6 +229,8 @@ std::optional<std::string> library_error(const BadInput& row, const fs::path& mo
                                          const fs::path& data) {
     if (row.model.kind != File::Kind::Text)
         return std::nullopt;  // reading the model file is the tool's part (dsl/advi/cli/load.cpp)
+    if (!row.output.empty())
+        return std::nullopt;  // so is the output file
     try {
         std::ifstream in(model, std::ios::binary);
         std::ostringstream s;
@@ -258,7 +274,8 @@ TEST_CASE("catalogue of bad input: each row ends in a message that names the fau
 
         if (!cli_built())
             continue;
-        std::string args = "fit catalogue/m.stan --output catalogue/out.csv --iter 100";
+        std::string args = "fit catalogue/m.stan --iter 100 --quiet --output " +
+                           (row.output.empty() ? "catalogue/out.csv" : row.output);
         if (!row.data_name.empty())
             args += " --data catalogue/" + row.data_name;
         if (row.full_rank)
@@ -275,5 +292,10 @@ TEST_CASE("catalogue of bad input: each row ends in a message that names the fau
         // Lines stay readable, however long the input's.
         for (const std::string& line : l) CHECK(line.size() < 400);
         CHECK(!fs::exists(output));
+        // The inputs are as they were.
+        if (row.model.kind == File::Kind::Text)
+            CHECK(read_file(model) == row.model.text);
+        if (!row.data_name.empty() && row.data.kind == File::Kind::Text)
+            CHECK(read_file(data) == row.data.text);
     }
 }
