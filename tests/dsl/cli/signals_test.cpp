@@ -35,13 +35,23 @@ struct Ended {
     double seconds = 0;  // from the signal to the exit
 };
 
-// Sends `sig` to `pid` and waits for it to end.
+// Sends `sig` to `pid` and waits for it to end; a process that ignores the signal for 20 s
+// is killed and the test fails (rather than hanging).
 Ended signal_and_wait(pid_t pid, int sig) {
     const auto t0 = std::chrono::steady_clock::now();
     REQUIRE(::kill(pid, sig) == 0);
     Ended e;
-    REQUIRE(::waitpid(pid, &e.status, 0) == pid);
-    e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    for (int i = 0; i < 20000; ++i) {
+        if (::waitpid(pid, &e.status, WNOHANG) == pid) {
+            e.seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            return e;
+        }
+        ::usleep(1000);
+    }
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &e.status, 0);
+    FAIL("the process ignored signal " << sig << " for 20 s");
     return e;
 }
 
