@@ -2,6 +2,7 @@
 // its own, with stdout and stderr captured, and the checks every error must pass.
 #pragma once
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -117,6 +118,37 @@ inline void check_one_line_error(const Run& r, int status, const std::string& pa
     CHECK(lines(r.err).size() == 1);
     CHECK(r.err.rfind("advi: error: ", 0) == 0);
     CHECK(contains(r.err, part));
+}
+
+// Starts `advi args...` in the scratch directory, stdout and stderr to files; returns its pid.
+inline pid_t spawn(const std::vector<std::string>& args, const fs::path& out, const fs::path& err) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        if (::chdir(scratch().c_str()) != 0)
+            ::_exit(127);
+        std::FILE* o = std::freopen(out.c_str(), "w", stdout);
+        std::FILE* e = std::freopen(err.c_str(), "w", stderr);
+        if (o == nullptr || e == nullptr)
+            ::_exit(127);
+        std::vector<char*> argv;
+        const std::string binary = advi_binary().string();
+        argv.push_back(const_cast<char*>(binary.c_str()));
+        for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+        argv.push_back(nullptr);
+        ::execv(binary.c_str(), argv.data());
+        ::_exit(127);
+    }
+    return pid;
+}
+
+// Waits until `file` contains `part` (at most `seconds`).
+inline bool wait_for(const fs::path& file, const std::string& part, double seconds) {
+    for (int i = 0; i < seconds * 100; ++i) {
+        if (contains(read_file(file), part))
+            return true;
+        ::usleep(10000);
+    }
+    return false;
 }
 
 }  // namespace advi::test

@@ -1,8 +1,6 @@
 // `advi fit model.stan --data data.json`: lowers the program, fits it with ADVI, writes
 // CmdStan's variational CSV and prints the summary; options by CmdStan's names
 // (`variational iter=... grad_samples=...` becomes --iter, --grad-samples).
-#include <atomic>
-#include <csignal>
 #include <cstdint>
 #include <filesystem>
 #include <iostream>
@@ -18,11 +16,13 @@
 #include <advi/fit/cmdstan_output.hpp>
 #include <advi/fit/fit.hpp>
 #include <advi/io/cmdstan_csv.hpp>
+#include <advi/io/output_file.hpp>
 #include <advi/stan/report.hpp>
 
 #include <advi/cli/commands.hpp>
 #include <advi/cli/load.hpp>
 #include <advi/cli/progress_stream.hpp>
+#include <advi/cli/stop_signals.hpp>
 #include <advi/cli/validators.hpp>
 #include <CLI/CLI.hpp>
 
@@ -30,34 +30,6 @@ namespace advi::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Ctrl-C during a fit: the first stops it cleanly (the engine ends the main loop and the
-// output is written, marked not converged); the handler then goes back to the default, so a
-// second Ctrl-C kills the process as usual. A lock-free atomic is safe to set in a handler.
-std::atomic<bool> g_interrupted{false};
-static_assert(std::atomic<bool>::is_always_lock_free);
-
-extern "C" void on_sigint(int) {
-    g_interrupted.store(true, std::memory_order_relaxed);
-}
-
-// Installs on_sigint for SIGINT for its lifetime (one shot), and restores the old action.
-class InterruptScope {
-public:
-    InterruptScope() {
-        struct sigaction action {};
-        action.sa_handler = on_sigint;
-        sigemptyset(&action.sa_mask);
-        action.sa_flags = SA_RESETHAND;
-        sigaction(SIGINT, &action, &previous_);
-    }
-    ~InterruptScope() { sigaction(SIGINT, &previous_, nullptr); }
-    InterruptScope(const InterruptScope&) = delete;
-    InterruptScope& operator=(const InterruptScope&) = delete;
-
-private:
-    struct sigaction previous_ {};
-};
 
 struct FitArgs {
     std::string model;
@@ -70,17 +42,30 @@ struct FitArgs {
     CLI::Option* eta = nullptr;
 };
 
-// Fails before a long fit rather than after it.
-void check_output_directory(const fs::path& output) {
-    const fs::path dir = output.parent_path();
+// Refuses, before a long fit rather than after it, an output that would land in a directory
+// that does not exist, or on a directory, or on one of the inputs: the same file by identity
+// (device and inode), whatever the spelling, a link or a hard link.
+void check_output_path(const FitArgs& args) {
+    const fs::path output = args.output;
     std::error_code ec;
+    if (fs::is_directory(output, ec)) {
+        throw Error(fmt::format("cannot write `{}`: it is a directory", output.string()));
+    }
+    const fs::path dir = output_target(output).parent_path();
     if (!dir.empty() && !fs::is_directory(dir, ec)) {
         throw Error(fmt::format("cannot write `{}`: directory `{}` does not exist", output.string(),
                                 dir.string()));
     }
-    if (fs::is_directory(output, ec)) {
-        throw Error(fmt::format("cannot write `{}`: it is a directory", output.string()));
-    }
+    const auto refuse_input = [&](const std::string& input, std::string_view what) {
+        if (fs::exists(output, ec) && fs::equivalent(output, input, ec)) {
+            throw Error(fmt::format(
+                "--output `{}` is the {} `{}`: the output would destroy an input; choose "
+                "another --output",
+                output.string(), what, input));
+        }
+    };
+    refuse_input(args.model, "model file");
+    for (const std::string& d : args.data) refuse_input(d, "data file");
 }
 
 // Transformed parameters and generated quantities, a column block each, evaluated at the mean
@@ -101,7 +86,7 @@ std::vector<ExtraBlock> extra_blocks(const stan::ReportedDraws& reported) {
 }
 
 int run_fit(const FitArgs& args) {
-    check_output_directory(args.output);
+    check_output_path(args);
     const std::vector<fs::path> data_files(args.data.begin(), args.data.end());
     const auto loaded = load_model(args.model, data_files);
     const ModelSpec spec = loaded->lowered->model().spec();
@@ -116,10 +101,11 @@ int run_fit(const FitArgs& args) {
         progress.emplace(std::cerr);
         options.log = &*progress;
     }
-    options.interrupt = &g_interrupted;
-    std::optional<InterruptScope> interrupt_scope(std::in_place);
+    // Held until the output is written and the summary printed: a first signal there is only
+    // noted, so that the finished fit is not lost; a second gives up the output whole.
+    const StopSignals signals;
+    options.interrupt = &signals.flag();
     const Fit fit = advi::fit(spec, options);
-    interrupt_scope.reset();
     progress.reset();  // its last line out before anything else
     options.log = nullptr;
 
@@ -138,12 +124,14 @@ int run_fit(const FitArgs& args) {
     if (!args.quiet) {
         std::cerr << fmt::format("Output written to {}\n", args.output);
     }
-    if (g_interrupted.load()) {
-        std::cerr << fmt::format(
-            "advi: interrupted: {}; the output holds q as it was, not "
-            "converged\n",
-            fit.result().stop_reason);
-        return 130;  // as a shell reports a process ended by SIGINT
+    if (const int sig = signals.received()) {
+        const std::string& reason = fit.result().stop_reason;
+        if (reason.starts_with("interrupted"))
+            std::cerr << fmt::format(
+                "advi: interrupted: {}; the output holds q as it was, not converged\n", reason);
+        else
+            std::cerr << "advi: interrupted after the fit had ended; the output is complete\n";
+        return 128 + sig;  // as a shell reports a process ended by the signal (130, 143)
     }
     return 0;
 }

@@ -2,11 +2,21 @@
 // (like Halide's Expr), with the usual operators and functions. Scalars broadcast.
 #pragma once
 
+#include <concepts>
+#include <initializer_list>
+#include <memory>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include <Eigen/Core>
+
 #include <advi/graph/graph.hpp>
 
 namespace advi {
 
 class Model;
+class Arg;
 
 class Expr {
 public:
@@ -18,45 +28,115 @@ public:
     [[nodiscard]] Shape shape() const;
     [[nodiscard]] bool valid() const { return model_ != nullptr; }
 
-    // v[idx]: gather by an integer data vector of 0-based indices; for a matrix, its rows.
-    Expr operator[](const Expr& idx) const;
+    // v[idx]: gather by an integer vector of 0-based indices (data, or an Eigen::VectorXi);
+    // for a matrix, its rows.
+    Expr operator[](const Arg& idx) const;
 
 private:
     Model* model_ = nullptr;
     NodeId id_ = kNoNode;
 };
 
-// A distribution or function argument: an expression or a number.
-class Arg {
-public:
-    Arg(double v) : value_(v) {}      // NOLINT: numbers are arguments
-    Arg(int v) : value_(v) {}         // NOLINT
-    Arg(const Expr& e) : expr_(e) {}  // NOLINT
-    [[nodiscard]] bool is_expr() const { return expr_.valid(); }
-    [[nodiscard]] const Expr& expr() const { return expr_; }
-    [[nodiscard]] double value() const { return value_; }
+// What an argument may be besides an expression: a number, or an Eigen vector or matrix of
+// numbers (VectorXd, RowVectorXd, MatrixXd, VectorXi, or an Eigen expression of them such as
+// v.head(3) or 2 * M), which the argument copies and the model holds as a constant.
+namespace detail {
+template <class Derived>
+void is_dense(const Eigen::DenseBase<Derived>&);  // deduces through Eigen's CRTP bases
+}  // namespace detail
+template <class T>
+concept EigenDense = requires(const T& t) {
+    detail::is_dense(t);
+};
+template <class T>
+concept Constant = std::is_arithmetic_v<T> || EigenDense<T>;
 
-private:
-    Expr expr_;
-    double value_ = 0.0;
+// A constant vector or matrix, as an Arg holds it: the values column-major, and for an
+// integer vector (Eigen::VectorXi) the integers too, so that it can be integer data (an
+// outcome of binomial's N, an index). A row vector is a vector: this DSL has no row vectors.
+struct ConstantArray {
+    Eigen::MatrixXd values;
+    Eigen::VectorXi ints;  // when `integer`
+    bool integer = false;
+    bool vector = false;
 };
 
+// A distribution or function argument: an expression, a number, or a constant vector or
+// matrix. Every distribution and every function of two or more arguments takes its
+// arguments as Arg, so any of them accepts any of these (at least one argument of a function
+// is an expression, which gives the model that the constants join).
+class Arg {
+public:
+    template <class T>
+    requires std::is_arithmetic_v<T> Arg(T v)
+        : value_(static_cast<double>(v)) {}  // NOLINT: numbers are arguments
+    Arg(const Expr& e) : expr_(e) {}         // NOLINT
+    template <EigenDense T>
+    Arg(const T& m) : array_(make_array(m)) {}  // NOLINT: constant vectors and matrices too
+    [[nodiscard]] bool is_expr() const { return expr_.valid(); }
+    [[nodiscard]] bool is_array() const { return array_ != nullptr; }
+    [[nodiscard]] const Expr& expr() const { return expr_; }
+    [[nodiscard]] double value() const { return value_; }
+    [[nodiscard]] const std::shared_ptr<const ConstantArray>& array() const { return array_; }
+
+private:
+    template <class T>
+    static std::shared_ptr<const ConstantArray> make_array(const T& m) {
+        using Scalar = typename T::Scalar;
+        static_assert(std::is_arithmetic_v<Scalar>, "a constant argument holds numbers");
+        auto c = std::make_shared<ConstantArray>();
+        c->values = m.template cast<double>().eval();
+        c->vector = T::ColsAtCompileTime == 1 || T::RowsAtCompileTime == 1;
+        c->integer = std::is_integral_v<Scalar> && c->vector;
+        if (c->integer)
+            c->ints = c->values.reshaped().template cast<int>();  // exact: they were ints
+        return c;
+    }
+
+    Expr expr_;
+    double value_ = 0.0;
+    std::shared_ptr<const ConstantArray> array_;
+};
+
+// The left operand of an operator or function whose right one is an Expr: a constant, or an
+// Arg (which the overloads taking `const Expr&` on the left would make ambiguous).
+template <class T>
+concept LeftArg = Constant<T> || std::same_as<T, Arg>;
+
 namespace detail {
-// op(a, b) interned in the model of the expression; a number becomes a constant.
+// op(a, b) interned in the model of the expression; a constant joins that model.
 Expr binary(Op op, const Expr& a, const Arg& b);
-Expr binary(Op op, double a, const Expr& b);
+Expr binary(Op op, const Arg& a, const Expr& b);
+// a * b: the matrix product for a matrix and a vector or two matrices, else elementwise.
+Expr product(const Arg& a, const Arg& b);
+// The arguments of function `fn` as expressions of one model: the model of those that are
+// expressions (ModelError when none is, or when two models are), the constants joining it.
+std::vector<Expr> operands(std::string_view fn, std::initializer_list<const Arg*> args);
 }  // namespace detail
 
 // Arithmetic; `*` of a matrix and a vector or of two matrices is the matrix product (as
-// Stan), every other `*` is elementwise (elt_multiply in linalg.hpp for two matrices).
+// Stan), every other `*` is elementwise (elt_multiply in linalg.hpp for two matrices). A
+// constant on either side: `2.0 * x`, `X * beta` with Eigen::MatrixXd X.
 Expr operator+(const Expr& a, const Arg& b);
-Expr operator+(double a, const Expr& b);
 Expr operator-(const Expr& a, const Arg& b);
-Expr operator-(double a, const Expr& b);
 Expr operator*(const Expr& a, const Arg& b);
-Expr operator*(double a, const Expr& b);
 Expr operator/(const Expr& a, const Arg& b);
-Expr operator/(double a, const Expr& b);
+template <LeftArg C>
+Expr operator+(const C& a, const Expr& b) {
+    return detail::binary(Op::Add, Arg(a), b);
+}
+template <LeftArg C>
+Expr operator-(const C& a, const Expr& b) {
+    return detail::binary(Op::Sub, Arg(a), b);
+}
+template <LeftArg C>
+Expr operator*(const C& a, const Expr& b) {
+    return detail::product(Arg(a), b);
+}
+template <LeftArg C>
+Expr operator/(const C& a, const Expr& b) {
+    return detail::binary(Op::Div, Arg(a), b);
+}
 Expr operator-(const Expr& a);
 
 // Elementwise functions.
@@ -67,7 +147,10 @@ Expr expm1(const Expr& x);
 Expr sqrt(const Expr& x);
 Expr square(const Expr& x);
 Expr pow(const Expr& x, const Arg& y);
-Expr pow(double x, const Expr& y);
+template <LeftArg C>
+Expr pow(const C& x, const Expr& y) {
+    return detail::binary(Op::Pow, Arg(x), y);
+}
 Expr inv_logit(const Expr& x);
 Expr log_inv_logit(const Expr& x);
 Expr log1p_exp(const Expr& x);
@@ -75,6 +158,6 @@ Expr lgamma(const Expr& x);
 
 // Reductions and products.
 Expr sum(const Expr& x);
-Expr dot(const Expr& a, const Expr& b);
+Expr dot(const Arg& a, const Arg& b);
 
 }  // namespace advi

@@ -26,11 +26,6 @@ NodeId real(const Expr& e) {
 Expr wrap(const Expr& like, NodeId id) {
     return like.model().wrap(id);
 }
-void same_model(const Expr& a, const Expr& b, std::string_view fn) {
-    if (&a.model() != &b.model()) {
-        throw ModelError(fmt::format("{}: expressions of two different models", fn));
-    }
-}
 
 enum Kind { kScalar = 1, kVector = 2, kMatrix = 4, kSquare = 8 };
 std::string_view expected(int kinds) {
@@ -82,8 +77,10 @@ Expr transpose(const Expr& A) {
     check("transpose", "A", A, kMatrix);
     return apply(A, Op::Transpose, real(A));
 }
-Expr elt_multiply(const Expr& A, const Expr& B) {
-    same_model(A, B, "elt_multiply");
+Expr elt_multiply(const Arg& A_arg, const Arg& B_arg) {
+    const std::vector<Expr> e = detail::operands("elt_multiply", {&A_arg, &B_arg});
+    const Expr& A = e[0];
+    const Expr& B = e[1];
     return A.model().apply(Op::Mul, A, B);
 }
 Expr diag_matrix(const Expr& v) {
@@ -94,8 +91,10 @@ Expr diagonal(const Expr& A) {
     check("diagonal", "A", A, kSquare);
     return apply(A, Op::Diagonal, real(A));
 }
-Expr diag_pre_multiply(const Expr& v, const Expr& M) {
-    same_model(v, M, "diag_pre_multiply");
+Expr diag_pre_multiply(const Arg& v_arg, const Arg& M_arg) {
+    const std::vector<Expr> e = detail::operands("diag_pre_multiply", {&v_arg, &M_arg});
+    const Expr& v = e[0];
+    const Expr& M = e[1];
     const Shape sv = check("diag_pre_multiply", "v", v, kVector);
     const Shape sm = check("diag_pre_multiply", "M", M, kMatrix);
     if (sv.rows != sm.rows)
@@ -103,8 +102,10 @@ Expr diag_pre_multiply(const Expr& v, const Expr& M) {
     // diag(v) M scales row i by v_i: M .* [v v ... v]
     return apply(v, Op::Mul, linalg::rep_cols(graph(v), real(v), sm.cols), real(M));
 }
-Expr diag_post_multiply(const Expr& M, const Expr& v) {
-    same_model(v, M, "diag_post_multiply");
+Expr diag_post_multiply(const Arg& M_arg, const Arg& v_arg) {
+    const std::vector<Expr> e = detail::operands("diag_post_multiply", {&M_arg, &v_arg});
+    const Expr& M = e[0];
+    const Expr& v = e[1];
     const Shape sm = check("diag_post_multiply", "M", M, kMatrix);
     const Shape sv = check("diag_post_multiply", "v", v, kVector);
     if (sv.rows != sm.cols) {
@@ -112,8 +113,10 @@ Expr diag_post_multiply(const Expr& M, const Expr& v) {
     }
     return apply(v, Op::Mul, real(M), linalg::rep_rows(graph(v), real(v), sm.rows));
 }
-Expr rows_dot_product(const Expr& A, const Expr& B) {
-    same_model(A, B, "rows_dot_product");
+Expr rows_dot_product(const Arg& A_arg, const Arg& B_arg) {
+    const std::vector<Expr> e = detail::operands("rows_dot_product", {&A_arg, &B_arg});
+    const Expr& A = e[0];
+    const Expr& B = e[1];
     const Shape sa = check("rows_dot_product", "A", A, kVector | kMatrix);
     const Shape sb = check("rows_dot_product", "B", B, kVector | kMatrix);
     if (sa != sb)
@@ -121,8 +124,10 @@ Expr rows_dot_product(const Expr& A, const Expr& B) {
     const NodeId p = op(A, Op::Mul, real(A), real(B));
     return sa.is_vector() ? wrap(A, p) : apply(A, Op::RowSums, p);
 }
-Expr columns_dot_product(const Expr& A, const Expr& B) {
-    same_model(A, B, "columns_dot_product");
+Expr columns_dot_product(const Arg& A_arg, const Arg& B_arg) {
+    const std::vector<Expr> e = detail::operands("columns_dot_product", {&A_arg, &B_arg});
+    const Expr& A = e[0];
+    const Expr& B = e[1];
     const Shape sa = check("columns_dot_product", "A", A, kVector | kMatrix);
     const Shape sb = check("columns_dot_product", "B", B, kVector | kMatrix);
     if (sa != sb)
@@ -139,8 +144,10 @@ Expr dot_self(const Expr& v) {
     check("dot_self", "v", v, kVector);
     return apply(v, Op::Dot, real(v), real(v));
 }
-Expr quad_form(const Expr& A, const Expr& B) {
-    same_model(A, B, "quad_form");
+Expr quad_form(const Arg& A_arg, const Arg& B_arg) {
+    const std::vector<Expr> e = detail::operands("quad_form", {&A_arg, &B_arg});
+    const Expr& A = e[0];
+    const Expr& B = e[1];
     const Shape sa = check("quad_form", "A", A, kSquare);
     const Shape sb = check("quad_form", "B", B, kVector | kMatrix);
     if (sb.rows != sa.rows)
@@ -173,8 +180,10 @@ Expr cholesky_decompose(const Expr& S) {
     check("cholesky_decompose", "S", S, kSquare);
     return apply(S, Op::Cholesky, real(S));
 }
-Expr mdivide_left_tri_low(const Expr& L, const Expr& b) {
-    same_model(L, b, "mdivide_left_tri_low");
+Expr mdivide_left_tri_low(const Arg& L_arg, const Arg& b_arg) {
+    const std::vector<Expr> e = detail::operands("mdivide_left_tri_low", {&L_arg, &b_arg});
+    const Expr& L = e[0];
+    const Expr& b = e[1];
     const Shape sl = check("mdivide_left_tri_low", "L", L, kSquare);
     const Shape sb = check("mdivide_left_tri_low", "b", b, kVector | kMatrix);
     if (sb.rows != sl.rows)
@@ -182,8 +191,10 @@ Expr mdivide_left_tri_low(const Expr& L, const Expr& b) {
     return apply(L, Op::TriLowSolve, real(L), real(b));
 }
 // b L^-1 = (L^-T b')': for a vector b (Stan's row vector) that is L^-T b itself.
-Expr mdivide_right_tri_low(const Expr& b, const Expr& L) {
-    same_model(L, b, "mdivide_right_tri_low");
+Expr mdivide_right_tri_low(const Arg& b_arg, const Arg& L_arg) {
+    const std::vector<Expr> e = detail::operands("mdivide_right_tri_low", {&b_arg, &L_arg});
+    const Expr& b = e[0];
+    const Expr& L = e[1];
     const Shape sl = check("mdivide_right_tri_low", "L", L, kSquare);
     const Shape sb = check("mdivide_right_tri_low", "b", b, kVector | kMatrix);
     const int n = sb.is_vector() ? sb.rows : sb.cols;
@@ -227,8 +238,10 @@ Expr log_sum_exp(const Expr& x) {
     check("log_sum_exp", "x", x, kVector | kMatrix);
     return apply(x, Op::LogSumExp, real(x));
 }
-Expr log_sum_exp(const Expr& a, const Expr& b) {
-    same_model(a, b, "log_sum_exp");
+Expr log_sum_exp(const Arg& a_arg, const Arg& b_arg) {
+    const std::vector<Expr> e = detail::operands("log_sum_exp", {&a_arg, &b_arg});
+    const Expr& a = e[0];
+    const Expr& b = e[1];
     check("log_sum_exp", "a", a, kScalar);
     check("log_sum_exp", "b", b, kScalar);
     Graph& g = graph(a);
@@ -382,8 +395,10 @@ Expr rep_matrix_rows(const Expr& v, int m) {
     check_size("rep_matrix_rows", "m", m);
     return wrap(v, linalg::rep_rows(graph(v), real(v), m));
 }
-Expr append_row(const Expr& a, const Expr& b) {
-    same_model(a, b, "append_row");
+Expr append_row(const Arg& a_arg, const Arg& b_arg) {
+    const std::vector<Expr> e = detail::operands("append_row", {&a_arg, &b_arg});
+    const Expr& a = e[0];
+    const Expr& b = e[1];
     const Shape sa = check("append_row", "x", a, kScalar | kVector | kMatrix);
     const Shape sb = check("append_row", "y", b, kScalar | kVector | kMatrix);
     Graph& g = graph(a);
@@ -398,8 +413,10 @@ Expr append_row(const Expr& a, const Expr& b) {
     }
     return apply(a, Op::AppendRow, as_vec(a, sa), as_vec(b, sb));
 }
-Expr append_col(const Expr& a, const Expr& b) {
-    same_model(a, b, "append_col");
+Expr append_col(const Arg& a_arg, const Arg& b_arg) {
+    const std::vector<Expr> e = detail::operands("append_col", {&a_arg, &b_arg});
+    const Expr& a = e[0];
+    const Expr& b = e[1];
     const Shape sa = check("append_col", "x", a, kVector | kMatrix);
     const Shape sb = check("append_col", "y", b, kVector | kMatrix);
     if (sa.rows != sb.rows)

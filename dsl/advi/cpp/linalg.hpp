@@ -10,23 +10,24 @@ namespace advi {
 // return a vector (row(M, i), diag_post_multiply's v, columns_dot_product's result).
 // Matrix * matrix is `A * B` (operator* in expr.hpp); a matrix indexed by an integer data
 // vector, `M[idx]`, gathers rows (0-based). Errors are ShapeErrors naming the function, the
-// argument and the shapes.
+// argument and the shapes. A function of two arguments takes each as an Arg: a number, an
+// Eigen vector or matrix (a constant), or an expression; one at least an expression.
 
 // Products and structure.
 Expr transpose(const Expr& A);
-Expr elt_multiply(const Expr& A, const Expr& B);  // elementwise (A * B is the matrix product)
+Expr elt_multiply(const Arg& A, const Arg& B);  // elementwise (A * B is the matrix product)
 Expr diag_matrix(const Expr& v);
-Expr diagonal(const Expr& A);                            // of a square matrix
-Expr diag_pre_multiply(const Expr& v, const Expr& M);    // diag(v) M
-Expr diag_post_multiply(const Expr& M, const Expr& v);   // M diag(v)
-Expr rows_dot_product(const Expr& A, const Expr& B);     // vector: one value per row
-Expr columns_dot_product(const Expr& A, const Expr& B);  // vector: one value per column
+Expr diagonal(const Expr& A);                          // of a square matrix
+Expr diag_pre_multiply(const Arg& v, const Arg& M);    // diag(v) M
+Expr diag_post_multiply(const Arg& M, const Arg& v);   // M diag(v)
+Expr rows_dot_product(const Arg& A, const Arg& B);     // vector: one value per row
+Expr columns_dot_product(const Arg& A, const Arg& B);  // vector: one value per column
 Expr rows_dot_self(const Expr& A);
 Expr columns_dot_self(const Expr& A);
 Expr dot_self(const Expr& v);
-Expr quad_form(const Expr& A, const Expr& B);  // B' A B: a scalar for a vector B
-Expr crossprod(const Expr& A);                 // A' A
-Expr tcrossprod(const Expr& A);                // A A'
+Expr quad_form(const Arg& A, const Arg& B);  // B' A B: a scalar for a vector B
+Expr crossprod(const Expr& A);               // A' A
+Expr tcrossprod(const Expr& A);              // A A'
 Expr trace(const Expr& A);
 Expr multiply_lower_tri_self_transpose(const Expr& L);  // tril(L) tril(L)'
 
@@ -34,18 +35,18 @@ Expr multiply_lower_tri_self_transpose(const Expr& L);  // tril(L) tril(L)'
 // lower triangle (as Eigen's LLT); a factorisation that fails gives NaN, so that a fit drops
 // the draw. Triangular arguments are read from their lower triangle.
 Expr cholesky_decompose(const Expr& S);
-Expr mdivide_left_tri_low(const Expr& L, const Expr& b);   // L^-1 b
-Expr mdivide_right_tri_low(const Expr& b, const Expr& L);  // b L^-1 (a vector b: (b' L^-1)')
-Expr log_determinant(const Expr& A);                       // log |det A|
+Expr mdivide_left_tri_low(const Arg& L, const Arg& b);   // L^-1 b
+Expr mdivide_right_tri_low(const Arg& b, const Arg& L);  // b L^-1 (a vector b: (b' L^-1)')
+Expr log_determinant(const Expr& A);                     // log |det A|
 Expr log_determinant_spd(const Expr& S);
 Expr inverse(const Expr& A);
 Expr inverse_spd(const Expr& S);
 
 // Reductions.
-Expr log_sum_exp(const Expr& x);                 // over every element: a scalar
-Expr log_sum_exp(const Expr& a, const Expr& b);  // of two scalars
-Expr log_sum_exp_rows(const Expr& M);            // a vector, one value per row
-Expr log_sum_exp_cols(const Expr& M);            // a vector, one value per column
+Expr log_sum_exp(const Expr& x);               // over every element: a scalar
+Expr log_sum_exp(const Arg& a, const Arg& b);  // of two scalars
+Expr log_sum_exp_rows(const Expr& M);          // a vector, one value per row
+Expr log_sum_exp_cols(const Expr& M);          // a vector, one value per column
 Expr softmax(const Expr& v);
 Expr log_softmax(const Expr& v);
 Expr mean(const Expr& x);
@@ -73,8 +74,8 @@ Expr rep_vector(const Expr& x, int n);               // x a scalar
 Expr rep_matrix(const Expr& x, int rows, int cols);  // x a scalar
 Expr rep_matrix(const Expr& v, int n);               // n columns, each the vector v
 Expr rep_matrix_rows(const Expr& v, int m);          // m rows, each v (Stan's row-vector form)
-Expr append_row(const Expr& a, const Expr& b);       // vectors (or scalars) or matrices
-Expr append_col(const Expr& a, const Expr& b);       // matrices or vectors (as columns)
+Expr append_row(const Arg& a, const Arg& b);         // vectors (or scalars) or matrices
+Expr append_col(const Arg& a, const Arg& b);         // matrices or vectors (as columns)
 Expr to_vector(const Expr& x);                       // column-major, as Stan
 Expr to_matrix(const Expr& v, int rows, int cols);   // column-major, as Stan
 

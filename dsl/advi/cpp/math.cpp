@@ -17,15 +17,10 @@ namespace {
 Expr unary(Op op, const Expr& x) {
     return x.model().apply(op, x);
 }
-using detail::binary;
-// The second argument as an expression of a's model (a number becomes a constant).
-Expr expr_of(const Expr& a, const Arg& b) {
-    Model& m = a.model();
-    return m.wrap(m.resolve(b));
-}
-Expr expr_of(double a, const Expr& b) {
-    Model& m = b.model();
-    return m.wrap(m.resolve(a));
+// op(x, y) for arguments of which one at least is an expression (detail::operands).
+Expr binary(Op op, std::string_view fn, const Arg& x, const Arg& y) {
+    const std::vector<Expr> e = detail::operands(fn, {&x, &y});
+    return e[0].model().apply(op, e[0], e[1]);
 }
 
 }  // namespace
@@ -75,23 +70,14 @@ Expr digamma(const Expr& x) {
 Expr trigamma(const Expr& x) {
     return unary(Op::Trigamma, x);
 }
-Expr fmin(const Expr& x, const Arg& y) {
-    return binary(Op::Fmin, x, y);
+Expr fmin(const Arg& x, const Arg& y) {
+    return binary(Op::Fmin, "fmin", x, y);
 }
-Expr fmin(double x, const Expr& y) {
-    return binary(Op::Fmin, x, y);
+Expr fmax(const Arg& x, const Arg& y) {
+    return binary(Op::Fmax, "fmax", x, y);
 }
-Expr fmax(const Expr& x, const Arg& y) {
-    return binary(Op::Fmax, x, y);
-}
-Expr fmax(double x, const Expr& y) {
-    return binary(Op::Fmax, x, y);
-}
-Expr lmultiply(const Expr& x, const Arg& y) {
-    return binary(Op::Lmultiply, x, y);
-}
-Expr lmultiply(double x, const Expr& y) {
-    return binary(Op::Lmultiply, x, y);
+Expr lmultiply(const Arg& x, const Arg& y) {
+    return binary(Op::Lmultiply, "lmultiply", x, y);
 }
 
 // log1p(-x) keeps the digits of a small x that 1 - x would round away.
@@ -137,29 +123,21 @@ Expr exp2(const Expr& x) {
 
 // log(e^x - e^y) = x + log(1 - e^(y - x)): never forms e^x (no overflow), and log1m_exp is
 // stable for y - x near 0 and far below.
-Expr log_diff_exp(const Expr& x, const Arg& y) {
-    return x + log1m_exp(expr_of(x, y) - x);
-}
-Expr log_diff_exp(double x, const Expr& y) {
-    return log_diff_exp(expr_of(x, y), y);
+Expr log_diff_exp(const Arg& x, const Arg& y) {
+    const std::vector<Expr> e = detail::operands("log_diff_exp", {&x, &y});
+    return e[0] + log1m_exp(e[1] - e[0]);
 }
 // log B(a, b) = lgamma(a) + lgamma(b) - lgamma(a + b). Its derivatives digamma(a) -
 // digamma(a + b) follow from lgamma's rule. (For a, b both above ~1e7 the three terms cancel
 // to a few digits; the densities here do not reach that range.)
-Expr lbeta(const Expr& a, const Arg& b) {
-    const Expr be = expr_of(a, b);
-    return lgamma(a) + lgamma(be) - lgamma(a + be);
-}
-Expr lbeta(double a, const Expr& b) {
-    return lbeta(expr_of(a, b), b);
+Expr lbeta(const Arg& a, const Arg& b) {
+    const std::vector<Expr> e = detail::operands("lbeta", {&a, &b});
+    return lgamma(e[0]) + lgamma(e[1]) - lgamma(e[0] + e[1]);
 }
 // log C(n, k) = lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1).
-Expr lchoose(const Expr& n, const Arg& k) {
-    const Expr ke = expr_of(n, k);
-    return lgamma(n + 1.0) - lgamma(ke + 1.0) - lgamma(n - ke + 1.0);
-}
-Expr lchoose(double n, const Expr& k) {
-    return lchoose(expr_of(n, k), k);
+Expr lchoose(const Arg& n, const Arg& k) {
+    const std::vector<Expr> e = detail::operands("lchoose", {&n, &k});
+    return lgamma(e[0] + 1.0) - lgamma(e[1] + 1.0) - lgamma(e[0] - e[1] + 1.0);
 }
 // log Gamma_k(x) = k (k - 1) / 4 log(pi) + sum_{j=1..k} lgamma(x + (1 - j) / 2).
 Expr lmgamma(int k, const Expr& x) {

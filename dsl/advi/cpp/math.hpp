@@ -1,5 +1,7 @@
 // Scalar functions of the DSL by Stan's names, elementwise over vectors and matrices (scalars
 // broadcast in the binary ones). Each is one op of the table or a short composition of ops.
+// A function of two arguments takes each as an Arg (a number, an Eigen vector or matrix, or
+// an expression; one at least an expression).
 #pragma once
 
 #include <advi/cpp/expr.hpp>
@@ -22,13 +24,10 @@ Expr log_Phi(const Expr& x);    // log Phi(x), finite far into the lower tail (S
 Expr log1m_exp(const Expr& x);  // log(1 - e^x), x < 0
 Expr log_bessel_i0(const Expr& x);  // log I0(x) (Stan: log_modified_bessel_first_kind(0, x))
 Expr digamma(const Expr& x);
-Expr trigamma(const Expr& x);            // not differentiable here: a latent may not flow into it
-Expr fmin(const Expr& x, const Arg& y);  // on a tie the gradient goes to x
-Expr fmin(double x, const Expr& y);
-Expr fmax(const Expr& x, const Arg& y);  // on a tie the gradient goes to x
-Expr fmax(double x, const Expr& y);
-Expr lmultiply(const Expr& x, const Arg& y);  // x log y, with 0 log 0 = 0
-Expr lmultiply(double x, const Expr& y);
+Expr trigamma(const Expr& x);           // not differentiable here: a latent may not flow into it
+Expr fmin(const Arg& x, const Arg& y);  // on a tie the gradient goes to x
+Expr fmax(const Arg& x, const Arg& y);  // on a tie the gradient goes to x
+Expr lmultiply(const Arg& x, const Arg& y);  // x log y, with 0 log 0 = 0
 
 // Compositions of ops.
 Expr log1m(const Expr& x);            // log(1 - x) = log1p(-x)
@@ -42,12 +41,9 @@ Expr Phi_approx(const Expr& x);       // logit^-1(0.07056 x^3 + 1.5976 x)
 Expr log2(const Expr& x);
 Expr log10(const Expr& x);
 Expr exp2(const Expr& x);
-Expr log_diff_exp(const Expr& x, const Arg& y);  // log(e^x - e^y), x > y
-Expr log_diff_exp(double x, const Expr& y);
-Expr lbeta(const Expr& a, const Arg& b);  // log B(a, b)
-Expr lbeta(double a, const Expr& b);
-Expr lchoose(const Expr& n, const Arg& k);  // log binomial coefficient, real n and k
-Expr lchoose(double n, const Expr& k);
-Expr lmgamma(int k, const Expr& x);  // log multivariate gamma of dimension k >= 1
+Expr log_diff_exp(const Arg& x, const Arg& y);  // log(e^x - e^y), x > y
+Expr lbeta(const Arg& a, const Arg& b);         // log B(a, b)
+Expr lchoose(const Arg& n, const Arg& k);       // log binomial coefficient, real n and k
+Expr lmgamma(int k, const Expr& x);             // log multivariate gamma of dimension k >= 1
 
 }  // namespace advi

@@ -178,11 +178,43 @@ Expr Model::data(std::string name, int v) {
 }
 
 NodeId Model::resolve(const Arg& a) {
+    if (a.is_array())
+        return constant_array(a.array());
     if (!a.is_expr())
         return graph_.constant(a.value());
     if (&a.expr().model() != this)
         throw ModelError("an expression of another model was used here");
     return a.expr().id();
+}
+
+NodeId Model::constant_array(const std::shared_ptr<const ConstantArray>& c) {
+    for (const auto& [held, id] : constants_) {
+        if (held == c)
+            return id;
+    }
+    const Eigen::MatrixXd& v = c->values;
+    const std::string what = c->vector ? "vector" : "matrix";
+    for (Eigen::Index k = 0; k < v.size(); ++k) {
+        if (!std::isfinite(v.data()[k])) {
+            throw DataError(
+                fmt::format("a constant {} argument: element {} is {}, not a finite "
+                            "number",
+                            what, k, v.data()[k]));
+        }
+    }
+    const std::string label = fmt::format("(constant {} {})", what, constants_.size() + 1);
+    const Shape shape = c->vector
+                            ? Shape::vector(node_size(label, v.size(), 1))
+                            : Shape::matrix(static_cast<int>(v.rows()), static_cast<int>(v.cols()));
+    if (!c->vector)
+        node_size(label, v.rows(), v.cols());
+    const auto slot = static_cast<std::int64_t>(data_.size());
+    const DType dtype = c->integer ? DType::Int : DType::Real;
+    data_.push_back({label, shape, dtype, c->integer ? nullptr : v.data(),
+                     c->integer ? c->ints.data() : nullptr});
+    const NodeId id = graph_.leaf(Op::Data, shape, dtype, slot, label);
+    constants_.emplace_back(c, id);
+    return id;
 }
 
 Expr Model::apply(Op op, const Expr& a, const Expr& b) {
@@ -232,7 +264,7 @@ std::optional<Support> Model::declared_support(const std::string& name, Shape sh
                    double absent) -> SupportArg {
         if (!a)
             return absent;
-        if (!a->is_expr())
+        if (!a->is_expr() && !a->is_array())
             return a->value();
         NodeId id = resolve(*a);
         if (graph_[id].dtype == DType::Int)

@@ -113,6 +113,9 @@ private:
     // row, a covariance matrix as a whole).
     void check_draws(const DistInfo& d, const Support& s, const DataSlot& y) const;
     void add_term(NodeId term);
+    // A constant vector or matrix argument as a data slot of the model, which holds it; one
+    // slot per constant, however many times it is used.
+    NodeId constant_array(const std::shared_ptr<const ConstantArray>& c);
 
     Graph graph_;
     std::vector<LatentVariable> latents_;
@@ -121,6 +124,7 @@ private:
     std::vector<ConstraintCheck> checks_;
     std::vector<std::unique_ptr<double>> owned_reals_;
     std::vector<std::unique_ptr<int>> owned_ints_;
+    std::vector<std::pair<std::shared_ptr<const ConstantArray>, NodeId>> constants_;
 };
 
 }  // namespace advi

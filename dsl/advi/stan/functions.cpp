@@ -356,7 +356,7 @@ Value matrix1(CallSite& c) {
     c.arity(1);
     return CallSite::mat(F(c.real_of(0)));
 }
-template <Expr (*F)(const Expr&, const Expr&)>
+template <Expr (*F)(const Arg&, const Arg&)>
 Value matrix2(CallSite& c) {
     c.arity(2);
     return CallSite::mat(F(c.real_of(0), c.real_of(1)));
@@ -384,7 +384,7 @@ Value quad_form_of(CallSite& c) {
 }
 
 // A matrix or, for a vector right-hand side, a vector of kind `b`.
-template <Expr (*F)(const Expr&, const Expr&), Base B>
+template <Expr (*F)(const Arg&, const Arg&), Base B>
 Value divide(CallSite& c) {
     c.arity(2);
     const Expr e = F(c.real_of(0), c.real_of(1));
@@ -392,7 +392,7 @@ Value divide(CallSite& c) {
 }
 
 // rows_dot_product and friends: a vector of kind `b`.
-template <Expr (*F)(const Expr&, const Expr&), Base B>
+template <Expr (*F)(const Arg&, const Arg&), Base B>
 Value dot_products(CallSite& c) {
     c.arity(2);
     const Expr e = F(c.real_of(0), c.real_of(1));

@@ -126,9 +126,13 @@ AdviResult run_advi(Target& target, const Options& opts) {
 
     AdviResult res;
     double eta = opts.eta;
+    bool search_interrupted = false;
     if (opts.adapt_engaged) {
         EtaSearch search = search_eta(est, q0, init, opts);
-        eta = search.eta;
+        // Interrupted: no eta was chosen; the main loop below stops before its first step.
+        search_interrupted = search.interrupted;
+        if (!search_interrupted)
+            eta = search.eta;
         res.eta_trials = std::move(search.trials);
     }
     res.eta = eta;
@@ -144,7 +148,8 @@ AdviResult run_advi(Target& target, const Options& opts) {
     StepSize steps(eta);
     const int window = static_cast<int>(std::max(0.1 * opts.max_iterations / opts.eval_elbo, 2.0));
     boost::circular_buffer<double> rel_window(static_cast<size_t>(window));
-    log_table_header(opts, eta);
+    if (!search_interrupted)
+        log_table_header(opts, eta);
 
     // The monitor's own time (e.g. a held-out log predictive density) is not the fit's.
     double monitor_seconds = 0.0;
@@ -162,9 +167,6 @@ AdviResult run_advi(Target& target, const Options& opts) {
         monitor(0, q);
     }
 
-    const auto interrupted = [&] {
-        return opts.interrupt != nullptr && opts.interrupt->load(std::memory_order_relaxed);
-    };
     // The ELBO of q as it is now, NaN once q has moved since its last evaluation.
     double q_elbo = robust ? elbo_init : std::numeric_limits<double>::quiet_NaN();
     bool stopped = false;
@@ -172,7 +174,7 @@ AdviResult run_advi(Target& target, const Options& opts) {
     std::vector<double> trend{elbo_init};  // Robust: the ELBO at q0, then at every evaluation
     int iter = 1;
     for (; iter <= opts.max_iterations; ++iter) {
-        if (interrupted()) {
+        if (opts.interrupted()) {
             stopped = true;
             break;
         }
@@ -295,10 +297,18 @@ AdviResult run_advi(Target& target, const Options& opts) {
     res.iterations = std::min(iter, opts.max_iterations);
     if (stopped) {
         res.iterations = iter - 1;
-        res.stop_reason = fmt::format("interrupted after {} iterations", res.iterations);
+        res.stop_reason =
+            search_interrupted
+                ? fmt::format("interrupted during the eta search, after {} of its candidates",
+                              res.eta_trials.size())
+                : fmt::format("interrupted after {} iterations", res.iterations);
         if (opts.log != nullptr) {
-            *opts.log << fmt::format("Interrupted at iteration {}: the fit is not converged.\n",
-                                     res.iterations);
+            *opts.log << (search_interrupted
+                              ? std::string("Interrupted during the eta search: the fit is "
+                                            "not converged (q is the initial approximation).\n")
+                              : fmt::format(
+                                    "Interrupted at iteration {}: the fit is not converged.\n",
+                                    res.iterations));
         }
     } else if (ran_away) {
         res.iterations = iter;

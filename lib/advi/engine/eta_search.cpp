@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -25,7 +26,9 @@ struct CandidateRun {
 // adapt_iter iterations from q0 with a fresh step-size sequence; returns the final ELBO.
 // Robust stops a run at its first failure; Stan, like adapt_eta, treats a failed gradient
 // as zero and keeps going (the ELBO then tells).
-CandidateRun run_candidate(Estimator& est, const Approximation& q0, double eta, int adapt_iter) {
+// An interrupt (opts.interrupt) ends the run at once: nullopt.
+std::optional<CandidateRun> run_candidate(Estimator& est, const Approximation& q0, double eta,
+                                          const Options& opts) {
     CandidateRun run{
         {eta,    0.0, false},
         q0, {     }
@@ -34,7 +37,9 @@ CandidateRun run_candidate(Estimator& est, const Approximation& q0, double eta, 
     StepSize steps(eta);
     const bool robust = est.rule() == ConvergenceRule::Robust;
     bool diverged = false;
-    for (int it = 1; it <= adapt_iter; ++it) {
+    for (int it = 1; it <= opts.adapt_iter; ++it) {
+        if (opts.interrupted())
+            return std::nullopt;
         ElboGradient g = est.gradient(q);
         if (!g.ok() && robust) {
             diverged = true;
@@ -133,7 +138,12 @@ EtaSearch search_eta_stan(Estimator& est, const Approximation& q0, double elbo_i
     Approximation q_best = q0;
     const int n = static_cast<int>(std::size(kEtaCandidates));
     for (int k = 0; k < n; ++k) {
-        CandidateRun run = run_candidate(est, q0, kEtaCandidates[k], opts.adapt_iter);
+        std::optional<CandidateRun> candidate = run_candidate(est, q0, kEtaCandidates[k], opts);
+        if (!candidate) {
+            out.interrupted = true;
+            return out;
+        }
+        CandidateRun& run = *candidate;
         const EtaTrial& t = run.trial;
         out.trials.push_back(t);
         // Stan maps a failed ELBO to -max(double), not -inf; the comparisons below rely on it.
@@ -194,7 +204,12 @@ EtaSearch search_eta_robust(Estimator& est, const Approximation& q0, const ElboE
     for (double scale : kScales) {
         std::vector<CandidateRun> runs;
         for (double candidate : kEtaCandidates) {
-            CandidateRun run = run_candidate(est, q0, candidate * scale, opts.adapt_iter);
+            std::optional<CandidateRun> tried = run_candidate(est, q0, candidate * scale, opts);
+            if (!tried) {
+                out.interrupted = true;
+                return out;
+            }
+            CandidateRun run = std::move(*tried);
             out.trials.push_back(run.trial);
             log_trial(opts, run.trial, "");
             runs.push_back(std::move(run));

@@ -21,6 +21,7 @@ struct EtaSearch {
     double elbo;                   // its adaptation ELBO
     std::vector<EtaTrial> trials;  // in the order tried
     Approximation q;               // the chosen candidate's q after its adapt_iter iterations
+    bool interrupted = false;      // opts.interrupt stopped it: eta and elbo are not chosen
 };
 
 inline constexpr double kEtaCandidates[] = {100.0, 10.0, 1.0, 0.1, 0.01};
@@ -33,7 +34,8 @@ inline constexpr double kEtaCandidates[] = {100.0, 10.0, 1.0, 0.1, 0.01};
 // eta_search.cpp); when all diverge, the list is retried scaled by 1e-3, then 1e-6, before
 // FitError.
 // Stan: Stan's bookkeeping exactly, including its FitError when the last candidate is no
-// better than the initial ELBO. Progress goes to opts.log when set.
+// better than the initial ELBO. Progress goes to opts.log when set. opts.interrupt is polled
+// every iteration: when set, the search returns at once, marked interrupted.
 [[nodiscard]] EtaSearch search_eta(Estimator& est, const Approximation& q0,
                                    const ElboEstimate& init, const Options& opts);
 

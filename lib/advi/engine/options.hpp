@@ -80,7 +80,8 @@ struct Options {  // field order matters: users write {.family = ..., .seed = 1}
     // scaled by N / B. Empty: the model's data as bound.
     std::vector<MinibatchData> minibatch{};
     // Set from elsewhere (a SIGINT handler, another thread): the fit stops after the current
-    // iteration and returns what it has, q as it is, marked not converged ("interrupted").
+    // iteration, of the eta search or of the main loop, and returns what it has, q as it is,
+    // marked not converged ("interrupted").
     const std::atomic<bool>* interrupt = nullptr;
     // Names unconstrained coordinate k in messages ("`sigma`", "`beta[3]`"); the fit layer
     // sets it from the model. Empty: "coordinate k".
@@ -89,6 +90,10 @@ struct Options {  // field order matters: users write {.family = ..., .seed = 1}
     // off (runaway.hpp), e.g. about 700 where the constraint transform exponentiates (the
     // constrained value overflows past 709); empty: kRunawayMagnitude for every coordinate.
     Eigen::VectorXd runaway_limits{};
+
+    [[nodiscard]] bool interrupted() const {
+        return interrupt != nullptr && interrupt->load(std::memory_order_relaxed);
+    }
 };
 
 // Throws FitError naming the first bad option (non-positive count, tol_rel_obj <= 0,

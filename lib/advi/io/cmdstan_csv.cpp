@@ -1,11 +1,7 @@
-// Stan CSV text: column names, the rows written to round-trip exactly, an atomic file write.
+// Stan CSV text: column names, the rows written to round-trip exactly, the file written whole.
 #include <advi/io/cmdstan_csv.hpp>
 
-#include <atomic>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <fstream>
 #include <iterator>
 #include <ostream>
 #include <utility>
@@ -15,9 +11,7 @@
 
 #include <advi/base/error.hpp>
 #include <advi/base/memory_budget.hpp>
-
-#include <fcntl.h>
-#include <unistd.h>
+#include <advi/io/output_file.hpp>
 
 namespace advi {
 
@@ -61,11 +55,6 @@ void append_comment(fmt::memory_buffer& buf, std::string_view text) {
             break;
         text.remove_prefix(nl + 1);
     }
-}
-
-void flush(std::ostream& os, fmt::memory_buffer& buf) {
-    os.write(buf.data(), static_cast<std::streamsize>(buf.size()));
-    buf.clear();
 }
 
 // The element count of `dims`, refused when its column names would not fit in memory.
@@ -113,7 +102,10 @@ std::vector<std::string> stan_column_names(std::string_view name,
     return out;
 }
 
-void write_cmdstan_csv(std::ostream& os, const CsvOutput& output) {
+namespace {
+
+// The file's text in pieces of about 64 kB, checked before the first piece is handed on.
+void write_cmdstan_text(const CsvOutput& output, const WriteText& write) {
     const auto cols = static_cast<Eigen::Index>(output.columns.size());
     if (output.mean_row.size() != cols)
         throw ShapeError(fmt::format("CSV output: the mean row has {} values for {} columns",
@@ -127,58 +119,36 @@ void write_cmdstan_csv(std::ostream& os, const CsvOutput& output) {
     }
 
     fmt::memory_buffer buf;
+    const auto flush = [&] {
+        write(std::string_view(buf.data(), buf.size()));
+        buf.clear();
+    };
     for (const std::string& line : output.header) append_comment(buf, line);
     fmt::format_to(std::back_inserter(buf), "{}\n", fmt::join(output.columns, ","));
     for (const std::string& line : output.adaptation) append_comment(buf, line);
     append_row(buf, output.mean_row);
-    flush(os, buf);
+    flush();
     for (Eigen::Index i = 0; i < output.draws.rows(); ++i) {
         append_row(buf, output.draws.row(i));
         if (buf.size() >= (1 << 16))
-            flush(os, buf);
+            flush();
     }
     for (const std::string& line : output.trailer) append_comment(buf, line);
-    flush(os, buf);
+    flush();
+}
+
+}  // namespace
+
+void write_cmdstan_csv(std::ostream& os, const CsvOutput& output) {
+    write_cmdstan_text(output, [&](std::string_view text) {
+        os.write(text.data(), static_cast<std::streamsize>(text.size()));
+    });
     if (!os)
         throw Error("CSV output: the stream failed while writing");
 }
 
 void write_cmdstan_csv_file(const fs::path& path, const CsvOutput& output) {
-    // A hidden temporary beside the target: rename() within one directory (one file system)
-    // replaces the target atomically.
-    static std::atomic<unsigned> counter{0};
-    const fs::path tmp = path.parent_path() / fmt::format(".{}.tmp.{}.{}", path.filename().string(),
-                                                          ::getpid(), counter++);
-    auto error = [&](const std::string& why) {
-        return Error(fmt::format("cannot write `{}`: {}", path.string(), why));
-    };
-    try {
-        {
-            std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-            if (!out)
-                throw error(
-                    fmt::format("cannot create `{}`: {}", tmp.string(), std::strerror(errno)));
-            write_cmdstan_csv(out, output);
-            out.close();
-            if (!out)
-                throw error(fmt::format("writing `{}` failed", tmp.string()));
-        }
-        // The data reaches the disk before the new name does, so that a crash of the machine
-        // just after the rename cannot leave an empty file under the name.
-        const int fd = ::open(tmp.c_str(), O_RDONLY);
-        if (fd >= 0) {
-            (void)::fsync(fd);
-            ::close(fd);
-        }
-        std::error_code ec;
-        fs::rename(tmp, path, ec);
-        if (ec)
-            throw error(ec.message());
-    } catch (...) {
-        std::error_code ignored;
-        fs::remove(tmp, ignored);
-        throw;
-    }
+    write_output_file(path, [&](const WriteText& write) { write_cmdstan_text(output, write); });
 }
 
 }  // namespace advi

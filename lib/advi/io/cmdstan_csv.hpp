@@ -30,9 +30,10 @@ struct CsvOutput {
 // Writes the file's text. Throws ShapeError when a row does not have one value per column.
 void write_cmdstan_csv(std::ostream& os, const CsvOutput& output);
 
-// Writes `output` to a temporary file beside `path` and renames it into place, so that a
-// reader (or an interrupted run) sees the old file or the whole new one, never a part.
-// Throws Error naming the file when it cannot be written; the temporary file is removed.
+// Writes `output` to `path` by write_output_file's rules (io/output_file.hpp): a regular file
+// is replaced whole (a reader, or an interrupted run, sees the old file or the whole new one),
+// a symlink's target is written, a FIFO or a device in place. Throws Error naming the file
+// and the system's reason when it cannot be written; no temporary file is left.
 void write_cmdstan_csv_file(const std::filesystem::path& path, const CsvOutput& output);
 
 // Stan's flattened column names of a variable with the declared dims (array dims first, then

@@ -49,6 +49,8 @@ struct BadInput {
     int elbo_samples = 0;
     int output_samples = 0;
     int grad_samples = 0;
+    std::string output{};  // `--output` (the tool only), relative to the scratch directory;
+                           // "" for catalogue/out.csv
 };
 
 // A model whose data have every kind of declaration the rows below break.
@@ -251,6 +253,18 @@ std::vector<BadInput> catalogue() {
         {"poisson outcome -1", text(outcome_program("y ~ poisson(3);")), "d.json", text(R"({"y": [0, -1, 2]})"), "`y`[2] = -1 is outside poisson's outcomes 0, 1, ..."},
         {"binomial outcome above N", text(outcome_program("y ~ binomial(2, 0.5);")), "d.json", text(R"({"y": [0, 1, 3]})"), "`y`[3] = 3 is outside binomial's outcomes 0..2 (`N` = 2)"},
         {"index out of range", text(outcome_program("for (n in 1:3) target += theta[y[n]];")), "d.json", text(R"({"y": [1, 7, 3]})"), "m.stan:3:40: index `y[n]` = 7 of `theta[y[n]]` is outside 1..3 (at n = 2)"},
+        // Output paths that would destroy an input, or cannot be written: refused before the
+        // fit, or the system's reason (issue 17, class 8).
+        {"output path that is the model file", text(kModel), "d.json", text(kGoodJson),
+         "--output `catalogue/m.stan` is the model file `catalogue/m.stan`", false, 0, 0, 0, "catalogue/m.stan"},
+        {"output path that is the data file, spelled otherwise", text(kModel), "d.json", text(kGoodJson),
+         "--output `catalogue/./d.json` is the data file `catalogue/d.json`", false, 0, 0, 0, "catalogue/./d.json"},
+        {"output path that is a directory", text(kModel), "d.json", text(kGoodJson),
+         "cannot write `catalogue`: it is a directory", false, 0, 0, 0, "catalogue"},
+        {"output in a directory that does not exist", text(kModel), "d.json", text(kGoodJson),
+         "directory `catalogue/nowhere` does not exist", false, 0, 0, 0, "catalogue/nowhere/out.csv"},
+        {"output that cannot be written (full disk)", text(kModel), "d.json", text(kGoodJson),
+         "cannot write `/dev/full`: No space left on device", false, 0, 0, 0, "/dev/full"},
   // clang-format on
     };
 }
@@ -276,6 +290,8 @@ std::optional<std::string> library_error(const BadInput& row, const fs::path& mo
                                          const fs::path& data) {
     if (row.model.kind != File::Kind::Text)
         return std::nullopt;  // reading the model file is the tool's part (dsl/advi/cli/load.cpp)
+    if (!row.output.empty())
+        return std::nullopt;  // so is the output file
     try {
         std::ifstream in(model, std::ios::binary);
         std::ostringstream s;
@@ -323,7 +339,8 @@ TEST_CASE("catalogue of bad input: each row ends in a message that names the fau
 
         if (!cli_built())
             continue;
-        std::string args = "fit catalogue/m.stan --output catalogue/out.csv --iter 100";
+        std::string args = "fit catalogue/m.stan --iter 100 --quiet --output " +
+                           (row.output.empty() ? "catalogue/out.csv" : row.output);
         if (!row.data_name.empty())
             args += " --data catalogue/" + row.data_name;
         if (row.full_rank)
@@ -346,5 +363,10 @@ TEST_CASE("catalogue of bad input: each row ends in a message that names the fau
         // Lines stay readable, however long the input's.
         for (const std::string& line : l) CHECK(line.size() < 400);
         CHECK(!fs::exists(output));
+        // The inputs are as they were.
+        if (row.model.kind == File::Kind::Text)
+            CHECK(read_file(model) == row.model.text);
+        if (!row.data_name.empty() && row.data.kind == File::Kind::Text)
+            CHECK(read_file(data) == row.data.text);
     }
 }
