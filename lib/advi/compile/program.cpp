@@ -32,12 +32,12 @@ constexpr int kMinValuesPerPart = 16384;
 // each part costs its partial results' memory and their addition.
 constexpr int kMaxParts = 16;
 // Adding the parts' partial results (scatter-adds, A' r, partial products) costs at most
-// this share of the work itself.
-constexpr double kCombineShare = 1.0 / 32;
-// A product split by output columns gives each part at least this many columns, so that
-// each part stays a matrix product (the kernel's register panel is 4 columns wide) and the
-// left operand is not packed again for a sliver of columns.
-constexpr int kMinColsPerPart = 4;
+// this share of the work itself (writing them costs about as much again).
+constexpr double kCombineShare = 1.0 / 64;
+// A product split by output columns gives each part at least this many columns: every part
+// packs (copies) the whole left operand again, one value per multiply-add of a column, so
+// this bounds the copying to 1/32 of the work (1 thread runs every part too).
+constexpr int kMinColsPerPart = 32;
 
 // How many parts a loop or a product splits into: from its sizes only, never from the
 // thread count, so that every partial result, and their sum in part order, has the same bits
