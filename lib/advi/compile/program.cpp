@@ -26,9 +26,35 @@ namespace advi {
 
 namespace {
 
-// A loop over fewer values than this per thread runs on one thread: below it, waking a
-// worker costs more than the work.
+// A loop over fewer values than this per part runs as one part: below it, waking a worker
+// costs more than the work.
 constexpr int kMinValuesPerPart = 16384;
+// The most parts of one loop or product (so one loop keeps at most this many threads busy):
+// each part costs its partial results' memory and their addition.
+constexpr int kMaxParts = 16;
+// Adding the parts' partial results (scatter-adds, A' r, partial products) costs at most
+// this share of the work itself (writing them costs about as much again).
+constexpr double kCombineShare = 1.0 / 64;
+// A product split by output columns gives each part at least this many columns: every part
+// packs (copies) the whole left operand again, one value per multiply-add of a column, so
+// this bounds the copying to 1/32 of the work (1 thread runs every part too).
+constexpr int kMinColsPerPart = 32;
+
+// How many parts a loop or a product splits into: from its sizes only, never from the
+// thread count, so that every partial result, and their sum in part order, has the same bits
+// on any number of threads (1 thread runs the same parts one after another). `work`:
+// operations; `most`: parts the shape allows; `partial_doubles`: one part's partial results
+// to be added (0: parts write disjoint outputs). A power of two, so that common thread counts
+// share the parts evenly.
+int part_count(double work, double min_work_per_part, int most, double partial_doubles) {
+    double parts = work / min_work_per_part;
+    if (partial_doubles > 0)
+        parts = std::min(parts, 1 + work * kCombineShare / partial_doubles);
+    parts = std::min({parts, static_cast<double>(kMaxParts), static_cast<double>(most)});
+    int p = 1;
+    while (2 * p <= parts) p *= 2;
+    return p;
+}
 // Rows [b, b + len) of a column-major matrix, in place.
 using RowBlock = Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>>;
 
@@ -113,31 +139,48 @@ void Program::bind() {
     const int t = effective_threads();
     pool_ = t > 1 ? &ThreadPool::shared(t) : nullptr;
     partial_doubles_ = 0;
+    sums_per_part_ = 0;
+    int sum_parts = 1;
     for (auto& gr : groups_) {
         const int blocks = (gr.n + gr.block - 1) / gr.block;
-        const int parts = std::clamp(
-            static_cast<int>(static_cast<std::int64_t>(gr.n) * gr.work / kMinValuesPerPart), 1, t);
+        const int parts = part_count(static_cast<double>(gr.n) * gr.work, kMinValuesPerPart, blocks,
+                                     static_cast<double>(gr.scatter_doubles));
         gr.blocks_per_part = (blocks + parts - 1) / parts;
         gr.parts = (blocks + gr.blocks_per_part - 1) / gr.blocks_per_part;
-        if (gr.parts > 1) {
-            partial_doubles_ =
-                std::max(partial_doubles_, static_cast<std::size_t>(gr.scatter_doubles));
-        }
+        partial_doubles_ =
+            std::max(partial_doubles_, static_cast<std::size_t>(gr.parts - 1) *
+                                           static_cast<std::size_t>(gr.scatter_doubles));
         sums_per_part_ = std::max(sums_per_part_, static_cast<std::size_t>(gr.sums));
+        sum_parts = std::max(sum_parts, gr.parts);
     }
-    for (const auto& ins : body_) {
-        if (ins.split == ThreadSplit::InnerSum || ins.split == ThreadSplit::InnerSumT) {
-            partial_doubles_ =
-                std::max(partial_doubles_, static_cast<std::size_t>(ins.out.rows) * ins.out.cols);
-        }
+    for (auto& ins : body_) {
+        ins.parts = 1;
+        if (ins.split == ThreadSplit::None)
+            continue;
+        // The operands' shapes as the kernel sees them (as bound views).
+        const Ref& a0 = ins.in[0];
+        const Ref& a1 = ins.in[ins.arity > 1 ? 1 : 0];
+        // Multiply-adds: A B and A' B read each of A's values once per column of B; A B'
+        // once per row of B; A x and A' x once.
+        const int per_value = ins.arity < 2                         ? 1
+                              : ins.split == ThreadSplit::InnerSumT ? a1.rows
+                                                                    : a1.cols;
+        const double flops = static_cast<double>(a0.rows) * a0.cols * per_value;
+        const bool out_cols = ins.split == ThreadSplit::OutCols && a0.cols != 1;
+        const int most = out_cols ? a1.cols / kMinColsPerPart : a0.cols;
+        const bool partial_sums =
+            ins.split == ThreadSplit::InnerSum || ins.split == ThreadSplit::InnerSumT;
+        const auto out_size = static_cast<std::size_t>(ins.out.rows) * ins.out.cols;
+        ins.parts = part_count(flops, kMinFlopsPerPart, most,
+                               partial_sums ? static_cast<double>(out_size) : 0.0);
+        if (partial_sums)
+            partial_doubles_ = std::max(partial_doubles_, (ins.parts - 1) * out_size);
     }
-    if (t == 1)
-        partial_doubles_ = 0;
     input_base_ = persistent_ + transient_;
     block_base_ = input_base_ + static_cast<std::size_t>(input_dim_);
     partial_base_ = block_base_ + block_doubles_ * t;
-    sums_base_ = partial_base_ + partial_doubles_ * (t - 1);
-    scratch_base_ = sums_base_ + sums_per_part_ * t;
+    sums_base_ = partial_base_ + partial_doubles_;
+    scratch_base_ = sums_base_ + sums_per_part_ * sum_parts;
     // Refused before allocating: one arena holds every node's value of one evaluation.
     require_memory("the compiled program (the values of one evaluation of its nodes)",
                    static_cast<std::int64_t>(scratch_base_ + scratch_doubles_));
@@ -209,16 +252,15 @@ struct GroupContext {
 struct SplitContext {
     Program* program;
     const void* ins;
-    int parts;
 };
 }  // namespace
 
-void Program::group_task(void* context, int part) {
+void Program::group_task(void* context, int part, int thread) {
     auto* c = static_cast<GroupContext*>(context);
-    c->program->exec_group(*static_cast<const Group*>(c->group), part);
+    c->program->exec_group(*static_cast<const Group*>(c->group), part, thread);
 }
 
-void Program::split_task(void* context, int part) {
+void Program::split_task(void* context, int part, int /*thread*/) {
     auto* c = static_cast<SplitContext*>(context);
     Program& p = *c->program;
     const Instr& ins = *static_cast<const Instr*>(c->ins);
@@ -226,9 +268,12 @@ void Program::split_task(void* context, int part) {
     // Column range of this part: in1's columns (products by output columns), or the
     // inner columns shared by in0 and in1 (in1's rows for a matrix-vector product).
     auto range = [&](int cols, int& c0, int& c1) {
-        c0 = static_cast<int>(static_cast<std::int64_t>(cols) * part / c->parts);
-        c1 = static_cast<int>(static_cast<std::int64_t>(cols) * (part + 1) / c->parts);
+        c0 = static_cast<int>(static_cast<std::int64_t>(cols) * part / ins.parts);
+        c1 = static_cast<int>(static_cast<std::int64_t>(cols) * (part + 1) / ins.parts);
     };
+    // Parts after the first write their partial products to slots of their own.
+    double* partial =
+        p.arena_.data() + p.partial_base_ + static_cast<std::int64_t>(part - 1) * a.out_size();
     int c0 = 0;
     int c1 = 0;
     switch (ins.split) {
@@ -253,7 +298,7 @@ void Program::split_task(void* context, int part) {
             a.in[1].x += c0;
             a.in[1].rows = c1 - c0;
             if (part > 0)
-                a.out = p.arena_.data() + p.partial_base_ + (part - 1) * p.partial_doubles_;
+                a.out = partial;
             break;
         case ThreadSplit::InnerSumT:
             range(a.in[0].cols, c0, c1);
@@ -262,35 +307,35 @@ void Program::split_task(void* context, int part) {
             a.in[1].x += static_cast<std::int64_t>(c0) * a.in[1].rows;
             a.in[1].cols = c1 - c0;
             if (part > 0)
-                a.out = p.arena_.data() + p.partial_base_ + (part - 1) * p.partial_doubles_;
+                a.out = partial;
             break;
         case ThreadSplit::None: throw InternalError("split of an op that does not split");
     }
     run_kernel(ins.kernel, a);
 }
 
+void Program::run_parts(int parts, ThreadPool::Task task, void* context) {
+    if (pool_ != nullptr) {
+        pool_->run(parts, task, context);
+        return;
+    }
+    for (int part = 0; part < parts; ++part) task(context, part, 0);
+}
+
 void Program::exec_plain(const Instr& ins) {
-    const int t = pool_ != nullptr ? pool_->size() : 1;
-    if (ins.split == ThreadSplit::None || t == 1) {
+    if (ins.parts == 1) {
         run_kernel(ins.kernel, ins.args);
         return;
     }
-    const View& a0 = ins.args.in[0];
-    const View& a1 = ins.args.in[1];
-    const int cols = ins.split == ThreadSplit::OutCols && a0.cols != 1 ? a1.cols : a0.cols;
-    const double flops = static_cast<double>(a0.size()) * (ins.arity > 1 ? a1.cols : 1);
-    const int parts = std::clamp(static_cast<int>(flops / kMinFlopsPerPart), 1, std::min(t, cols));
-    if (parts == 1) {
-        run_kernel(ins.kernel, ins.args);
-        return;
-    }
-    SplitContext c{this, &ins, parts};
-    pool_->run(parts, &Program::split_task, &c);
+    SplitContext c{this, &ins};
+    run_parts(ins.parts, &Program::split_task, &c);
     if (ins.split == ThreadSplit::InnerSum || ins.split == ThreadSplit::InnerSumT) {
+        // In part order: the same sums whichever thread computed which part.
         const int size = ins.args.out_size();
         double* out = ins.args.out;
-        for (int part = 1; part < parts; ++part) {
-            const double* partial = arena_.data() + partial_base_ + (part - 1) * partial_doubles_;
+        for (int part = 1; part < ins.parts; ++part) {
+            const double* partial =
+                arena_.data() + partial_base_ + static_cast<std::int64_t>(part - 1) * size;
             for (int i = 0; i < size; ++i) out[i] += partial[i];
         }
     }
@@ -310,14 +355,15 @@ void Program::exec(std::vector<Instr>& code) {
             continue;
         }
         const Group& gr = groups_[ins.group];
-        const int parts = pool_ != nullptr ? gr.parts : 1;
+        const int parts = gr.parts;
         if (parts == 1) {
-            exec_group(gr, 0);
+            exec_group(gr, 0, 0);
         } else {
             GroupContext c{this, &gr};
-            pool_->run(parts, &Program::group_task, &c);
+            run_parts(parts, &Program::group_task, &c);
         }
-        // Partial results combine in part order: the same bits for the same partition.
+        // Partial results combine in part order: the same bits for the same partition,
+        // which depends on the loop's sizes only.
         for (const Instr& st : gr.steps) {
             if (st.role == Role::Sum) {
                 double total = 0.0;
@@ -329,7 +375,7 @@ void Program::exec(std::vector<Instr>& code) {
                 const int size = st.args.out_size();
                 for (int part = 1; part < parts; ++part) {
                     const double* partial =
-                        arena_.data() + partial_base_ + (part - 1) * partial_doubles_ + st.slot;
+                        arena_.data() + partial_base_ + (part - 1) * gr.scatter_doubles + st.slot;
                     for (int i = 0; i < size; ++i) st.args.out[i] += partial[i];
                 }
             }
@@ -337,16 +383,18 @@ void Program::exec(std::vector<Instr>& code) {
     }
 }
 
-void Program::exec_group(const Group& group, int part) {
+void Program::exec_group(const Group& group, int part, int thread) {
     // Every step sees the block [b, b + len) of its full-size operands; scalars and whole
-    // operands as they are; intermediates live in this thread's block-sized temporaries.
+    // operands as they are; intermediates live in this thread's block-sized temporaries
+    // (written before they are read within a block, so which thread runs a part is
+    // invisible); sums and accumulations go to this part's own slots.
     const int span = group.blocks_per_part * group.block;
     const int begin = part * span;
     const int end = std::min(group.n, begin + span);
-    double* temps = arena_.data() + block_base_ + part * block_doubles_;
+    double* temps = arena_.data() + block_base_ + thread * block_doubles_;
     double* sums = arena_.data() + sums_base_ + part * sums_per_part_;
     double* partials =
-        part > 0 ? arena_.data() + partial_base_ + (part - 1) * partial_doubles_ : nullptr;
+        part > 0 ? arena_.data() + partial_base_ + (part - 1) * group.scatter_doubles : nullptr;
     for (const Instr& st : group.steps) {
         if (st.role == Role::Sum)
             sums[st.slot] = 0.0;
@@ -507,7 +555,7 @@ std::string Program::str() const {
         "({} bytes, {} persistent) for {} bytes of node values; {} thread{}\n",
         body_.size(), groups_.size(), prologue_.size(), arena_.size(), arena_bytes(), persistent_,
         node_bytes_, t, t == 1 ? "" : "s");
-    auto line = [&](const Instr& ins, const char* note) {
+    auto line = [&](const Instr& ins, std::string_view note) {
         const Node& n = nodes_[ins.id];
         std::string rhs(op_name(n.op));
         if (n.op == Op::Const)
@@ -528,15 +576,15 @@ std::string Program::str() const {
         if (ins.group < 0) {
             const bool cols =
                 ins.split == ThreadSplit::OutCols || ins.split == ThreadSplit::OutRows;
-            s += line(ins, ins.split == ThreadSplit::None ? ""
-                           : cols                         ? "  [split by columns]"
-                                                          : "  [split, partial sums]");
+            s += line(ins, ins.parts == 1 ? ""
+                           : cols         ? fmt::format("  [split by columns, {} parts]", ins.parts)
+                                  : fmt::format("  [split, partial sums, {} parts]", ins.parts));
             continue;
         }
         // A fused group prints its steps, indented, under a header with its length.
         const Group& gr = groups_[ins.group];
         s += fmt::format("  loop over {} values in blocks of {}{}:\n", gr.n, gr.block,
-                         gr.parts > 1 && t > 1 ? fmt::format(", {} parts", gr.parts) : "");
+                         gr.parts > 1 ? fmt::format(", {} parts", gr.parts) : "");
         for (const auto& st : gr.steps) {
             s += "  " + line(st, st.role == Role::Sum              ? "  (summed)"
                                  : st.role == Role::ScatterAdd     ? "  (scatter-added)"

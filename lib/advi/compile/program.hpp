@@ -10,12 +10,11 @@
 #include <Eigen/Core>
 
 #include <advi/compile/slots.hpp>
+#include <advi/compile/thread_pool.hpp>
 #include <advi/graph/graph.hpp>
 #include <advi/model/model_spec.hpp>
 
 namespace advi {
-
-class ThreadPool;
 
 class Program {
 public:
@@ -39,7 +38,8 @@ public:
 
     // Evaluates the program at `zeta`: returns "lp" (0 if the graph has none) and writes
     // the other outputs into `out` (resized only if it has the wrong size).
-    // For a given thread count the results are bit-identical from run to run.
+    // The results are bit-identical from run to run and across thread counts: long loops
+    // and products split into parts chosen from their sizes alone, combined in part order.
     double run(const Eigen::VectorXd& zeta, Eigen::VectorXd& out);
     // The name the ADVI engine expects of a target.
     double log_density_gradient(const Eigen::VectorXd& zeta, Eigen::VectorXd& grad) {
@@ -50,8 +50,8 @@ public:
     // call after changing the values of bound data in place.
     void reload_data();
 
-    // The number of threads run() uses (0: the hardware's). Results differ in the last
-    // bits between thread counts (sums are split), never between runs.
+    // The number of threads run() uses (0: the hardware's). It changes the speed, never a
+    // bit of the results.
     void set_threads(int threads);
     [[nodiscard]] int threads() const { return threads_; }
 
@@ -87,9 +87,11 @@ private:
         std::array<Ref, 3> in;
         int arity = 0;
         int group = -1;  // >= 0: runs groups_[group] instead of `kernel`
-        // A long plain instruction: how it splits over threads (by output columns, or by
-        // shared inner columns with per-thread partial results summed in order).
+        // A long plain instruction: how it splits into parts (by output columns, or by
+        // shared inner columns with per-part partial results summed in part order), and
+        // into how many (set by bind() from the operands' sizes; 1: not split).
         ThreadSplit split = ThreadSplit::None;
+        int parts = 1;
         // A step of a loop: its op's kernel on the block, or an index-mapped read of a whole
         // operand computed here from the block's offset (RepCols, RepRows, Embed, Fill,
         // RowsMatVec).
@@ -104,14 +106,15 @@ private:
     // A loop: one or more trees (roots with their members) over the same n values, run
     // block by block so that intermediates stay in cache (kLoopBlock values each) instead of
     // full buffers, and every operand is read once per block for all the trees. Blocks
-    // are split over threads in equal runs of blocks.
+    // are split into parts, runs of blocks_per_part blocks chosen from n and the work per
+    // value alone (never the thread count), which threads take as they come free.
     struct Group {
         int n = 0;
         int block = 0;                     // values per block: min(kLoopBlock, n)
         std::vector<Instr> steps;          // in order; each root follows its members
         int sums = 0;                      // steps with Role::Sum
         std::int64_t scatter_doubles = 0;  // one part's partial scatter-add results
-        int parts = 1;                     // thread partition, set by bind()
+        int parts = 1;                     // the partition, set by bind()
         int work = 1;  // operations per value (1 + the columns of matrices read by rows)
         int blocks_per_part = 0;
     };
@@ -127,9 +130,11 @@ private:
     void bind();
     void exec(std::vector<Instr>& code);
     void exec_plain(const Instr& ins);
-    void exec_group(const Group& group, int part);
-    static void group_task(void* context, int part);
-    static void split_task(void* context, int part);
+    void exec_group(const Group& group, int part, int thread);
+    // Runs task for parts [0, parts): on the pool, or one after another on one thread.
+    void run_parts(int parts, ThreadPool::Task task, void* context);
+    static void group_task(void* context, int part, int thread);
+    static void split_task(void* context, int part, int thread);
     void bind_instr(Instr& ins);
     [[nodiscard]] View view(const Ref& r) const;
     [[nodiscard]] double* out_ptr(const Ref& r);
@@ -147,11 +152,11 @@ private:
     bool has_lp_ = false;
     std::vector<double> arena_;
     // Arena layout: [persistent | transient | input | block temps x threads |
-    // partial results x (threads - 1) | running sums x threads | kernel scratch].
+    // partial results of parts 1.. | running sums x parts | kernel scratch].
     std::size_t persistent_ = 0;  // doubles held by constants and data-only nodes
     std::size_t transient_ = 0;
     std::size_t block_doubles_ = 0;    // one thread's block temporaries
-    std::size_t partial_doubles_ = 0;  // one thread's partial results of split instructions
+    std::size_t partial_doubles_ = 0;  // the partial results of parts 1.. of any one loop or split
     std::size_t input_base_ = 0;
     std::size_t block_base_ = 0;
     std::size_t partial_base_ = 0;

@@ -53,9 +53,9 @@ void ThreadPool::stop_workers() {
 }
 
 void ThreadPool::work(int index) {
-    std::uint64_t seen = 0;
+    std::uint32_t seen = 0;
     for (;;) {
-        std::uint64_t now = generation_.load(std::memory_order_acquire);
+        std::uint32_t now = generation_.load(std::memory_order_acquire);
         for (int s = 0; now == seen && s < kSpins; ++s) {
             ADVI_CPU_RELAX();
             now = generation_.load(std::memory_order_acquire);
@@ -67,51 +67,66 @@ void ThreadPool::work(int index) {
         seen = now;
         if (stop_.load())
             return;
-        if (index < parts_) {
-            try {
-                task_(context_, index);
-            } catch (...) {
-                const std::lock_guard<std::mutex> lock(error_mutex_);
-                if (!error_)
-                    error_ = std::current_exception();
-            }
-            if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1)
-                pending_.notify_one();
+        take_parts(now, index);
+    }
+}
+
+void ThreadPool::take_parts(std::uint32_t generation, int thread) {
+    std::uint64_t t = ticket_.load(std::memory_order_acquire);
+    for (;;) {
+        const auto part = static_cast<int>(t & 0xFFFF);
+        const auto parts = static_cast<int>((t >> 16) & 0xFFFF);
+        if (static_cast<std::uint32_t>(t >> 32) != generation || part >= parts)
+            return;
+        if (!ticket_.compare_exchange_weak(t, t + 1, std::memory_order_acq_rel,
+                                           std::memory_order_acquire)) {
+            continue;  // t now holds the current ticket
         }
+        try {
+            task_(context_, part, thread);
+        } catch (...) {
+            const std::lock_guard<std::mutex> lock(error_mutex_);
+            if (!error_ || part < error_part_) {
+                error_ = std::current_exception();
+                error_part_ = part;
+            }
+        }
+        if (remaining_.fetch_sub(1, std::memory_order_acq_rel) == 1)
+            remaining_.notify_one();
+        t = ticket_.load(std::memory_order_acquire);
     }
 }
 
 void ThreadPool::run(int parts, Task task, void* context) {
-    parts = std::clamp(parts, 1, size());
+    if (parts <= 0)
+        return;
     std::unique_lock<std::mutex> lock(busy_, std::try_to_lock);
-    if (parts == 1 || !lock.owns_lock()) {
-        for (int p = 0; p < parts; ++p) task(context, p);
+    if (parts == 1 || size() == 1 || parts > 0xFFFF || !lock.owns_lock()) {
+        // In part order, so the first part to throw is the lowest-numbered one.
+        for (int p = 0; p < parts; ++p) task(context, p, 0);
         return;
     }
-    parts_ = parts;
     task_ = task;
     context_ = context;
     error_ = nullptr;
-    pending_.store(parts - 1, std::memory_order_relaxed);
-    generation_.fetch_add(1, std::memory_order_acq_rel);
+    error_part_ = parts;
+    remaining_.store(parts, std::memory_order_relaxed);
+    const std::uint32_t generation = generation_.load(std::memory_order_relaxed) + 1;
+    ticket_.store(
+        (static_cast<std::uint64_t>(generation) << 32) | (static_cast<std::uint64_t>(parts) << 16),
+        std::memory_order_release);
+    generation_.store(generation, std::memory_order_release);
     generation_.notify_all();
-    std::exception_ptr mine;
-    try {
-        task(context, 0);
-    } catch (...) {
-        mine = std::current_exception();
-    }
-    int left = pending_.load(std::memory_order_acquire);
+    take_parts(generation, 0);
+    int left = remaining_.load(std::memory_order_acquire);
     for (int s = 0; left != 0 && s < kSpins; ++s) {
         ADVI_CPU_RELAX();
-        left = pending_.load(std::memory_order_acquire);
+        left = remaining_.load(std::memory_order_acquire);
     }
     while (left != 0) {
-        pending_.wait(left, std::memory_order_acquire);
-        left = pending_.load(std::memory_order_acquire);
+        remaining_.wait(left, std::memory_order_acquire);
+        left = remaining_.load(std::memory_order_acquire);
     }
-    if (mine)
-        std::rethrow_exception(mine);
     if (error_)
         std::rethrow_exception(error_);
 }

@@ -1,7 +1,14 @@
 // A small pool of worker threads for the long loops of a gradient program. The caller
-// takes part 0 of every parallel region itself, so a pool of n threads starts n - 1
+// takes part in every parallel region itself, so a pool of n threads starts n - 1
 // workers. Regions are short (microseconds to milliseconds), so workers spin briefly
 // before they sleep. run() allocates nothing.
+//
+// Same bits on any thread count: a region is split into parts whose number and boundaries
+// the caller chooses from the sizes of the work only, never from size(); any thread may run
+// any part (threads take the next part as they come free), each part writes its partial
+// result to a slot of its own, and the caller combines the slots in part order. So the
+// arithmetic, and therefore every bit of the result, is the same on 1 thread or 64; only
+// which thread did which part differs.
 #pragma once
 
 #include <atomic>
@@ -16,7 +23,10 @@ namespace advi {
 
 class ThreadPool {
 public:
-    using Task = void (*)(void* context, int part);
+    // `part`: which part to compute (what it computes and where it writes); `thread`: which
+    // thread runs it, in [0, size()) (0: the caller), for scratch space that one thread
+    // reuses from part to part. A part's result must not depend on `thread`.
+    using Task = void (*)(void* context, int part, int thread);
 
     explicit ThreadPool(int threads);
     ~ThreadPool();
@@ -25,11 +35,12 @@ public:
 
     [[nodiscard]] int size() const { return static_cast<int>(workers_.size()) + 1; }
 
-    // Runs task(context, p) for every p in [0, parts) and returns when all are done;
-    // parts <= size(). Part p runs on worker p - 1 (part 0 on the caller). If another
-    // thread holds the pool, the parts run one after another on the caller: the work and
-    // its partition are the same, so the results are too. The first exception a part
-    // throws is rethrown here once every part has finished.
+    // Runs task(context, p, thread) for every p in [0, parts) and returns when all are done;
+    // any number of parts: the caller and the workers take parts in increasing order as
+    // they come free. If another thread holds the pool, the parts run one after another on the
+    // caller (thread 0): the parts are the same, so the results are too. If parts throw, the
+    // exception of the lowest-numbered part that threw is rethrown here once every part has
+    // finished (the one a run on one thread would have met first).
     void run(int parts, Task task, void* context);
 
     // The process-wide pool of `threads` threads (created on first use, kept to exit).
@@ -39,18 +50,25 @@ public:
 
 private:
     void work(int index);
+    // Claims and runs parts of region `generation` until none is left (or a newer region
+    // has begun: a worker that wakes late claims nothing of it).
+    void take_parts(std::uint32_t generation, int thread);
     void stop_workers();  // wakes every worker to stop and joins it
 
     std::vector<std::thread> workers_;
     std::mutex busy_;  // one parallel region at a time
-    std::atomic<std::uint64_t> generation_{0};
-    std::atomic<int> pending_{0};
+    std::atomic<std::uint32_t> generation_{0};
+    // The region's next part, claimed by compare-and-swap: [generation:32][parts:16][next:16].
+    // A claim succeeds only while its region has parts left, so the region cannot end, nor
+    // the next one overwrite task_ and context_, before the claimed part is done.
+    std::atomic<std::uint64_t> ticket_{0};
+    std::atomic<int> remaining_{0};  // parts of this region not yet finished
     std::atomic<bool> stop_{false};
-    int parts_ = 0;
     Task task_ = nullptr;
     void* context_ = nullptr;
     std::mutex error_mutex_;
     std::exception_ptr error_;
+    int error_part_ = 0;
 };
 
 }  // namespace advi

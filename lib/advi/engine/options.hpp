@@ -66,8 +66,8 @@ struct Options {  // field order matters: users write {.family = ..., .seed = 1}
     ConvergenceRule convergence = ConvergenceRule::Robust;
     Eigen::VectorXd init{};       // initial mu; empty means zeros
     std::ostream* log = nullptr;  // progress lines (eta search, ELBO table) when set
-    // Threads of the gradient program's long loops (0: the hardware's). A fit is
-    // reproducible for a given seed and thread count.
+    // Threads of the gradient program's long loops (0: the hardware's). A fit has the same
+    // bits for a given seed on any thread count (the program's parts depend on sizes only).
     int threads = 0;
     // Called with the fit's progress every `monitor_every` iterations of the main loop (and
     // once at iteration 0), e.g. to record the held-out log predictive density against time
