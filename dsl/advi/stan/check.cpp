@@ -401,7 +401,9 @@ private:
         }
         if (find(f) != nullptr && !is_known_function(f))
             fail(at, fmt::format("`{}` is a variable, not a function", f));
-        if (auto it = functions_.find(f); it != functions_.end())
+        const std::string user =
+            user_density(f, [&](const std::string& n) { return functions_.count(n) > 0; });
+        if (auto it = functions_.find(user); it != functions_.end())
             return user_call(*it->second, args, at);
         if (const std::string why = unavailable_reason(f); !why.empty())
             fail(at, why);

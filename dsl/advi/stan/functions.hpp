@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <advi/stan/signature.hpp>
@@ -43,6 +44,24 @@ using DensityRow = Row<Expr (*)(DensitySite&)>;
 [[nodiscard]] std::span<const FunctionRow> functions();
 [[nodiscard]] std::span<const RandomRow> random_functions();
 [[nodiscard]] std::span<const DensityRow> densities();
+
+// The user function a call of `f` means: `foo_lupdf` (`_lupmf`) is the user's `foo_lpdf`
+// (`_lpmf`) when there is one (Stan derives the unnormalised form); else `f` itself.
+template <class IsUserFunction>
+[[nodiscard]] std::string user_density(const std::string& f, IsUserFunction is_user) {
+    for (const auto& [u, n] : {
+             std::pair{"_lupdf", "_lpdf"},
+             std::pair{"_lupmf", "_lpmf"}
+    }) {
+        const std::string_view suffix = u;
+        if (f.size() > suffix.size() && std::string_view(f).ends_with(suffix) && !is_user(f)) {
+            std::string normalised = f.substr(0, f.size() - suffix.size()) + n;
+            if (is_user(normalised))
+                return normalised;
+        }
+    }
+    return f;
+}
 
 // Whether a distribution's variate is integers (`_lpmf`), by its first signature.
 [[nodiscard]] bool integer_variate(const DensityRow& row);

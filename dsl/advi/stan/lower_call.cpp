@@ -281,7 +281,9 @@ int Lowerer::rank_of_value(const Value& v) {
 }
 
 Value Lowerer::call(const Call& c, Loc at) {
-    const std::string& f = c.name;
+    // a user's foo_lpdf called as foo_lupdf (functions.cpp: user_density)
+    const std::string f =
+        user_density(c.name, [&](const std::string& n) { return has_user_function(n); });
     CallSite site{*this, c, {}, at};
     std::vector<Value>& args = site.args;
     for (const auto& a : c.args) args.push_back(expr(a));

@@ -174,6 +174,13 @@ TEST_CASE("user functions: calls with their argument types, void and non-void", 
     // densities defined by the user are checked like built-ins under `~`
     const std::string d = "real my_lpdf(vector y, real m) { return normal_lpdf(y | m, 1); }";
     CHECK(first_line_of_error(with_functions(d, "y ~ my(mu);")) == "ok");
+    // Stan derives my_lupdf from my_lpdf: check and the lowering both call it
+    const std::string lupdf = with_functions(d, "target += my_lupdf(y | mu);");
+    CHECK(first_line_of_error(lupdf) == "ok");
+    CHECK(lower(parse_program(lupdf, "m.stan"),
+                read_json_data(R"({"N": 1, "y": [1]})", "d.json")) != nullptr);
+    CHECK(first_line_of_error(with_functions(d, "target += my_lupdf(y | mu, 2);")) ==
+          "m.stan:4:19: my_lpdf takes (vector | real); got (vector | real, int)");
     CHECK(first_line_of_error(with_functions(d, "y ~ my(mu, 1);")) ==
           "m.stan:4:13: my_lpdf takes (vector | real); got (vector | real, int)");
     CHECK(first_line_of_error(
