@@ -294,6 +294,22 @@ TEST_CASE("the named distributions compile with Eigen arguments", "[dsl][constan
     check_same(evaluate(a), evaluate(b));
 }
 
+TEST_CASE("operators take Eigen objects on either side", "[dsl][constant_args]") {
+    Eigen::MatrixXd X(4, 3);
+    X << 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12;
+    X /= 10;
+    Eigen::VectorXd v(3);
+    v << 0.5, -1.5, 2.5;
+    Model a, b;
+    const Expr xa = a.param("x", normal(0, 1), 3), xb = b.param("x", normal(0, 1), 3);
+    a.target_add(sum(square(X * xa)) + sum(square(v + xa)) + sum(xa - v) + sum(v - xa) +
+                 sum(2 * xa) + dot(v.transpose(), xa) + sum(v.head(3) / exp(xa)));
+    const Expr Xd = b.data("X", X), vd = b.data("v", v);
+    b.target_add(sum(square(Xd * xb)) + sum(square(vd + xb)) + sum(xb - vd) + sum(vd - xb) +
+                 sum(2.0 * xb) + dot(vd, xb) + sum(vd / exp(xb)));
+    check_same(evaluate(a), evaluate(b));
+}
+
 TEST_CASE("functions of two arguments take a constant on either side", "[dsl][constant_args]") {
     Eigen::VectorXd v(3), w(3);
     v << 0.5, 1.5, 2.5;
