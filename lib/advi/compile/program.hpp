@@ -10,11 +10,12 @@
 #include <Eigen/Core>
 
 #include <advi/compile/slots.hpp>
-#include <advi/compile/thread_pool.hpp>
 #include <advi/graph/graph.hpp>
 #include <advi/model/model_spec.hpp>
 
 namespace advi {
+
+class ThreadPool;
 
 class Program {
 public:
@@ -132,7 +133,8 @@ private:
     void exec_plain(const Instr& ins);
     void exec_group(const Group& group, int part, int thread);
     // Runs task for parts [0, parts): on the pool, or one after another on one thread.
-    void run_parts(int parts, ThreadPool::Task task, void* context);
+    // (task has ThreadPool::Task's signature.)
+    void run_parts(int parts, void (*task)(void* context, int part, int thread), void* context);
     static void group_task(void* context, int part, int thread);
     static void split_task(void* context, int part, int thread);
     void bind_instr(Instr& ins);
