@@ -205,9 +205,7 @@ std::string explain_nonfinite(const ModelSpec& spec, const Eigen::VectorXd& zeta
         if (n.op == Op::CheckConstraint) {  // a declared constraint: say which, and why
             ConstraintChecker checker(spec);
             if (auto why = checker.violation(theta)) {
-                return *why +
-                       " (a transformed parameter outside its declared constraint makes "
-                       "the log density -inf, as Stan rejects such a draw)";
+                return *why + " (Stan rejects such a draw)";
             }
         }
         const int o = offset[static_cast<std::size_t>(id)];

@@ -18,8 +18,9 @@ namespace {
 
 using Strided = Eigen::Map<const Eigen::MatrixXd, 0, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;
 
+// Nine significant digits: enough to see a value against its bound, short enough for one line.
 std::string value(double v) {
-    return fmt::format("{}", v);
+    return fmt::format("{:.9g}", v);
 }
 
 std::optional<std::string> vector_violation(Constraint c, const Strided& x) {

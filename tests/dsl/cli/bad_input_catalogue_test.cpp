@@ -185,6 +185,10 @@ std::vector<BadInput> catalogue() {
         {"empty array for a sized vector", text(kModel), "d.json", text(json("3", "[]", "1")),
          "data variable `y`: expected real[3]"},
         {"empty model", text(""), "", {}, "the model has no parameters"},
+        // A declared constraint that no draw meets (issue 17, class 3): every draw is rejected.
+        {"transformed parameter that can never meet its declared constraint",
+         text("parameters { vector[3] a; }\ntransformed parameters { simplex[3] s = a; }\nmodel { a ~ normal(0.3, 0.3); }\n"),
+         "", {}, "transformed parameter `s` is not a simplex"},
         // Sizes that overflow or need more memory than any machine has, refused before allocating.
         {"size product overflowing int64", text(sized_param("array[N, N, N] real x;", "")), "d.json",
          text(R"({"N": 2000000000})"), "the number of elements overflows"},
