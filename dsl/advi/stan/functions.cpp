@@ -432,7 +432,7 @@ constexpr std::pair<std::string_view, std::string_view> kMultivariateSignatures[
     // (the vectorised forms the lowering does: a mean per variate, or one for all)
     {"multi_normal",          "(vector | vector, matrix) => real; (row_vector | row_vector, matrix) => real; (array[] vector | vectors, matrix) => real; (array[] row_vector | vectors, matrix) => real"},
     {"multi_normal_cholesky", "(vector | vector, matrix) => real; (row_vector | row_vector, matrix) => real; (array[] vector | vectors, matrix) => real; (array[] row_vector | vectors, matrix) => real"},
-    {"dirichlet",             "(vector | vector) => real; (row_vector | row_vector) => real; (vector | row_vector) => real; (row_vector | vector) => real"},
+    {"dirichlet",             "(vector | vector) => real; (row_vector | row_vector) => real; (vector | row_vector) => real; (row_vector | vector) => real; (array[] vector | vector) => real"},
     {"categorical",           "(ints | vector) => real"},
     {"categorical_logit",     "(ints | vector) => real"},
     {"ordered_logistic",      "(int | real, vector) => real; (ints | vector, vector) => real"},

@@ -252,7 +252,7 @@ std::vector<BadInput> catalogue() {
         // Integer outcomes and indices (issue 17): Stan's ranges, named.
         {"categorical outcome 0", text(outcome_program("y ~ categorical(theta);")), "d.json", text(R"({"y": [1, 0, 3]})"), "m.stan:3:9: `y`[2] = 0 is outside categorical's outcomes 1..3"},
         {"categorical outcome above K", text(outcome_program("for (n in 1:3) y[n] ~ categorical(theta);")), "d.json", text(R"({"y": [1, 4, 3]})"), "`y[n]` = 4 (at n = 2) is outside categorical's outcomes 1..3"},
-        {"ordered_logistic outcome 0", text(outcome_program("y ~ ordered_logistic(0.5, c);")), "d.json", text(R"({"y": [0, 1, 3]})"), "`y`[1] = 0 is outside ordered_logistic's outcomes 1..3"},
+        {"ordered_logistic outcome 0", text(outcome_program("y ~ ordered_logistic(rep_vector(0.5, 3), c);")), "d.json", text(R"({"y": [0, 1, 3]})"), "`y`[1] = 0 is outside ordered_logistic's outcomes 1..3"},
         {"bernoulli outcome 2", text(outcome_program("y ~ bernoulli(0.5);")), "d.json", text(R"({"y": [0, 1, 2]})"), "`y`[3] = 2 is outside bernoulli's outcomes 0..1"},
         {"poisson outcome -1", text(outcome_program("y ~ poisson(3);")), "d.json", text(R"({"y": [0, -1, 2]})"), "`y`[2] = -1 is outside poisson's outcomes 0, 1, ..."},
         {"binomial outcome above N", text(outcome_program("y ~ binomial(2, 0.5);")), "d.json", text(R"({"y": [0, 1, 3]})"), "`y`[3] = 3 is outside binomial's outcomes 0..2 (`N` = 2)"},
