@@ -21,44 +21,21 @@
 #include <advi/io/cmdstan_csv.hpp>
 #include <advi/io/csv_reader.hpp>
 
+#include "support/temp_dir.hpp"
+
 #include <unistd.h>
 
 namespace advi {
 namespace {
 
 namespace fs = std::filesystem;
+using advi::test::read_text;
+using advi::test::TempDir;
 using Catch::Matchers::Contains;
 using Names = std::vector<std::string>;
 
 Names names(std::string_view name, std::vector<std::int64_t> dims) {
     return stan_column_names(name, dims);
-}
-
-// A fresh directory per test case, removed at the end.
-struct TempDir {
-    fs::path path;
-    explicit TempDir(std::string_view tag)
-        : path(fs::temp_directory_path() / fmt::format("advi_cmdstan_csv_{}_{}", tag, ::getpid())) {
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    [[nodiscard]] std::vector<std::string> files() const {
-        std::vector<std::string> out;
-        for (const auto& e : fs::directory_iterator(path)) out.push_back(e.path().filename());
-        std::sort(out.begin(), out.end());
-        return out;
-    }
-};
-
-std::string read_text(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
 }
 
 bool has_comment(const StanCsv& csv, std::string_view line) {

@@ -16,39 +16,17 @@
 #include <advi/base/error.hpp>
 #include <advi/io/output_file.hpp>
 
+#include "support/temp_dir.hpp"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
+using advi::test::read_text;
+using advi::test::TempDir;
 using Catch::Matchers::Contains;
 
 namespace {
-
-struct TempDir {
-    fs::path path;
-    explicit TempDir(std::string_view tag)
-        : path(fs::temp_directory_path() / fmt::format("advi_output_file_{}_{}", tag, ::getpid())) {
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    [[nodiscard]] std::vector<std::string> files() const {
-        std::vector<std::string> out;
-        for (const auto& e : fs::directory_iterator(path)) out.push_back(e.path().filename());
-        std::sort(out.begin(), out.end());
-        return out;
-    }
-};
-
-std::string read_text(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 void write_text(const fs::path& p, const std::string& text) {
     advi::write_output_file(p, [&](const advi::WriteText& write) { write(text); });

@@ -8,18 +8,12 @@
 #include <advi/stan/check.hpp>
 #include <advi/stan/parser.hpp>
 
+#include "stan_test_util.hpp"
+
 namespace advi::stan {
 namespace {
 
-std::string first_line_of_error(const std::string& text) {
-    try {
-        check(parse_program(text, "m.stan"));
-    } catch (const ParseError& e) {
-        const std::string w = e.what();
-        return w.substr(0, w.find('\n'));
-    }
-    return "ok";
-}
+using test::first_line_of_error;
 
 }  // namespace
 

@@ -1,5 +1,6 @@
-// Helpers for the Stan parser tests: expressions printed fully parenthesised, the round trip
-// parse -> print -> parse -> print, and one block of a printed program.
+// Helpers for the Stan parser and checker tests: expressions printed fully parenthesised, the
+// round trip parse -> print -> parse -> print, one block of a printed program, and the first
+// line of what `check` says of a program.
 #pragma once
 
 #include <string>
@@ -7,9 +8,21 @@
 #include <catch2/catch.hpp>
 
 #include <advi/stan/ast_printer.hpp>
+#include <advi/stan/check.hpp>
 #include <advi/stan/parser.hpp>
 
 namespace advi::stan::test {
+
+// "m.stan:L:C: message" of the first error `check` finds in `text`, or "ok".
+inline std::string first_line_of_error(const std::string& text) {
+    try {
+        check(parse_program(text, "m.stan"));
+    } catch (const ParseError& e) {
+        const std::string w = e.what();
+        return w.substr(0, w.find('\n'));
+    }
+    return "ok";
+}
 
 inline std::string parens(const Expression& e);
 
