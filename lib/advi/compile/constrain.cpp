@@ -73,14 +73,16 @@ Substituted substitute(const ModelSpec& m) {
 
 }  // namespace
 
-Graph constrain(const ModelSpec& m) {
+Graph constrain(const ModelSpec& m, bool jacobian) {
     Substituted s = substitute(m);
     Graph& g = s.graph;
     auto lp = g.output("lp");
     if (!lp)
         throw InternalError("constrain: the model graph has no output `lp`");
     NodeId total = *lp;
-    for (NodeId d : s.logdet) total = g.apply(Op::Add, total, d);
+    if (jacobian) {
+        for (NodeId d : s.logdet) total = g.apply(Op::Add, total, d);
+    }
     g.clear_outputs();
     g.set_output("lp", total);
     return rebuild(g);

@@ -6,8 +6,10 @@
 
 namespace advi {
 
-// The log density on zeta: output "lp" = log p(x, T^-1(zeta)) + sum log|det J|.
-[[nodiscard]] Graph constrain(const ModelSpec& m);
+// The log density on zeta: output "lp" = log p(x, T^-1(zeta)) + sum log|det J|; without the
+// log-Jacobian when `jacobian` is false (the penalised likelihood whose maximum is CmdStan's
+// default optimum; the posterior in zeta, whose mode ADVI and Laplace need, keeps it).
+[[nodiscard]] Graph constrain(const ModelSpec& m, bool jacobian = true);
 
 // The map zeta -> theta: one output per latent, "theta <name>", at the latent's offset
 // in the flat theta vector (ModelSpec::theta_offsets()).

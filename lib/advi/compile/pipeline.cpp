@@ -18,13 +18,13 @@ void show(std::string_view stage, const Graph& g) {
 
 }  // namespace
 
-Stages stages(const ModelSpec& m) {
+Stages stages(const ModelSpec& m, bool jacobian) {
     Stages s;
     s.model = m.graph;
     show("model", s.model);
     // Simplified before differentiating too: a simpler forward graph (log(exp x) = x,
     // x / exp(y) = x exp(-y), ...) has a simpler derivative than one simplified afterwards.
-    s.constrained = simplify(constrain(m));
+    s.constrained = simplify(constrain(m, jacobian));
     show("constrain", s.constrained);
     s.gradient = differentiate(s.constrained);
     show("diff", s.gradient);
@@ -33,8 +33,8 @@ Stages stages(const ModelSpec& m) {
     return s;
 }
 
-Program compile(const ModelSpec& m) {
-    Stages s = stages(m);
+Program compile(const ModelSpec& m, bool jacobian) {
+    Stages s = stages(m, jacobian);
     Program p = Program::compile(s.simplified, m.data, m.zeta_dim(), m.zeta_dim(), 0, true);
     if (dump_wanted("program"))
         std::cerr << "# program\n" << p.str();

@@ -11,8 +11,8 @@
 namespace advi {
 
 // The gradient program: run(zeta, grad) -> log p(x, T^-1(zeta)) + log|det J| and its
-// gradient over zeta.
-[[nodiscard]] Program compile(const ModelSpec& m);
+// gradient over zeta; without log|det J| when `jacobian` is false (constrain.hpp).
+[[nodiscard]] Program compile(const ModelSpec& m, bool jacobian = true);
 
 // The constrain program: run(zeta, theta) writes every latent's constrained values at
 // ModelSpec::theta_offsets().
@@ -26,6 +26,6 @@ struct Stages {
     Graph gradient;
     Graph simplified;
 };
-[[nodiscard]] Stages stages(const ModelSpec& m);
+[[nodiscard]] Stages stages(const ModelSpec& m, bool jacobian = true);
 
 }  // namespace advi

@@ -46,6 +46,27 @@ TEST_CASE("linear regression: program value and gradient against a hand-written 
     CHECK(grad[D] == Approx(gz).epsilon(1e-10));
 }
 
+TEST_CASE("without the Jacobian, the program is the density of theta at T^-1(zeta)", "[dsl]") {
+    // sigma = exp(z) and a bounded u = 2 + 3 inv_logit(w): their log|det J| are z and
+    // log(3) + log_inv_logit(w) + log_inv_logit(-w); jacobian = false drops exactly those.
+    Model m;
+    auto sigma = m.param("sigma", lognormal(0, 1));
+    auto u = m.param("u", uniform(2, 5));
+    auto y = m.data("y", Eigen::VectorXd::Constant(1, 0.7).eval());
+    m.observe(y, normal(u - 3, sigma));
+    Program with = compile(m.spec(), true);
+    Program without = compile(m.spec(), false);
+    Eigen::VectorXd zeta(2), g1(2), g0(2);
+    zeta << 0.4, -0.3;
+    const double diff = with.run(zeta, g1) - without.run(zeta, g0);
+    const double w = zeta[1];
+    const double logit_part = -std::log1p(std::exp(-w)) - std::log1p(std::exp(w));
+    CHECK(diff == Approx(zeta[0] + std::log(3.0) + logit_part).epsilon(1e-12));
+    CHECK(g1[0] - g0[0] == Approx(1.0).epsilon(1e-12));
+    // d/dw [log_inv_logit(w) + log_inv_logit(-w)] = 1 - 2 inv_logit(w)
+    CHECK(g1[1] - g0[1] == Approx(1.0 - 2.0 / (1.0 + std::exp(-w))).epsilon(1e-12));
+}
+
 TEST_CASE("hierarchical priors: arguments that are expressions of other parameters", "[dsl]") {
     Eigen::VectorXd y = Eigen::VectorXd::LinSpaced(6, -1, 2);
     Eigen::VectorXi group(6);
