@@ -32,6 +32,18 @@ public:
     virtual void use_evaluation_batch() {}
 };
 
+// A target that also gives curvature: the Hessian of the same log density (the Jacobian
+// term included where the target includes it) times a vector, for Newton steps, the Laplace
+// approximation and curvature-aware ADVI. A compiled model gives it exactly, from the graph
+// of its gradient differentiated once more (compile/pipeline.hpp).
+class CurvatureTarget : public Target {
+public:
+    // Returns the log density at zeta; writes its gradient into grad and H(zeta) v into hv
+    // (both already sized dim()). Non-finite values are allowed, as for the gradient.
+    virtual double hessian_vector(const Eigen::VectorXd& zeta, const Eigen::VectorXd& v,
+                                  Eigen::VectorXd& grad, Eigen::VectorXd& hv) = 0;
+};
+
 // The engine's one way to evaluate a target: an exception from a library inside the target (a
 // special function's overflow, a failed factorisation) is a failed evaluation at that point,
 // NaN, which the engine drops and counts like any non-finite value, instead of ending the fit.
