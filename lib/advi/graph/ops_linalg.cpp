@@ -748,6 +748,35 @@ void adj_tril(Graph& g, NodeId, NodeId G, Contrib& c) {
 void adj_cholesky(Graph& g, NodeId y, NodeId G, Contrib& c) {
     c[0] = apply(g, Op::CholeskyAdjoint, y, G);
 }
+// S_bar = cholesky_adjoint(L, L_bar) = sigma(M), M = L^-T P L^-1, P = Phi(L' T), T = tril(L_bar),
+// sigma(M) = tril(M + M') - diag(M) (cholesky_adjoint_kernel). With H the adjoint of S_bar,
+//   <H, sigma(M)> = <W, M>,  W = tril(H) + tril(H, -1)' (symmetric).
+// In L_bar (S_bar is linear in it), with Z = L^-1 W L^-T and Q = Phi(Z) (Phi self-adjoint):
+//   <W, L^-T Phi(L' T) L^-1> = <Phi(Z), L' T> = <L Q, T>:  L_bar_bar = L Q (lower triangular).
+// In L: dM = -L^-T dL' M + L^-T Phi(dL' T) L^-1 - M dL L^-1, so
+//   <W, dM> = <-M W L^-T + T Q' - M' W L^-T, dL>:  L_bar = tril(T Q' - (M + M') W L^-T),
+// where M + M' = S_bar + S_bar' (sigma keeps M + M' below the diagonal and M_ii on it) and
+// W L^-T = (L^-1 W)'. Only lower triangles are read, as the kernel reads only those.
+void adj_cholesky_adjoint(Graph& g, NodeId y, NodeId H, Contrib& c) {
+    const NodeId L = apply(g, Op::Tril, in(g, y, 0));
+    const NodeId T = apply(g, Op::Tril, in(g, y, 1));
+    const NodeId Hl = apply(g, Op::Tril, H);
+    const NodeId W = apply(g, Op::Sub, apply(g, Op::Add, Hl, apply(g, Op::Transpose, Hl)),
+                           apply(g, Op::DiagMatrix, apply(g, Op::Diagonal, H)));
+    const NodeId Y = apply(g, Op::TriLowSolve, L, W);                           // L^-1 W
+    const NodeId Z = apply(g, Op::TriLowSolve, L, apply(g, Op::Transpose, Y));  // L^-1 W L^-T
+    const NodeId Q = apply(
+        g, Op::Sub, apply(g, Op::Tril, Z),
+        apply(g, Op::Mul, g.constant(0.5), apply(g, Op::DiagMatrix, apply(g, Op::Diagonal, Z))));
+    if (var(g, y, 1))
+        c[1] = apply(g, Op::MatMul, L, Q);
+    if (var(g, y, 0)) {
+        const NodeId MMt = apply(g, Op::Add, y, apply(g, Op::Transpose, y));
+        c[0] = apply(g, Op::Tril,
+                     apply(g, Op::Sub, apply(g, Op::MatMulT, T, Q),
+                           apply(g, Op::MatMul, MMt, apply(g, Op::Transpose, Y))));
+    }
+}
 // C = L^-1 B: L dC + dL C = dB, dC = L^-1 (dB - dL C), so with B_bar = L^-T G,
 //   B_bar = L^-T G,  L_bar = -tril(B_bar C') (only L's lower triangle is read).
 void adj_tri_low_solve(Graph& g, NodeId y, NodeId G, Contrib& c) {

@@ -100,6 +100,7 @@ void adj_diag_matrix(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_diagonal(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_tril(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_cholesky(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_cholesky_adjoint(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_tri_low_solve(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_tri_low_t_solve(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_log_determinant(Graph& g, NodeId y, NodeId adj, Contrib& c);

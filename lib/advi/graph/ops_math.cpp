@@ -103,9 +103,10 @@ double lmultiply(double x, double y) {
 }
 
 // The order is a real input of the graph (so that the op stays elementwise and folds as one
-// scalar function of two): anything but a whole number >= 0 is outside the domain, NaN. At the
-// poles (0 and the negative integers) NaN too, as for digamma and trigamma; overflow is inf
-// under MathPolicy.
+// scalar function of two): anything but a whole number in 0..1000 is outside the domain, NaN
+// (the cap keeps the conversion to int defined; each differentiation adds one to the order, so
+// no graph comes near it). At the poles (0 and the negative integers) NaN too, as for digamma
+// and trigamma; overflow is inf under MathPolicy.
 double polygamma(double n, double x) {
     if (!(n >= 0) || n != std::floor(n) || n > 1000)
         return std::nan("");
