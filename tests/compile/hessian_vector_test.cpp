@@ -119,6 +119,27 @@ TEST_CASE("hierarchical model: H v equals the analytic Hessian times v", "[compi
     }
 }
 
+// x ~ uniform(0, 1) on zeta = logit(x): the density is flat in x, so without the Jacobian
+// H = 0; with it, lp = log x + log(1 - x) and H = -2 x (1 - x).
+TEST_CASE("H v with and without the log-Jacobian", "[compile][hessian]") {
+    Model m;
+    auto x = m.param("x", uniform(0, 1));
+    (void)x;
+    HessianVectorProgram with = compile_hessian_vector(m.spec());
+    HessianVectorProgram without = compile_hessian_vector(m.spec(), false);
+    for (double z : {-2.0, 0.0, 0.7, 3.0}) {
+        const double xv = 1 / (1 + std::exp(-z));
+        const Eigen::VectorXd zeta{{z}}, v{{1.5}};
+        Eigen::VectorXd grad(1), hv(1);
+        with.hessian_vector(zeta, v, grad, hv);
+        CHECK(hv[0] == Approx(-2 * xv * (1 - xv) * 1.5).epsilon(1e-13));
+        CHECK(grad[0] == Approx(1 - 2 * xv).epsilon(1e-13).margin(1e-15));
+        without.hessian_vector(zeta, v, grad, hv);
+        CHECK(hv[0] == 0.0);
+        CHECK(grad[0] == 0.0);
+    }
+}
+
 TEST_CASE("the curvature program is a CurvatureTarget and refuses vectors of the wrong size",
           "[compile][hessian]") {
     Model m;
