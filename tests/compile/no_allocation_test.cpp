@@ -151,4 +151,39 @@ TEST_CASE("models with factorisations and constrained matrices run without alloc
     }
 }
 
+// The curvature program: hessian_vector(zeta, v, grad, hv) with grad and hv of the right size
+// copies into its own [zeta; v] and out of its [grad; H v], and runs a Program.
+TEST_CASE("Hessian-vector products run without allocating", "[compile][hessian]") {
+    auto check = [](HessianVectorProgram& p) {
+        for (int threads : {1, 2, 3}) {
+            INFO("threads = " << threads);
+            p.set_threads(threads);
+            const Eigen::VectorXd zeta = 0.1 * Eigen::VectorXd::LinSpaced(p.dim(), -1, 1);
+            const Eigen::VectorXd v = Eigen::VectorXd::LinSpaced(p.dim(), 1, -0.5);
+            Eigen::VectorXd grad(p.dim()), hv(p.dim());
+            p.hessian_vector(zeta, v, grad, hv);
+            const long before = g_allocations.load();
+            for (int r = 0; r < 3; ++r) {
+                p.hessian_vector(zeta, v, grad, hv);
+                p.log_density_gradient(zeta, grad);
+            }
+            CHECK(g_allocations.load() - before == 0);
+        }
+    };
+    SECTION("Gaussian mixture (simplex, log_sum_exp_rows)") {
+        const bench::GmmData d(500, 5, 3);
+        Model m;
+        bench::build_gmm(m, d);
+        HessianVectorProgram p = compile_hessian_vector(m.spec());
+        check(p);
+    }
+    SECTION("stochastic volatility (linear scans)") {
+        const bench::StochVolData d(300);
+        Model m;
+        bench::build_stochvol(m, d);
+        HessianVectorProgram p = compile_hessian_vector(m.spec());
+        check(p);
+    }
+}
+
 }  // namespace advi

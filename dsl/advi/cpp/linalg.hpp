@@ -56,8 +56,8 @@ Expr cumulative_sum(const Expr& v);
 Expr prod(const Expr& x);
 Expr row_sums(const Expr& M);  // a vector, one sum per row
 Expr col_sums(const Expr& M);  // a vector, one sum per column
-// Data only: min and max have no derivative rule (a parameter flowing into them is an
-// error when the model is differentiated).
+// min and max: the gradient goes to the element that attains the extremum (split evenly
+// among tied elements, a subgradient; ties have measure zero under a density).
 Expr min(const Expr& x);
 Expr max(const Expr& x);
 

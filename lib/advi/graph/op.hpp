@@ -55,6 +55,7 @@ enum class Op : std::uint8_t {
     Fmin,
     Fmax,
     Lmultiply,
+    Polygamma,
     // reductions, linear algebra, indexing
     Sum,
     Broadcast,
@@ -86,6 +87,7 @@ enum class Op : std::uint8_t {
     ReverseCumulativeSum,
     Prod,
     ProdOthers,
+    ProdOthersVjp,
     Min,
     Max,
     Block,
@@ -99,21 +101,33 @@ enum class Op : std::uint8_t {
     ColSums,
     GatherRows,
     ScatterAddRows,
-    // transforms: a constant vector leaf, fused constrain ops and their vector-Jacobian
-    // products
+    // transforms: a constant vector leaf, fused constrain ops, their vector-Jacobian
+    // products, Jacobian-vector products and second directional derivatives (ops_constrain.hpp)
     ConstVector,
     SimplexConstrain,
     SimplexConstrainVjp,
+    SimplexConstrainJvp,
+    SimplexConstrainHvp,
     OrderedConstrain,
     OrderedConstrainVjp,
+    OrderedConstrainJvp,
+    OrderedConstrainHvp,
     PositiveOrderedConstrain,
     PositiveOrderedConstrainVjp,
+    PositiveOrderedConstrainJvp,
+    PositiveOrderedConstrainHvp,
     CholeskyCorrConstrain,
     CholeskyCorrConstrainVjp,
+    CholeskyCorrConstrainJvp,
+    CholeskyCorrConstrainHvp,
     CholeskyCovConstrain,
     CholeskyCovConstrainVjp,
+    CholeskyCovConstrainJvp,
+    CholeskyCovConstrainHvp,
     LowerTriSelfTranspose,
     LowerTriSelfTransposeVjp,
+    LowerTriSelfTransposeJvp,
+    LowerTriSelfTransposeHvp,
     // random draws for generated quantities: quantile functions of uniforms (ops_random.hpp)
     GammaQuantile,
     BetaQuantile,
@@ -225,5 +239,9 @@ struct OpInfo {
 // How a fused loop computes the op: Elementwise for an elementwise op, else its `loop` column.
 [[nodiscard]] LoopForm loop_form(Op op);
 [[nodiscard]] std::string_view op_name(Op op);
+// Why an op with inputs has no adjoint rule (empty for an op that has one): each such op is
+// either never on a parameter's path or reached only by a third differentiation
+// (op_table.cpp, beside the rows).
+[[nodiscard]] std::string_view no_derivative_reason(Op op);
 
 }  // namespace advi

@@ -352,6 +352,10 @@ void adj_lgamma(Graph& gr, NodeId y, NodeId g, C& c) {
 void adj_digamma(Graph& gr, NodeId y, NodeId g, C& c) {
     c[0] = mul(gr, g, gr.apply(Op::Trigamma, in(gr, y, 0)));
 }
+// to_real is the identity on reals (integer data is never a variable, so nothing flows there)
+void adj_to_real(Graph&, NodeId, NodeId g, C& c) {
+    c[0] = g;
+}
 void adj_add(Graph&, NodeId, NodeId g, C& c) {
     c[0] = g;
     c[1] = g;
@@ -481,8 +485,8 @@ constexpr OpInfo kOps[] = {
     {Op::Log1pExp,    "log1p_exp",      1, true,  unary_shape,       unary_kernel<Log1pExpF>,   adj_log1p_exp,      fold<Log1pExpF>,     Domain::Real},
     {Op::Lgamma,      "lgamma",         1, true,  unary_shape,       unary_kernel<LgammaF>,     adj_lgamma,         fold<LgammaF>,       Domain::Positive},
     {Op::Digamma,     "digamma",        1, true,  unary_shape,       unary_kernel<DigammaF>,    adj_digamma,        fold<DigammaF>,      Domain::Positive},
-    {Op::Trigamma,    "trigamma",       1, true,  unary_shape,       unary_kernel<TrigammaF>,   nullptr,            fold<TrigammaF>,     Domain::Positive},
-    {Op::ToReal,      "to_real",        1, true,  unary_shape,       to_real_kernel,            nullptr,            fold<ToRealF>,       Domain::None},
+    {Op::Trigamma,    "trigamma",       1, true,  unary_shape,       unary_kernel<TrigammaF>,   math::adj_trigamma,            fold<TrigammaF>,     Domain::Positive},
+    {Op::ToReal,      "to_real",        1, true,  unary_shape,       to_real_kernel,            adj_to_real,         fold<ToRealF>,       Domain::None},
     {Op::Add,         "add",            2, true,  broadcast_shapes,  binary_kernel<AddF>,       adj_add,            fold<AddF>,          Domain::Real},
     {Op::Sub,         "sub",            2, true,  broadcast_shapes,  binary_kernel<SubF>,       adj_sub,            fold<SubF>,          Domain::Real},
     {Op::Mul,         "mul",            2, true,  broadcast_shapes,  binary_kernel<MulF>,       adj_mul,            fold<MulF>,          Domain::Real},
@@ -507,6 +511,8 @@ constexpr OpInfo kOps[] = {
     {Op::Fmin,        "fmin",           2, true,  broadcast_shapes,  binary_kernel<math::FminF>, math::adj_fmin,    fold<math::FminF>,   Domain::Real},
     {Op::Fmax,        "fmax",           2, true,  broadcast_shapes,  binary_kernel<math::FmaxF>, math::adj_fmax,    fold<math::FmaxF>,   Domain::Real},
     {Op::Lmultiply,   "lmultiply",      2, true,  broadcast_shapes,  binary_kernel<math::LmultiplyF>, math::adj_lmultiply, fold<math::LmultiplyF>, Domain::Positive},
+    // the order n (input 0) a constant whole number; tested in tests/graph/second_order_test.cpp
+    {Op::Polygamma,   "polygamma",      2, true,  broadcast_shapes,  binary_kernel<math::PolygammaF>, math::adj_polygamma, fold<math::PolygammaF>, Domain::None},
     {Op::Sum,         "sum",            1, false, sum_shape,         sum_kernel,                adj_sum,            nullptr,             Domain::Real, nullptr, nullptr, LoopForm::Sum, sum_of_many},
     {Op::Broadcast,   "broadcast",      1, false, broadcast_shape,   broadcast_kernel,          adj_broadcast,      nullptr,             Domain::Real, nullptr, nullptr, LoopForm::Fill},
     {Op::Dot,         "dot",            2, false, dot_shape,         dot_kernel,                adj_dot,            nullptr,             Domain::Real},
@@ -523,7 +529,7 @@ constexpr OpInfo kOps[] = {
     {Op::Diagonal,         "diagonal",                1, false, linalg::diagonal_shape,          linalg::diagonal_kernel,                 linalg::adj_diagonal,                nullptr,             Domain::Real},
     {Op::Tril,             "tril",                    1, false, linalg::same_matrix_shape,       linalg::tril_kernel,                     linalg::adj_tril,                    nullptr,             Domain::Real},
     {Op::Cholesky,         "cholesky_decompose",      1, false, linalg::square_shape,            linalg::cholesky_kernel,                 linalg::adj_cholesky,                nullptr,             Domain::None},
-    {Op::CholeskyAdjoint,  "cholesky_adjoint",        2, false, linalg::cholesky_adjoint_shape,  linalg::cholesky_adjoint_kernel,         nullptr,                             nullptr,             Domain::None},
+    {Op::CholeskyAdjoint,  "cholesky_adjoint",        2, false, linalg::cholesky_adjoint_shape,  linalg::cholesky_adjoint_kernel,         linalg::adj_cholesky_adjoint,        nullptr,             Domain::None},
     {Op::TriLowSolve,      "mdivide_left_tri_low",    2, false, linalg::tri_solve_shape,         linalg::tri_low_solve_kernel,            linalg::adj_tri_low_solve,           nullptr,             Domain::None},
     {Op::TriLowTSolve,     "mdivide_left_tri_low_t",  2, false, linalg::tri_solve_shape,         linalg::tri_low_t_solve_kernel,          linalg::adj_tri_low_t_solve,         nullptr,             Domain::None},
     {Op::LogDeterminant,   "log_determinant",         1, false, linalg::square_to_scalar_shape,  linalg::log_determinant_kernel,          linalg::adj_log_determinant,         nullptr,             Domain::None, linalg::square_scratch},
@@ -538,9 +544,12 @@ constexpr OpInfo kOps[] = {
     {Op::CumulativeSum,    "cumulative_sum",          1, false, linalg::vector_shape,            linalg::cumulative_sum_kernel,           linalg::adj_cumulative_sum,          nullptr,             Domain::Real},
     {Op::ReverseCumulativeSum, "reverse_cumulative_sum",  1, false, linalg::vector_shape,            linalg::reverse_cumulative_sum_kernel,   linalg::adj_reverse_cumulative_sum,  nullptr,             Domain::Real},
     {Op::Prod,             "prod",                    1, false, linalg::to_scalar_shape,         linalg::prod_kernel,                     linalg::adj_prod,                    nullptr,             Domain::Real},
-    {Op::ProdOthers,       "prod_others",             1, false, linalg::same_shape,              linalg::prod_others_kernel,              nullptr,                             nullptr,             Domain::None},
-    {Op::Min,              "min",                     1, false, linalg::to_scalar_shape,         linalg::min_kernel,                      nullptr,                             nullptr,             Domain::None},
-    {Op::Max,              "max",                     1, false, linalg::to_scalar_shape,         linalg::max_kernel,                      nullptr,                             nullptr,             Domain::None},
+    {Op::ProdOthers,       "prod_others",             1, false, linalg::same_shape,              linalg::prod_others_kernel,              linalg::adj_prod_others,             nullptr,             Domain::None},
+    // x_bar of prod_others: the third derivative of prod, never differentiated (its rule would
+    // be the fourth); see linalg::adj_prod_others
+    {Op::ProdOthersVjp,    "prod_others_vjp",         2, false, linalg::prod_others_vjp_shape,   linalg::prod_others_vjp_kernel,          nullptr,                             nullptr,             Domain::None, linalg::input_scratch},
+    {Op::Min,              "min",                     1, false, linalg::to_scalar_shape,         linalg::min_kernel,                      linalg::adj_min,                     nullptr,             Domain::None},
+    {Op::Max,              "max",                     1, false, linalg::to_scalar_shape,         linalg::max_kernel,                      linalg::adj_max,                     nullptr,             Domain::None},
     {Op::Block,            "block",                   1, false, linalg::block_shape,             linalg::block_kernel,                    linalg::adj_block,                   nullptr,             Domain::Real, nullptr, contiguous_block},
     {Op::Embed,            "embed",                   1, false, linalg::embed_shape,             linalg::embed_kernel,                    linalg::adj_embed,                   nullptr,             Domain::Real, nullptr, nullptr, LoopForm::Embed, contiguous_embed},
     {Op::Reshape,          "reshape",                 1, false, linalg::reshape_shape,           linalg::reshape_kernel,                  linalg::adj_reshape,                 nullptr,             Domain::Real, nullptr, whole_input},
@@ -553,20 +562,35 @@ constexpr OpInfo kOps[] = {
     {Op::GatherRows,       "gather_rows",             2, false, linalg::gather_rows_shape,       linalg::gather_rows_kernel,              linalg::adj_gather_rows,             nullptr,             Domain::Real},
     {Op::ScatterAddRows,   "scatter_add_rows",        2, false, linalg::scatter_add_rows_shape,  linalg::scatter_add_rows_kernel,         linalg::adj_scatter_add_rows,        nullptr,             Domain::Real},
     // fused constrain ops (ops_constrain.hpp: Op1 generates the rows' functions from each
-    // kernel struct) and the vector constants they use
+    // kernel struct) and the vector constants they use. Each map f has four ops: f, its
+    // vector-Jacobian product J' u, its Jacobian-vector product J h (from the adjoint of J' u
+    // in u) and hvp = sum_o u_o Hess(f_o) h (from the adjoint of J' u in the point, and of J h).
+    // hvp has no rule: it is f's third derivative, reached only by a third differentiation.
     {Op::ConstVector,                 "const_vector",                   0, false, const_vector_shape,                                  const_vector_kernel,                                    nullptr,                                            nullptr, Domain::None},
     {Op::SimplexConstrain,            "simplex_constrain",              1, false, fused::Op1<SimplexKernels>::shape,                   fused::Op1<SimplexKernels>::kernel,                     fused::Op1<SimplexKernels>::adjoint,                nullptr, Domain::None},
-    {Op::SimplexConstrainVjp,         "simplex_constrain_vjp",          2, false, fused::Op1<SimplexKernels>::vjp_shape,               fused::Op1<SimplexKernels>::vjp_kernel,                 nullptr,                                            nullptr, Domain::None},
+    {Op::SimplexConstrainVjp,         "simplex_constrain_vjp",          2, false, fused::Op1<SimplexKernels>::vjp_shape,               fused::Op1<SimplexKernels>::vjp_kernel,                 fused::Op1<SimplexKernels>::vjp_adjoint, nullptr, Domain::None},
+    {Op::SimplexConstrainJvp, "simplex_constrain_jvp", 2, false, fused::Op1<SimplexKernels>::jvp_shape, fused::Op1<SimplexKernels>::jvp_kernel, fused::Op1<SimplexKernels>::jvp_adjoint, nullptr, Domain::None, fused::Op1<SimplexKernels>::jvp_scratch},
+    {Op::SimplexConstrainHvp, "simplex_constrain_hvp", 3, false, fused::Op1<SimplexKernels>::hvp_shape, fused::Op1<SimplexKernels>::hvp_kernel, nullptr, nullptr, Domain::None, fused::Op1<SimplexKernels>::hvp_scratch},
     {Op::OrderedConstrain,            "ordered_constrain",              1, false, fused::Op1<OrderedKernels>::shape,                   fused::Op1<OrderedKernels>::kernel,                     fused::Op1<OrderedKernels>::adjoint,                nullptr, Domain::None},
-    {Op::OrderedConstrainVjp,         "ordered_constrain_vjp",          2, false, fused::Op1<OrderedKernels>::vjp_shape,               fused::Op1<OrderedKernels>::vjp_kernel,                 nullptr,                                            nullptr, Domain::None},
+    {Op::OrderedConstrainVjp,         "ordered_constrain_vjp",          2, false, fused::Op1<OrderedKernels>::vjp_shape,               fused::Op1<OrderedKernels>::vjp_kernel,                 fused::Op1<OrderedKernels>::vjp_adjoint, nullptr, Domain::None},
+    {Op::OrderedConstrainJvp, "ordered_constrain_jvp", 2, false, fused::Op1<OrderedKernels>::jvp_shape, fused::Op1<OrderedKernels>::jvp_kernel, fused::Op1<OrderedKernels>::jvp_adjoint, nullptr, Domain::None, fused::Op1<OrderedKernels>::jvp_scratch},
+    {Op::OrderedConstrainHvp, "ordered_constrain_hvp", 3, false, fused::Op1<OrderedKernels>::hvp_shape, fused::Op1<OrderedKernels>::hvp_kernel, nullptr, nullptr, Domain::None, fused::Op1<OrderedKernels>::hvp_scratch},
     {Op::PositiveOrderedConstrain,    "positive_ordered_constrain",     1, false, fused::Op1<PositiveOrderedKernels>::shape,           fused::Op1<PositiveOrderedKernels>::kernel,             fused::Op1<PositiveOrderedKernels>::adjoint,        nullptr, Domain::None},
-    {Op::PositiveOrderedConstrainVjp, "positive_ordered_constrain_vjp", 2, false, fused::Op1<PositiveOrderedKernels>::vjp_shape,       fused::Op1<PositiveOrderedKernels>::vjp_kernel,         nullptr,                                            nullptr, Domain::None},
+    {Op::PositiveOrderedConstrainVjp, "positive_ordered_constrain_vjp", 2, false, fused::Op1<PositiveOrderedKernels>::vjp_shape,       fused::Op1<PositiveOrderedKernels>::vjp_kernel,         fused::Op1<PositiveOrderedKernels>::vjp_adjoint, nullptr, Domain::None},
+    {Op::PositiveOrderedConstrainJvp, "positive_ordered_constrain_jvp", 2, false, fused::Op1<PositiveOrderedKernels>::jvp_shape, fused::Op1<PositiveOrderedKernels>::jvp_kernel, fused::Op1<PositiveOrderedKernels>::jvp_adjoint, nullptr, Domain::None, fused::Op1<PositiveOrderedKernels>::jvp_scratch},
+    {Op::PositiveOrderedConstrainHvp, "positive_ordered_constrain_hvp", 3, false, fused::Op1<PositiveOrderedKernels>::hvp_shape, fused::Op1<PositiveOrderedKernels>::hvp_kernel, nullptr, nullptr, Domain::None, fused::Op1<PositiveOrderedKernels>::hvp_scratch},
     {Op::CholeskyCorrConstrain,       "cholesky_corr_constrain",        1, false, fused::Op1<CholeskyCorrKernels>::shape,              fused::Op1<CholeskyCorrKernels>::kernel,                fused::Op1<CholeskyCorrKernels>::adjoint,           nullptr, Domain::None},
-    {Op::CholeskyCorrConstrainVjp,    "cholesky_corr_constrain_vjp",    2, false, fused::Op1<CholeskyCorrKernels>::vjp_shape,          fused::Op1<CholeskyCorrKernels>::vjp_kernel,            nullptr,                                            nullptr, Domain::None},
+    {Op::CholeskyCorrConstrainVjp,    "cholesky_corr_constrain_vjp",    2, false, fused::Op1<CholeskyCorrKernels>::vjp_shape,          fused::Op1<CholeskyCorrKernels>::vjp_kernel,            fused::Op1<CholeskyCorrKernels>::vjp_adjoint, nullptr, Domain::None},
+    {Op::CholeskyCorrConstrainJvp, "cholesky_corr_constrain_jvp", 2, false, fused::Op1<CholeskyCorrKernels>::jvp_shape, fused::Op1<CholeskyCorrKernels>::jvp_kernel, fused::Op1<CholeskyCorrKernels>::jvp_adjoint, nullptr, Domain::None, fused::Op1<CholeskyCorrKernels>::jvp_scratch},
+    {Op::CholeskyCorrConstrainHvp, "cholesky_corr_constrain_hvp", 3, false, fused::Op1<CholeskyCorrKernels>::hvp_shape, fused::Op1<CholeskyCorrKernels>::hvp_kernel, nullptr, nullptr, Domain::None, fused::Op1<CholeskyCorrKernels>::hvp_scratch},
     {Op::CholeskyCovConstrain,        "cholesky_cov_constrain",         1, false, fused::Op1<CholeskyCovKernels>::shape,               fused::Op1<CholeskyCovKernels>::kernel,                 fused::Op1<CholeskyCovKernels>::adjoint,            nullptr, Domain::None},
-    {Op::CholeskyCovConstrainVjp,     "cholesky_cov_constrain_vjp",     2, false, fused::Op1<CholeskyCovKernels>::vjp_shape,           fused::Op1<CholeskyCovKernels>::vjp_kernel,             nullptr,                                            nullptr, Domain::None},
+    {Op::CholeskyCovConstrainVjp,     "cholesky_cov_constrain_vjp",     2, false, fused::Op1<CholeskyCovKernels>::vjp_shape,           fused::Op1<CholeskyCovKernels>::vjp_kernel,             fused::Op1<CholeskyCovKernels>::vjp_adjoint, nullptr, Domain::None},
+    {Op::CholeskyCovConstrainJvp, "cholesky_cov_constrain_jvp", 2, false, fused::Op1<CholeskyCovKernels>::jvp_shape, fused::Op1<CholeskyCovKernels>::jvp_kernel, fused::Op1<CholeskyCovKernels>::jvp_adjoint, nullptr, Domain::None, fused::Op1<CholeskyCovKernels>::jvp_scratch},
+    {Op::CholeskyCovConstrainHvp, "cholesky_cov_constrain_hvp", 3, false, fused::Op1<CholeskyCovKernels>::hvp_shape, fused::Op1<CholeskyCovKernels>::hvp_kernel, nullptr, nullptr, Domain::None, fused::Op1<CholeskyCovKernels>::hvp_scratch},
     {Op::LowerTriSelfTranspose,       "lower_tri_self_transpose",       1, false, fused::Op1<LowerTriSelfTransposeKernels>::shape,     fused::Op1<LowerTriSelfTransposeKernels>::kernel,       fused::Op1<LowerTriSelfTransposeKernels>::adjoint,  nullptr, Domain::None},
-    {Op::LowerTriSelfTransposeVjp,    "lower_tri_self_transpose_vjp",   2, false, fused::Op1<LowerTriSelfTransposeKernels>::vjp_shape, fused::Op1<LowerTriSelfTransposeKernels>::vjp_kernel,   nullptr,                                            nullptr, Domain::None},
+    {Op::LowerTriSelfTransposeVjp,    "lower_tri_self_transpose_vjp",   2, false, fused::Op1<LowerTriSelfTransposeKernels>::vjp_shape, fused::Op1<LowerTriSelfTransposeKernels>::vjp_kernel,   fused::Op1<LowerTriSelfTransposeKernels>::vjp_adjoint, nullptr, Domain::None},
+    {Op::LowerTriSelfTransposeJvp, "lower_tri_self_transpose_jvp", 2, false, fused::Op1<LowerTriSelfTransposeKernels>::jvp_shape, fused::Op1<LowerTriSelfTransposeKernels>::jvp_kernel, fused::Op1<LowerTriSelfTransposeKernels>::jvp_adjoint, nullptr, Domain::None, fused::Op1<LowerTriSelfTransposeKernels>::jvp_scratch},
+    {Op::LowerTriSelfTransposeHvp, "lower_tri_self_transpose_hvp", 3, false, fused::Op1<LowerTriSelfTransposeKernels>::hvp_shape, fused::Op1<LowerTriSelfTransposeKernels>::hvp_kernel, nullptr, nullptr, Domain::None, fused::Op1<LowerTriSelfTransposeKernels>::hvp_scratch},
     {Op::GammaQuantile,               "gamma_quantile",                 3, false, random_ops::quantile_shape,                          random_ops::gamma_quantile_kernel,                      nullptr,                                            nullptr, Domain::None},
     {Op::BetaQuantile,                "beta_quantile",                  3, false, random_ops::quantile_shape,                          random_ops::beta_quantile_kernel,                       nullptr,                                            nullptr, Domain::None},
     {Op::StudentTQuantile,            "student_t_quantile",             2, false, random_ops::quantile_shape,                          random_ops::student_t_quantile_kernel,                  nullptr,                                            nullptr, Domain::None},
@@ -574,7 +598,8 @@ constexpr OpInfo kOps[] = {
     {Op::BinomialQuantile,            "binomial_quantile",              3, false, random_ops::quantile_shape,                          random_ops::binomial_quantile_kernel,                   nullptr,                                            nullptr, Domain::None},
     {Op::NegBinomial2Quantile,        "neg_binomial_2_quantile",        3, false, random_ops::quantile_shape,                          random_ops::neg_binomial_2_quantile_kernel,             nullptr,                                            nullptr, Domain::None},
     {Op::LinearScan,                  "linear_scan",                    3, false, scan_ops::linear_scan_shape,                         scan_ops::linear_scan_kernel,                           scan_ops::adj_linear_scan,                          nullptr, Domain::None},
-    {Op::LinearScanReverse,           "linear_scan_reverse",            2, false, scan_ops::linear_scan_reverse_shape,                 scan_ops::linear_scan_reverse_kernel,                   nullptr,                                            nullptr, Domain::None},
+    {Op::LinearScanReverse,           "linear_scan_reverse",            2, false, scan_ops::linear_scan_reverse_shape,                 scan_ops::linear_scan_reverse_kernel,                   scan_ops::adj_linear_scan_reverse,                  nullptr, Domain::None},
+    // 0 or -inf, piecewise constant in its inputs: derivative 0 wherever it is finite
     {Op::CheckConstraint,             "check_constraint",               3, false, check_ops::check_constraint_shape,                   check_ops::check_constraint_kernel,                     linalg::adj_none,                                   nullptr, Domain::None, check_ops::check_constraint_scratch},
 };
 // clang-format on
@@ -590,7 +615,45 @@ constexpr bool rows_in_order() {
 }
 static_assert(rows_in_order(), "op table rows must follow the Op enumeration");
 
+// The ops with inputs but no adjoint rule, and why (tests/graph/second_order_test.cpp walks the
+// table: every op an adjoint rule emits has a rule or a line here). Ops with a rule are twice
+// differentiable wherever their rule's ops are; where that is only almost everywhere (step,
+// fabs, fmin, fmax, min, max: the kink or tie has measure zero) the rule says so.
+struct NoDerivative {
+    Op op;
+    std::string_view reason;
+};
+constexpr std::string_view kRandomDraw =
+    "a quantile of a uniform draw, used only in generated quantities, which are not "
+    "differentiated; its derivative in the shape parameters has no closed form";
+constexpr std::string_view kThirdOrder =
+    "a third derivative (the adjoint of a second-order rule), which a Hessian-vector product, "
+    "the second differentiation, never differentiates";
+constexpr NoDerivative kNoDerivative[] = {
+    {Op::GammaQuantile,               kRandomDraw},
+    {Op::BetaQuantile,                kRandomDraw},
+    {Op::StudentTQuantile,            kRandomDraw},
+    {Op::PoissonQuantile,             kRandomDraw},
+    {Op::BinomialQuantile,            kRandomDraw},
+    {Op::NegBinomial2Quantile,        kRandomDraw},
+    {Op::ProdOthersVjp,               kThirdOrder},
+    {Op::SimplexConstrainHvp,         kThirdOrder},
+    {Op::OrderedConstrainHvp,         kThirdOrder},
+    {Op::PositiveOrderedConstrainHvp, kThirdOrder},
+    {Op::CholeskyCorrConstrainHvp,    kThirdOrder},
+    {Op::CholeskyCovConstrainHvp,     kThirdOrder},
+    {Op::LowerTriSelfTransposeHvp,    kThirdOrder},
+};
+
 }  // namespace
+
+std::string_view no_derivative_reason(Op op) {
+    for (const NoDerivative& n : kNoDerivative) {
+        if (n.op == op)
+            return n.reason;
+    }
+    return {};
+}
 
 const OpInfo& op_info(Op op) {
     return kOps[static_cast<int>(op)];
