@@ -166,7 +166,7 @@ std::string nonfinite_start(double lp, const Eigen::VectorXd& grad, const Optimi
         return fmt::format(
             "the log density is {} at the initial point; choose other initial "
             "values (--init)",
-            lp);
+            std::isnan(lp) ? "NaN" : (lp > 0 ? "+inf" : "-inf"));
     std::vector<int> bad;
     for (Eigen::Index k = 0; k < grad.size(); ++k) {
         if (!std::isfinite(grad[k]))

@@ -13,6 +13,7 @@
 #include <advi/engine/rng.hpp>
 #include <advi/engine/target.hpp>
 #include <advi/fit/coordinates.hpp>
+#include <advi/fit/diagnose.hpp>
 
 namespace advi {
 
@@ -105,6 +106,12 @@ Optimum optimize(const ModelSpec& m, const OptimizeOptions& options) {
     gradient.set_threads(options.threads);
     TargetRef<Program> target(gradient);
     result = maximize_lbfgs(target, init, settings);
+    if (result.status == OptimizeStatus::NonFiniteStart) {
+        // Which op and which variables make it so (diagnose.hpp).
+        const std::string why = explain_nonfinite(m, init);
+        if (!why.empty())
+            result.message += "; " + why;
+    }
     Program to_theta = compile_constrain_map(m);
     Eigen::VectorXd theta(m.theta_dim());
     to_theta.run(result.zeta, theta);
