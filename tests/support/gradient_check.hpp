@@ -12,6 +12,8 @@
 #include <advi/diff/reverse.hpp>
 #include <advi/diff/simplify.hpp>
 
+#include "support/hessian_check.hpp"
+
 namespace advi::test {
 
 // lp-only program of g (output "lp").
@@ -47,7 +49,8 @@ inline Eigen::VectorXd numeric_gradient(Program& value, const Eigen::VectorXd& z
 }
 
 // Asserts that the symbolic gradient of g's "lp" matches finite differences at z:
-// |ad - fd| <= tol * max(1, |fd|) per coordinate, and that lp values agree.
+// |ad - fd| <= tol * max(1, |fd|) per coordinate, and that lp values agree. Then the same of
+// the Hessian, through the H v program (check_curvature, hessian_check.hpp).
 inline void check_gradient(const Graph& g, const std::vector<DataSlot>& data,
                            const Eigen::VectorXd& z, double tol = 1e-6) {
     const int dim = static_cast<int>(z.size());
@@ -65,6 +68,7 @@ inline void check_gradient(const Graph& g, const std::vector<DataSlot>& data,
                            << ", finite difference " << fd[i]);
         CHECK(std::abs(ad[i] - fd[i]) <= tol * std::max(1.0, std::abs(fd[i])) + roundoff);
     }
+    check_curvature(g, data, z, tol);
 }
 
 }  // namespace advi::test

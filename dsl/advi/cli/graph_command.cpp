@@ -1,6 +1,6 @@
 // `advi graph` and `advi program`: a Stan program lowered with its data, printed at a stage of
-// the pipeline (the model graph, the graph on zeta, the gradient graph, the compiled program;
-// README "Reading a printed graph", "Reading a printed program").
+// the pipeline (the model graph, the graph on zeta, the gradient graph, the H v graph, the
+// compiled programs; README "Reading a printed graph", "Reading a printed program").
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -28,6 +28,7 @@ struct GraphArgs {
 struct ProgramArgs {
     std::string model;
     std::vector<std::string> data;
+    bool hessian = false;
 };
 
 std::unique_ptr<LoadedModel> load(const std::string& model, const std::vector<std::string>& data) {
@@ -49,6 +50,9 @@ int run_graph(const GraphArgs& args) {
     Graph graph;
     if (args.stage == "model") {
         graph = spec.graph;
+    } else if (args.stage == "hessian" || args.stage == "hessian_simplified") {
+        CurvatureStages s = curvature_stages(spec);
+        graph = args.stage == "hessian" ? std::move(s.hessian_vector) : std::move(s.simplified);
     } else {
         Stages s = stages(spec);
         graph = args.stage == "constrained" ? std::move(s.constrained)
@@ -62,7 +66,9 @@ int run_graph(const GraphArgs& args) {
 
 int run_program(const ProgramArgs& args) {
     const auto loaded = load(args.model, args.data);
-    const Program program = compile(loaded->lowered->model().spec());
+    const ModelSpec spec = loaded->lowered->model().spec();
+    const Program program =
+        args.hessian ? compile_hessian_vector(spec).hessian_vector_program() : compile(spec);
     print_loop_report(*loaded->lowered, "#");
     std::cout << program.str() << std::flush;
     return 0;
@@ -84,8 +90,11 @@ Command add_graph_command(CLI::App& parent) {
     add_model_and_data(app, args->model, args->data);
     app->add_option("--stage", args->stage,
                     "model (over theta), constrained (over zeta, with log|det J|), gradient "
-                    "(with the adjoints) or simplified (what is compiled)")
-        ->check(CLI::IsMember({"model", "constrained", "gradient", "simplified"}))
+                    "(with the adjoints), simplified (what is compiled), hessian (the gradient "
+                    "differentiated along v: input [zeta; v], outputs lp, gradient, H v) or "
+                    "hessian_simplified")
+        ->check(CLI::IsMember(
+            {"model", "constrained", "gradient", "simplified", "hessian", "hessian_simplified"}))
         ->capture_default_str();
     app->add_flag("--dot", args->dot, "Graphviz instead of text (| dot -Tsvg > graph.svg)");
     return {app, [args] { return run_graph(*args); }};
@@ -96,6 +105,8 @@ Command add_program_command(CLI::App& parent) {
     CLI::App* app =
         parent.add_subcommand("program", "Print the compiled gradient program of a Stan program");
     add_model_and_data(app, args->model, args->data);
+    app->add_flag("--hessian", args->hessian,
+                  "The Hessian-vector program instead: input [zeta; v], output [gradient; H v]");
     return {app, [args] { return run_program(*args); }};
 }
 

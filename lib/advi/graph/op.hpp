@@ -55,6 +55,7 @@ enum class Op : std::uint8_t {
     Fmin,
     Fmax,
     Lmultiply,
+    Polygamma,
     // reductions, linear algebra, indexing
     Sum,
     Broadcast,
@@ -86,6 +87,7 @@ enum class Op : std::uint8_t {
     ReverseCumulativeSum,
     Prod,
     ProdOthers,
+    ProdOthersVjp,
     Min,
     Max,
     Block,

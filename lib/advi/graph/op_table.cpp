@@ -352,6 +352,10 @@ void adj_lgamma(Graph& gr, NodeId y, NodeId g, C& c) {
 void adj_digamma(Graph& gr, NodeId y, NodeId g, C& c) {
     c[0] = mul(gr, g, gr.apply(Op::Trigamma, in(gr, y, 0)));
 }
+// to_real is the identity on reals (integer data is never a variable, so nothing flows there)
+void adj_to_real(Graph&, NodeId, NodeId g, C& c) {
+    c[0] = g;
+}
 void adj_add(Graph&, NodeId, NodeId g, C& c) {
     c[0] = g;
     c[1] = g;
@@ -481,8 +485,8 @@ constexpr OpInfo kOps[] = {
     {Op::Log1pExp,    "log1p_exp",      1, true,  unary_shape,       unary_kernel<Log1pExpF>,   adj_log1p_exp,      fold<Log1pExpF>,     Domain::Real},
     {Op::Lgamma,      "lgamma",         1, true,  unary_shape,       unary_kernel<LgammaF>,     adj_lgamma,         fold<LgammaF>,       Domain::Positive},
     {Op::Digamma,     "digamma",        1, true,  unary_shape,       unary_kernel<DigammaF>,    adj_digamma,        fold<DigammaF>,      Domain::Positive},
-    {Op::Trigamma,    "trigamma",       1, true,  unary_shape,       unary_kernel<TrigammaF>,   nullptr,            fold<TrigammaF>,     Domain::Positive},
-    {Op::ToReal,      "to_real",        1, true,  unary_shape,       to_real_kernel,            nullptr,            fold<ToRealF>,       Domain::None},
+    {Op::Trigamma,    "trigamma",       1, true,  unary_shape,       unary_kernel<TrigammaF>,   math::adj_trigamma,            fold<TrigammaF>,     Domain::Positive},
+    {Op::ToReal,      "to_real",        1, true,  unary_shape,       to_real_kernel,            adj_to_real,         fold<ToRealF>,       Domain::None},
     {Op::Add,         "add",            2, true,  broadcast_shapes,  binary_kernel<AddF>,       adj_add,            fold<AddF>,          Domain::Real},
     {Op::Sub,         "sub",            2, true,  broadcast_shapes,  binary_kernel<SubF>,       adj_sub,            fold<SubF>,          Domain::Real},
     {Op::Mul,         "mul",            2, true,  broadcast_shapes,  binary_kernel<MulF>,       adj_mul,            fold<MulF>,          Domain::Real},
@@ -507,6 +511,8 @@ constexpr OpInfo kOps[] = {
     {Op::Fmin,        "fmin",           2, true,  broadcast_shapes,  binary_kernel<math::FminF>, math::adj_fmin,    fold<math::FminF>,   Domain::Real},
     {Op::Fmax,        "fmax",           2, true,  broadcast_shapes,  binary_kernel<math::FmaxF>, math::adj_fmax,    fold<math::FmaxF>,   Domain::Real},
     {Op::Lmultiply,   "lmultiply",      2, true,  broadcast_shapes,  binary_kernel<math::LmultiplyF>, math::adj_lmultiply, fold<math::LmultiplyF>, Domain::Positive},
+    // the order n (input 0) a constant whole number; tested in tests/graph/second_order_test.cpp
+    {Op::Polygamma,   "polygamma",      2, true,  broadcast_shapes,  binary_kernel<math::PolygammaF>, math::adj_polygamma, fold<math::PolygammaF>, Domain::None},
     {Op::Sum,         "sum",            1, false, sum_shape,         sum_kernel,                adj_sum,            nullptr,             Domain::Real, nullptr, nullptr, LoopForm::Sum, sum_of_many},
     {Op::Broadcast,   "broadcast",      1, false, broadcast_shape,   broadcast_kernel,          adj_broadcast,      nullptr,             Domain::Real, nullptr, nullptr, LoopForm::Fill},
     {Op::Dot,         "dot",            2, false, dot_shape,         dot_kernel,                adj_dot,            nullptr,             Domain::Real},
@@ -538,9 +544,12 @@ constexpr OpInfo kOps[] = {
     {Op::CumulativeSum,    "cumulative_sum",          1, false, linalg::vector_shape,            linalg::cumulative_sum_kernel,           linalg::adj_cumulative_sum,          nullptr,             Domain::Real},
     {Op::ReverseCumulativeSum, "reverse_cumulative_sum",  1, false, linalg::vector_shape,            linalg::reverse_cumulative_sum_kernel,   linalg::adj_reverse_cumulative_sum,  nullptr,             Domain::Real},
     {Op::Prod,             "prod",                    1, false, linalg::to_scalar_shape,         linalg::prod_kernel,                     linalg::adj_prod,                    nullptr,             Domain::Real},
-    {Op::ProdOthers,       "prod_others",             1, false, linalg::same_shape,              linalg::prod_others_kernel,              nullptr,                             nullptr,             Domain::None},
-    {Op::Min,              "min",                     1, false, linalg::to_scalar_shape,         linalg::min_kernel,                      nullptr,                             nullptr,             Domain::None},
-    {Op::Max,              "max",                     1, false, linalg::to_scalar_shape,         linalg::max_kernel,                      nullptr,                             nullptr,             Domain::None},
+    {Op::ProdOthers,       "prod_others",             1, false, linalg::same_shape,              linalg::prod_others_kernel,              linalg::adj_prod_others,             nullptr,             Domain::None},
+    // x_bar of prod_others: the third derivative of prod, never differentiated (its rule would
+    // be the fourth); see linalg::adj_prod_others
+    {Op::ProdOthersVjp,    "prod_others_vjp",         2, false, linalg::prod_others_vjp_shape,   linalg::prod_others_vjp_kernel,          nullptr,                             nullptr,             Domain::None, linalg::input_scratch},
+    {Op::Min,              "min",                     1, false, linalg::to_scalar_shape,         linalg::min_kernel,                      linalg::adj_min,                     nullptr,             Domain::None},
+    {Op::Max,              "max",                     1, false, linalg::to_scalar_shape,         linalg::max_kernel,                      linalg::adj_max,                     nullptr,             Domain::None},
     {Op::Block,            "block",                   1, false, linalg::block_shape,             linalg::block_kernel,                    linalg::adj_block,                   nullptr,             Domain::Real, nullptr, contiguous_block},
     {Op::Embed,            "embed",                   1, false, linalg::embed_shape,             linalg::embed_kernel,                    linalg::adj_embed,                   nullptr,             Domain::Real, nullptr, nullptr, LoopForm::Embed, contiguous_embed},
     {Op::Reshape,          "reshape",                 1, false, linalg::reshape_shape,           linalg::reshape_kernel,                  linalg::adj_reshape,                 nullptr,             Domain::Real, nullptr, whole_input},
@@ -574,7 +583,7 @@ constexpr OpInfo kOps[] = {
     {Op::BinomialQuantile,            "binomial_quantile",              3, false, random_ops::quantile_shape,                          random_ops::binomial_quantile_kernel,                   nullptr,                                            nullptr, Domain::None},
     {Op::NegBinomial2Quantile,        "neg_binomial_2_quantile",        3, false, random_ops::quantile_shape,                          random_ops::neg_binomial_2_quantile_kernel,             nullptr,                                            nullptr, Domain::None},
     {Op::LinearScan,                  "linear_scan",                    3, false, scan_ops::linear_scan_shape,                         scan_ops::linear_scan_kernel,                           scan_ops::adj_linear_scan,                          nullptr, Domain::None},
-    {Op::LinearScanReverse,           "linear_scan_reverse",            2, false, scan_ops::linear_scan_reverse_shape,                 scan_ops::linear_scan_reverse_kernel,                   nullptr,                                            nullptr, Domain::None},
+    {Op::LinearScanReverse,           "linear_scan_reverse",            2, false, scan_ops::linear_scan_reverse_shape,                 scan_ops::linear_scan_reverse_kernel,                   scan_ops::adj_linear_scan_reverse,                  nullptr, Domain::None},
     {Op::CheckConstraint,             "check_constraint",               3, false, check_ops::check_constraint_shape,                   check_ops::check_constraint_kernel,                     linalg::adj_none,                                   nullptr, Domain::None, check_ops::check_constraint_scratch},
 };
 // clang-format on

@@ -191,6 +191,15 @@ void check_block(const Node& n, const Shape& inner, const Shape& outer, const ch
 }
 }  // namespace
 
+Shape prod_others_vjp_shape(const Graph& g, const Node& n) {
+    require_real(g, n, 0, "x");
+    require_real(g, n, 1, "adjoint");
+    const Shape& x = arg(g, n, 0);
+    const Shape& adj = arg(g, n, 1);
+    if (x != adj)
+        mismatch(n, "adjoint", adj, "x", x, "one shape");
+    return x;
+}
 Shape block_shape(const Graph& g, const Node& n) {
     const Shape& x = array_arg(g, n, 0, "x");
     const Shape& s = proto_shape(n);
@@ -523,6 +532,35 @@ void prod_others_kernel(const KernelArgs& a) {
         p *= x[i];
     }
 }
+// x_bar_k = sum_{i != k} g_i prod_{j != i, k} x_j (the Hessian of prod applied to g), without
+// division (exact where some x_j is zero), in O(n): with pre_k = prod_{j<k} x_j and
+// suf_k = prod_{j>k} x_j,
+//   A_k = sum_{i<k} g_i prod_{j<k, j!=i} x_j,  A_0 = 0,      A_{k+1} = A_k x_k + g_k pre_k,
+//   B_k = sum_{i>k} g_i prod_{j>k, j!=i} x_j,  B_{n-1} = 0,  B_{k-1} = B_k x_k + g_k suf_k,
+//   x_bar_k = A_k suf_k + pre_k B_k.
+// pre_k is kept in the scratch, A_k in the output, by the forward sweep.
+void prod_others_vjp_kernel(const KernelArgs& a) {
+    const double* x = a.in[0].x;
+    const double* g = a.in[1].x;
+    double* pre = a.scratch;
+    const int n = a.out_size();
+    double p = 1.0, A = 0.0;
+    for (int k = 0; k < n; ++k) {
+        pre[k] = p;
+        a.out[k] = A;
+        A = A * x[k] + g[k] * p;
+        p *= x[k];
+    }
+    double s = 1.0, B = 0.0;
+    for (int k = n - 1; k >= 0; --k) {
+        a.out[k] = a.out[k] * s + pre[k] * B;
+        B = B * x[k] + g[k] * s;
+        s *= x[k];
+    }
+}
+std::int64_t input_scratch(const Graph& g, const Node& n) {
+    return static_cast<std::int64_t>(g[n.in[0]].shape.size());
+}
 // Stan: min of nothing is +inf, max of nothing is -inf.
 void min_kernel(const KernelArgs& a) {
     a.out[0] = a.in[0].size() == 0 ? kInf : in_vec(a, 0).minCoeff();
@@ -774,6 +812,29 @@ void adj_reverse_cumulative_sum(Graph& g, NodeId, NodeId G, Contrib& c) {
 // y = prod(x): dy/dx_i = prod_{j != i} x_j
 void adj_prod(Graph& g, NodeId y, NodeId G, Contrib& c) {
     c[0] = apply(g, Op::Mul, G, apply(g, Op::ProdOthers, in(g, y, 0)));
+}
+// y = prod_others(x), y_i = prod_{j != i} x_j: dy_i/dx_k = prod_{j != i, k} x_j for k != i and
+// 0 for k = i, a symmetric matrix (the Hessian of prod); its product with G is one kernel.
+// That op (prod_others_vjp) has no rule of its own: it is the third derivative of prod, which
+// a Hessian-vector product (a second differentiation) never differentiates.
+void adj_prod_others(Graph& g, NodeId y, NodeId G, Contrib& c) {
+    c[0] = apply(g, Op::ProdOthersVjp, in(g, y, 0), G);
+}
+namespace {
+// y = min(x) or max(x) (a scalar) is differentiable wherever one element attains it, with
+// derivative the indicator of that element; where several tie, the one-sided derivatives
+// differ, and the adjoint is split evenly among them (a subgradient; ties have measure zero
+// under a density). `attained` is step(y - x) for min (x_i <= y iff x_i = y), step(x - y)
+// for max; step's derivative is 0, so the second derivative is 0 as it is almost everywhere.
+void to_extremum(Graph& g, NodeId attained, NodeId G, Contrib& c) {
+    c[0] = apply(g, Op::Mul, G, apply(g, Op::Div, attained, apply(g, Op::Sum, attained)));
+}
+}  // namespace
+void adj_min(Graph& g, NodeId y, NodeId G, Contrib& c) {
+    to_extremum(g, apply(g, Op::Step, apply(g, Op::Sub, y, in(g, y, 0))), G, c);
+}
+void adj_max(Graph& g, NodeId y, NodeId G, Contrib& c) {
+    to_extremum(g, apply(g, Op::Step, apply(g, Op::Sub, in(g, y, 0), y)), G, c);
 }
 // A block is a linear selection; its adjoint puts G back in place among zeros, and the
 // adjoint of that is the selection again.

@@ -36,6 +36,7 @@ Shape row_reduce_shape(const Graph& g, const Node& n);        // log_sum_exp_row
 Shape col_reduce_shape(const Graph& g, const Node& n);        // log_sum_exp_cols, col_sums
 Shape vector_shape(const Graph& g, const Node& n);            // cumulative sums
 Shape same_shape(const Graph& g, const Node& n);              // prod_others
+Shape prod_others_vjp_shape(const Graph& g, const Node& n);   // (x, adjoint) -> x's shape
 Shape block_shape(const Graph& g, const Node& n);
 Shape embed_shape(const Graph& g, const Node& n);
 Shape reshape_shape(const Graph& g, const Node& n);
@@ -71,6 +72,9 @@ void cumulative_sum_kernel(const KernelArgs& a);
 void reverse_cumulative_sum_kernel(const KernelArgs& a);
 void prod_kernel(const KernelArgs& a);
 void prod_others_kernel(const KernelArgs& a);
+void prod_others_vjp_kernel(const KernelArgs& a);
+// As many doubles as input 0 has values.
+std::int64_t input_scratch(const Graph& g, const Node& n);
 void min_kernel(const KernelArgs& a);
 void max_kernel(const KernelArgs& a);
 void lse_shift_rows_kernel(const KernelArgs& a);
@@ -108,6 +112,9 @@ void adj_log_sum_exp_cols(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_cumulative_sum(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_reverse_cumulative_sum(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_prod(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_prod_others(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_min(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_max(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_block(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_embed(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_reshape(Graph& g, NodeId y, NodeId adj, Contrib& c);

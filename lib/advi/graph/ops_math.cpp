@@ -5,7 +5,9 @@
 #include <numbers>
 
 #include <boost/math/special_functions/bessel.hpp>
+#include <boost/math/special_functions/polygamma.hpp>
 
+#include <advi/base/error.hpp>
 #include <advi/base/math_policy.hpp>
 #include <advi/graph/adjoint_terms.hpp>
 #include <advi/graph/graph.hpp>
@@ -98,6 +100,18 @@ double bessel_i1_over_i0(double x) {
 // Stan's convention 0 log 0 = 0, so that a zero count with a zero probability adds nothing.
 double lmultiply(double x, double y) {
     return x == 0 && y == 0 ? 0.0 : x * std::log(y);
+}
+
+// The order is a real input of the graph (so that the op stays elementwise and folds as one
+// scalar function of two): anything but a whole number >= 0 is outside the domain, NaN. At the
+// poles (0 and the negative integers) NaN too, as for digamma and trigamma; overflow is inf
+// under MathPolicy.
+double polygamma(double n, double x) {
+    if (!(n >= 0) || n != std::floor(n) || n > 1000)
+        return std::nan("");
+    if (!(x > 0) && x == std::floor(x))
+        return std::nan("");
+    return boost::math::polygamma(static_cast<int>(n), x, MathPolicy());
 }
 
 // ---------------------------------------------------------------- adjoint rules
@@ -202,6 +216,19 @@ void adj_lmultiply(Graph& gr, NodeId y, NodeId g, Contrib& c) {
         c[0] = mul(gr, g, f(gr, Op::Log, b));
     if (gr.is_variable(b))
         c[1] = mul(gr, g, div(gr, a, b));
+}
+
+// d polygamma(n, x) / dx = polygamma(n + 1, x): every order's derivative is the next order,
+// so the chain of rules is closed (digamma -> trigamma -> polygamma(2) -> polygamma(3) ...).
+// The order is an integer: it has no derivative, and a parameter must not flow into it.
+void adj_polygamma(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    const NodeId n = in(gr, y, 0);
+    if (gr.is_variable(n))
+        throw ModelError("polygamma: the order n must be a constant, not depend on parameters");
+    c[1] = mul(gr, g, gr.apply(Op::Polygamma, add(gr, n, num(gr, 1)), in(gr, y, 1)));
+}
+void adj_trigamma(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    c[0] = mul(gr, g, gr.apply(Op::Polygamma, num(gr, 2), in(gr, y, 0)));
 }
 
 }  // namespace advi::math

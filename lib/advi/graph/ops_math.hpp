@@ -1,5 +1,6 @@
 // Scalar special functions of the op table (Stan's names): step, fabs, fmin, fmax, sin, cos,
-// tanh, cbrt, erf, erfc, Phi, log_Phi, log1m_exp, lmultiply, log I0 and I1/I0. Their rows
+// tanh, cbrt, erf, erfc, Phi, log_Phi, log1m_exp, lmultiply, log I0 and I1/I0, and
+// polygamma(n, x) (not a Stan function: the derivatives of digamma and trigamma). Their rows
 // live in op_table.cpp; the scalar functors, kernels and adjoint rules live here.
 #pragma once
 
@@ -22,6 +23,7 @@ double log1m_exp(double x);            // log(1 - e^x), x < 0
 double log_bessel_i0(double x);        // log I0(x) without overflow for large |x|
 double bessel_i1_over_i0(double x);    // I1(x) / I0(x) without overflow for large |x|
 double lmultiply(double x, double y);  // x log y, with 0 log 0 = 0 (Stan)
+double polygamma(double n, double x);  // d^n/dx^n digamma(x) for an integer order n >= 0
 
 // One functor per op, `f(x, y)` as op_table.cpp's templates expect (y unused for unary).
 // The one-line ones are inline so that the loops in op_table.cpp's kernels inline them.
@@ -42,6 +44,7 @@ struct BesselI1OverI0F { static double f(double x, double) { return bessel_i1_ov
 struct FminF { static double f(double x, double y) { return std::fmin(x, y); } };
 struct FmaxF { static double f(double x, double y) { return std::fmax(x, y); } };
 struct LmultiplyF { static double f(double x, double y) { return lmultiply(x, y); } };
+struct PolygammaF { static double f(double n, double x) { return polygamma(n, x); } };
 // clang-format on
 
 // Adjoint rules (signature of OpInfo::adjoint); derivations beside each in ops_math.cpp.
@@ -62,6 +65,9 @@ void adj_bessel_i1_over_i0(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_fmin(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_fmax(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_lmultiply(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_polygamma(Graph& g, NodeId y, NodeId adj, Contrib& c);
+// d trigamma(x) = polygamma(2, x) dx: trigamma's rule lives here beside polygamma's.
+void adj_trigamma(Graph& g, NodeId y, NodeId adj, Contrib& c);
 
 }  // namespace math
 }  // namespace advi

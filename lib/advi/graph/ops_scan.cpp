@@ -82,4 +82,25 @@ void adj_linear_scan(Graph& g, NodeId y, NodeId G, std::array<NodeId, 3>& c) {
     c[2] = g.apply(Op::Mul, a0, lambda0);
 }
 
+// lambda = scan_reverse(a, G): lambda[t] = G[t] + a[t+1] lambda[t+1], H = dL/dlambda.
+// lambda is linear in G, lambda = R G with R upper triangular, R[t][s] = a[t+1] ... a[s]; so
+// G_bar = R' H, mu[s] = sum_{t<=s} a[t+1] ... a[s] H[t], the forward scan
+// mu[s] = a[s] mu[s-1] + H[s] from mu[-1] = 0. mu[t] is also the whole adjoint of lambda[t]
+// (lambda[t] reaches lambda[t-1] with weight a[t]), and a[t+1] enters only lambda[t], with
+// weight lambda[t+1]: a_bar[t+1] = mu[t] lambda[t+1], a_bar[0] = 0 (a[0] is never read).
+void adj_linear_scan_reverse(Graph& g, NodeId y, NodeId H, std::array<NodeId, 3>& c) {
+    const NodeId a = g[y].in[0];
+    const int T = g[y].shape.rows;
+    const NodeId mu = g.apply(Op::LinearScan, a, H, g.constant(0.0));
+    c[1] = mu;
+    if (!g.is_variable(a))
+        return;
+    NodeId mu_prev = g.constant(0.0, Shape::vector(1));
+    if (T > 1) {
+        mu_prev = g.apply(Op::AppendRow, mu_prev, linalg::block(g, mu, 0, 0, Shape::vector(T - 1)));
+    }
+    const NodeId da = g.apply(Op::Mul, mu_prev, y);
+    c[0] = g[a].shape.is_scalar() ? g.apply(Op::Sum, da) : da;
+}
+
 }  // namespace advi::scan_ops

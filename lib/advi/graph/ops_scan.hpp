@@ -13,5 +13,6 @@ Shape linear_scan_reverse_shape(const Graph& g, const Node& n);  // (a, g) -> g'
 void linear_scan_kernel(const KernelArgs& a);
 void linear_scan_reverse_kernel(const KernelArgs& a);
 void adj_linear_scan(Graph& g, NodeId y, NodeId adj, std::array<NodeId, 3>& c);
+void adj_linear_scan_reverse(Graph& g, NodeId y, NodeId adj, std::array<NodeId, 3>& c);
 
 }  // namespace advi::scan_ops

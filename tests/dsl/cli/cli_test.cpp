@@ -88,7 +88,7 @@ TEST_CASE("cli: --help of the tool and of every subcommand", "[cli]") {
           "--adapt-iter", "--tol-rel-obj", "--eval-elbo", "--output-samples", "--seed", "--threads",
           "--output", "--quiet"}                  },
         {"graph",   {"--data", "--stage", "--dot"}},
-        {"program", {"--data"}                    },
+        {"program", {"--data", "--hessian"}       },
         {"check",   {"--print"}                   },
     };
     for (const Case& c : cases) {
@@ -342,6 +342,15 @@ TEST_CASE("cli: graph prints each stage, program the compiled program", "[cli]")
         CHECK(contains(g.out, "out grad"));
     }
 
+    // The H v graph: v read after zeta, H v written after the gradient.
+    for (const char* stage : {"hessian", "hessian_simplified"}) {
+        const Run g = tool("graph " + m + " --data " + d + " --stage " + stage);
+        REQUIRE(g.status == 0);
+        CHECK(contains(g.out, "out grad mu[0:1]"));
+        CHECK(contains(g.out, "zeta[2:3] v mu"));
+        CHECK(contains(g.out, "out hv mu[2:3]"));
+    }
+
     const Run dot = tool("graph " + m + " --data " + d + " --dot");
     REQUIRE(dot.status == 0);
     CHECK(contains(dot.out, "digraph"));
@@ -356,6 +365,12 @@ TEST_CASE("cli: graph prints each stage, program the compiled program", "[cli]")
     CHECK(program.err.empty());
     CHECK(contains(program.out, "program:"));
     CHECK(contains(program.out, "(y)"));
+
+    const Run hessian = tool("program " + m + " --data " + d + " --hessian");
+    REQUIRE(hessian.status == 0);
+    CHECK(contains(hessian.out, "program:"));
+    CHECK(contains(hessian.out, "(v mu)"));
+    CHECK(hessian.out != program.out);
 }
 
 TEST_CASE("read_data picks the reader by extension", "[io][cli]") {
