@@ -184,7 +184,8 @@ void TrendWatch::record(double lp, const Eigen::VectorXd& zeta) {
     }
 }
 
-std::optional<std::string> TrendWatch::no_mode(double lp, const Eigen::VectorXd& zeta) const {
+std::optional<std::string> TrendWatch::no_mode(double lp, const Eigen::VectorXd& zeta,
+                                               const Eigen::VectorXd& grad) const {
     // b = 2^j <= steps_ / 2 is entry j; a is entry j - 1.
     int j = -1;
     while (j + 1 < static_cast<int>(lp_.size()) && (2 << (j + 1)) <= steps_) ++j;
@@ -199,6 +200,8 @@ std::optional<std::string> TrendWatch::no_mode(double lp, const Eigen::VectorXd&
     const double cosine = d1.dot(d2) / (n1 * n2);
     const double slope1 = (lp_b - lp_a) / n1, slope2 = (lp - lp_b) / n2;
     if (!(cosine > 0.9 && slope2 >= 0.5 * slope1))
+        return std::nullopt;
+    if (!(grad.dot(d2) / n2 >= 0.5 * slope2))  // lp has stopped rising that way: a mode
         return std::nullopt;
     // The coordinates that carry the move, and move away from 0.
     const double most = d2.cwiseAbs().maxCoeff();

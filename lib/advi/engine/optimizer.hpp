@@ -114,7 +114,9 @@ struct Convergence {
 // 8, ... accepted steps and, when the run ends without converging after n steps, compares
 // the stretches a..b and b..n with b the last power of 2 <= n / 2 and a = b / 2: no mode when
 // the path kept its direction (cosine > 0.9) and lp's rise per unit distance over b..n is at
-// least half of that over a..b.
+// least half of that over a..b, and lp's slope at the end along b..n is still at least half of
+// that (a gradient test met far down a funnel, where the stiff directions swamp the scale's,
+// is overruled by it).
 class TrendWatch {
 public:
     explicit TrendWatch(const OptimizerSettings& s) : s_(s) {}
@@ -122,7 +124,10 @@ public:
     void record(double lp, const Eigen::VectorXd& zeta);
     // "no mode: ..." naming the coordinates that moved off the most, when the run had that
     // shape; nothing otherwise.
-    [[nodiscard]] std::optional<std::string> no_mode(double lp, const Eigen::VectorXd& zeta) const;
+    // `grad`: lp's gradient at zeta; lp must still rise there along the last stretch's
+    // direction at least half as fast as it did on average over it (at a mode it does not).
+    [[nodiscard]] std::optional<std::string> no_mode(double lp, const Eigen::VectorXd& zeta,
+                                                     const Eigen::VectorXd& grad) const;
 
 private:
     const OptimizerSettings& s_;

@@ -98,14 +98,17 @@ Optimum optimize(const ModelSpec& m, const OptimizeOptions& options) {
     optimizer::validate(settings, m.zeta_dim(), init);
     OptimizerResult result;
     if (options.algorithm == OptimizerAlgorithm::Newton) {
-        throw FitError(
-            "algorithm `newton` needs the model's Hessian-vector program, which is "
-            "not built yet; use `lbfgs`");
+        // H v from the gradient graph differentiated once more (compile/pipeline.hpp).
+        HessianVectorProgram curvature = compile_hessian_vector(m, options.jacobian);
+        curvature.set_threads(options.threads);
+        CurvatureTargetRef<HessianVectorProgram> target(curvature);
+        result = maximize_newton_cg(target, init, settings);
+    } else {
+        Program gradient = compile(m, options.jacobian);
+        gradient.set_threads(options.threads);
+        TargetRef<Program> target(gradient);
+        result = maximize_lbfgs(target, init, settings);
     }
-    Program gradient = compile(m, options.jacobian);
-    gradient.set_threads(options.threads);
-    TargetRef<Program> target(gradient);
-    result = maximize_lbfgs(target, init, settings);
     if (result.status == OptimizeStatus::NonFiniteStart) {
         // Which op and which variables make it so (diagnose.hpp).
         const std::string why = explain_nonfinite(m, init);
