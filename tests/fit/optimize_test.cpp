@@ -195,3 +195,25 @@ TEST_CASE("optimize: options and names are checked", "[optimize]") {
 }
 
 }  // namespace advi
+
+namespace advi {
+
+TEST_CASE("optimize: 10,000 parameters, both algorithms, the analytic mode", "[optimize]") {
+    // theta_k ~ normal(0, 10), y_k ~ normal(theta_k, 1): the mode is y_k * 100 / 101.
+    const int k = 10000;
+    Eigen::VectorXd y(k);
+    for (int i = 0; i < k; ++i) y[i] = 3.0 * std::sin(0.37 * i);
+    Model m;
+    auto yd = m.data("y", y);
+    auto theta = m.param("theta", normal(0, 10), k);
+    m.observe(yd, normal(theta, 1));
+    for (auto a : {OptimizerAlgorithm::Lbfgs, OptimizerAlgorithm::Newton}) {
+        CAPTURE(a == OptimizerAlgorithm::Newton);
+        const Optimum o = optimize(m.spec(), tight(a));
+        CAPTURE(o.message());
+        REQUIRE(o.converged());
+        CHECK((o.value("theta") - y * (100.0 / 101.0)).cwiseAbs().maxCoeff() < 1e-6);
+    }
+}
+
+}  // namespace advi

@@ -68,43 +68,47 @@ TEST_CASE("advi optimize: the CSV holds the mode, lp__ and CmdStan's header", "[
     const std::string m = q(write_file("opt.stan", kModel));
     const std::string d = q(write_file("opt.json", kData));
     const fs::path out = scratch() / "opt.csv";
-    for (const bool jacobian : {false, true}) {
-        CAPTURE(jacobian);
-        // Tighter than CmdStan's default tol_rel_grad (which stops where g' H^-1 g is about
-        // 3e-8 here, a gradient of about 1e-3), for the conditions below at 1e-5.
-        const Run r =
-            tool("optimize " + m + " --data " + d + " --output " + q(out) +
-                 " --tol-rel-grad 100 --tol-rel-obj 1" + (jacobian ? " --jacobian 1" : ""));
-        INFO(r.err);
-        REQUIRE(r.status == 0);
-        CHECK(contains(r.out, "converged: "));
-        const advi::StanCsv csv = advi::read_stan_csv(out);
-        CHECK(csv.columns == std::vector<std::string>{"lp__", "mu", "sigma", "log_sigma", "y_new"});
-        REQUIRE(csv.values.rows() == 1);
-        CHECK(has_line(csv, "# method = optimize"));
-        CHECK(has_line(csv, "#     algorithm = lbfgs (Default)"));
-        CHECK(has_line(csv, "#         tol_rel_grad = 100"));
-        CHECK(has_line(csv, "#         tol_grad = 1e-08 (Default)"));
-        CHECK(has_line(csv, jacobian ? "#     jacobian = 1" : "#     jacobian = 0 (Default)"));
-        CHECK(has_line(csv, "# converged = 1"));
-        const double mu = csv.values(0, 1), sigma = csv.values(0, 2);
-        // The mode's conditions, from the derivatives of log p in (mu, log sigma):
-        // d/dmu: -mu / 100 + sum(y - mu) / sigma^2 = 0;
-        // sigma d/dsigma: -1 - log sigma - N + S / sigma^2 (+ 1 with the Jacobian) = 0.
-        double sum = 0, s2 = 0;
-        for (double y : kY) {
-            sum += y - mu;
-            s2 += (y - mu) * (y - mu);
+    for (const bool jacobian : {false, true})
+        for (const std::string algorithm : {"lbfgs", "newton"}) {
+            CAPTURE(jacobian, algorithm);
+            // Tighter than CmdStan's default tol_rel_grad (which stops where g' H^-1 g is about
+            // 3e-8 here, a gradient of about 1e-3), for the conditions below at 1e-5.
+            const Run r = tool("optimize " + m + " --data " + d + " --output " + q(out) +
+                               " --tol-rel-grad 100 --tol-rel-obj 1 --algorithm " + algorithm +
+                               (jacobian ? " --jacobian 1" : ""));
+            INFO(r.err);
+            REQUIRE(r.status == 0);
+            CHECK(contains(r.out, "converged: "));
+            const advi::StanCsv csv = advi::read_stan_csv(out);
+            CHECK(csv.columns ==
+                  std::vector<std::string>{"lp__", "mu", "sigma", "log_sigma", "y_new"});
+            REQUIRE(csv.values.rows() == 1);
+            CHECK(has_line(csv, "# method = optimize"));
+            CHECK(has_line(csv, algorithm == "lbfgs" ? "#     algorithm = lbfgs (Default)"
+                                                     : "#     algorithm = newton"));
+            CHECK(has_line(csv, "#         tol_rel_grad = 100"));
+            CHECK(has_line(csv, "#         tol_grad = 1e-08 (Default)"));
+            CHECK(has_line(csv, jacobian ? "#     jacobian = 1" : "#     jacobian = 0 (Default)"));
+            CHECK(has_line(csv, "# converged = 1"));
+            const double mu = csv.values(0, 1), sigma = csv.values(0, 2);
+            // The mode's conditions, from the derivatives of log p in (mu, log sigma):
+            // d/dmu: -mu / 100 + sum(y - mu) / sigma^2 = 0;
+            // sigma d/dsigma: -1 - log sigma - N + S / sigma^2 (+ 1 with the Jacobian) = 0.
+            double sum = 0, s2 = 0;
+            for (double y : kY) {
+                sum += y - mu;
+                s2 += (y - mu) * (y - mu);
+            }
+            CHECK(std::abs(-mu / 100 + sum / (sigma * sigma)) < 1e-5);
+            CHECK(std::abs((jacobian ? 0.0 : -1.0) - std::log(sigma) - 10.0 +
+                           s2 / (sigma * sigma)) < 1e-5);
+            // lp__: every constant, and the log-Jacobian log sigma when asked for.
+            CHECK(
+                csv.values(0, 0) ==
+                Approx(log_density(mu, sigma) + (jacobian ? std::log(sigma) : 0.0)).epsilon(1e-12));
+            CHECK(csv.values(0, 3) == Approx(std::log(sigma)).epsilon(1e-14));
+            CHECK(std::isfinite(csv.values(0, 4)));
         }
-        CHECK(std::abs(-mu / 100 + sum / (sigma * sigma)) < 1e-5);
-        CHECK(std::abs((jacobian ? 0.0 : -1.0) - std::log(sigma) - 10.0 + s2 / (sigma * sigma)) <
-              1e-5);
-        // lp__: every constant, and the log-Jacobian log sigma when asked for.
-        CHECK(csv.values(0, 0) ==
-              Approx(log_density(mu, sigma) + (jacobian ? std::log(sigma) : 0.0)).epsilon(1e-12));
-        CHECK(csv.values(0, 3) == Approx(std::log(sigma)).epsilon(1e-14));
-        CHECK(std::isfinite(csv.values(0, 4)));
-    }
 }
 
 TEST_CASE("advi optimize: --init from a file and by radius", "[cli][optimize]") {
