@@ -32,7 +32,7 @@ Eigen::VectorXd Optimum::value(std::string_view name) const {
 std::string Optimum::summary(int index_base) const {
     const OptimizerResult& r = result_;
     std::string s = fmt::format(
-        "Mode by {} ({}): {}; lp = {:.10g}; {} iterations, {} gradient evaluations{} ({:.3f} "
+        "Mode by {} ({}): {}; lp = {:.10g}; {} iterations, {} gradient evaluations{} ({:.3g} "
         "s)\n",
         options_.algorithm == OptimizerAlgorithm::Lbfgs ? "L-BFGS" : "Newton-CG",
         options_.jacobian ? "with the log-Jacobian: the mode of the unconstrained posterior"
