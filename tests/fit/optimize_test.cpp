@@ -217,3 +217,28 @@ TEST_CASE("optimize: 10,000 parameters, both algorithms, the analytic mode", "[o
 }
 
 }  // namespace advi
+
+namespace advi {
+
+TEST_CASE("optimize: an early L-BFGS claim is checked by Newton-CG on the exact Hessian",
+          "[optimize]") {
+    // A relative-gradient tolerance so loose that L-BFGS stops after its first step, far from
+    // the mode of this badly scaled regression: the check's Newton decrement (exact, where
+    // L-BFGS's is its approximation) meets the same loose test, and the Newton step that
+    // follows lands on the mode of this Gaussian posterior.
+    const Ridge r = make_ridge(60, 2000.0, 1.0, 0.8, 10.0);
+    OptimizeOptions o;
+    o.tol_rel_grad = 1e15;
+    o.tol_rel_obj = 0;
+    o.tol_obj = 0;
+    o.tol_param = 0;
+    const Optimum opt = optimize(r.m.spec(), o);
+    CAPTURE(opt.message());
+    REQUIRE(opt.converged());
+    CHECK_THAT(opt.message(), Contains("L-BFGS stopped by tol_rel_grad") &&
+                                  Contains("Newton-CG on the exact Hessian"));
+    CHECK(relative_error(opt.value("beta"), r.mode()) < 1e-6);
+    CHECK(opt.result().hessian_vector_products > 0);
+}
+
+}  // namespace advi
