@@ -22,6 +22,7 @@ struct Command {
 void print_error(std::string_view message);
 
 [[nodiscard]] Command add_fit_command(CLI::App& parent);
+[[nodiscard]] Command add_optimize_command(CLI::App& parent);
 [[nodiscard]] Command add_graph_command(CLI::App& parent);
 [[nodiscard]] Command add_program_command(CLI::App& parent);
 [[nodiscard]] Command add_check_command(CLI::App& parent);

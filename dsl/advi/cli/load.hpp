@@ -7,6 +7,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include <advi/io/data_table.hpp>
 #include <advi/stan/ast.hpp>
@@ -31,5 +32,11 @@ struct LoadedModel {
 // built: the lowered model may point into the program and the data.
 [[nodiscard]] std::unique_ptr<LoadedModel> load_model(const std::filesystem::path& model,
                                                       std::span<const std::filesystem::path> data);
+
+// Refuses, before a long run rather than after it, an output that would land in a directory
+// that does not exist, or on a directory, or on one of the inputs: the same file by identity
+// (device and inode), whatever the spelling, a link or a hard link.
+void check_output_path(const std::string& output, const std::string& model,
+                       const std::vector<std::string>& data);
 
 }  // namespace advi::cli

@@ -50,9 +50,11 @@ CLI::Validator non_negative_int() {
     return int_at_least(0, "a non-negative", "NONNEGATIVE");
 }
 
-CLI::Validator positive_real() {
+namespace {
+
+CLI::Validator real_above(bool zero_allowed, const char* what, const char* name) {
     return CLI::Validator(
-        [](std::string& s) -> std::string {
+        [zero_allowed, what](std::string& s) -> std::string {
             std::size_t used = 0;
             double v = 0.0;
             try {
@@ -60,12 +62,23 @@ CLI::Validator positive_real() {
             } catch (const std::exception&) {
                 used = 0;
             }
-            if (used == 0 || used != s.size() || !std::isfinite(v) || v <= 0.0) {
-                return fmt::format("expected a positive number, got `{}`", s);
+            if (used == 0 || used != s.size() || !std::isfinite(v) || v < 0.0 ||
+                (v == 0.0 && !zero_allowed)) {
+                return fmt::format("expected {} number, got `{}`", what, s);
             }
             return {};
         },
-        "POSITIVE");
+        name);
+}
+
+}  // namespace
+
+CLI::Validator positive_real() {
+    return real_above(false, "a positive", "POSITIVE");
+}
+
+CLI::Validator non_negative_real() {
+    return real_above(true, "a non-negative", "NONNEGATIVE");
 }
 
 CLI::Validator seed_value() {

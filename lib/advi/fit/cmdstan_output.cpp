@@ -21,8 +21,6 @@
 
 namespace advi {
 
-namespace {
-
 std::vector<std::int64_t> latent_dims(const Shape& s) {
     if (s.is_vector())
         return {s.rows};
@@ -30,6 +28,8 @@ std::vector<std::int64_t> latent_dims(const Shape& s) {
         return {s.rows, s.cols};
     return {};
 }
+
+namespace {
 
 // " (Default)" when a setting has Options{}'s value, as CmdStan marks settings not given.
 template <class T>

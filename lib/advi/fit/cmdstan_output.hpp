@@ -25,6 +25,10 @@ struct ExtraBlock {
     Eigen::MatrixXd draws;    // one row per draw of the fit
 };
 
+// A latent's dims as Stan declares them, for stan_column_names: {} for a scalar, {n} for a
+// vector, {rows, cols} for a matrix.
+[[nodiscard]] std::vector<std::int64_t> latent_dims(const Shape& s);
+
 // Where a run came from, for the settings header.
 struct CsvRunInfo {
     std::string model = "model";  // CmdStan writes the model's name (bernoulli_model)

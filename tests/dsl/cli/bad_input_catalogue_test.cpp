@@ -49,9 +49,31 @@ struct BadInput {
     int elbo_samples = 0;
     int output_samples = 0;
     int grad_samples = 0;
-    std::string output{};  // `--output` (the tool only), relative to the scratch directory;
-                           // "" for catalogue/out.csv
+    std::string output{};         // `--output` (the tool only), relative to the scratch directory;
+                                  // "" for catalogue/out.csv
+    std::string command = "fit";  // or "optimize"
+    std::string args{};           // more options (the tool only)
 };
+
+// The centred eight schools: as tau -> 0 with every theta = mu the density grows without bound.
+const char* kEightSchools = R"(data {
+  array[8] real y;
+  array[8] real<lower=0> sigma;
+}
+parameters {
+  real mu;
+  real<lower=0> tau;
+  array[8] real theta;
+}
+model {
+  mu ~ normal(0, 5);
+  tau ~ cauchy(0, 5);
+  theta ~ normal(mu, tau);
+  y ~ normal(theta, sigma);
+}
+)";
+const char* kSchoolsJson = R"({"y": [28, 8, -3, 7, -1, 1, 18, 12],
+  "sigma": [15, 10, 16, 11, 9, 11, 10, 18]})";
 
 // A model whose data have every kind of declaration the rows below break.
 const char* kModel = R"(data {
@@ -269,6 +291,19 @@ std::vector<BadInput> catalogue() {
          "directory `catalogue/nowhere` does not exist", false, 0, 0, 0, "catalogue/nowhere/out.csv"},
         {"output that cannot be written (full disk)", text(kModel), "d.json", text(kGoodJson),
          "cannot write `/dev/full`: No space left on device", false, 0, 0, 0, "/dev/full"},
+        // `advi optimize`: the same rules, and its own endings that leave no point to write.
+        {"optimize: output path that is the model file", text(kModel), "d.json", text(kGoodJson),
+         "--output `catalogue/m.stan` is the model file `catalogue/m.stan`", false, 0, 0, 0, "catalogue/m.stan", "optimize"},
+        {"optimize: a density without a maximum (centred eight schools)", text(kEightSchools), "d.json", text(kSchoolsJson),
+         "no mode: ", false, 0, 0, 0, "", "optimize"},
+        {"optimize: a density without a maximum names the scale", text(kEightSchools), "d.json", text(kSchoolsJson),
+         "`tau` (", false, 0, 0, 0, "", "optimize"},
+        {"optimize: log density not finite at the initial point", text("parameters {\n  real mu;\n}\nmodel {\n  target += log(mu - 10);\n}\n"), "", text(""),
+         "the log density is NaN at the initial point; choose other initial values (--init); op `log` gives nan", false, 0, 0, 0, "", "optimize"},
+        {"optimize: init file without a parameter", text(kModel), "d.json", text(kGoodJson),
+         "--init `catalogue/d.json`: parameter `mu` is not given", false, 0, 0, 0, "", "optimize", "--init catalogue/d.json"},
+        {"optimize: init value outside the support", text(kEightSchools), "d.json", text(kSchoolsJson),
+         "`tau`", false, 0, 0, 0, "", "optimize", "--init catalogue/i.json"},
   // clang-format on
     };
 }
@@ -294,8 +329,8 @@ std::optional<std::string> library_error(const BadInput& row, const fs::path& mo
                                          const fs::path& data) {
     if (row.model.kind != File::Kind::Text)
         return std::nullopt;  // reading the model file is the tool's part (dsl/advi/cli/load.cpp)
-    if (!row.output.empty())
-        return std::nullopt;  // so is the output file
+    if (!row.output.empty() || !row.args.empty())
+        return std::nullopt;  // so are the output file and the tool's options
     try {
         std::ifstream in(model, std::ios::binary);
         std::ostringstream s;
@@ -312,6 +347,14 @@ std::optional<std::string> library_error(const BadInput& row, const fs::path& mo
             options.elbo_samples = row.elbo_samples;
         if (row.grad_samples > 0)
             options.grad_samples = row.grad_samples;
+        if (row.command == "optimize") {
+            // Endings without a point are a status of the library's result, an error of the tool.
+            const advi::Optimum o = advi::optimize(lowered->model().spec(), {});
+            return o.status() == advi::OptimizeStatus::NoMode ||
+                           o.status() == advi::OptimizeStatus::NonFiniteStart
+                       ? o.message()
+                       : "(no error)";
+        }
         (void)advi::fit(lowered->model().spec(), options);
     } catch (const advi::Error& e) {
         return std::string(e.what());
@@ -331,6 +374,9 @@ TEST_CASE("catalogue of bad input: each row ends in a message that names the fau
                        data = dir / (row.data_name.empty() ? "none" : row.data_name),
                        output = dir / "out.csv";
         materialise(model, row.model);
+        // An initial value outside tau's support, for the row that names it.
+        materialise(dir / "i.json",
+                    text(R"({"mu": 0, "tau": -1, "theta": [0, 0, 0, 0, 0, 0, 0, 0]})"));
         if (!row.data_name.empty())
             materialise(data, row.data);
         fs::remove(output);
@@ -343,8 +389,10 @@ TEST_CASE("catalogue of bad input: each row ends in a message that names the fau
 
         if (!cli_built())
             continue;
-        std::string args = "fit catalogue/m.stan --iter 100 --quiet --output " +
-                           (row.output.empty() ? "catalogue/out.csv" : row.output);
+        std::string args = row.command + " catalogue/m.stan --quiet --output " +
+                           (row.output.empty() ? "catalogue/out.csv" : row.output) + " " + row.args;
+        if (row.command == "fit")
+            args += " --iter 100";
         if (!row.data_name.empty())
             args += " --data catalogue/" + row.data_name;
         if (row.full_rank)

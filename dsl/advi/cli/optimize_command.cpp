@@ -1,0 +1,233 @@
+// `advi optimize model.stan --data data.json`: the posterior mode (L-BFGS or Newton-CG) in
+// CmdStan's optimize CSV, options by CmdStan's names (`optimize algorithm=lbfgs jacobian=1
+// iter=...` becomes --algorithm lbfgs --jacobian 1 --iter ...).
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <advi/base/error.hpp>
+#include <advi/fit/optimize.hpp>
+#include <advi/fit/optimize_output.hpp>
+#include <advi/io/cmdstan_csv.hpp>
+#include <advi/io/read_data.hpp>
+#include <advi/stan/report.hpp>
+
+#include <advi/cli/commands.hpp>
+#include <advi/cli/load.hpp>
+#include <advi/cli/stop_signals.hpp>
+#include <advi/cli/validators.hpp>
+#include <CLI/CLI.hpp>
+
+namespace advi::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct OptimizeArgs {
+    std::string model;
+    std::vector<std::string> data;
+    OptimizeOptions options;
+    std::string algorithm = "lbfgs";
+    std::string jacobian = "0";
+    std::string init = "2";
+    std::string output = "output.csv";
+    bool quiet = false;
+};
+
+// --init as CmdStan takes it: a number is the radius of uniform initial values in
+// unconstrained space (0: all zeros); anything else is a file of constrained values by
+// parameter name (JSON, R dump), every parameter given, mapped through T.
+std::optional<double> init_radius(const std::string& s) {
+    std::size_t used = 0;
+    double v = 0.0;
+    try {
+        v = std::stod(s, &used);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+    if (used != s.size())
+        return std::nullopt;
+    if (!std::isfinite(v) || v < 0.0)
+        throw Error(fmt::format("--init: expected a radius >= 0 or a file, got `{}`", s));
+    return v;
+}
+
+Eigen::VectorXd init_from_file(const ModelSpec& spec, const fs::path& file) {
+    const DataTable table = read_data(file);
+    Eigen::VectorXd theta(spec.theta_dim());
+    const std::vector<int> offsets = spec.theta_offsets();
+    for (std::size_t k = 0; k < spec.latents.size(); ++k) {
+        const LatentVariable& v = spec.latents[k];
+        const DataValue* value = table.find(v.name);
+        if (value == nullptr)
+            throw Error(
+                fmt::format("--init `{}`: parameter `{}` is not given (an init file "
+                            "gives every parameter)",
+                            file.string(), v.name));
+        value->check(DType::Real, latent_dims(v.shape));
+        // Column-major, as the latent's values are laid out (a scalar reads as one value).
+        auto into = theta.segment(offsets[k], v.shape.size());
+        if (value->is_scalar()) {
+            into.setConstant(value->as_real());
+        } else if (value->dims.size() == 1) {
+            into = value->as_vector();
+        } else {
+            const Eigen::MatrixXd m = value->as_matrix();
+            into = Eigen::Map<const Eigen::VectorXd>(m.data(), m.size());
+        }
+    }
+    try {
+        return spec.unconstrain(theta);
+    } catch (const Error& e) {
+        throw Error(fmt::format("--init `{}`: {}", file.string(), e.what()));
+    }
+}
+
+int run_optimize(const OptimizeArgs& args) {
+    check_output_path(args.output, args.model, args.data);
+    const std::vector<fs::path> data_files(args.data.begin(), args.data.end());
+    const auto loaded = load_model(args.model, data_files);
+    const ModelSpec spec = loaded->lowered->model().spec();
+
+    OptimizeOptions options = args.options;
+    options.algorithm =
+        args.algorithm == "newton" ? OptimizerAlgorithm::Newton : OptimizerAlgorithm::Lbfgs;
+    options.jacobian = args.jacobian == "1" || args.jacobian == "true";
+    CsvRunInfo run{.model = fs::path(args.model).stem().string() + "_model",
+                   .data_file = "",
+                   .init_file = "",
+                   .output_file = args.output};
+    if (const auto radius = init_radius(args.init)) {
+        options.init_radius = *radius;
+    } else {
+        options.init = init_from_file(spec, args.init);
+        run.init_file = args.init;
+    }
+    for (const std::string& d : args.data) {
+        run.data_file += (run.data_file.empty() ? "" : ", ") + d;
+    }
+    // Held until the output is written: a first signal stops the search after its current
+    // iteration, and the point reached is written, marked not converged.
+    const StopSignals signals;
+    options.interrupt = &signals.flag();
+    const Optimum mode = advi::optimize(spec, options);
+
+    const OptimizeStatus status = mode.status();
+    // No point to write: the search could not start, or the density has no maximum and the
+    // point reached means nothing.
+    if (status == OptimizeStatus::NoMode || status == OptimizeStatus::NonFiniteStart)
+        throw FitError(mode.message());
+
+    // Transformed parameters and generated quantities at the mode, a column block each; the
+    // _rng calls draw from the run's seed.
+    stan::Reporter reporter(*loaded->lowered);
+    std::vector<ExtraBlock> extra;
+    std::string extra_rows;
+    if (reporter.size() > 0) {
+        std::mt19937_64 rng(options.seed);
+        const Eigen::VectorXd values = reporter.evaluate(mode.theta(), rng, "the mode");
+        Eigen::Index offset = 0;
+        for (const stan::ReportedValue& v : reporter.values()) {
+            const std::vector<std::string> names = stan_column_names(v.name, v.dims);
+            const auto size = static_cast<Eigen::Index>(names.size());
+            extra.push_back({.name = v.name,
+                             .dims = v.dims,
+                             .at_mean = values.segment(offset, size),
+                             .draws = {}});
+            for (Eigen::Index k = 0; k < size; ++k)
+                extra_rows += fmt::format("{:<20} {:>14.6g}\n", names[k], values[offset + k]);
+            offset += size;
+        }
+    }
+    write_cmdstan_csv_file(
+        args.output, cmdstan_optimize_output(mode, extra, cmdstan_optimize_settings(options, run)));
+    std::cout << mode.summary(1) << extra_rows << std::flush;
+    if (!args.quiet)
+        std::cerr << fmt::format("Output written to {}\n", args.output);
+    if (const int sig = signals.received()) {
+        std::cerr << fmt::format(
+            "advi: interrupted: {}; the output holds the point reached, "
+            "not converged\n",
+            mode.message());
+        return 128 + sig;
+    }
+    if (!mode.converged()) {
+        std::cerr << fmt::format(
+            "advi: warning: {}; the output holds the last point, which is "
+            "not a converged mode\n",
+            mode.message());
+    }
+    return 0;
+}
+
+}  // namespace
+
+Command add_optimize_command(CLI::App& parent) {
+    auto args = std::make_shared<OptimizeArgs>();
+    CLI::App* app = parent.add_subcommand(
+        "optimize",
+        "Find the posterior mode (L-BFGS, or Newton-CG), write CmdStan's optimize CSV, print it");
+    OptimizeOptions& o = args->options;
+    app->add_option("model", args->model, "The Stan program (.stan)")->required();
+    app->add_option("--data", args->data,
+                    "Data: CmdStan JSON (.json), R dump (.R, .rdump) or CSV (.csv); repeatable")
+        ->allow_extra_args(false);
+    app->add_option("--algorithm", args->algorithm,
+                    "lbfgs, or newton (trust-region Newton-CG on Hessian-vector products)")
+        ->check(CLI::IsMember({"lbfgs", "newton"}))
+        ->capture_default_str();
+    app->add_option("--jacobian", args->jacobian,
+                    "1: maximise with the log-Jacobian (the mode in unconstrained space); 0: "
+                    "without (the mode in constrained space)")
+        ->check(CLI::IsMember({"0", "1", "false", "true"}))
+        ->capture_default_str();
+    app->add_option("--iter", o.iter, "Maximum number of iterations")
+        ->check(positive_int())
+        ->capture_default_str();
+    app->add_option("--tol-obj", o.tol_obj, "Absolute change of lp that ends the search")
+        ->check(non_negative_real())
+        ->capture_default_str();
+    app->add_option("--tol-rel-obj", o.tol_rel_obj,
+                    "Relative change of lp that ends the search, in units of epsilon")
+        ->check(non_negative_real())
+        ->capture_default_str();
+    app->add_option("--tol-grad", o.tol_grad, "Gradient norm that ends the search")
+        ->check(non_negative_real())
+        ->capture_default_str();
+    app->add_option("--tol-rel-grad", o.tol_rel_grad,
+                    "g' H^-1 g / max(|lp|, 1) that ends the search, in units of epsilon")
+        ->check(non_negative_real())
+        ->capture_default_str();
+    app->add_option("--tol-param", o.tol_param, "Parameter change that ends the search")
+        ->check(non_negative_real())
+        ->capture_default_str();
+    app->add_option("--history-size", o.history_size, "L-BFGS: curvature pairs kept")
+        ->check(positive_int())
+        ->capture_default_str();
+    app->add_option("--init-alpha", o.init_alpha, "L-BFGS: first line search step length")
+        ->check(positive_real())
+        ->capture_default_str();
+    app->add_option("--init", args->init,
+                    "Radius of uniform initial values in unconstrained space, or a JSON / R "
+                    "dump file of every parameter's initial value")
+        ->capture_default_str();
+    app->add_option("--seed", o.seed, "Random seed (initial values, _rng calls)")
+        ->check(seed_value())
+        ->capture_default_str();
+    app->add_option("--threads", o.threads, "Threads of the gradient program (0: all cores)")
+        ->check(non_negative_int())
+        ->capture_default_str();
+    app->add_option("--output", args->output, "CSV file to write")->capture_default_str();
+    app->add_flag("--quiet,-q", args->quiet, "No messages on stderr but errors and warnings");
+    return {app, [args] { return run_optimize(*args); }};
+}
+
+}  // namespace advi::cli

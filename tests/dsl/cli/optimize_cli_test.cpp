@@ -1,0 +1,156 @@
+// `advi optimize` as a user runs it: the CSV read back against the mode's analytic conditions
+// and the log density computed here, CmdStan's header lines, --jacobian, --init from a file,
+// bad options (status 2), a run cut short (a warning and converged = 0).
+#include <cmath>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include <Eigen/Core>
+
+#include <advi/io/csv_reader.hpp>
+
+#include "support/cli_runner.hpp"
+
+using namespace advi::test;
+
+namespace {
+
+const char* kModel = R"(data {
+  int<lower=0> N;
+  vector[N] y;
+}
+parameters {
+  real mu;
+  real<lower=0> sigma;
+}
+transformed parameters {
+  real log_sigma = log(sigma);
+}
+model {
+  mu ~ normal(0, 10);
+  sigma ~ lognormal(0, 1);
+  y ~ normal(mu, sigma);
+}
+generated quantities {
+  real y_new = normal_rng(mu, sigma);
+}
+)";
+
+const char* kData = R"({"N": 10, "y": [4.1, 5.3, 3.8, 6.0, 4.9, 5.5, 4.4, 5.1, 4.7, 5.2]})";
+const std::vector<double> kY = {4.1, 5.3, 3.8, 6.0, 4.9, 5.5, 4.4, 5.1, 4.7, 5.2};
+
+double normal_lpdf(double x, double m, double s) {
+    return -0.5 * std::pow((x - m) / s, 2) - std::log(s) - 0.5 * std::log(2 * std::numbers::pi);
+}
+
+// The model's log density in constrained space with every constant.
+double log_density(double mu, double sigma) {
+    double lp = normal_lpdf(mu, 0, 10) + normal_lpdf(std::log(sigma), 0, 1) - std::log(sigma);
+    for (double y : kY) lp += normal_lpdf(y, mu, sigma);
+    return lp;
+}
+
+bool has_line(const advi::StanCsv& csv, const std::string& line) {
+    for (const std::string& c : csv.comments)
+        if (c == line)
+            return true;
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("advi optimize: the CSV holds the mode, lp__ and CmdStan's header", "[cli][optimize]") {
+    if (!cli_built())
+        return;
+    const std::string m = q(write_file("opt.stan", kModel));
+    const std::string d = q(write_file("opt.json", kData));
+    const fs::path out = scratch() / "opt.csv";
+    for (const bool jacobian : {false, true})
+        for (const std::string algorithm : {"lbfgs", "newton"}) {
+            CAPTURE(jacobian, algorithm);
+            // Tighter than CmdStan's default tol_rel_grad (which stops where g' H^-1 g is about
+            // 3e-8 here, a gradient of about 1e-3), for the conditions below at 1e-5.
+            const Run r = tool("optimize " + m + " --data " + d + " --output " + q(out) +
+                               " --tol-rel-grad 100 --tol-rel-obj 1 --algorithm " + algorithm +
+                               (jacobian ? " --jacobian 1" : ""));
+            INFO(r.err);
+            REQUIRE(r.status == 0);
+            CHECK(contains(r.out, "converged: "));
+            const advi::StanCsv csv = advi::read_stan_csv(out);
+            CHECK(csv.columns ==
+                  std::vector<std::string>{"lp__", "mu", "sigma", "log_sigma", "y_new"});
+            REQUIRE(csv.values.rows() == 1);
+            CHECK(has_line(csv, "# method = optimize"));
+            CHECK(has_line(csv, algorithm == "lbfgs" ? "#     algorithm = lbfgs (Default)"
+                                                     : "#     algorithm = newton"));
+            CHECK(has_line(csv, "#         tol_rel_grad = 100"));
+            CHECK(has_line(csv, "#         tol_grad = 1e-08 (Default)"));
+            CHECK(has_line(csv, jacobian ? "#     jacobian = 1" : "#     jacobian = 0 (Default)"));
+            CHECK(has_line(csv, "# converged = 1"));
+            const double mu = csv.values(0, 1), sigma = csv.values(0, 2);
+            // The mode's conditions, from the derivatives of log p in (mu, log sigma):
+            // d/dmu: -mu / 100 + sum(y - mu) / sigma^2 = 0;
+            // sigma d/dsigma: -1 - log sigma - N + S / sigma^2 (+ 1 with the Jacobian) = 0.
+            double sum = 0, s2 = 0;
+            for (double y : kY) {
+                sum += y - mu;
+                s2 += (y - mu) * (y - mu);
+            }
+            CHECK(std::abs(-mu / 100 + sum / (sigma * sigma)) < 1e-5);
+            CHECK(std::abs((jacobian ? 0.0 : -1.0) - std::log(sigma) - 10.0 +
+                           s2 / (sigma * sigma)) < 1e-5);
+            // lp__: every constant, and the log-Jacobian log sigma when asked for.
+            CHECK(
+                csv.values(0, 0) ==
+                Approx(log_density(mu, sigma) + (jacobian ? std::log(sigma) : 0.0)).epsilon(1e-12));
+            CHECK(csv.values(0, 3) == Approx(std::log(sigma)).epsilon(1e-14));
+            CHECK(std::isfinite(csv.values(0, 4)));
+        }
+}
+
+TEST_CASE("advi optimize: --init from a file and by radius", "[cli][optimize]") {
+    if (!cli_built())
+        return;
+    const std::string m = q(write_file("opt.stan", kModel));
+    const std::string d = q(write_file("opt.json", kData));
+    const std::string init = q(write_file("opt_init.json", R"({"mu": 3, "sigma": 2})"));
+    const fs::path out = scratch() / "opt_init.csv";
+    // One iteration from a given point: the header names the file.
+    Run r = tool("optimize " + m + " --data " + d + " --init " + init + " --output " + q(out) +
+                 " --iter 1 -q");
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const advi::StanCsv csv = advi::read_stan_csv(out);
+    CHECK(has_line(csv, "# init = " + (scratch() / "opt_init.json").string()));
+    CHECK(has_line(csv, "# converged = 0"));
+    // Not converged: said on stderr, the point still written.
+    CHECK(contains(r.err, "advi: warning: not converged: iteration limit 1 reached"));
+    r = tool("optimize " + m + " --data " + d + " --init 0 --output " + q(out) + " -q");
+    REQUIRE(r.status == 0);
+    CHECK(has_line(advi::read_stan_csv(out), "# init = 0"));
+}
+
+TEST_CASE("advi optimize: bad options are one line and status 2", "[cli][optimize]") {
+    if (!cli_built())
+        return;
+    const std::string m = q(write_file("opt.stan", kModel));
+    check_one_line_error(tool("optimize " + m + " --algorithm bfgs"), 2, "--algorithm");
+    check_one_line_error(tool("optimize " + m + " --jacobian 2"), 2, "--jacobian");
+    check_one_line_error(tool("optimize " + m + " --iter 0"), 2,
+                         "--iter: expected a positive integer, got `0`");
+    check_one_line_error(tool("optimize " + m + " --tol-rel-grad -1"), 2,
+                         "--tol-rel-grad: expected a non-negative number, got `-1`");
+    check_one_line_error(tool("optimize " + m + " --tol-obj nan"), 2, "--tol-obj");
+    check_one_line_error(tool("optimize " + m + " --history-size 0"), 2, "--history-size");
+    check_one_line_error(tool("optimize " + m + " --init-alpha 0"), 2,
+                         "--init-alpha: expected a positive number, got `0`");
+    check_one_line_error(tool("optimize " + m + " --seed -3"), 2, "--seed");
+    const std::string d = q(write_file("opt.json", kData));
+    check_one_line_error(tool("optimize " + m + " --data " + d + " --init=-1"), 1,
+                         "--init: expected a radius >= 0 or a file, got `-1`");
+    check_one_line_error(tool("optimize " + m + " --data " + d + " --init missing.json"), 1,
+                         "missing.json");
+}
