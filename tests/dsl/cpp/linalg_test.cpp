@@ -280,18 +280,23 @@ TEST_CASE("reductions", "[dsl][linalg]") {
     check_fn(
         {M(X)}, [](Model&, auto& xs) { return col_sums(xs[0]); }, X.colwise().sum().transpose());
 
-    SECTION("min and max: data only") {
+    SECTION("min and max: values, and a gradient to the extreme element") {
         Model m;
         const MatrixXd D = fill(2, 3, 0.9);
         auto d = m.data("D", D);
         auto p = m.param("p", normal(0, 1));
         CHECK(value_of(m, min(d), VectorXd::Zero(1))(0, 0) == D.minCoeff());
         CHECK(value_of(m, max(d), VectorXd::Zero(1))(0, 0) == D.maxCoeff());
-        // data-only: the model differentiates; a parameter inside is refused by name
-        m.target_add(max(d) * p);
-        CHECK_NOTHROW((void)compile(m));
-        m.target_add(max(d * p));
-        CHECK_THROWS_WITH((void)compile(m), Catch::Contains("`max`"));
+        // d/dp max(D p) is max(D) for p > 0 and min(D) for p < 0; the prior adds -p.
+        m.target_add(max(d) * p + max(d * p));
+        Program prog = compile(m);
+        VectorXd z(1), g(1);
+        z << 0.5;
+        (void)prog.run(z, g);
+        CHECK(g[0] == Approx(2 * D.maxCoeff() - 0.5).epsilon(1e-12));
+        z << -0.5;
+        (void)prog.run(z, g);
+        CHECK(g[0] == Approx(D.maxCoeff() + D.minCoeff() + 0.5).epsilon(1e-12));
     }
 }
 
