@@ -77,6 +77,29 @@ std::string elbo_text(double elbo, int significant) {
     return significant > 0 ? fmt::format("{:.{}g}", elbo, significant) : fmt::format("{}", elbo);
 }
 
+std::string latent_summary_table(const ModelSpec& spec, const Eigen::MatrixXd& theta_draws,
+                                 int index_base) {
+    std::string s;
+    const std::vector<int> offsets = spec.theta_offsets();
+    s += fmt::format("{:<20} {:>12} {:>12} {:>12} {:>12} {:>12}\n", "", "mean", "sd", "5%", "50%",
+                     "95%");
+    for (std::size_t i = 0; i < spec.latents.size(); ++i) {
+        const LatentVariable& v = spec.latents[i];
+        const Eigen::MatrixXd d = theta_draws.middleCols(offsets[i], v.shape.size());
+        for (Eigen::Index k = 0; k < d.cols(); ++k) {
+            std::string label = v.name;
+            if (v.shape.is_vector())
+                label += fmt::format("[{}]", k + index_base);
+            if (v.shape.is_matrix()) {
+                label += fmt::format("[{},{}]", k % v.shape.rows + index_base,
+                                     k / v.shape.rows + index_base);
+            }
+            s += summary_row(label, summarize_draws(d.col(k)));
+        }
+    }
+    return s;
+}
+
 std::string Fit::summary(int index_base) const {
     const AdviResult& r = result_;
     std::string s = fmt::format(
@@ -117,22 +140,7 @@ std::string Fit::summary(int index_base) const {
         }
         return s;
     }
-    s += fmt::format("{:<20} {:>12} {:>12} {:>12} {:>12} {:>12}\n", "", "mean", "sd", "5%", "50%",
-                     "95%");
-    for (const auto& v : spec_.latents) {
-        const Eigen::MatrixXd d = draws(v.name);
-        for (Eigen::Index k = 0; k < d.cols(); ++k) {
-            std::string label = v.name;
-            if (v.shape.is_vector())
-                label += fmt::format("[{}]", k + index_base);
-            if (v.shape.is_matrix()) {
-                label += fmt::format("[{},{}]", k % v.shape.rows + index_base,
-                                     k / v.shape.rows + index_base);
-            }
-            s += summary_row(label, summarize_draws(d.col(k)));
-        }
-    }
-    return s;
+    return s + latent_summary_table(spec_, theta_draws_, index_base);
 }
 
 namespace {
@@ -290,15 +298,8 @@ void require_fit_memory(const ModelSpec& m, const Options& options) {
 
 }  // namespace
 
-namespace {
-
-// Engine messages name unconstrained coordinates by the model's parameters: "`sigma`", or
-// "`beta` (unconstrained element 3 of 5)".
-Options with_coordinate_names(const ModelSpec& m, Options options) {
-    if (options.describe_coordinate) {
-        return options;
-    }
-    options.describe_coordinate = [offsets = m.zeta_offsets(), dim = m.zeta_dim(), names = [&] {
+std::function<std::string(int)> describe_coordinates(const ModelSpec& m) {
+    return [offsets = m.zeta_offsets(), dim = m.zeta_dim(), names = [&] {
         std::vector<std::string> v;
         for (const auto& l : m.latents) v.push_back(l.name);
         return v;
@@ -315,6 +316,17 @@ Options with_coordinate_names(const ModelSpec& m, Options options) {
         }
         return fmt::format("coordinate {}", k);
     };
+}
+
+namespace {
+
+// Engine messages name unconstrained coordinates by the model's parameters: "`sigma`", or
+// "`beta` (unconstrained element 3 of 5)".
+Options with_coordinate_names(const ModelSpec& m, Options options) {
+    if (options.describe_coordinate) {
+        return options;
+    }
+    options.describe_coordinate = describe_coordinates(m);
     return options;
 }
 

@@ -2,6 +2,7 @@
 // back through T^-1, and answers per latent variable in constrained space.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -92,6 +93,17 @@ private:
 // digits; 0: the shortest text that reads back to the same double), or a statement that there
 // is none ("not computed: ..."), never "nan".
 [[nodiscard]] std::string elbo_text(double elbo, int significant = 6);
+
+// The table of Fit::summary: per latent element of `spec`, the mean, sd, 5%, 50% and 95% of
+// its column of `theta_draws` (laid out at ModelSpec::theta_offsets()), labelled beta[1] or
+// beta[0] by `index_base`; for any draws in constrained space (ADVI's, Laplace's).
+[[nodiscard]] std::string latent_summary_table(const ModelSpec& spec,
+                                               const Eigen::MatrixXd& theta_draws,
+                                               int index_base = 0);
+
+// Names unconstrained coordinate k of the model in messages: "`sigma`", or "`beta`
+// (unconstrained element 3 of 5)" (Options::describe_coordinate).
+[[nodiscard]] std::function<std::string(int)> describe_coordinates(const ModelSpec& m);
 
 // Compiles the model and fits it with ADVI.
 [[nodiscard]] Fit fit(const ModelSpec& m, const Options& options = {});
