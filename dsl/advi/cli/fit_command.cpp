@@ -16,11 +16,11 @@
 #include <advi/fit/cmdstan_output.hpp>
 #include <advi/fit/fit.hpp>
 #include <advi/io/cmdstan_csv.hpp>
-#include <advi/io/output_file.hpp>
 #include <advi/stan/report.hpp>
 
 #include <advi/cli/commands.hpp>
 #include <advi/cli/load.hpp>
+#include <advi/cli/outputs.hpp>
 #include <advi/cli/progress_stream.hpp>
 #include <advi/cli/stop_signals.hpp>
 #include <advi/cli/validators.hpp>
@@ -42,51 +42,12 @@ struct FitArgs {
     CLI::Option* eta = nullptr;
 };
 
-// Refuses, before a long fit rather than after it, an output that would land in a directory
-// that does not exist, or on a directory, or on one of the inputs: the same file by identity
-// (device and inode), whatever the spelling, a link or a hard link.
-void check_output_path(const FitArgs& args) {
-    const fs::path output = args.output;
-    std::error_code ec;
-    if (fs::is_directory(output, ec)) {
-        throw Error(fmt::format("cannot write `{}`: it is a directory", output.string()));
-    }
-    const fs::path dir = output_target(output).parent_path();
-    if (!dir.empty() && !fs::is_directory(dir, ec)) {
-        throw Error(fmt::format("cannot write `{}`: directory `{}` does not exist", output.string(),
-                                dir.string()));
-    }
-    const auto refuse_input = [&](const std::string& input, std::string_view what) {
-        if (fs::exists(output, ec) && fs::equivalent(output, input, ec)) {
-            throw Error(fmt::format(
-                "--output `{}` is the {} `{}`: the output would destroy an input; choose "
-                "another --output",
-                output.string(), what, input));
-        }
-    };
-    refuse_input(args.model, "model file");
-    for (const std::string& d : args.data) refuse_input(d, "data file");
-}
-
-// Transformed parameters and generated quantities, a column block each, evaluated at the mean
-// row and at every draw. The _rng calls use their own generator, seeded with the fit's seed.
-std::vector<ExtraBlock> extra_blocks(const stan::ReportedDraws& reported) {
-    std::vector<ExtraBlock> blocks;
-    Eigen::Index offset = 0;
-    for (const stan::ReportedValue& v : reported.values) {
-        Eigen::Index size = 1;
-        for (const std::int64_t d : v.dims) size *= d;
-        blocks.push_back({.name = v.name,
-                          .dims = v.dims,
-                          .at_mean = reported.at_mean.segment(offset, size),
-                          .draws = reported.draws.middleCols(offset, size)});
-        offset += size;
-    }
-    return blocks;
-}
-
 int run_fit(const FitArgs& args) {
-    check_output_path(args);
+    std::vector<InputFile> inputs{
+        {args.model, "model file"}
+    };
+    for (const std::string& d : args.data) inputs.push_back({d, "data file"});
+    check_output_path(args.output, inputs);
     const std::vector<fs::path> data_files(args.data.begin(), args.data.end());
     const auto loaded = load_model(args.model, data_files);
     const ModelSpec spec = loaded->lowered->model().spec();
