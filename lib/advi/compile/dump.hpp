@@ -7,7 +7,8 @@
 namespace advi {
 
 // Stages: model, constrain, diff, simplify (graphs); aliases, loops, schedule, liveness,
-// slots (the compiler's passes, for the gradient program); program.
+// slots (the compiler's passes, for the gradient program); program; hessian,
+// hessian_simplify (the H v graph, raw and simplified) and hessian_program.
 [[nodiscard]] bool dump_wanted(std::string_view stage);
 
 }  // namespace advi

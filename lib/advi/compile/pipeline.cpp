@@ -5,6 +5,7 @@
 
 #include <advi/compile/constrain.hpp>
 #include <advi/compile/dump.hpp>
+#include <advi/diff/hessian_vector.hpp>
 #include <advi/diff/reverse.hpp>
 #include <advi/diff/simplify.hpp>
 
@@ -39,6 +40,32 @@ Program compile(const ModelSpec& m, bool jacobian) {
     if (dump_wanted("program"))
         std::cerr << "# program\n" << p.str();
     return p;
+}
+
+CurvatureStages curvature_stages(const ModelSpec& m, bool jacobian) {
+    CurvatureStages s;
+    s.gradient = stages(m, jacobian);
+    s.hessian_vector = hessian_vector_graph(s.gradient.simplified, m.zeta_dim());
+    show("hessian", s.hessian_vector);
+    s.simplified = simplify(s.hessian_vector);
+    show("hessian_simplify", s.simplified);
+    return s;
+}
+
+Program compile_hessian_vector_graph(const Graph& simplified_gradient, std::vector<DataSlot> data,
+                                     int dim) {
+    const Graph g = simplify(hessian_vector_graph(simplified_gradient, dim));
+    return Program::compile(g, std::move(data), 2 * dim, 2 * dim);
+}
+
+HessianVectorProgram compile_hessian_vector(const ModelSpec& m, bool jacobian) {
+    CurvatureStages s = curvature_stages(m, jacobian);
+    Program gradient =
+        Program::compile(s.gradient.simplified, m.data, m.zeta_dim(), m.zeta_dim(), 0, true);
+    Program hv = Program::compile(s.simplified, m.data, 2 * m.zeta_dim(), 2 * m.zeta_dim());
+    if (dump_wanted("hessian_program"))
+        std::cerr << "# hessian_vector program\n" << hv.str();
+    return HessianVectorProgram(std::move(gradient), std::move(hv));
 }
 
 Program compile_constrain_map(const ModelSpec& m) {

@@ -1,10 +1,12 @@
 // The pipeline from a model to programs: constrain -> differentiate -> simplify -> compile.
 // Set ADVI_DUMP=model,constrain,diff,simplify,aliases,loops,schedule,liveness,slots,program (or
-// "all") to print each stage (compile/dump.hpp).
+// "all") to print each stage (compile/dump.hpp); hessian, hessian_simplify and hessian_program
+// for the curvature program.
 #pragma once
 
 #include <iosfwd>
 
+#include <advi/compile/hessian_vector_program.hpp>
 #include <advi/compile/program.hpp>
 #include <advi/model/model_spec.hpp>
 
@@ -27,5 +29,23 @@ struct Stages {
     Graph simplified;
 };
 [[nodiscard]] Stages stages(const ModelSpec& m, bool jacobian = true);
+
+// The curvature program: the gradient program and the H v program compiled from the simplified
+// gradient graph differentiated once more (diff/hessian_vector.hpp), same passes and arena.
+[[nodiscard]] HessianVectorProgram compile_hessian_vector(const ModelSpec& m, bool jacobian = true);
+
+// The stages of compile_hessian_vector(), for printing: those of compile(), the raw H v graph
+// (input [zeta; v], outputs lp, gradient, H v) and the simplified one.
+struct CurvatureStages {
+    Stages gradient;
+    Graph hessian_vector;
+    Graph simplified;
+};
+[[nodiscard]] CurvatureStages curvature_stages(const ModelSpec& m, bool jacobian = true);
+
+// The H v program of a simplified gradient graph over zeta of size dim (what
+// compile_hessian_vector compiles; also for graphs built by hand in tests).
+[[nodiscard]] Program compile_hessian_vector_graph(const Graph& simplified_gradient,
+                                                   std::vector<DataSlot> data, int dim);
 
 }  // namespace advi

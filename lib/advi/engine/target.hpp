@@ -82,4 +82,30 @@ private:
     T& t_;
 };
 
+template <class T>
+concept HessianVectorDensity = LogDensity<T> &&
+    requires(T& t, const Eigen::VectorXd& z, Eigen::VectorXd& g) {
+    { t.hessian_vector(z, z, g, g) } -> std::convertible_to<double>;
+};
+
+// The same for a CurvatureTarget: a compiled model's HessianVectorProgram
+// (compile/hessian_vector_program.hpp, from compile_hessian_vector()) as the target of Newton
+// steps and the Laplace approximation.
+template <HessianVectorDensity T>
+class CurvatureTargetRef final : public CurvatureTarget {
+public:
+    explicit CurvatureTargetRef(T& t) : t_(t) {}
+    int dim() const override { return static_cast<int>(t_.dim()); }
+    double log_density_gradient(const Eigen::VectorXd& zeta, Eigen::VectorXd& grad) override {
+        return static_cast<double>(t_.log_density_gradient(zeta, grad));
+    }
+    double hessian_vector(const Eigen::VectorXd& zeta, const Eigen::VectorXd& v,
+                          Eigen::VectorXd& grad, Eigen::VectorXd& hv) override {
+        return static_cast<double>(t_.hessian_vector(zeta, v, grad, hv));
+    }
+
+private:
+    T& t_;
+};
+
 }  // namespace advi
