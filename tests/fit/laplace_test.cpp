@@ -10,32 +10,17 @@
 #include <catch2/catch.hpp>
 
 #include <advi/advi.hpp>
+#include <advi/compile/hessian_vector_program.hpp>
 
 namespace advi {
 namespace {
 
-// H v of a model's log density by central differences of its gradient program: exact for a
-// quadratic log density up to rounding (about 1e-16 |grad| / step), enough for the
-// checks below until the exact Hessian-vector program is wired in.
-class DifferencedCurvature final : public CurvatureTarget {
-public:
-    explicit DifferencedCurvature(Program p, double step = 1e-4) : p_(std::move(p)), h_(step) {}
-    int dim() const override { return static_cast<int>(p_.dim()); }
-    double log_density_gradient(const Eigen::VectorXd& z, Eigen::VectorXd& g) override {
-        return p_.run(z, g);
-    }
-    double hessian_vector(const Eigen::VectorXd& z, const Eigen::VectorXd& v, Eigen::VectorXd& g,
-                          Eigen::VectorXd& hv) override {
-        Eigen::VectorXd gp(dim()), gm(dim());
-        p_.run(z + h_ * v, gp);
-        p_.run(z - h_ * v, gm);
-        hv = (gp - gm) / (2 * h_);
-        return p_.run(z, g);
-    }
-
-private:
-    Program p_;
-    double h_;
+// The model's exact H v (compile_hessian_vector) as a curvature target, with or without the
+// log-Jacobian.
+struct Curvature {
+    HessianVectorProgram program;
+    CurvatureTargetRef<HessianVectorProgram> target{program};
+    Curvature(const ModelSpec& m, bool jacobian) : program(compile_hessian_vector(m, jacobian)) {}
 };
 
 struct Regression {
@@ -79,7 +64,8 @@ TEST_CASE("Laplace on a linear regression with known noise is the exact posterio
     auto beta = m.param("beta", normal(0, r.tau), 3);
     m.observe(y, normal(X * beta, r.sigma));
     const ModelSpec& spec = m.spec();
-    DifferencedCurvature curvature(compile(spec));
+    Curvature exact(spec, true);
+    CurvatureTarget& curvature = exact.target;
 
     const Eigen::VectorXd mode = r.mean();  // the exact mode, as a --mode file gives it
     const LaplaceFit fit = laplace_at(spec, curvature, mode, {.draws = 4000, .seed = 3});
@@ -126,10 +112,11 @@ TEST_CASE("Laplace of a positive scale: draws through T^-1, variance -1 / f''(mo
     double z = 0;
     for (int it = 0; it < 50; ++it)
         z -= (-N + S * std::exp(-2 * z) - z) / (-2 * S * std::exp(-2 * z) - 1);
-    DifferencedCurvature with(compile(spec, true), 1e-5);
-    const LaplaceFit fit = laplace_at(spec, with, Eigen::VectorXd::Constant(1, z), {.seed = 1});
+    Curvature with(spec, true);
+    const LaplaceFit fit =
+        laplace_at(spec, with.target, Eigen::VectorXd::Constant(1, z), {.seed = 1});
     CHECK(fit.gaussian().covariance()(0, 0) ==
-          Approx(1 / (2 * S * std::exp(-2 * z) + 1)).epsilon(1e-7));
+          Approx(1 / (2 * S * std::exp(-2 * z) + 1)).epsilon(1e-12));
     CHECK(fit.at_mode("sigma")[0] == Approx(std::exp(z)).epsilon(1e-14));
     for (int i = 0; i < fit.theta_draws().rows(); ++i)
         REQUIRE(fit.theta_draws()(i, 0) == Approx(std::exp(fit.zeta_draws()(i, 0))).epsilon(1e-14));
@@ -146,12 +133,11 @@ TEST_CASE("Laplace of a positive scale: draws through T^-1, variance -1 / f''(mo
     CHECK(fit.psis().ess > 800);
 
     // Without the Jacobian the log density lacks + zeta, a linear term: the same Hessian, so
-    // the same draws, and log_p differs by zeta per draw (to the
-    // finite differences' rounding in H).
-    DifferencedCurvature without(compile(spec, false), 1e-5);
-    const LaplaceFit mle =
-        laplace_at(spec, without, Eigen::VectorXd::Constant(1, z), {.jacobian = false, .seed = 1});
-    CHECK((mle.zeta_draws() - fit.zeta_draws()).cwiseAbs().maxCoeff() < 1e-8);
+    // the same draws, and log_p differs by zeta per draw.
+    Curvature without(spec, false);
+    const LaplaceFit mle = laplace_at(spec, without.target, Eigen::VectorXd::Constant(1, z),
+                                      {.jacobian = false, .seed = 1});
+    CHECK((mle.zeta_draws() - fit.zeta_draws()).cwiseAbs().maxCoeff() < 1e-12);
     for (int i = 0; i < 10; ++i)
         CHECK(fit.log_p()[i] - mle.log_p()[i] == Approx(fit.zeta_draws()(i, 0)).margin(1e-12));
 }
@@ -162,7 +148,8 @@ TEST_CASE("laplace_at refuses bad options and modes by name", "[fit][laplace]") 
     auto tau = m.param("tau", lognormal(0, 1));
     m.target_add(mu * tau);  // a saddle along mu and log tau at large tau
     const ModelSpec& spec = m.spec();
-    DifferencedCurvature c(compile(spec));
+    Curvature exact(spec, true);
+    CurvatureTarget& c = exact.target;
     using Catch::Matchers::Contains;
     CHECK_THROWS_WITH(laplace_at(spec, c, Eigen::VectorXd::Zero(3), {}),
                       Contains("the mode has 3 unconstrained values, the model has 2"));

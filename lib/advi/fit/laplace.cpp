@@ -10,6 +10,7 @@
 
 #include <advi/base/error.hpp>
 #include <advi/base/memory_budget.hpp>
+#include <advi/compile/hessian_vector_program.hpp>
 #include <advi/compile/pipeline.hpp>
 #include <advi/engine/rng.hpp>
 
@@ -112,6 +113,16 @@ LaplaceFit laplace_at(const ModelSpec& m, CurvatureTarget& curvature, const Eige
     Fit draws(m, std::move(r), std::move(theta), t, std::move(dens));
     return LaplaceFit(std::move(draws), gaussian, std::move(weights), options.jacobian,
                       std::move(mode_source), seconds);
+}
+
+LaplaceFit laplace(const ModelSpec& m, const LaplaceOptions& options) {
+    if (options.mode.size() == 0) {
+        throw ModelError("Laplace: no mode given (LaplaceOptions::mode)");
+    }
+    HessianVectorProgram program = compile_hessian_vector(m, options.jacobian);
+    program.set_threads(options.threads);
+    CurvatureTargetRef<HessianVectorProgram> curvature(program);
+    return laplace_at(m, curvature, options.mode, options, options.mode_source);
 }
 
 }  // namespace advi

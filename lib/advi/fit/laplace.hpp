@@ -30,6 +30,11 @@ struct LaplaceOptions {
     double regularization = 0.0;
     // The gradient program's threads (0: the hardware's); the same bits on any count.
     int threads = 0;
+    // The mode in unconstrained space (zeta_dim() values; read_mode_file gives it from a
+    // file of constrained values). Empty: advi::laplace finds it with optimize.
+    Eigen::VectorXd mode{};
+    // Where a given mode came from, for the summary and the CSV ("file mode.csv").
+    std::string mode_source = "given";
 };
 
 class LaplaceFit {
@@ -87,5 +92,9 @@ private:
 [[nodiscard]] LaplaceFit laplace_at(const ModelSpec& m, CurvatureTarget& curvature,
                                     const Eigen::VectorXd& mode, const LaplaceOptions& options,
                                     std::string mode_source = "given");
+
+// Compiles the model's Hessian-vector program (with the log-Jacobian when options.jacobian)
+// and takes laplace_at at options.mode, or at the mode optimize finds with the same jacobian.
+[[nodiscard]] LaplaceFit laplace(const ModelSpec& m, const LaplaceOptions& options = {});
 
 }  // namespace advi
