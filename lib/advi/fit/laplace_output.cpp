@@ -146,7 +146,9 @@ Eigen::VectorXd read_mode_file(const ModelSpec& m, const std::filesystem::path& 
     }
     try {
         return m.unconstrain(theta);
-    } catch (const ModelError& e) {
+    } catch (const DataError& e) {  // a value outside its support
+        throw DataError(fmt::format("mode file `{}`: {}", file.string(), e.what()));
+    } catch (const ModelError& e) {  // a support with expression arguments
         throw ModelError(fmt::format("mode file `{}`: {}", file.string(), e.what()));
     }
 }

@@ -37,8 +37,8 @@ namespace advi {
 // lp__ and the constrained parameters by Stan's column names; other columns ignored) or JSON
 // of the constrained parameters by name (the data reader's shapes: a vector a list, a matrix
 // a list of rows); mapped through T (ModelSpec::unconstrain). Throws DataError naming the file
-// and the parameter or column that is missing, of the wrong shape, or not finite, and
-// ModelError for a value outside its parameter's support.
+// and the parameter or column that is missing, of the wrong shape, not finite or outside its
+// support, and ModelError where a support has expression arguments (unconstrain cannot map it).
 [[nodiscard]] Eigen::VectorXd read_mode_file(const ModelSpec& m, const std::filesystem::path& file);
 
 }  // namespace advi
