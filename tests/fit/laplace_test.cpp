@@ -97,6 +97,29 @@ TEST_CASE("Laplace on a linear regression with known noise is the exact posterio
     CHECK((other.zeta_draws() - fit.zeta_draws()).cwiseAbs().maxCoeff() > 0.1);
 }
 
+TEST_CASE("advi::laplace finds the mode itself (optimize) and matches the exact posterior",
+          "[fit][laplace]") {
+    const Regression r = make_regression();
+    Model m;
+    auto y = m.data("y", r.y);
+    auto X = m.data("X", r.X);
+    auto beta = m.param("beta", normal(0, r.tau), 3);
+    m.observe(y, normal(X * beta, r.sigma));
+    const LaplaceFit fit = laplace(m.spec(), {.draws = 4000, .seed = 9});
+    const Eigen::VectorXd exact = r.mean();
+    const Eigen::MatrixXd S = Eigen::MatrixXd(r.precision().inverse());
+    for (int j = 0; j < 3; ++j) {
+        // The mode to the optimizer's tolerances (tol_rel_grad): within 1e-4 posterior sds.
+        CHECK(std::abs(fit.mode()[j] - exact[j]) < 1e-4 * std::sqrt(S(j, j)));
+        CHECK(fit.mean("beta")[j] ==
+              Approx(exact[j]).margin(4 * std::sqrt(S(j, j)) / std::sqrt(4000.0)));
+        CHECK(fit.sd("beta")[j] == Approx(std::sqrt(S(j, j))).epsilon(0.04));
+    }
+    // H does not depend on the point for a Gaussian posterior: the covariance is exact.
+    CHECK(((fit.gaussian().covariance() - S).array() / S.array().abs()).abs().maxCoeff() < 1e-8);
+    CHECK_THAT(fit.mode_source(), Catch::Matchers::StartsWith("optimize, "));
+}
+
 TEST_CASE("Laplace of a positive scale: draws through T^-1, variance -1 / f''(mode)",
           "[fit][laplace]") {
     const Eigen::VectorXd yv = (Eigen::VectorXd(6) << 0.3, -1.2, 2.1, 0.8, -0.4, 1.7).finished();

@@ -87,15 +87,21 @@ Command add_laplace_command(CLI::App& parent) {
     app->add_option("--data", args->data,
                     "Data: CmdStan JSON (.json), R dump (.R, .rdump) or CSV (.csv); repeatable")
         ->allow_extra_args(false);
-    app->add_option("--mode", args->mode,
-                    "The mode: an optimize CSV (.csv) or JSON of the constrained parameters "
-                    "(.json); default: found by optimize with the same --jacobian")
-        ->check(CLI::ExistingFile);
+    CLI::Option* mode =
+        app->add_option("--mode", args->mode,
+                        "The mode: an optimize CSV (.csv) or JSON of the constrained parameters "
+                        "(.json); default: found by optimize with the same --jacobian")
+            ->check(CLI::ExistingFile);
     app->add_option("--jacobian", args->jacobian,
                     "1: the mode and Hessian of the density with the log-Jacobian (the "
                     "posterior of the unconstrained parameters); 0: without it")
         ->check(CLI::IsMember({"0", "1", "true", "false"}))
         ->capture_default_str();
+    app->add_option("--iter", o.optimize.iter,
+                    "Without --mode: iterations of optimize (L-BFGS) at most")
+        ->check(positive_int())
+        ->capture_default_str()
+        ->excludes(mode);
     app->add_option("--draws", o.draws, "Draws from the approximation")
         ->check(positive_int())
         ->capture_default_str();

@@ -17,6 +17,7 @@
 #include <advi/engine/runaway.hpp>
 
 #include <advi/fit/constraint_checker.hpp>
+#include <advi/fit/coordinates.hpp>
 #include <advi/fit/diagnose.hpp>
 #include <advi/fit/draw_summary.hpp>
 #include <advi/fit/minibatch.hpp>
@@ -298,59 +299,21 @@ void require_fit_memory(const ModelSpec& m, const Options& options) {
 
 }  // namespace
 
-std::function<std::string(int)> describe_coordinates(const ModelSpec& m) {
-    return [offsets = m.zeta_offsets(), dim = m.zeta_dim(), names = [&] {
-        std::vector<std::string> v;
-        for (const auto& l : m.latents) v.push_back(l.name);
-        return v;
-    }()](int k) {
-        for (std::size_t i = offsets.size(); i-- > 0;) {
-            if (k >= offsets[i]) {
-                const int end = i + 1 < offsets.size() ? offsets[i + 1] : dim;
-                if (end - offsets[i] == 1) {
-                    return fmt::format("`{}`", names[i]);
-                }
-                return fmt::format("`{}` (unconstrained element {} of {})", names[i],
-                                   k - offsets[i] + 1, end - offsets[i]);
-            }
-        }
-        return fmt::format("coordinate {}", k);
-    };
-}
-
 namespace {
 
-// Engine messages name unconstrained coordinates by the model's parameters: "`sigma`", or
-// "`beta` (unconstrained element 3 of 5)".
+// Engine messages name unconstrained coordinates by the model's parameters (coordinates.hpp).
 Options with_coordinate_names(const ModelSpec& m, Options options) {
-    if (options.describe_coordinate) {
-        return options;
+    if (!options.describe_coordinate) {
+        options.describe_coordinate = coordinate_namer(m);
     }
-    options.describe_coordinate = describe_coordinates(m);
     return options;
 }
 
-// Where a constraint transform exponentiates zeta (a log-transformed bound, an interval's
-// logit), |zeta| beyond 700 means a constrained value that overflows or sits exactly on its
-// bound: q has run off (runaway.hpp) long before its mean reaches kRunawayMagnitude.
+// Where a constraint transform exponentiates zeta, |zeta| beyond 700 means q has run off
+// (runaway.hpp) long before its mean reaches kRunawayMagnitude (coordinates.hpp).
 Options with_runaway_limits(const ModelSpec& m, Options options) {
-    if (options.runaway_limits.size() != 0) {
-        return options;
-    }
-    constexpr double kExpLimit = 700.0;
-    options.runaway_limits = Eigen::VectorXd::Constant(m.zeta_dim(), kRunawayMagnitude);
-    const std::vector<int> offsets = m.zeta_offsets();
-    for (std::size_t i = 0; i < m.latents.size(); ++i) {
-        const LatentVariable& v = m.latents[i];
-        using K = Support::Kind;
-        const K kind = v.support.kind;
-        const bool exponentiates =
-            ((kind == K::Lower || kind == K::Upper) && v.positive == PositiveTransform::Log) ||
-            kind == K::Interval;
-        if (exponentiates) {
-            const int end = i + 1 < offsets.size() ? offsets[i + 1] : m.zeta_dim();
-            options.runaway_limits.segment(offsets[i], end - offsets[i]).setConstant(kExpLimit);
-        }
+    if (options.runaway_limits.size() == 0) {
+        options.runaway_limits = coordinate_runaway_limits(m);
     }
     return options;
 }

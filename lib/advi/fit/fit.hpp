@@ -2,7 +2,6 @@
 // back through T^-1, and answers per latent variable in constrained space.
 #pragma once
 
-#include <functional>
 #include <string>
 #include <string_view>
 
@@ -100,10 +99,6 @@ private:
 [[nodiscard]] std::string latent_summary_table(const ModelSpec& spec,
                                                const Eigen::MatrixXd& theta_draws,
                                                int index_base = 0);
-
-// Names unconstrained coordinate k of the model in messages: "`sigma`", or "`beta`
-// (unconstrained element 3 of 5)" (Options::describe_coordinate).
-[[nodiscard]] std::function<std::string(int)> describe_coordinates(const ModelSpec& m);
 
 // Compiles the model and fits it with ADVI.
 [[nodiscard]] Fit fit(const ModelSpec& m, const Options& options = {});

@@ -13,6 +13,7 @@
 #include <advi/compile/hessian_vector_program.hpp>
 #include <advi/compile/pipeline.hpp>
 #include <advi/engine/rng.hpp>
+#include <advi/fit/coordinates.hpp>
 
 namespace advi {
 
@@ -60,7 +61,7 @@ LaplaceFit laplace_at(const ModelSpec& m, CurvatureTarget& curvature, const Eige
         throw ShapeError(fmt::format(
             "Laplace: the mode has {} unconstrained values, the model has {}", mode.size(), K));
     }
-    const auto name = describe_coordinates(m);
+    const auto name = coordinate_namer(m);
     for (int k = 0; k < K; ++k) {
         if (!std::isfinite(mode[k]))
             throw ModelError(fmt::format("Laplace: the mode is {} at {}", mode[k], name(k)));
@@ -116,13 +117,28 @@ LaplaceFit laplace_at(const ModelSpec& m, CurvatureTarget& curvature, const Eige
 }
 
 LaplaceFit laplace(const ModelSpec& m, const LaplaceOptions& options) {
-    if (options.mode.size() == 0) {
-        throw ModelError("Laplace: no mode given (LaplaceOptions::mode)");
+    Eigen::VectorXd mode = options.mode;
+    std::string source = options.mode_source;
+    if (mode.size() == 0) {
+        OptimizeOptions o = options.optimize;
+        o.jacobian = options.jacobian;
+        o.seed = options.seed;
+        o.threads = options.threads;
+        const Optimum optimum = optimize(m, o);
+        if (!optimum.converged()) {
+            throw FitError(
+                fmt::format("Laplace: optimize found no mode to centre the approximation on: {}",
+                            optimum.message()));
+        }
+        mode = optimum.zeta();
+        source =
+            fmt::format("optimize, {} iterations, {} gradient evaluations: {}",
+                        optimum.iterations(), optimum.gradient_evaluations(), optimum.message());
     }
     HessianVectorProgram program = compile_hessian_vector(m, options.jacobian);
     program.set_threads(options.threads);
     CurvatureTargetRef<HessianVectorProgram> curvature(program);
-    return laplace_at(m, curvature, options.mode, options, options.mode_source);
+    return laplace_at(m, curvature, mode, options, std::move(source));
 }
 
 }  // namespace advi

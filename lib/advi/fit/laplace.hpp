@@ -13,6 +13,7 @@
 #include <advi/engine/laplace.hpp>
 #include <advi/engine/target.hpp>
 #include <advi/fit/fit.hpp>
+#include <advi/fit/optimize.hpp>
 #include <advi/fit/psis.hpp>
 #include <advi/model/model_spec.hpp>
 
@@ -35,6 +36,9 @@ struct LaplaceOptions {
     Eigen::VectorXd mode{};
     // Where a given mode came from, for the summary and the CSV ("file mode.csv").
     std::string mode_source = "given";
+    // How the mode is found when none is given; its jacobian, seed and threads are the
+    // fields above.
+    OptimizeOptions optimize{};
 };
 
 class LaplaceFit {
@@ -94,7 +98,9 @@ private:
                                     std::string mode_source = "given");
 
 // Compiles the model's Hessian-vector program (with the log-Jacobian when options.jacobian)
-// and takes laplace_at at options.mode, or at the mode optimize finds with the same jacobian.
+// and takes laplace_at at options.mode, or at the mode optimize finds with the same jacobian;
+// an optimize that does not converge is a FitError with its status (no mode, iteration
+// limit, ...), as a Gaussian at a point that is not a mode would be a silent wrong answer.
 [[nodiscard]] LaplaceFit laplace(const ModelSpec& m, const LaplaceOptions& options = {});
 
 }  // namespace advi
