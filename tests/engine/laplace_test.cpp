@@ -216,3 +216,34 @@ TEST_CASE("a dense Hessian that does not fit the memory budget is refused before
                       Contains("the dense Hessian (100000 x 100000") && Contains("80 GB"));
     advi::set_memory_budget_bytes(0);
 }
+
+TEST_CASE("Laplace from a point off the mode: Newton steps on the exact Hessian reach it",
+          "[engine][laplace]") {
+    const Eigen::MatrixXd S = covariance_3();
+    const Eigen::Vector3d m(1, -2, 0.5);
+    GaussianCurvature t(m, S);
+    const Eigen::Vector3d offset(0.5, -0.2, 0.1);
+    // A quadratic log density: one full step lands on the mode; the decrement before it is
+    // the offset's Mahalanobis length.
+    const advi::LaplaceGaussian g = advi::laplace_gaussian(t, m + offset);
+    CHECK((g.mode() - m).cwiseAbs().maxCoeff() < 1e-13);
+    CHECK(g.newton_steps() == 1);
+    CHECK(g.initial_decrement() ==
+          Approx(std::sqrt(offset.dot(S.inverse() * offset))).epsilon(1e-12));
+    CHECK(g.decrement() < 1e-12);
+
+    // Not quadratic: f = -exp(x) + 2x - cosh(w) - x^2 y^2 / 2 (a = 0) has its maximum at
+    // x = log 2, y = 0, w = 0.
+    Curved c(0.0);
+    const advi::LaplaceGaussian h = advi::laplace_gaussian(c, Eigen::Vector3d(1.0, 0.4, -0.5));
+    // Within the tolerance, 1e-6 posterior sds (the sds here are 0.7 to 1.5).
+    CHECK(std::abs(h.mode()[0] - std::log(2.0)) < 2e-6);
+    CHECK(std::abs(h.mode()[1]) < 2e-6);
+    CHECK(std::abs(h.mode()[2]) < 2e-6);
+    CHECK(h.newton_steps() > 2);
+    CHECK(h.decrement() <= 1e-6);
+
+    // Not allowed to move: the point is refused with its distance.
+    CHECK_THROWS_WITH(advi::laplace_gaussian(t, m + offset, {.max_newton_steps = 0}),
+                      Contains("the point is not a mode") && Contains("still 0.771 posterior sds"));
+}

@@ -18,12 +18,16 @@
 namespace advi {
 
 LaplaceGaussian::LaplaceGaussian(Eigen::VectorXd mode, Eigen::MatrixXd L, double regularization,
-                                 double hessian_asymmetry, double log_density_at_mode)
+                                 double hessian_asymmetry, double log_density_at_mode,
+                                 int newton_steps, double initial_decrement, double decrement)
     : mode_(std::move(mode)),
       L_(std::move(L)),
       regularization_(regularization),
       hessian_asymmetry_(hessian_asymmetry),
-      log_density_at_mode_(log_density_at_mode) {}
+      log_density_at_mode_(log_density_at_mode),
+      newton_steps_(newton_steps),
+      initial_decrement_(initial_decrement),
+      decrement_(decrement) {}
 
 Eigen::MatrixXd LaplaceGaussian::covariance() const {
     // (L L')^-1 = L^-T L^-1: two triangular solves against I.
@@ -77,29 +81,17 @@ std::string direction(const LaplaceSettings& s, double eigenvalue, const Eigen::
 
 }  // namespace
 
-LaplaceGaussian laplace_gaussian(CurvatureTarget& target, const Eigen::VectorXd& mode,
-                                 const LaplaceSettings& settings) {
-    const int K = target.dim();
-    if (!(settings.regularization >= 0) || !std::isfinite(settings.regularization)) {
-        throw ModelError(fmt::format("Laplace: the regularization must be finite and >= 0, got {}",
-                                     settings.regularization));
-    }
-    require_dense_memory(
-        "the Laplace approximation (the dense Hessian, its Cholesky factor and an "
-        "eigendecomposition)",
-        K, 3);
-    DenseHessian h = dense_hessian(target, mode, settings.describe_coordinate);
-    Eigen::MatrixXd P = -h.H;
-    P.diagonal().array() += settings.regularization;
-    h.H.resize(0, 0);
+namespace {
+
+// The lower Cholesky factor of P, or a FitError naming the directions where P is not positive
+// definite (where the point is not a maximum: a saddle, a flat direction of an improper
+// posterior).
+Eigen::MatrixXd factor_or_explain(const Eigen::MatrixXd& P, const LaplaceSettings& settings) {
+    const int K = static_cast<int>(P.rows());
     Eigen::LLT<Eigen::MatrixXd> llt(P);
     if (llt.info() == Eigen::Success && llt.matrixL().toDenseMatrix().diagonal().allFinite()) {
-        Eigen::MatrixXd L = llt.matrixL();
-        return LaplaceGaussian(mode, std::move(L), settings.regularization, h.asymmetry,
-                               h.log_density);
+        return llt.matrixL();
     }
-    // Not positive definite: find the directions, so that the message says where the mode is
-    // not a maximum (a saddle, a flat direction of an improper posterior).
     const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(P);
     const Eigen::VectorXd& values = eig.eigenvalues();  // ascending
     std::string dirs;
@@ -124,6 +116,74 @@ LaplaceGaussian laplace_gaussian(CurvatureTarget& target, const Eigen::VectorXd&
             ? fmt::format(" plus the regularization {}", settings.regularization)
             : "",
         count, count == 1 ? "" : "s", dirs, needed));
+}
+
+}  // namespace
+
+LaplaceGaussian laplace_gaussian(CurvatureTarget& target, const Eigen::VectorXd& start,
+                                 const LaplaceSettings& settings) {
+    const int K = target.dim();
+    if (!(settings.regularization >= 0) || !std::isfinite(settings.regularization)) {
+        throw ModelError(fmt::format("Laplace: the regularization must be finite and >= 0, got {}",
+                                     settings.regularization));
+    }
+    require_dense_memory(
+        "the Laplace approximation (the dense Hessian, its Cholesky factor and an "
+        "eigendecomposition)",
+        K, 3);
+    // Newton's method on the exact Hessian from the point given: an optimizer's stopping rule
+    // (L-BFGS's relative gradient) can leave a badly conditioned posterior's point posterior
+    // sds from its mode, and a Gaussian centred there would be a silent wrong answer. The
+    // distance is measured as the Newton decrement |L^-1 g|: the step to the quadratic
+    // model's maximum in posterior sds (Mahalanobis, under the Gaussian itself).
+    Eigen::VectorXd zeta = start, grad(K), trial_grad(K);
+    double initial_decrement = 0.0;
+    for (int step = 0;; ++step) {
+        DenseHessian h = dense_hessian(target, zeta, settings.describe_coordinate);
+        Eigen::MatrixXd P = -h.H;
+        P.diagonal().array() += settings.regularization;
+        h.H.resize(0, 0);
+        Eigen::MatrixXd L = factor_or_explain(P, settings);
+        P.resize(0, 0);
+        Eigen::VectorXd u = L.triangularView<Eigen::Lower>().solve(h.gradient);
+        const double decrement = u.norm();
+        if (step == 0)
+            initial_decrement = decrement;
+        const auto done = [&] {
+            return LaplaceGaussian(zeta, std::move(L), settings.regularization, h.asymmetry,
+                                   h.log_density, step, initial_decrement, decrement);
+        };
+        if (decrement <= settings.mode_tolerance)
+            return done();
+        if (step == settings.max_newton_steps) {
+            throw FitError(fmt::format(
+                "Laplace: the point is not a mode: after {} Newton steps on the exact Hessian it "
+                "is still {:.3g} posterior sds from the quadratic model's maximum (tolerance {:g})",
+                step, decrement, settings.mode_tolerance));
+        }
+        // The Newton step P^-1 g = L^-T u, halved until the log density does not fall (and
+        // is finite): near a maximum the full step is taken.
+        const Eigen::VectorXd delta = L.triangularView<Eigen::Lower>().transpose().solve(u);
+        bool moved = false;
+        for (double t = 1.0; t > 1e-10 && !moved; t *= 0.5) {
+            const Eigen::VectorXd trial = zeta + t * delta;
+            const double lp = evaluate(target, trial, trial_grad);
+            if (std::isfinite(lp) && lp >= h.log_density) {
+                zeta = trial;
+                moved = true;
+            }
+        }
+        if (!moved) {
+            // Rounding: no step along the Newton direction raises the log density any more.
+            // Accept where that happens close to the maximum, and say how close.
+            if (decrement <= 1e-3)
+                return done();
+            throw FitError(fmt::format(
+                "Laplace: the point is not a mode: it is {:.3g} posterior sds from the quadratic "
+                "model's maximum, and no step towards it raises the log density",
+                decrement));
+        }
+    }
 }
 
 }  // namespace advi

@@ -32,6 +32,13 @@ std::string LaplaceFit::summary(int index_base) const {
         "log density at the mode {:.6g}; {} draws ({:.3f} s)\n",
         jacobian_ ? "with" : "without", mode_source_, gaussian_.log_density_at_mode(),
         theta_draws().rows(), seconds_);
+    if (gaussian_.newton_steps() > 0) {
+        s += fmt::format(
+            "the mode refined by {} Newton step{} on the exact Hessian: the point given was {:.3g} "
+            "posterior sds from it\n",
+            gaussian_.newton_steps(), gaussian_.newton_steps() == 1 ? "" : "s",
+            gaussian_.initial_decrement());
+    }
     if (gaussian_.regularization() > 0) {
         s += fmt::format("regularized: {} I added to the negative Hessian\n",
                          gaussian_.regularization());
@@ -97,14 +104,15 @@ LaplaceFit laplace_at(const ModelSpec& m, CurvatureTarget& curvature, const Eige
         theta.row(i) = t.transpose();
     }
     dens.log_g = gaussian.log_density(zeta);
-    dens.log_p_at_mu = gradient.run(mode, grad);
-    dens.log_g_at_mu = gaussian.log_density(mode.transpose())[0];
-    to_theta.run(mode, t);
+    const Eigen::VectorXd& at = gaussian.mode();  // refined by Newton steps
+    dens.log_p_at_mu = gradient.run(at, grad);
+    dens.log_g_at_mu = gaussian.log_density(at.transpose())[0];
+    to_theta.run(at, t);
     Psis weights = psis(dens.log_p - dens.log_g);
 
     // The Gaussian as the full-rank q of a Fit: L_q L_q' = (-H)^-1.
     AdviResult r;
-    r.q = Approximation::full_rank(mode, gaussian.covariance().llt().matrixL());
+    r.q = Approximation::full_rank(at, gaussian.covariance().llt().matrixL());
     r.converged = true;
     r.stop_reason = "Laplace approximation at the mode (" + mode_source + ")";
     r.draws = std::move(zeta);

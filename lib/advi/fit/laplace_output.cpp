@@ -75,6 +75,10 @@ CsvOutput cmdstan_laplace_output(const LaplaceFit& fit, std::vector<ExtraBlock> 
     out.trailer.push_back(fmt::format("mode: {}", fit.mode_source()));
     out.trailer.push_back(
         fmt::format("log_p__ at mode = {}", fit.gaussian().log_density_at_mode()));
+    out.trailer.push_back(fmt::format("newton_steps = {}", fit.gaussian().newton_steps()));
+    out.trailer.push_back(
+        fmt::format("mode_distance_given = {}", fit.gaussian().initial_decrement()));
+    out.trailer.push_back(fmt::format("mode_distance = {}", fit.gaussian().decrement()));
     out.trailer.push_back(fmt::format("regularization = {}", fit.gaussian().regularization()));
     out.trailer.push_back(
         fmt::format("hessian_asymmetry = {}", fit.gaussian().hessian_asymmetry()));

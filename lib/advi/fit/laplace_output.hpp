@@ -26,7 +26,9 @@ namespace advi {
 // The CSV: columns log_p__, log_g__ (LaplaceFit::log_p(), log_g(), normalised: the
 // differences are PSIS's log ratios), every latent in declaration order, then the extra
 // blocks (their at_mean holds the values at the mode, not written as a row); one row per draw.
-// The trailer: "mode: <source>", "log_p__ at mode = ", "regularization = ",
+// The trailer: "mode: <source>", "log_p__ at mode = ", "newton_steps = " (taken from the point
+// given), "mode_distance_given = ", "mode_distance = " (Newton decrements before and after them,
+// in posterior sds), "regularization = ",
 // "hessian_asymmetry = ", "pareto_k = " (nan when not computed), "psis_ess = ",
 // "nonfinite_log_p_draws = ", " Elapsed Time: <s> seconds (Total)".
 [[nodiscard]] CsvOutput cmdstan_laplace_output(const LaplaceFit& fit,
