@@ -79,8 +79,8 @@ TEST_CASE("cli: advi laplace on an exactly Gaussian posterior", "[cli][laplace]"
     REQUIRE(r.status == 0);
     CHECK(
         contains(r.out, "Laplace approximation at the mode of the log density with the Jacobian"));
-    // log p - log g is constant only at the exact mode; at optimize's, PSIS finds k-hat near 0.
-    CHECK(contains(r.out, "Pareto k-hat 0.0"));
+    // At the exact mode (optimize's point refined by Newton steps) log p - log g is constant.
+    CHECK(contains(r.out, "exact up to a constant"));
     CHECK(contains(r.out, "slope2"));
     const advi::StanCsv csv = advi::read_stan_csv(scratch() / "lap.csv");
     CHECK(csv.comments[1] == "# method = laplace");
