@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include <advi/advi.hpp>
+#include <advi/base/memory_budget.hpp>
 #include <advi/compile/hessian_vector_program.hpp>
 
 namespace advi {
@@ -195,6 +196,28 @@ TEST_CASE("laplace_at refuses bad options and modes by name", "[fit][laplace]") 
     // dominates, so -H has a negative eigenvalue along mu and tau.
     CHECK_THROWS_WITH(laplace_at(spec, c, Eigen::Vector2d(0, 3), {}),
                       Contains("not positive definite") && Contains("`mu`") && Contains("`tau`"));
+}
+
+}  // namespace advi
+
+namespace advi {
+
+TEST_CASE("advi::laplace refuses a Hessian beyond the memory budget before optimizing",
+          "[fit][laplace]") {
+    // K = 20000: the Hessian and its factors need 3 x 4e8 doubles, 9.6 GB, over a 100 MB
+    // budget; the refusal comes before optimize or the compiler runs.
+    Model m;
+    auto x = m.param("x", normal(0, 1), 20000);
+    (void)x;
+    set_memory_budget_bytes(100'000'000);
+    using Catch::Matchers::Contains;
+    CHECK_THROWS_AS(laplace(m.spec()), SizeError);
+    CHECK_THROWS_WITH(laplace(m.spec()),
+                      Contains("the Laplace approximation (the dense Hessian") &&
+                          Contains("20000 x 20000 unconstrained dimensions, 3 matrices") &&
+                          Contains("needs 9.6 GB (1200000000 elements of 8 bytes)") &&
+                          Contains("the budget of 100 MB"));
+    set_memory_budget_bytes(0);
 }
 
 }  // namespace advi

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include <Eigen/Cholesky>
@@ -12,6 +13,7 @@
 #include <advi/base/memory_budget.hpp>
 #include <advi/compile/hessian_vector_program.hpp>
 #include <advi/compile/pipeline.hpp>
+#include <advi/engine/hessian.hpp>
 #include <advi/engine/rng.hpp>
 #include <advi/fit/coordinates.hpp>
 
@@ -51,6 +53,25 @@ std::string LaplaceFit::summary(int index_base) const {
     return s + latent_summary_table(model(), theta_draws(), index_base);
 }
 
+namespace {
+
+// What Laplace allocates that grows with the model, refused before anything runs (the
+// optimizer, the compiler): the dense Hessian with its factor and an eigendecomposition, and
+// the draws in both spaces with their densities.
+void require_laplace_memory(const ModelSpec& m, const LaplaceOptions& options) {
+    const int K = m.zeta_dim();
+    require_dense_memory(
+        "the Laplace approximation (the dense Hessian, its Cholesky factor and an "
+        "eigendecomposition)",
+        K, 3);
+    require_memory(fmt::format("option `draws` = {} (keeping {} draws of {} unconstrained and {} "
+                               "constrained values)",
+                               options.draws, options.draws, K, m.theta_dim()),
+                   checked_product({options.draws, 2 * std::int64_t{K} + m.theta_dim() + 2}));
+}
+
+}  // namespace
+
 LaplaceFit laplace_at(const ModelSpec& m, CurvatureTarget& curvature, const Eigen::VectorXd& mode,
                       const LaplaceOptions& options, std::string mode_source) {
     const auto start = std::chrono::steady_clock::now();
@@ -73,10 +94,7 @@ LaplaceFit laplace_at(const ModelSpec& m, CurvatureTarget& curvature, const Eige
         if (!std::isfinite(mode[k]))
             throw ModelError(fmt::format("Laplace: the mode is {} at {}", mode[k], name(k)));
     }
-    require_memory(fmt::format("option `draws` = {} (keeping {} draws of {} unconstrained and {} "
-                               "constrained values)",
-                               options.draws, options.draws, K, m.theta_dim()),
-                   checked_product({options.draws, 2 * std::int64_t{K} + m.theta_dim() + 2}));
+    require_laplace_memory(m, options);
 
     const LaplaceGaussian gaussian = laplace_gaussian(
         curvature, mode, {.regularization = options.regularization, .describe_coordinate = name});
@@ -125,6 +143,11 @@ LaplaceFit laplace_at(const ModelSpec& m, CurvatureTarget& curvature, const Eige
 }
 
 LaplaceFit laplace(const ModelSpec& m, const LaplaceOptions& options) {
+    if (options.draws < 1) {
+        throw ModelError(
+            fmt::format("Laplace: option `draws` must be >= 1, got {}", options.draws));
+    }
+    require_laplace_memory(m, options);
     Eigen::VectorXd mode = options.mode;
     std::string source = options.mode_source;
     if (mode.size() == 0) {
