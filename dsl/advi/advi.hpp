@@ -10,6 +10,7 @@
 #include <advi/cpp/math.hpp>
 #include <advi/cpp/model.hpp>
 #include <advi/fit/fit.hpp>
+#include <advi/fit/laplace.hpp>
 #include <advi/fit/optimize.hpp>
 #include <advi/fit/predictive.hpp>
 

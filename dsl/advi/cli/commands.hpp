@@ -1,4 +1,4 @@
-// The subcommands of the `advi` tool (fit, graph, program, check). Each adds itself to the
+// The subcommands of the `advi` tool (fit, laplace, graph, program, check). Each adds itself to the
 // application with its options and returns what to run once the command line has parsed, so
 // that usage errors (exit 2) are told apart from errors of the run (exit 1).
 #pragma once
@@ -23,6 +23,7 @@ void print_error(std::string_view message);
 
 [[nodiscard]] Command add_fit_command(CLI::App& parent);
 [[nodiscard]] Command add_optimize_command(CLI::App& parent);
+[[nodiscard]] Command add_laplace_command(CLI::App& parent);
 [[nodiscard]] Command add_graph_command(CLI::App& parent);
 [[nodiscard]] Command add_program_command(CLI::App& parent);
 [[nodiscard]] Command add_check_command(CLI::App& parent);

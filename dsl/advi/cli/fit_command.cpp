@@ -20,6 +20,7 @@
 
 #include <advi/cli/commands.hpp>
 #include <advi/cli/load.hpp>
+#include <advi/cli/outputs.hpp>
 #include <advi/cli/progress_stream.hpp>
 #include <advi/cli/stop_signals.hpp>
 #include <advi/cli/validators.hpp>
@@ -41,25 +42,12 @@ struct FitArgs {
     CLI::Option* eta = nullptr;
 };
 
-// Transformed parameters and generated quantities, a column block each, evaluated at the mean
-// row and at every draw. The _rng calls use their own generator, seeded with the fit's seed.
-std::vector<ExtraBlock> extra_blocks(const stan::ReportedDraws& reported) {
-    std::vector<ExtraBlock> blocks;
-    Eigen::Index offset = 0;
-    for (const stan::ReportedValue& v : reported.values) {
-        Eigen::Index size = 1;
-        for (const std::int64_t d : v.dims) size *= d;
-        blocks.push_back({.name = v.name,
-                          .dims = v.dims,
-                          .at_mean = reported.at_mean.segment(offset, size),
-                          .draws = reported.draws.middleCols(offset, size)});
-        offset += size;
-    }
-    return blocks;
-}
-
 int run_fit(const FitArgs& args) {
-    check_output_path(args.output, args.model, args.data);
+    std::vector<InputFile> inputs{
+        {args.model, "model file"}
+    };
+    for (const std::string& d : args.data) inputs.push_back({d, "data file"});
+    check_output_path(args.output, inputs);
     const std::vector<fs::path> data_files(args.data.begin(), args.data.end());
     const auto loaded = load_model(args.model, data_files);
     const ModelSpec spec = loaded->lowered->model().spec();

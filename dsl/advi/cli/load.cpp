@@ -10,7 +10,6 @@
 
 #include <advi/base/error.hpp>
 #include <advi/base/memory_budget.hpp>
-#include <advi/io/output_file.hpp>
 #include <advi/io/read_data.hpp>
 #include <advi/stan/parser.hpp>
 
@@ -77,31 +76,6 @@ std::unique_ptr<LoadedModel> load_model(const std::filesystem::path& model,
     for (const std::string& line : loaded->lowered->printed()) fmt::print("{}\n", line);
     std::fflush(stdout);
     return loaded;
-}
-
-void check_output_path(const std::string& output_name, const std::string& model,
-                       const std::vector<std::string>& data) {
-    namespace fs = std::filesystem;
-    const fs::path output = output_name;
-    std::error_code ec;
-    if (fs::is_directory(output, ec)) {
-        throw Error(fmt::format("cannot write `{}`: it is a directory", output.string()));
-    }
-    const fs::path dir = output_target(output).parent_path();
-    if (!dir.empty() && !fs::is_directory(dir, ec)) {
-        throw Error(fmt::format("cannot write `{}`: directory `{}` does not exist", output.string(),
-                                dir.string()));
-    }
-    const auto refuse_input = [&](const std::string& input, std::string_view what) {
-        if (fs::exists(output, ec) && fs::equivalent(output, input, ec)) {
-            throw Error(fmt::format(
-                "--output `{}` is the {} `{}`: the output would destroy an input; choose "
-                "another --output",
-                output.string(), what, input));
-        }
-    };
-    refuse_input(model, "model file");
-    for (const std::string& d : data) refuse_input(d, "data file");
 }
 
 }  // namespace advi::cli

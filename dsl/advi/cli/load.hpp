@@ -33,10 +33,4 @@ struct LoadedModel {
 [[nodiscard]] std::unique_ptr<LoadedModel> load_model(const std::filesystem::path& model,
                                                       std::span<const std::filesystem::path> data);
 
-// Refuses, before a long run rather than after it, an output that would land in a directory
-// that does not exist, or on a directory, or on one of the inputs: the same file by identity
-// (device and inode), whatever the spelling, a link or a hard link.
-void check_output_path(const std::string& output, const std::string& model,
-                       const std::vector<std::string>& data);
-
 }  // namespace advi::cli

@@ -22,6 +22,7 @@
 
 #include <advi/cli/commands.hpp>
 #include <advi/cli/load.hpp>
+#include <advi/cli/outputs.hpp>
 #include <advi/cli/stop_signals.hpp>
 #include <advi/cli/validators.hpp>
 #include <CLI/CLI.hpp>
@@ -92,7 +93,13 @@ Eigen::VectorXd init_from_file(const ModelSpec& spec, const fs::path& file) {
 }
 
 int run_optimize(const OptimizeArgs& args) {
-    check_output_path(args.output, args.model, args.data);
+    std::vector<InputFile> inputs{
+        {args.model, "model file"}
+    };
+    for (const std::string& d : args.data) inputs.push_back({d, "data file"});
+    if (!init_radius(args.init))
+        inputs.push_back({args.init, "init file"});
+    check_output_path(args.output, inputs);
     const std::vector<fs::path> data_files(args.data.begin(), args.data.end());
     const auto loaded = load_model(args.model, data_files);
     const ModelSpec spec = loaded->lowered->model().spec();

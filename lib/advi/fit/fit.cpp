@@ -78,6 +78,29 @@ std::string elbo_text(double elbo, int significant) {
     return significant > 0 ? fmt::format("{:.{}g}", elbo, significant) : fmt::format("{}", elbo);
 }
 
+std::string latent_summary_table(const ModelSpec& spec, const Eigen::MatrixXd& theta_draws,
+                                 int index_base) {
+    std::string s;
+    const std::vector<int> offsets = spec.theta_offsets();
+    s += fmt::format("{:<20} {:>12} {:>12} {:>12} {:>12} {:>12}\n", "", "mean", "sd", "5%", "50%",
+                     "95%");
+    for (std::size_t i = 0; i < spec.latents.size(); ++i) {
+        const LatentVariable& v = spec.latents[i];
+        const Eigen::MatrixXd d = theta_draws.middleCols(offsets[i], v.shape.size());
+        for (Eigen::Index k = 0; k < d.cols(); ++k) {
+            std::string label = v.name;
+            if (v.shape.is_vector())
+                label += fmt::format("[{}]", k + index_base);
+            if (v.shape.is_matrix()) {
+                label += fmt::format("[{},{}]", k % v.shape.rows + index_base,
+                                     k / v.shape.rows + index_base);
+            }
+            s += summary_row(label, summarize_draws(d.col(k)));
+        }
+    }
+    return s;
+}
+
 std::string Fit::summary(int index_base) const {
     const AdviResult& r = result_;
     std::string s = fmt::format(
@@ -118,22 +141,7 @@ std::string Fit::summary(int index_base) const {
         }
         return s;
     }
-    s += fmt::format("{:<20} {:>12} {:>12} {:>12} {:>12} {:>12}\n", "", "mean", "sd", "5%", "50%",
-                     "95%");
-    for (const auto& v : spec_.latents) {
-        const Eigen::MatrixXd d = draws(v.name);
-        for (Eigen::Index k = 0; k < d.cols(); ++k) {
-            std::string label = v.name;
-            if (v.shape.is_vector())
-                label += fmt::format("[{}]", k + index_base);
-            if (v.shape.is_matrix()) {
-                label += fmt::format("[{},{}]", k % v.shape.rows + index_base,
-                                     k / v.shape.rows + index_base);
-            }
-            s += summary_row(label, summarize_draws(d.col(k)));
-        }
-    }
-    return s;
+    return s + latent_summary_table(spec_, theta_draws_, index_base);
 }
 
 namespace {

@@ -93,6 +93,13 @@ private:
 // is none ("not computed: ..."), never "nan".
 [[nodiscard]] std::string elbo_text(double elbo, int significant = 6);
 
+// The table of Fit::summary: per latent element of `spec`, the mean, sd, 5%, 50% and 95% of
+// its column of `theta_draws` (laid out at ModelSpec::theta_offsets()), labelled beta[1] or
+// beta[0] by `index_base`; for any draws in constrained space (ADVI's, Laplace's).
+[[nodiscard]] std::string latent_summary_table(const ModelSpec& spec,
+                                               const Eigen::MatrixXd& theta_draws,
+                                               int index_base = 0);
+
 // Compiles the model and fits it with ADVI.
 [[nodiscard]] Fit fit(const ModelSpec& m, const Options& options = {});
 

@@ -422,3 +422,76 @@ TEST_CASE("catalogue of bad input: each row ends in a message that names the fau
             CHECK(read_file(data) == row.data.text);
     }
 }
+
+namespace {
+
+// `advi laplace`'s own bad input: its options (status 2), its mode file, and posteriors where
+// no Gaussian at a mode exists (status 1); files written into catalogue_laplace/.
+struct BadLaplace {
+    std::string fault;
+    std::string model;  // m.stan
+    std::string mode;   // the mode file's text ("" for none), written as `mode_name`
+    std::string mode_name;
+    std::string options;  // the rest of the command line
+    int status = 1;
+    std::string fragment;
+};
+
+std::vector<BadLaplace> laplace_catalogue() {
+    const std::string two =
+        "parameters { real mu; real<lower=0> s; }\nmodel { mu ~ normal(0, 1); s ~ lognormal(0, 1); "
+        "}\n";
+    // clang-format off
+    return {
+        {"laplace: draws not positive", two, "", "", "--draws 0", 2, "--draws: expected a positive integer, got `0`"},
+        {"laplace: jacobian not 0 or 1", two, "", "", "--jacobian 2", 2, "--jacobian: 2 not in {0,1,true,false}"},
+        {"laplace: negative regularization", two, "", "", "--regularization -1", 2, "--regularization: expected a positive number"},
+        {"laplace: mode file missing", two, "", "", "--mode nope.json", 2, "--mode: File does not exist"},
+        {"laplace: --iter with --mode", two, R"({"mu": 0, "s": 1})", "m.json", "--iter 10", 2, "--mode excludes --iter"},
+        {"laplace: mode misses a parameter", two, R"({"mu": 0})", "m.json", "", 1, "mode file `catalogue_laplace/m.json`: parameter `s` (real) is not in the file"},
+        {"laplace: mode outside the support", two, R"({"mu": 0, "s": -1})", "m.json", "", 1, "the values of `s` are outside its support positive"},
+        {"laplace: mode of the wrong shape", two, R"({"mu": [0, 1], "s": 1})", "m.json", "", 1, "`mu`"},
+        {"laplace: mode CSV of several rows", two, "lp__,mu,s\n0,0,1\n0,0,1\n", "m.csv", "", 1, "expected one row of values (an optimize CSV), got 2"},
+        {"laplace: mode CSV without a column", two, "lp__,mu\n0,0\n", "m.csv", "", 1, "column `s` of parameter `s` (real) is not in the file"},
+        {"laplace: mode file of another format", two, "mu = 0", "m.txt", "", 1, "expected an optimize CSV (.csv) or JSON"},
+        {"laplace: output is the mode file", two, R"({"mu": 0, "s": 1})", "m.json", "--output catalogue_laplace/m.json", 1, "is the mode file"},
+        {"laplace: flat posterior (no curvature)", "parameters { real mu; }\nmodel { }\n", "", "", "", 1, "not positive definite: 1 direction where the log density does not curve down: eigenvalue 0 along 1 `mu`"},
+        {"laplace: saddle at the given mode", "parameters { real mu; real tau; }\nmodel { target += -square(mu) - square(tau) + 4 * mu * tau; }\n", R"({"mu": 0, "tau": 0})", "m.json", "", 1, "eigenvalue -2 along 0.707 `mu` + 0.707 `tau`"},
+        {"laplace: posterior without a mode", "parameters { real<lower=0> s; }\nmodel { }\n", "", "", "", 1, "optimize found no mode to centre the approximation on: no mode"},
+    };
+    // clang-format on
+}
+
+}  // namespace
+
+TEST_CASE("catalogue of bad input: advi laplace", "[cli][catalogue][laplace]") {
+    if (!cli_built())
+        return;
+    const fs::path dir = scratch() / "catalogue_laplace";
+    fs::create_directories(dir);
+    for (const BadLaplace& row : laplace_catalogue()) {
+        INFO("row: " << row.fault << "\nexpected: " << row.fragment);
+        const fs::path output = dir / "out.csv";
+        fs::remove(output);
+        std::ofstream(dir / "m.stan") << row.model;
+        std::string args = "laplace catalogue_laplace/m.stan -q";
+        if (!row.mode_name.empty()) {
+            std::ofstream(dir / row.mode_name) << row.mode;
+            args += " --mode catalogue_laplace/" + row.mode_name;
+        }
+        if (row.options.find("--output") == std::string::npos)
+            args += " --output catalogue_laplace/out.csv";
+        args += " " + row.options;
+        const Run r = tool(args);
+        const std::vector<std::string> l = lines(r.err);
+        INFO("tool: status " << r.status << ", stderr:\n" << r.err.substr(0, 2000));
+        CHECK(r.status == row.status);
+        REQUIRE(l.size() == 1);
+        CHECK(l[0].rfind("advi: error: ", 0) == 0);
+        CHECK(contains(l[0], row.fragment));
+        CHECK(l[0].size() < 400);
+        CHECK(!fs::exists(output));
+        if (!row.mode_name.empty())
+            CHECK(read_file(dir / row.mode_name) == row.mode);
+    }
+}

@@ -75,7 +75,7 @@ TEST_CASE("cli: --help of the tool and of every subcommand", "[cli]") {
     CHECK(top.status == 0);
     CHECK(top.err.empty());
     CHECK(contains(top.out, "Usage: advi"));
-    for (const char* sub : {"fit", "graph", "program", "check"}) {
+    for (const char* sub : {"fit", "laplace", "graph", "program", "check"}) {
         CHECK(contains(top.out, sub));
     }
     struct Case {
@@ -87,6 +87,9 @@ TEST_CASE("cli: --help of the tool and of every subcommand", "[cli]") {
          {"--data", "--algorithm", "--iter", "--grad-samples", "--elbo-samples", "--eta",
           "--adapt-iter", "--tol-rel-obj", "--eval-elbo", "--output-samples", "--seed", "--threads",
           "--output", "--quiet"}                  },
+        {"laplace",
+         {"--data", "--mode", "--jacobian", "--iter", "--draws", "--regularization", "--seed",
+          "--threads", "--output", "--quiet"}     },
         {"graph",   {"--data", "--stage", "--dot"}},
         {"program", {"--data", "--hessian"}       },
         {"check",   {"--print"}                   },

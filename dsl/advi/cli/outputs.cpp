@@ -1,0 +1,52 @@
+// The output path's checks and the reported blocks.
+#include <advi/cli/outputs.hpp>
+
+#include <cstdint>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include <advi/base/error.hpp>
+#include <advi/io/output_file.hpp>
+
+namespace advi::cli {
+
+namespace fs = std::filesystem;
+
+void check_output_path(const std::string& output_file, const std::vector<InputFile>& inputs) {
+    const fs::path output = output_file;
+    std::error_code ec;
+    if (fs::is_directory(output, ec)) {
+        throw Error(fmt::format("cannot write `{}`: it is a directory", output.string()));
+    }
+    const fs::path dir = output_target(output).parent_path();
+    if (!dir.empty() && !fs::is_directory(dir, ec)) {
+        throw Error(fmt::format("cannot write `{}`: directory `{}` does not exist", output.string(),
+                                dir.string()));
+    }
+    for (const InputFile& input : inputs) {
+        if (fs::exists(output, ec) && fs::equivalent(output, input.path, ec)) {
+            throw Error(fmt::format(
+                "--output `{}` is the {} `{}`: the output would destroy an input; choose "
+                "another --output",
+                output.string(), input.what, input.path));
+        }
+    }
+}
+
+std::vector<ExtraBlock> extra_blocks(const stan::ReportedDraws& reported) {
+    std::vector<ExtraBlock> blocks;
+    Eigen::Index offset = 0;
+    for (const stan::ReportedValue& v : reported.values) {
+        Eigen::Index size = 1;
+        for (const std::int64_t d : v.dims) size *= d;
+        blocks.push_back({.name = v.name,
+                          .dims = v.dims,
+                          .at_mean = reported.at_mean.segment(offset, size),
+                          .draws = reported.draws.middleCols(offset, size)});
+        offset += size;
+    }
+    return blocks;
+}
+
+}  // namespace advi::cli
