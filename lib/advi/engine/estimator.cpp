@@ -83,6 +83,14 @@ ElboGradient Estimator::gradient(const Approximation& q) {
     return g;
 }
 
+ScaleBalance Estimator::scale_balance(const Approximation& q) {
+    target_.use_evaluation_batch();
+    if (rule_ == ConvergenceRule::Robust) {
+        return advi::scale_balance(target_, q, common_etas_);
+    }
+    return advi::scale_balance(target_, q, elbo_rng_.normal_matrix(elbo_samples_, q.dim()));
+}
+
 bool ascend(Approximation& q, StepSize& steps, const Eigen::VectorXd& grad) {
     const Eigen::VectorXd& rho = steps.next(grad);
     Eigen::VectorXd p = q.params();
