@@ -7,12 +7,16 @@
 #include <catch2/catch.hpp>
 
 #include <advi/engine/engine.hpp>
+#include <advi/engine/estimator.hpp>
 #include <advi/engine/runaway.hpp>
+
+#include "engine/targets.hpp"
 
 using advi::Approximation;
 using advi::Family;
 using advi::Options;
 using advi::ran_off;
+using advi::scale_not_at_optimum;
 using advi::still_rising;
 using advi::Target;
 using Catch::Matchers::Contains;
@@ -78,22 +82,17 @@ TEST_CASE("runaway: a steady rise is one, a levelling or jittering ELBO is not",
     CHECK_FALSE(still_rising(linear, 20, &rise));  // longer than the trace
 }
 
-// With a constant of 50 or more in the log density, the Robust rule's relative change
-// (|delta ELBO| / |ELBO|) falls below tol_rel_obj within a few evaluations and ends these fits
-// as converged before a trend can show: the rule's dependence on |ELBO| is issue 19's.
+// Every improper target ends not converged, with the reason, whatever constant the log
+// density carries: the scale test reads gradients only, so +50 or +1e6 (where the relative
+// change |delta ELBO| / |ELBO| is below tol_rel_obj from the first evaluation) changes nothing.
+// Full-rank on the flat target is the case the ELBO's trend cannot catch: its factor's diagonal
+// grows like i^(1/4), so the ELBO creeps up like log(i) / 4.
 TEST_CASE("runaway: improper targets end not converged, with the reason", "[advi]") {
-    for (const double c : {0.0}) {
+    for (const double c : {0.0, 50.0, 1e6}) {
         for (const bool search : {true, false}) {
             for (const Family family : {Family::MeanField, Family::FullRank}) {
                 for (const Eigen::VectorXd& a : {Eigen::VectorXd(Eigen::Vector2d(0, 0)),
                                                  Eigen::VectorXd(Eigen::Vector2d(0, 1))}) {
-                    // Not caught: full-rank on a flat target. Its factor's diagonal grows
-                    // like i^(1/4) (the entropy's gradient 1 / L_ii shrinks as L_ii grows), so
-                    // the ELBO rises like log(i) / 4, which no finite window tells from
-                    // convergence by the ELBO alone (issue 19's rule has to).
-                    if (family == Family::FullRank && a.isZero()) {
-                        continue;
-                    }
                     ImproperTarget p(a, c);
                     const auto r = run_advi(p, {.family = family,
                                                 .seed = 3,
@@ -111,4 +110,46 @@ TEST_CASE("runaway: improper targets end not converged, with the reason", "[advi
             }
         }
     }
+}
+
+// b_k = -E_q[(zeta_k - mu_k) d log p / d zeta_k] against its closed form on a Gaussian target
+// N(m, S) with precision P: b = diag(Cov_q P), exactly so over the whitened common draws.
+TEST_CASE("runaway: the scale balance is 1 at the family's optimum and names a flat direction",
+          "[advi]") {
+    Eigen::Matrix2d S;
+    S << 2.0, 0.6, 0.6, 0.5;
+    const Eigen::Matrix2d P = S.inverse();
+    const Eigen::Vector2d m(1.0, -2.0);
+    for (const double offset : {0.0, 1e6}) {
+        advi::test::GaussianTarget p(m, S, offset);
+        Options opts{.seed = 5, .elbo_samples = 200};
+        advi::Estimator est(p, opts);
+        // Full-rank at the exact posterior: b = 1 in every coordinate.
+        const Eigen::Matrix2d L = S.llt().matrixL();
+        auto b = est.scale_balance(Approximation::full_rank(m, L));
+        CHECK(b.used == 200);
+        CHECK(b.mean[0] == Approx(1.0).epsilon(1e-10));
+        CHECK(b.mean[1] == Approx(1.0).epsilon(1e-10));
+        CHECK_FALSE(scale_not_at_optimum(b, opts));
+        // Mean-field at its optimum (sd_k = 1 / sqrt(P_kk)), half and a third as wide: b = width^2.
+        for (const double width : {1.0, 0.5, 1.0 / 3.0}) {
+            const Eigen::Vector2d omega = (width / P.diagonal().array().sqrt()).log().matrix();
+            b = est.scale_balance(Approximation::mean_field(m, omega));
+            CHECK(b.mean[0] == Approx(width * width).epsilon(1e-10));
+            CHECK(b.mean[1] == Approx(width * width).epsilon(1e-10));
+            // 1/4 at half the width is on the floor, not clearly below it.
+            CHECK(bool(scale_not_at_optimum(b, opts)) == (width < 0.4));
+        }
+    }
+    // Flat in both coordinates: b = 0 exactly, and the message names the first.
+    ImproperTarget flat(Eigen::Vector2d(0, 0), 7.0);
+    Options opts{.seed = 5};
+    opts.describe_coordinate = [](int k) { return k == 1 ? "`y`" : "`x`"; };
+    advi::Estimator est(flat, opts);
+    const auto b = est.scale_balance(
+        Approximation::full_rank(Eigen::Vector2d(0, 0), Eigen::Matrix2d::Identity()));
+    CHECK(b.mean[0] == 0.0);
+    CHECK(b.mean[1] == 0.0);
+    CHECK_THAT(*scale_not_at_optimum(b, opts),
+               Contains("the scale of q along `x` (unconstrained) is not at an optimum"));
 }

@@ -2,6 +2,7 @@
 // the mean row, the draws, log_p__ and log_g__, the comments around them), exact round trip of
 // numbers, and a file write that never leaves a partial file.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -36,6 +37,10 @@ using Names = std::vector<std::string>;
 
 Names names(std::string_view name, std::vector<std::int64_t> dims) {
     return stan_column_names(name, dims);
+}
+
+bool contains_text(const std::string& text, std::string_view part) {
+    return text.find(part) != std::string::npos;
 }
 
 bool has_comment(const StanCsv& csv, std::string_view line) {
@@ -252,6 +257,51 @@ TEST_CASE("full-rank and a given eta: the settings say so, the eta line is in th
     CHECK(*(it + 1) == "# eta = 0.1");
     CHECK(csv.values.rows() == 51);
     CHECK((csv.values.row(0).segment(3, 2).transpose().array() == f.at_mu("beta").array()).all());
+}
+
+// After a signal during the eta search no eta was chosen and no iteration run: the file must
+// not claim "Stepsize adaptation complete. eta = 1". cmdstanpy reads the line after the names as
+// that block or else as the mean row, so the block is left out and the trailer says what
+// happened, with "eta = nan" on the line after it.
+TEST_CASE("an interrupted eta search: no adaptation block, the trailer says so",
+          "[io][cmdstan_csv]") {
+    SmallModel sm;
+    std::atomic<bool> stop{true};
+    const Options opts{.seed = 6, .output_samples = 20, .interrupt = &stop};
+    Fit f = fit(sm.m, opts);
+    REQUIRE(f.result().eta_search_interrupted);
+    CHECK(std::isnan(f.result().eta));
+    std::ostringstream os;
+    write_cmdstan_csv(os, cmdstan_output(f, opts));
+    const StanCsv csv = read_stan_csv(os.str(), "fit.csv");
+    CHECK_FALSE(has_comment(csv, "# Stepsize adaptation complete."));
+    const std::string text = os.str();
+    const std::size_t names_end = text.find("\n", text.find("lp__,log_p__,log_g__"));
+    CHECK(text.substr(names_end + 1).starts_with("0,0,0,"));
+    const auto it = std::find(csv.comments.begin(), csv.comments.end(),
+                              "# Stepsize adaptation interrupted after 0 trial step size(s): no "
+                              "eta was chosen and no iteration was run (the draws are from the "
+                              "initial approximation).");
+    REQUIRE(it != csv.comments.end());
+    REQUIRE(it + 1 != csv.comments.end());
+    CHECK(*(it + 1) == "# eta = nan");
+    CHECK(has_comment(csv, "# iterations = 0"));
+    CHECK(has_comment(csv, "# converged = 0"));
+    CHECK_THAT(f.summary(1),
+               Contains("0 iterations, eta none (search interrupted), not converged"));
+    // The search completed: the block, with the eta the iterations used.
+    stop = false;
+    Fit g = fit(sm.m, opts);
+    REQUIRE_FALSE(g.result().eta_search_interrupted);
+    std::ostringstream os2;
+    write_cmdstan_csv(os2, cmdstan_output(g, opts));
+    const StanCsv csv2 = read_stan_csv(os2.str(), "fit.csv");
+    const auto it2 =
+        std::find(csv2.comments.begin(), csv2.comments.end(), "# Stepsize adaptation complete.");
+    REQUIRE(it2 != csv2.comments.end());
+    CHECK(*(it2 + 1) == fmt::format("# eta = {}", g.result().eta));
+    CHECK(g.result().eta > 0.0);
+    CHECK_FALSE(contains_text(os2.str(), "interrupted"));
 }
 
 TEST_CASE("numbers round trip exactly, non-finite values as nan, inf, -inf", "[io][cmdstan_csv]") {

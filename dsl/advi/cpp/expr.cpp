@@ -9,6 +9,17 @@
 
 namespace advi {
 
+namespace detail {
+
+std::vector<double> evaluate_on_constant(Expr (*fn)(const Expr&), const Arg& x, Shape* shape) {
+    Model scratch;
+    const Expr r = fn(scratch.wrap(scratch.resolve(x)));
+    *shape = r.shape();
+    return scratch.evaluate(r);
+}
+
+}  // namespace detail
+
 Model& Expr::model() const {
     if (model_ == nullptr)
         throw ModelError("use of an empty expression (default-constructed Expr)");

@@ -2,6 +2,7 @@
 // (like Halide's Expr), with the usual operators and functions. Scalars broadcast.
 #pragma once
 
+#include <algorithm>
 #include <concepts>
 #include <initializer_list>
 #include <memory>
@@ -112,6 +113,43 @@ Expr product(const Arg& a, const Arg& b);
 // The arguments of function `fn` as expressions of one model: the model of those that are
 // expressions (ModelError when none is, or when two models are), the constants joining it.
 std::vector<Expr> operands(std::string_view fn, std::initializer_list<const Arg*> args);
+
+// A one-argument function of a constant (a number, an Eigen vector or matrix) is a constant:
+// the same function applied to it on a scratch model that holds it, its value read back
+// (Model::evaluate), so that the constant gets exactly the value the expression would have.
+// The result's type is the natural one: a number for a reduction, the argument's own type for
+// an elementwise function, Eigen::VectorXd or MatrixXd for the others.
+enum class ConstantResult { Elementwise, Scalar, Vector, Matrix };
+template <class Derived>
+void is_matrix_like(const Eigen::MatrixBase<Derived>&);
+}  // namespace detail
+// A number or an Eigen matrix or vector (or a matrix expression), the arguments these take:
+// Eigen arrays are left to Eigen's own exp, log, ... (found by argument-dependent lookup).
+template <class T>
+concept ConstantValue = std::is_arithmetic_v<T> || requires(const T& t) {
+    detail::is_matrix_like(t);
+};
+namespace detail {
+std::vector<double> evaluate_on_constant(Expr (*fn)(const Expr&), const Arg& x, Shape* shape);
+template <ConstantResult R, ConstantValue C>
+auto of_constant(Expr (*fn)(const Expr&), const C& x) {
+    Shape shape;
+    const std::vector<double> v = evaluate_on_constant(fn, Arg(x), &shape);
+    if constexpr (R == ConstantResult::Scalar) {
+        return v.at(0);
+    } else if constexpr (R == ConstantResult::Elementwise && std::is_arithmetic_v<C>) {
+        return v.at(0);
+    } else if constexpr (R == ConstantResult::Elementwise) {
+        using Plain = Eigen::Matrix<double, C::RowsAtCompileTime, C::ColsAtCompileTime>;
+        Plain out(x.rows(), x.cols());
+        std::copy(v.begin(), v.end(), out.data());
+        return out;
+    } else if constexpr (R == ConstantResult::Vector) {
+        return Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(v.data(), v.size()));
+    } else {
+        return Eigen::MatrixXd(Eigen::Map<const Eigen::MatrixXd>(v.data(), shape.rows, shape.cols));
+    }
+}
 }  // namespace detail
 
 // Arithmetic; `*` of a matrix and a vector or of two matrices is the matrix product (as
@@ -141,23 +179,78 @@ Expr operator-(const Expr& a);
 
 // Elementwise functions.
 Expr exp(const Expr& x);
+template <ConstantValue C>
+auto exp(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&exp), x);
+}
 Expr log(const Expr& x);
+template <ConstantValue C>
+auto log(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&log), x);
+}
 Expr log1p(const Expr& x);
+template <ConstantValue C>
+auto log1p(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&log1p), x);
+}
 Expr expm1(const Expr& x);
+template <ConstantValue C>
+auto expm1(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&expm1), x);
+}
 Expr sqrt(const Expr& x);
+template <ConstantValue C>
+auto sqrt(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&sqrt), x);
+}
 Expr square(const Expr& x);
+template <ConstantValue C>
+auto square(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&square), x);
+}
 Expr pow(const Expr& x, const Arg& y);
 template <LeftArg C>
 Expr pow(const C& x, const Expr& y) {
     return detail::binary(Op::Pow, Arg(x), y);
 }
 Expr inv_logit(const Expr& x);
+template <ConstantValue C>
+auto inv_logit(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&inv_logit), x);
+}
 Expr log_inv_logit(const Expr& x);
+template <ConstantValue C>
+auto log_inv_logit(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&log_inv_logit), x);
+}
 Expr log1p_exp(const Expr& x);
+template <ConstantValue C>
+auto log1p_exp(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&log1p_exp), x);
+}
 Expr lgamma(const Expr& x);
+template <ConstantValue C>
+auto lgamma(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&lgamma), x);
+}
 
 // Reductions and products.
 Expr sum(const Expr& x);
+template <ConstantValue C>
+auto sum(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Scalar>(
+        static_cast<Expr (*)(const Expr&)>(&sum), x);
+}
 Expr dot(const Arg& a, const Arg& b);
 
 }  // namespace advi

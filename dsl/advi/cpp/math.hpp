@@ -10,37 +10,167 @@ namespace advi {
 
 // Ops of the table.
 Expr step(const Expr& x);  // 0 for x < 0, else 1; its derivative is taken as 0
+template <ConstantValue C>
+auto step(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&step), x);
+}
 Expr fabs(const Expr& x);  // |x|; at 0 the gradient is the right derivative, +1
-Expr abs(const Expr& x);   // Stan's newer name for fabs
+template <ConstantValue C>
+auto fabs(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&fabs), x);
+}
+Expr abs(const Expr& x);  // Stan's newer name for fabs
+template <ConstantValue C>
+auto abs(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&abs), x);
+}
 Expr sin(const Expr& x);
+template <ConstantValue C>
+auto sin(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&sin), x);
+}
 Expr cos(const Expr& x);
+template <ConstantValue C>
+auto cos(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&cos), x);
+}
 Expr tanh(const Expr& x);
+template <ConstantValue C>
+auto tanh(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&tanh), x);
+}
 Expr cbrt(const Expr& x);
+template <ConstantValue C>
+auto cbrt(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&cbrt), x);
+}
 Expr erf(const Expr& x);
+template <ConstantValue C>
+auto erf(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&erf), x);
+}
 Expr erfc(const Expr& x);
-Expr Phi(const Expr& x);        // standard normal CDF, accurate in the lower tail
-Expr log_Phi(const Expr& x);    // log Phi(x), finite far into the lower tail (Stan: std_normal_lcdf
-                                // of a scalar)
+template <ConstantValue C>
+auto erfc(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&erfc), x);
+}
+Expr Phi(const Expr& x);  // standard normal CDF, accurate in the lower tail
+template <ConstantValue C>
+auto Phi(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&Phi), x);
+}
+Expr log_Phi(const Expr& x);  // log Phi(x), finite far into the lower tail (Stan: std_normal_lcdf
+template <ConstantValue C>
+auto log_Phi(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&log_Phi), x);
+}
+// of a scalar)
 Expr log1m_exp(const Expr& x);  // log(1 - e^x), x < 0
+template <ConstantValue C>
+auto log1m_exp(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&log1m_exp), x);
+}
 Expr log_bessel_i0(const Expr& x);  // log I0(x) (Stan: log_modified_bessel_first_kind(0, x))
+template <ConstantValue C>
+auto log_bessel_i0(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&log_bessel_i0), x);
+}
 Expr digamma(const Expr& x);
-Expr trigamma(const Expr& x);           // not differentiable here: a latent may not flow into it
-Expr fmin(const Arg& x, const Arg& y);  // on a tie the gradient goes to x
-Expr fmax(const Arg& x, const Arg& y);  // on a tie the gradient goes to x
+template <ConstantValue C>
+auto digamma(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&digamma), x);
+}
+Expr trigamma(const Expr& x);  // not differentiable here: a latent may not flow into it
+template <ConstantValue C>
+auto trigamma(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&trigamma), x);
+}
+Expr fmin(const Arg& x, const Arg& y);       // on a tie the gradient goes to x
+Expr fmax(const Arg& x, const Arg& y);       // on a tie the gradient goes to x
 Expr lmultiply(const Arg& x, const Arg& y);  // x log y, with 0 log 0 = 0
 
 // Compositions of ops.
-Expr log1m(const Expr& x);            // log(1 - x) = log1p(-x)
-Expr inv(const Expr& x);              // 1 / x
-Expr inv_sqrt(const Expr& x);         // 1 / sqrt(x)
-Expr inv_square(const Expr& x);       // 1 / x^2
-Expr logit(const Expr& x);            // log(x / (1 - x)) = log(x) - log1p(-x)
+Expr log1m(const Expr& x);  // log(1 - x) = log1p(-x)
+template <ConstantValue C>
+auto log1m(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&log1m), x);
+}
+Expr inv(const Expr& x);  // 1 / x
+template <ConstantValue C>
+auto inv(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&inv), x);
+}
+Expr inv_sqrt(const Expr& x);  // 1 / sqrt(x)
+template <ConstantValue C>
+auto inv_sqrt(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&inv_sqrt), x);
+}
+Expr inv_square(const Expr& x);  // 1 / x^2
+template <ConstantValue C>
+auto inv_square(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&inv_square), x);
+}
+Expr logit(const Expr& x);  // log(x / (1 - x)) = log(x) - log1p(-x)
+template <ConstantValue C>
+auto logit(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&logit), x);
+}
 Expr log1m_inv_logit(const Expr& x);  // log(1 - logit^-1(x)) = log logit^-1(-x)
-Expr inv_cloglog(const Expr& x);      // 1 - exp(-exp(x)) = -expm1(-exp(x))
-Expr Phi_approx(const Expr& x);       // logit^-1(0.07056 x^3 + 1.5976 x)
+template <ConstantValue C>
+auto log1m_inv_logit(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&log1m_inv_logit), x);
+}
+Expr inv_cloglog(const Expr& x);  // 1 - exp(-exp(x)) = -expm1(-exp(x))
+template <ConstantValue C>
+auto inv_cloglog(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&inv_cloglog), x);
+}
+Expr Phi_approx(const Expr& x);  // logit^-1(0.07056 x^3 + 1.5976 x)
+template <ConstantValue C>
+auto Phi_approx(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&Phi_approx), x);
+}
 Expr log2(const Expr& x);
+template <ConstantValue C>
+auto log2(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&log2), x);
+}
 Expr log10(const Expr& x);
+template <ConstantValue C>
+auto log10(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&log10), x);
+}
 Expr exp2(const Expr& x);
+template <ConstantValue C>
+auto exp2(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&exp2), x);
+}
 Expr log_diff_exp(const Arg& x, const Arg& y);  // log(e^x - e^y), x > y
 Expr lbeta(const Arg& a, const Arg& b);         // log B(a, b)
 Expr lchoose(const Arg& n, const Arg& k);       // log binomial coefficient, real n and k

@@ -1,7 +1,9 @@
 #include <advi/stan/check.hpp>
 
+#include <algorithm>
 #include <map>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -179,9 +181,9 @@ private:
 
     void function_body(const FunctionDef& f) {
         scopes_.push_back({});
-        for (const auto& a : f.args) declare(a.name, a.loc, false, type_of(a.type));
-        in_model_ = ends_with(f.name, "_lp");
         function_ = &f;
+        for (const auto& a : f.args) declare(a.name, a.loc, false, type_of(a.type), a.data_only);
+        in_model_ = ends_with(f.name, "_lp");
         const Ending e = statement(*f.body);
         if (f.return_type && e != Ending::Returns) {
             fail(f.name_loc,
@@ -198,8 +200,13 @@ private:
         BlockKind block;
         bool assignable;
         StanType type;
+        // Whether it can hold a value that depends on the parameters (stanc's autodiff level):
+        // parameters, transformed parameters, locals of the model block, and a function's
+        // arguments not marked `data` and its locals; never an int.
+        bool autodiff = false;
     };
-    void declare(const std::string& name, Loc at, bool assignable, StanType type) {
+    void declare(const std::string& name, Loc at, bool assignable, StanType type,
+                 bool data_argument = false) {
         if (ends_with(name, "_lupdf") || ends_with(name, "_lupmf")) {
             fail(at,
                  fmt::format("`{}`: names ending in `_lupdf` or `_lupmf` are for densities", name));
@@ -208,7 +215,13 @@ private:
             if (s.count(name))
                 fail(at, fmt::format("`{}` is already declared", name));
         }
-        scopes_.back()[name] = {block_, assignable, type};
+        const bool autodiff =
+            type.kind != TypeKind::Int &&
+            (function_ != nullptr
+                 ? !data_argument
+                 : block_ == BlockKind::Parameters || block_ == BlockKind::TransformedParameters ||
+                       block_ == BlockKind::Model);
+        scopes_.back()[name] = {block_, assignable, type, autodiff};
     }
     const Name* find(const std::string& name) const {
         for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
@@ -403,8 +416,13 @@ private:
             fail(at, fmt::format("`{}` is a variable, not a function", f));
         const std::string user =
             user_density(f, [&](const std::string& n) { return functions_.count(n) > 0; });
-        if (auto it = functions_.find(user); it != functions_.end())
-            return user_call(*it->second, args, at);
+        if (auto it = functions_.find(user); it != functions_.end()) {
+            const StanType r = user_call(*it->second, args, at);
+            std::vector<const Expression*> given;
+            for (const auto& a : c.args) given.push_back(&a);
+            data_arguments(*it->second, given);
+            return r;
+        }
         if (const std::string why = unavailable_reason(f); !why.empty())
             fail(at, why);
         if (const FunctionRow* row = find_function(f))
@@ -442,6 +460,55 @@ private:
         if (!ints && pmf) {
             fail(at, fmt::format("`{}` is a distribution of reals: write `{}{}`", d, d,
                                  suffix == "_lupmf" ? "_lupdf" : "_lpdf"));
+        }
+    }
+
+    // Whether e can depend on the parameters: it names a variable that can (Name::autodiff), or
+    // calls target(). In transformed data and generated quantities nothing does (Stan reads the
+    // parameters there as numbers).
+    bool depends_on_parameters(const Expression& e) const {
+        if (function_ == nullptr &&
+            (block_ == BlockKind::Data || block_ == BlockKind::TransformedData ||
+             block_ == BlockKind::GeneratedQuantities))
+            return false;
+        return reads_parameters(e);
+    }
+    bool reads_parameters(const Expression& e) const {
+        auto any = [&](const std::vector<Expression>& xs) {
+            return std::any_of(xs.begin(), xs.end(),
+                               [&](const Expression& x) { return reads_parameters(x); });
+        };
+        if (const auto* v = e.as<Variable>()) {
+            const Name* n = find(v->name);
+            return n != nullptr && n->autodiff;
+        }
+        if (const auto* c = e.as<Call>())
+            return c->name == "target" || any(c->args);
+        if (const auto* u = e.as<Unary>())
+            return reads_parameters(*u->operand);
+        if (const auto* b = e.as<Binary>())
+            return reads_parameters(*b->lhs) || reads_parameters(*b->rhs);
+        if (const auto* c = e.as<Conditional>())
+            return reads_parameters(*c->if_true) || reads_parameters(*c->if_false);
+        if (const auto* ix = e.as<Indexed>())  // an index is an int: data
+            return reads_parameters(*ix->base);
+        if (const auto* t = e.as<Transpose>())
+            return reads_parameters(*t->operand);
+        if (const auto* a = e.as<ArrayExpr>())
+            return any(a->elements);
+        if (const auto* r = e.as<RowVectorExpr>())
+            return any(r->elements);
+        return false;  // literals
+    }
+    // Stan: an argument declared `data` takes only values that do not depend on parameters.
+    void data_arguments(const FunctionDef& def, std::span<const Expression* const> args) const {
+        for (std::size_t k = 0; k < def.args.size() && k < args.size(); ++k) {
+            if (def.args[k].data_only && depends_on_parameters(*args[k])) {
+                fail(args[k]->loc,
+                     fmt::format("argument `{}` of `{}` is declared `data`, but the value given "
+                                 "depends on parameters",
+                                 def.args[k].name, def.name));
+            }
         }
     }
 
@@ -556,6 +623,9 @@ private:
         for (const char* suffix : {"_lpdf", "_lpmf"}) {
             if (auto it = functions_.find(d + suffix); it != functions_.end()) {
                 user_call(*it->second, args, n.distribution_loc);
+                std::vector<const Expression*> given{&n.lhs};
+                for (const auto& a : n.args) given.push_back(&a);
+                data_arguments(*it->second, given);
                 return truncation(n);
             }
         }

@@ -135,7 +135,8 @@ AdviResult run_advi(Target& target, const Options& opts) {
             eta = search.eta;
         res.eta_trials = std::move(search.trials);
     }
-    res.eta = eta;
+    res.eta = search_interrupted ? std::numeric_limits<double>::quiet_NaN() : eta;
+    res.eta_search_interrupted = search_interrupted;
 
     // The main loop restarts from q0 with the chosen eta and a fresh sequence (as Stan).
     Approximation q = q0;
@@ -171,7 +172,9 @@ AdviResult run_advi(Target& target, const Options& opts) {
     double q_elbo = robust ? elbo_init : std::numeric_limits<double>::quiet_NaN();
     bool stopped = false;
     bool ran_away = false;
-    std::vector<double> trend{elbo_init};  // Robust: the ELBO at q0, then at every evaluation
+    std::vector<double> trend{elbo_init};
+    std::string scale_note;  // Robust: why the last claim of convergence was withdrawn  // Robust:
+                             // the ELBO at q0, then at every evaluation
     int iter = 1;
     for (; iter <= opts.max_iterations; ++iter) {
         if (opts.interrupted()) {
@@ -283,6 +286,19 @@ AdviResult run_advi(Target& target, const Options& opts) {
             res.converged = false;
             notes = "   ELBO STILL RISING";
         }
+        // Robust: a relative change is small also when the ELBO creeps up slowly without
+        // bound (full-rank on a flat posterior: log(i) / 4), or against a large additive
+        // constant in |ELBO| before any trend can show. Neither fools a test that reads
+        // gradients only: is q's scale at an optimum of its family?
+        if (res.converged && robust) {
+            if (auto off = scale_not_at_optimum(est.scale_balance(q), opts)) {
+                res.converged = false;
+                notes = "   SCALE NOT AT OPTIMUM";
+                scale_note = std::move(*off);
+            } else {
+                scale_note.clear();
+            }
+        }
         if (iter > 10 * opts.eval_elbo && (rel_median > 0.5 || rel_mean > 0.5)) {
             notes += "   MAY BE DIVERGING... INSPECT ELBO";
         }
@@ -324,6 +340,13 @@ AdviResult run_advi(Target& target, const Options& opts) {
                 "{:.3g} every {} iterations): the posterior may be improper or the log density "
                 "unbounded, or q is still far from the optimum",
                 window, rise, opts.eval_elbo);
+        }
+        if (!scale_note.empty()) {
+            res.stop_reason += fmt::format("; the relative rule was met, but {}", scale_note);
+        } else if (robust) {
+            // Say which direction has no optimum, if one plainly has none.
+            if (auto off = scale_not_at_optimum(est.scale_balance(q), opts))
+                res.stop_reason += "; " + *off;
         }
         if (opts.log != nullptr) {
             *opts.log << "Informational Message: The maximum number of iterations is reached! "

@@ -16,8 +16,10 @@
 namespace advi {
 
 struct AdviResult {
-    Approximation q;     // the fitted variational parameters
-    double eta = 0.0;    // chosen (or given) step-size scale
+    Approximation q;  // the fitted variational parameters
+    // The step-size scale the iterations used, chosen or given; NaN when the eta search was
+    // interrupted (no eta chosen, no iteration run: q is the initial approximation).
+    double eta = 0.0;
     int iterations = 0;  // main-loop iterations run
     bool converged = false;
     std::string stop_reason;  // "relative ELBO change 0.0042 < tol_rel_obj 0.01 (mean)", ...
@@ -32,7 +34,8 @@ struct AdviResult {
     double seconds = 0.0;    // wall time
     Eigen::MatrixXd draws;   // output_samples x dim draws of zeta from q (unconstrained)
     int eta_reductions = 0;  // Robust: times eta was divided by 10 after a non-finite step
-    std::vector<EtaTrial> eta_trials;  // the eta search, in the order tried (empty if off)
+    std::vector<EtaTrial> eta_trials;     // the eta search, in the order tried (empty if off)
+    bool eta_search_interrupted = false;  // a signal ended the fit during the eta search
 };
 
 // Fits q to the target. Throws FitError when the fit cannot proceed (log density not finite

@@ -83,6 +83,17 @@ ElboGradient Estimator::gradient(const Approximation& q) {
     return g;
 }
 
+ScaleBalance Estimator::scale_balance(const Approximation& q) {
+    target_.use_evaluation_batch();
+    const Eigen::MatrixXd fresh = rule_ == ConvergenceRule::Robust
+                                      ? Eigen::MatrixXd()
+                                      : elbo_rng_.normal_matrix(elbo_samples_, q.dim());
+    const Eigen::MatrixXd& etas = rule_ == ConvergenceRule::Robust ? common_etas_ : fresh;
+    ScaleBalance b = advi::scale_balance(target_, q, etas);
+    dropped_ += etas.rows() - b.used;  // every failed evaluation is a dropped draw
+    return b;
+}
+
 bool ascend(Approximation& q, StepSize& steps, const Eigen::VectorXd& grad) {
     const Eigen::VectorXd& rho = steps.next(grad);
     Eigen::VectorXd p = q.params();

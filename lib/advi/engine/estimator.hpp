@@ -12,6 +12,7 @@
 #include <advi/engine/elbo.hpp>
 #include <advi/engine/options.hpp>
 #include <advi/engine/rng.hpp>
+#include <advi/engine/runaway.hpp>
 #include <advi/engine/step_size.hpp>
 #include <advi/engine/target.hpp>
 
@@ -44,6 +45,10 @@ public:
     const ElboEstimate& last_elbo() const { return last_elbo_; }
     // Gradient from grad_samples finite draws (redrawing up to max_grad_draws()).
     ElboGradient gradient(const Approximation& q);
+
+    // Whether q's scale is at an optimum of its family (runaway.hpp), over the ELBO's draws:
+    // the common ones under the Robust rule, fresh ones under Stan's.
+    ScaleBalance scale_balance(const Approximation& q);
 
     long dropped() const { return dropped_; }
     Rng& output_rng() { return output_rng_; }

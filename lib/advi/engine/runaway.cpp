@@ -103,4 +103,49 @@ bool still_rising(const std::vector<double>& trace, int span, double* rise) {
     return (y[span] - y[mid]) / (span - mid) >= 0.5 * (y[mid] - y[0]) / mid;
 }
 
+ScaleBalance scale_balance(Target& target, const Approximation& q, const Eigen::MatrixXd& etas) {
+    const int dim = q.dim();
+    Eigen::VectorXd eta(dim), zeta(dim), grad(dim);
+    Eigen::VectorXd sum = Eigen::VectorXd::Zero(dim), sum_sq = Eigen::VectorXd::Zero(dim);
+    ScaleBalance b;
+    for (Eigen::Index s = 0; s < etas.rows(); ++s) {
+        eta = etas.row(s).transpose();
+        q.transform(eta, zeta);
+        const double lp = evaluate(target, zeta, grad);
+        if (!std::isfinite(lp) || !grad.allFinite()) {
+            continue;
+        }
+        const Eigen::ArrayXd term = -(zeta - q.mu()).array() * grad.array();
+        sum += term.matrix();
+        sum_sq += term.square().matrix();
+        ++b.used;
+    }
+    const double n = b.used;
+    b.mean = b.used > 0 ? Eigen::VectorXd(sum / n) : Eigen::VectorXd::Zero(dim);
+    b.se = Eigen::VectorXd::Zero(dim);
+    if (b.used > 1) {
+        const Eigen::ArrayXd var =
+            ((sum_sq.array() - n * b.mean.array().square()) / (n - 1.0)).max(0.0);
+        b.se = (var / n).sqrt().matrix();
+    }
+    return b;
+}
+
+std::optional<std::string> scale_not_at_optimum(const ScaleBalance& b, const Options& opts) {
+    if (b.used < 2) {
+        return std::nullopt;
+    }
+    for (Eigen::Index k = 0; k < b.mean.size(); ++k) {
+        if (b.mean[k] + 3.0 * b.se[k] < kScaleBalanceFloor) {
+            return fmt::format(
+                "the scale of q along {} (unconstrained) is not at an optimum of its family: "
+                "-E_q[(zeta - mu) d log p/d zeta] = {:.3g} (+- {:.2g}) where every optimum has 1, "
+                "so the ELBO still rises as q widens; the posterior may be improper (is every "
+                "parameter given a proper prior?) or q is still too narrow there",
+                coordinate(opts, static_cast<int>(k)), b.mean[k], b.se[k]);
+        }
+    }
+    return std::nullopt;
+}
+
 }  // namespace advi

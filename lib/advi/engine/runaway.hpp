@@ -9,6 +9,7 @@
 
 #include <advi/engine/approximation.hpp>
 #include <advi/engine/options.hpp>
+#include <advi/engine/target.hpp>
 
 namespace advi {
 
@@ -31,5 +32,30 @@ inline constexpr double kRunawayMagnitude = 1e50;
 // fit has not converged, however small the rises are relative to |ELBO|. Sets *rise to the mean
 // rise per evaluation over the span.
 [[nodiscard]] bool still_rising(const std::vector<double>& trace, int span, double* rise);
+
+// Whether q's scale sits at an optimum of its family, coordinate by coordinate. Scaling row k
+// of q's factor (zeta_k - mu_k -> s (zeta_k - mu_k)) stays within either family, and the ELBO's
+// derivative along s at s = 1 is 1 - b_k with b_k = -E_q[(zeta_k - mu_k) d log p / d zeta_k]
+// (the entropy gives the 1). So b_k = 1 at every optimum of q's family, and it reads gradients
+// only: no additive constant of log p, however large, enters it. Along a direction where the
+// log density does not curve back (a flat improper posterior, where full-rank's ELBO creeps up
+// like log(i) / 4 and the relative rule eventually calls that converged), b_k = 0.
+struct ScaleBalance {
+    Eigen::VectorXd mean;  // b_k, estimated over the draws
+    Eigen::VectorXd se;    // its Monte Carlo standard error
+    int used = 0;          // draws with a finite log density and gradient
+};
+
+// b over the draws zeta = T(eta) of q, one row of `etas` per draw.
+[[nodiscard]] ScaleBalance scale_balance(Target& target, const Approximation& q,
+                                         const Eigen::MatrixXd& etas);
+
+// "the scale of q along `x` (unconstrained) is not at an optimum: ..." when some b_k is
+// clearly below kScaleBalanceFloor (b_k + 3 se_k below it), that is when q is less than about
+// half as wide as its family's optimum along k (b_k = width ratio^2 on a Gaussian), or the log
+// density does not curve back at all; nothing otherwise, or with fewer than 2 usable draws.
+inline constexpr double kScaleBalanceFloor = 0.25;
+[[nodiscard]] std::optional<std::string> scale_not_at_optimum(const ScaleBalance& b,
+                                                              const Options& opts);
 
 }  // namespace advi

@@ -143,14 +143,23 @@ CsvOutput cmdstan_output(const Fit& fit, const Options& options, std::vector<Ext
         at += b.draws.cols();
     }
 
-    if (options.adapt_engaged) {
+    // cmdstanpy (scan_variational_csv) reads the line after the header row as "Stepsize
+    // adaptation complete." followed by "eta = <number>", or else as the mean row: after an
+    // interrupted search there is no adaptation block, and the trailer says why.
+    if (options.adapt_engaged && !r.eta_search_interrupted) {
         out.adaptation = {"Stepsize adaptation complete.", fmt::format("eta = {}", r.eta)};
     }
     out.trailer.emplace_back();
     // Readers look for eta on the line after "Stepsize adaptation": say it here too when
-    // there was no adaptation block above.
-    if (!options.adapt_engaged)
+    // there was no adaptation block above; nan where no eta was used.
+    if (r.eta_search_interrupted) {
+        out.trailer.push_back(fmt::format(
+            "Stepsize adaptation interrupted after {} trial step size(s): no eta was chosen and "
+            "no iteration was run (the draws are from the initial approximation).",
+            r.eta_trials.size()));
+    } else if (!options.adapt_engaged) {
         out.trailer.emplace_back("Stepsize adaptation not engaged.");
+    }
     out.trailer.push_back(fmt::format("eta = {}", r.eta));
     out.trailer.push_back(fmt::format("iterations = {}", r.iterations));
     out.trailer.push_back(fmt::format("ELBO = {}", elbo_text(r.elbo, 0)));
@@ -162,6 +171,13 @@ CsvOutput cmdstan_output(const Fit& fit, const Options& options, std::vector<Ext
     out.trailer.push_back(fmt::format("nonfinite_log_p_draws = {}", fit.nonfinite_log_p()));
     out.trailer.push_back(
         fmt::format("rejected_tp_constraint_draws = {}", fit.rejected_tp_constraint_draws()));
+    // Only for models that declare constraints on transformed parameters: whether the mean row
+    // (written as computed) is a point Stan would reject.
+    if (const auto& v = fit.mean_tp_violation()) {
+        out.trailer.push_back(v->empty()
+                                  ? std::string("mean_row_tp_constraint = satisfied")
+                                  : fmt::format("mean_row_tp_constraint = violated: {}", *v));
+    }
     out.trailer.push_back(fmt::format(" Elapsed Time: {:.6g} seconds (Total)", r.seconds));
     out.trailer.emplace_back();
     return out;

@@ -58,7 +58,10 @@ struct CsvRunInfo {
 // (non-finite draws dropped while fitting), "nonfinite_log_p_draws = " (output draws
 // dropped and replaced because their log_p__ was not finite), "rejected_tp_constraint_draws = "
 // (output draws rejected and replaced because a transformed parameter violated its declared
-// constraint), " Elapsed Time: <s> seconds (Total)";
+// constraint), "mean_row_tp_constraint = satisfied|violated: <which>" (only for a model with
+// such constraints: whether the mean row, written as computed, is a point Stan rejects),
+// " Elapsed Time: <s> seconds (Total)"; after an interrupted eta search no adaptation block, and
+// "Stepsize adaptation interrupted after ..." then "eta = nan" in the trailer;
 // without adaptation, "Stepsize adaptation not engaged." before its eta line, where cmdstanpy looks
 // for eta. Throws ShapeError when an extra block's values do not match its dims or the fit's draws,
 // ModelError for a column name given twice or a Fit without log_p/log_g per draw.

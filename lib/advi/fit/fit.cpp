@@ -103,11 +103,13 @@ std::string latent_summary_table(const ModelSpec& spec, const Eigen::MatrixXd& t
 
 std::string Fit::summary(int index_base) const {
     const AdviResult& r = result_;
-    std::string s = fmt::format(
-        "ADVI {} fit: {} iterations, eta {}, {} ({:.3f} s); final ELBO {}; {} draws\n",
-        r.q.family() == Family::MeanField ? "mean-field" : "full-rank", r.iterations, r.eta,
-        r.converged ? "converged: " + r.stop_reason : "not converged: " + r.stop_reason, r.seconds,
-        elbo_text(r.elbo), theta_draws_.rows());
+    std::string s =
+        fmt::format("ADVI {} fit: {} iterations, eta {}, {} ({:.3f} s); final ELBO {}; {} draws\n",
+                    r.q.family() == Family::MeanField ? "mean-field" : "full-rank", r.iterations,
+                    r.eta_search_interrupted ? std::string("none (search interrupted)")
+                                             : fmt::format("{}", r.eta),
+                    r.converged ? "converged: " + r.stop_reason : "not converged: " + r.stop_reason,
+                    r.seconds, elbo_text(r.elbo), theta_draws_.rows());
     if (r.dropped_draws > 0)
         s += fmt::format(
             "{} Monte Carlo draws with a non-finite log density{} were dropped while "
@@ -127,6 +129,12 @@ std::string Fit::summary(int index_base) const {
             densities_.rejected_tp_constraint, densities_.first_tp_violation);
     }
 
+    if (densities_.mean_tp_violation && !densities_.mean_tp_violation->empty()) {
+        s += fmt::format(
+            "q's mean row, T^-1(mu), violates a declared constraint, so Stan would reject that "
+            "point; its values are written as computed ({})\n",
+            *densities_.mean_tp_violation);
+    }
     if (theta_draws_.rows() == 0) {
         // No draws to summarise (output_samples = 0): show T^-1 of q's mean instead of NaNs.
         s += "no draws (output_samples = 0); T^-1(mu), the constrained image of q's mean:\n";
@@ -226,6 +234,8 @@ Fit finish(const ModelSpec& m, AdviResult result, Program& gradient, std::uint64
     dens.log_p.conservativeResize(kept);
     dens.log_g = log_q(result.q, result.draws);
     to_theta.run(result.q.mean(), t);
+    if (!checker.empty() && t.allFinite())  // a q that ran off is reported as such
+        dens.mean_tp_violation = checker.violation(t).value_or("");
     dens.log_p_at_mu = gradient.run(result.q.mean(), grad);
     dens.log_g_at_mu = log_q(result.q, result.q.mean().transpose())[0];
     return Fit(m, std::move(result), std::move(theta), t, std::move(dens));

@@ -2,6 +2,7 @@
 // back through T^-1, and answers per latent variable in constrained space.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -32,6 +33,11 @@ struct DrawDensities {
     // the first violation as a message.
     long rejected_tp_constraint = 0;
     std::string first_tp_violation;
+    // The mean row, T^-1(mu), against the same constraints: Stan rejects such a point, but the
+    // row is CmdStan's layout and is written as computed, so the violation is said instead
+    // (summary and CSV trailer). Unset when the model declares no such constraint; "" when
+    // the mean satisfies them; else the first violation ("transformed parameter `tp` is ...").
+    std::optional<std::string> mean_tp_violation;
 };
 
 class Fit {
@@ -75,6 +81,11 @@ public:
     // declared constraint.
     [[nodiscard]] long rejected_tp_constraint_draws() const {
         return densities_.rejected_tp_constraint;
+    }
+    // The first declared constraint of a transformed parameter that q's mean row T^-1(mu)
+    // violates ("" when none is violated, nothing when the model declares none).
+    [[nodiscard]] const std::optional<std::string>& mean_tp_violation() const {
+        return densities_.mean_tp_violation;
     }
     [[nodiscard]] const DrawDensities& densities() const { return densities_; }
 

@@ -117,6 +117,11 @@ TEST_CASE("cli: SIGINT and SIGTERM stop the fit within an iteration, search incl
         const std::string written = read_file(csv);
         CHECK(contains(written, "# converged = 0"));
         CHECK(contains(written, c.reason));
+        // No eta was chosen when the search was interrupted: the file must not say one was.
+        const bool in_search = std::string(c.where) == "search";
+        CHECK(contains(written, "# Stepsize adaptation complete.") == !in_search);
+        CHECK(contains(written, "# Stepsize adaptation interrupted after ") == in_search);
+        CHECK(contains(written, "# eta = nan\n") == in_search);
         const advi::StanCsv parsed = advi::read_stan_csv(csv);
         CHECK(parsed.values.rows() == 1001);  // q's mean, then 1000 draws
         CHECK(parsed.values.allFinite());

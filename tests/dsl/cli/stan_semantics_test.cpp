@@ -51,3 +51,29 @@ TEST_CASE("cli: print() prints transformed data on standard output", "[cli]") {
     CHECK(r.status == 0);
     CHECK(lines(r.out).at(0) == "n = 42 v = [1.5,-2]");
 }
+
+// Issue 17, class 7: a flat improper posterior is not converged with either algorithm, whatever
+// constant the log density carries (full-rank said "converged" after 900, 300 and 100
+// iterations with 0, 50 and 1e6).
+TEST_CASE("cli: a flat improper posterior is not converged, with the reason", "[cli]") {
+    if (!cli_built())
+        return;
+    for (const char* c : {"0", "50", "1e6"}) {
+        for (const char* algorithm : {"meanfield", "fullrank"}) {
+            INFO("target += " << c << ", " << algorithm);
+            const fs::path m =
+                write_file("flat.stan",
+                           std::string("parameters { real x; } model { target += ") + c + "; }\n");
+            const fs::path out = scratch() / "flat.csv";
+            const Run r =
+                tool("fit " + q(m) + " --algorithm " + algorithm + " --seed 1 --output " + q(out));
+            INFO(r.out << r.err);
+            CHECK(r.status == 0);
+            CHECK(contains(r.out, "not converged"));
+            CHECK(contains(r.out, "improper"));
+            const std::string csv = read_file(out);
+            CHECK(contains(csv, "# converged = 0\n"));
+            CHECK(contains(csv, "improper"));
+        }
+    }
+}

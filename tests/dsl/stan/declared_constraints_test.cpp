@@ -3,6 +3,7 @@
 // constraint makes the log density -inf (the engine drops the draw, the output rejects it,
 // both counted, in the summary and the CSV trailer); a generated quantity outside its
 // constraint is an error naming it. Where the constraints hold, the log density is unchanged.
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -62,6 +63,54 @@ model { mu ~ normal(0.5, 1); }
                Contains(fmt::format("rejected_tp_constraint_draws = {}\n",
                                     fit.rejected_tp_constraint_draws())) &&
                    Contains(fmt::format("dropped_draws = {}\n", fit.result().dropped_draws)));
+}
+
+// The mean row T^-1(mu) is CmdStan's and is written as computed, but Stan would reject a point
+// whose transformed parameter violates its constraint: the summary and the trailer say so,
+// naming it. Interrupted at once, q is the initial approximation, mu = 0, so tp = -0.2 there.
+TEST_CASE("the mean row is checked against the constraints of transformed parameters",
+          "[stan][constraints]") {
+    const char* program = R"(
+parameters { real x; }
+transformed parameters { real<lower=0> tp = x - 0.2; }
+model { x ~ normal(3, 1); }
+)";
+    auto low = lower_text(program);
+    std::atomic<bool> stop{true};
+    const Options options{.seed = 1, .output_samples = 200, .interrupt = &stop};
+    const Fit fit = advi::fit(low->model().spec(), options);
+    REQUIRE(fit.result().q.mu()[0] == 0.0);
+    REQUIRE(fit.mean_tp_violation());
+    CHECK(*fit.mean_tp_violation() ==
+          "transformed parameter `tp` is -0.2, below the lower bound 0");
+    CHECK_THAT(fit.summary(1),
+               Contains("q's mean row, T^-1(mu), violates a declared constraint, so Stan would "
+                        "reject that point; its values are written as computed (transformed "
+                        "parameter `tp` is -0.2, below the lower bound 0)"));
+    CHECK_THAT(trailer(cmdstan_output(fit, options)),
+               Contains("mean_row_tp_constraint = violated: transformed parameter `tp` is -0.2, "
+                        "below the lower bound 0\n"));
+    // The draws are still checked one by one: x >= 0.2 only, about 58% of N(0, 1) rejected.
+    CHECK(fit.theta_draws().col(0).minCoeff() >= 0.2);
+    CHECK(fit.rejected_tp_constraint_draws() > 100);
+
+    // A fit whose mean satisfies them says so; a model without such constraints says nothing.
+    auto ok = lower_text(R"(
+parameters { real mu; }
+transformed parameters { real<lower=0> tp = mu; }
+model { mu ~ normal(3, 1); }
+)");
+    const Fit good = advi::fit(ok->model().spec(), {.seed = 1});
+    INFO(good.result().stop_reason);
+    REQUIRE(good.mean_tp_violation());
+    CHECK(good.mean_tp_violation()->empty());
+    CHECK_THAT(trailer(cmdstan_output(good, {.seed = 1})),
+               Contains("mean_row_tp_constraint = satisfied\n"));
+    CHECK_THAT(good.summary(1), !Contains("mean row"));
+    auto plain = lower_text("parameters { real x; } model { x ~ normal(3, 1); }");
+    const Fit none = advi::fit(plain->model().spec(), {.seed = 1});
+    CHECK_FALSE(none.mean_tp_violation());
+    CHECK_THAT(trailer(cmdstan_output(none, {.seed = 1})), !Contains("mean_row_tp_constraint"));
 }
 
 TEST_CASE("structured constraints of transformed parameters: ordered, rows of ordered vectors",

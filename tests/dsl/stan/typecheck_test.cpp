@@ -187,6 +187,50 @@ TEST_CASE("user functions: calls with their argument types, void and non-void", 
                       Catch::StartsWith("m.stan:4:20: f takes (int, real); got (real, real)"));
 }
 
+// Stan: an argument declared `data` takes only values that do not depend on parameters; stanc
+// refuses the call where the value given does, naming the argument.
+TEST_CASE("user functions: data-only arguments take no parameter-dependent value", "[stan]") {
+    const std::string f = "real f(data real x, real z) { return x + z; }";
+    CHECK(first_line_of_error(with_functions(f, "y ~ normal(f(y[1], mu), 1);")) == "ok");
+    CHECK(first_line_of_error(with_functions(f, "y ~ normal(f(mu, 1), 1);")) ==
+          "m.stan:4:22: argument `x` of `f` is declared `data`, but the value given depends on "
+          "parameters");
+    // through an expression, a model-block local, an index, a transpose, an array
+    CHECK(first_line_of_error(with_functions(f, "y ~ normal(f(2 * y[1] + mu, 1), 1);")) ==
+          "m.stan:4:22: argument `x` of `f` is declared `data`, but the value given depends on "
+          "parameters");
+    CHECK(first_line_of_error(with_functions(f, "real m = mu; y ~ normal(f(m, 1), 1);")) ==
+          "m.stan:4:35: argument `x` of `f` is declared `data`, but the value given depends on "
+          "parameters");
+    const std::string g = "real g(data vector v) { return sum(v); }";
+    CHECK(first_line_of_error(with_functions(g, "target += g(y);")) == "ok");
+    CHECK(first_line_of_error(with_functions(g, "target += g(y * mu);")) ==
+          "m.stan:4:21: argument `v` of `g` is declared `data`, but the value given depends on "
+          "parameters");
+    // ints never depend on parameters; generated quantities read the parameters as numbers
+    CHECK(first_line_of_error(
+              with_functions("real h(data int k) { return k; }", "target += h(N) * mu;")) == "ok");
+    CHECK(first_line_of_error("functions { " + f + " }\n" + kHead +
+                              "model { }\ngenerated quantities { real q = f(mu, mu); }") == "ok");
+    CHECK(first_line_of_error("functions { " + f + " }\n" + kHead +
+                              "transformed parameters { real t = f(mu, 1); }\nmodel { }") ==
+          "m.stan:4:37: argument `x` of `f` is declared `data`, but the value given depends on "
+          "parameters");
+    // a function's own non-data argument is not data; its data argument is
+    CHECK(first_line_of_error(
+              with_functions(f + " real k(real a) { return f(a, a); }", "target += k(mu);")) ==
+          "m.stan:1:85: argument `x` of `f` is declared `data`, but the value given depends on "
+          "parameters");
+    CHECK(first_line_of_error(with_functions(f + " real k(data real a) { return f(a, a); }",
+                                             "target += k(y[1]) * mu;")) == "ok");
+    // a user density's data argument under `~`
+    const std::string d = "real my_lpdf(vector y, data real s) { return normal_lpdf(y | 0, s); }";
+    CHECK(first_line_of_error(with_functions(d, "y ~ my(2);")) == "ok");
+    CHECK(first_line_of_error(with_functions(d, "y ~ my(mu);")) ==
+          "m.stan:4:16: argument `s` of `my_lpdf` is declared `data`, but the value given "
+          "depends on parameters");
+}
+
 TEST_CASE("user functions: names of built-ins, overloads, declarations", "[stan]") {
     CHECK(first_line_of_error(
               with_functions("real exp(real x) { return x; }", "y ~ normal(mu, 1);")) ==
