@@ -41,22 +41,7 @@ OptimizerResult maximize_newton_cg(CurvatureTarget& target, const Eigen::VectorX
     OptimizerResult r;
     optimizer::TrendWatch trend(settings);
     const auto finish = [&](OptimizeStatus status, std::string message) {
-        // A gradient test met far down a funnel (where the curvature of the stiff directions
-        // swamps the rest) is no mode: the trend of the run overrules it.
-        if (status == OptimizeStatus::Converged) {
-            if (auto why = trend.no_mode(r.lp, r.zeta, r.grad)) {
-                message = fmt::format(
-                    "{} (the test `{}` was met there, but lp was still rising "
-                    "along the way)",
-                    *why, r.criterion);
-                status = OptimizeStatus::NoMode;
-                r.criterion.clear();
-            }
-        }
-        r.status = status;
-        r.message = std::move(message);
-        r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-        return r;
+        return optimizer::finish_run(r, trend, status, std::move(message), start);
     };
 
     Eigen::VectorXd hv_grad(dim), hv(dim);

@@ -221,5 +221,22 @@ std::optional<std::string> TrendWatch::no_mode(double lp, const Eigen::VectorXd&
         }));
 }
 
+OptimizerResult& finish_run(OptimizerResult& r, const TrendWatch& trend, OptimizeStatus status,
+                            std::string message, std::chrono::steady_clock::time_point start) {
+    if (status == OptimizeStatus::Converged) {
+        if (auto why = trend.no_mode(r.lp, r.zeta, r.grad)) {
+            message = fmt::format(
+                "{} (the test `{}` was met there, but lp was still rising along the way)", *why,
+                r.criterion);
+            status = OptimizeStatus::NoMode;
+            r.criterion.clear();
+        }
+    }
+    r.status = status;
+    r.message = std::move(message);
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return r;
+}
+
 }  // namespace optimizer
 }  // namespace advi

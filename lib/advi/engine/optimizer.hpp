@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -135,6 +136,12 @@ private:
     std::vector<double> lp_;  // at 1, 2, 4, ... steps
     std::vector<Eigen::VectorXd> zeta_;
 };
+
+// Ends a run of any optimiser: sets r's status, message and seconds since `start`. A
+// convergence test met far down a funnel (where the curvature of the stiff directions swamps
+// the rest) is no mode: the trend of the run overrules the Converged claim.
+OptimizerResult& finish_run(OptimizerResult& r, const TrendWatch& trend, OptimizeStatus status,
+                            std::string message, std::chrono::steady_clock::time_point start);
 
 }  // namespace optimizer
 

@@ -29,18 +29,6 @@ std::vector<std::int64_t> latent_dims(const Shape& s) {
     return {};
 }
 
-namespace {
-
-// " (Default)" when a setting has Options{}'s value, as CmdStan marks settings not given.
-template <class T>
-std::string setting(std::string_view indent, std::string_view key, const T& value,
-                    const T& default_value) {
-    return fmt::format("{}{} = {}{}", indent, key, value,
-                       value == default_value ? " (Default)" : "");
-}
-
-}  // namespace
-
 std::vector<std::string> cmdstan_settings(const Options& o, const CsvRunInfo& run) {
     const Options d{};
     auto family = [](Family f) { return f == Family::MeanField ? "meanfield" : "fullrank"; };
@@ -49,36 +37,36 @@ std::vector<std::string> cmdstan_settings(const Options& o, const CsvRunInfo& ru
     h.push_back(fmt::format("model = {}", run.model));
     h.push_back("method = variational");
     h.push_back("  variational");
-    h.push_back(
-        setting("    ", "algorithm", std::string(family(o.family)), std::string(family(d.family))));
+    h.push_back(csv_setting("    ", "algorithm", std::string(family(o.family)),
+                            std::string(family(d.family))));
     h.push_back(fmt::format("      {}", family(o.family)));
-    h.push_back(setting("    ", "iter", o.max_iterations, d.max_iterations));
-    h.push_back(setting("    ", "grad_samples", o.grad_samples, d.grad_samples));
-    h.push_back(setting("    ", "elbo_samples", o.elbo_samples, d.elbo_samples));
-    h.push_back(setting("    ", "eta", o.eta, d.eta));
+    h.push_back(csv_setting("    ", "iter", o.max_iterations, d.max_iterations));
+    h.push_back(csv_setting("    ", "grad_samples", o.grad_samples, d.grad_samples));
+    h.push_back(csv_setting("    ", "elbo_samples", o.elbo_samples, d.elbo_samples));
+    h.push_back(csv_setting("    ", "eta", o.eta, d.eta));
     h.push_back("    adapt");
     // 1/0 as CmdStan before 2.33 (later versions write true/false; readers take both).
-    h.push_back(setting("      ", "engaged", int{o.adapt_engaged}, int{d.adapt_engaged}));
-    h.push_back(setting("      ", "iter", o.adapt_iter, d.adapt_iter));
-    h.push_back(setting("    ", "tol_rel_obj", o.tol_rel_obj, d.tol_rel_obj));
-    h.push_back(setting("    ", "eval_elbo", o.eval_elbo, d.eval_elbo));
-    h.push_back(setting("    ", "output_samples", o.output_samples, d.output_samples));
+    h.push_back(csv_setting("      ", "engaged", int{o.adapt_engaged}, int{d.adapt_engaged}));
+    h.push_back(csv_setting("      ", "iter", o.adapt_iter, d.adapt_iter));
+    h.push_back(csv_setting("    ", "tol_rel_obj", o.tol_rel_obj, d.tol_rel_obj));
+    h.push_back(csv_setting("    ", "eval_elbo", o.eval_elbo, d.eval_elbo));
+    h.push_back(csv_setting("    ", "output_samples", o.output_samples, d.output_samples));
     // Not CmdStan's: our convergence rule (ConvergenceRule), robust or Stan's exactly.
-    h.push_back(setting("    ", "convergence", std::string(rule(o.convergence)),
-                        std::string(rule(d.convergence))));
+    h.push_back(csv_setting("    ", "convergence", std::string(rule(o.convergence)),
+                            std::string(rule(d.convergence))));
     h.push_back("id = 1 (Default)");
     h.push_back("data");
-    h.push_back(setting("  ", "file", run.data_file, std::string()));
+    h.push_back(csv_setting("  ", "file", run.data_file, std::string()));
     // Our default initial mu is zeros: CmdStan's init = 0.
     std::string init = run.init_file;
     if (init.empty())
         init = o.init.size() == 0 ? "0" : "user";
-    h.push_back(setting("", "init", init, std::string("0")));
+    h.push_back(csv_setting("", "init", init, std::string("0")));
     h.push_back("random");
-    h.push_back(setting("  ", "seed", o.seed, d.seed));
+    h.push_back(csv_setting("  ", "seed", o.seed, d.seed));
     h.push_back("output");
     h.push_back(fmt::format("  file = {}", run.output_file));
-    h.push_back(setting("", "num_threads", o.threads, d.threads));
+    h.push_back(csv_setting("", "num_threads", o.threads, d.threads));
     return h;
 }
 

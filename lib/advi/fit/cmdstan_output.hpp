@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <Eigen/Core>
+#include <fmt/format.h>
 
 #include <advi/engine/options.hpp>
 #include <advi/fit/fit.hpp>
@@ -24,6 +26,15 @@ struct ExtraBlock {
     Eigen::VectorXd at_mean;  // the values in the mean row
     Eigen::MatrixXd draws;    // one row per draw of the fit
 };
+
+// A line of the settings header, "<indent><key> = <value>", marked " (Default)" when the value
+// is the default, as CmdStan marks settings not given.
+template <class T>
+[[nodiscard]] std::string csv_setting(std::string_view indent, std::string_view key, const T& value,
+                                      const T& default_value) {
+    return fmt::format("{}{} = {}{}", indent, key, value,
+                       value == default_value ? " (Default)" : "");
+}
 
 // A latent's dims as Stan declares them, for stan_column_names: {} for a scalar, {n} for a
 // vector, {rows, cols} for a matrix.

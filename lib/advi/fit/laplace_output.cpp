@@ -13,25 +13,6 @@
 
 namespace advi {
 
-namespace {
-
-template <class T>
-std::string setting(std::string_view indent, std::string_view key, const T& value,
-                    const T& default_value) {
-    return fmt::format("{}{} = {}{}", indent, key, value,
-                       value == default_value ? " (Default)" : "");
-}
-
-std::vector<std::int64_t> latent_dims(const Shape& s) {
-    if (s.is_vector())
-        return {s.rows};
-    if (s.is_matrix())
-        return {s.rows, s.cols};
-    return {};
-}
-
-}  // namespace
-
 std::vector<std::string> cmdstan_laplace_settings(const LaplaceOptions& o, const CsvRunInfo& run,
                                                   const std::string& mode_file) {
     const LaplaceOptions d{};
@@ -39,19 +20,19 @@ std::vector<std::string> cmdstan_laplace_settings(const LaplaceOptions& o, const
     h.push_back(fmt::format("model = {}", run.model));
     h.push_back("method = laplace");
     h.push_back("  laplace");
-    h.push_back(setting("    ", "mode", mode_file, std::string()));
-    h.push_back(setting("    ", "jacobian", int{o.jacobian}, int{d.jacobian}));
-    h.push_back(setting("    ", "draws", o.draws, d.draws));
+    h.push_back(csv_setting("    ", "mode", mode_file, std::string()));
+    h.push_back(csv_setting("    ", "jacobian", int{o.jacobian}, int{d.jacobian}));
+    h.push_back(csv_setting("    ", "draws", o.draws, d.draws));
     // Not CmdStan's: lambda added to -H (0: none).
-    h.push_back(setting("    ", "regularization", o.regularization, d.regularization));
+    h.push_back(csv_setting("    ", "regularization", o.regularization, d.regularization));
     h.push_back("id = 1 (Default)");
     h.push_back("data");
-    h.push_back(setting("  ", "file", run.data_file, std::string()));
+    h.push_back(csv_setting("  ", "file", run.data_file, std::string()));
     h.push_back("random");
-    h.push_back(setting("  ", "seed", o.seed, d.seed));
+    h.push_back(csv_setting("  ", "seed", o.seed, d.seed));
     h.push_back("output");
     h.push_back(fmt::format("  file = {}", run.output_file));
-    h.push_back(setting("", "num_threads", o.threads, d.threads));
+    h.push_back(csv_setting("", "num_threads", o.threads, d.threads));
     return h;
 }
 
