@@ -52,7 +52,9 @@ TEST_CASE("without the Jacobian, the program is the density of theta at T^-1(zet
     Model m;
     auto sigma = m.param("sigma", lognormal(0, 1));
     auto u = m.param("u", uniform(2, 5));
-    auto y = m.data("y", Eigen::VectorXd::Constant(1, 0.7).eval());
+    // Data is read in place: the vector must outlive the model.
+    const Eigen::VectorXd y_value = Eigen::VectorXd::Constant(1, 0.7);
+    auto y = m.data("y", y_value);
     m.observe(y, normal(u - 3, sigma));
     Program with = compile(m.spec(), true);
     Program without = compile(m.spec(), false);
