@@ -36,7 +36,7 @@ struct FitArgs {
     std::vector<std::string> data;
     Options options;
     std::string algorithm = "meanfield";
-    std::string convergence = "robust";
+    std::string convergence = "auto";
     std::string output = "output.csv";
     bool quiet = false;
     CLI::Option* eta = nullptr;
@@ -55,7 +55,7 @@ int run_fit(const FitArgs& args) {
     Options options = args.options;
     options.family = args.algorithm == "fullrank" ? Family::FullRank : Family::MeanField;
     options.convergence =
-        args.convergence == "stan" ? ConvergenceRule::Stan : ConvergenceRule::Robust;
+        args.convergence == "stan" ? ConvergenceRule::Stan : ConvergenceRule::Auto;
     options.adapt_engaged = args.eta->count() == 0;  // --eta given: that step size, no search
     std::optional<ProgressStream> progress;
     if (!args.quiet) {
@@ -135,9 +135,11 @@ Command add_fit_command(CLI::App& parent) {
     app->add_option("--output-samples", o.output_samples, "Draws of q written to the CSV")
         ->check(positive_int())
         ->capture_default_str();
-    app->add_option("--convergence", args->convergence,
-                    "robust (common draws for the ELBO, step-size back-off) or stan (Stan's rules)")
-        ->check(CLI::IsMember({"robust", "stan"}))
+    app->add_option(
+           "--convergence", args->convergence,
+           "auto (the default: statistics decide when to stop; `robust` is its old name) or "
+           "stan (Stan's rules)")
+        ->check(CLI::IsMember({"auto", "robust", "stan"}))
         ->capture_default_str();
     app->add_option("--seed", o.seed, "Random seed; the same seed gives the same fit")
         ->check(seed_value())

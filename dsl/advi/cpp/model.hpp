@@ -47,10 +47,14 @@ public:
     Expr data(std::string name, const Eigen::VectorXi& v);
     Expr data(std::string name, double v);
     Expr data(std::string name, int v);
-    // Temporaries would dangle: bind a named object.
+    // Temporaries would dangle: bind a named object. The const overloads catch Eigen's
+    // `.eval()`, which returns a const temporary (a use after free that ASan found).
     Expr data(std::string name, Eigen::VectorXd&& v) = delete;
     Expr data(std::string name, Eigen::MatrixXd&& m) = delete;
     Expr data(std::string name, Eigen::VectorXi&& v) = delete;
+    Expr data(std::string name, const Eigen::VectorXd&& v) = delete;
+    Expr data(std::string name, const Eigen::MatrixXd&& m) = delete;
+    Expr data(std::string name, const Eigen::VectorXi&& v) = delete;
 
     // A latent variable with its prior: scalar, vector(n) or matrix(rows, cols).
     Expr param(std::string name, const Dist& prior, ParamOptions options = {});

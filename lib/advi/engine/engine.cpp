@@ -80,7 +80,7 @@ void require_engine_memory(const Options& opts, int dim_int) {
     require_memory(fmt::format("option `output_samples` = {} (the output draws: {} x {} values)",
                                opts.output_samples, opts.output_samples, dim),
                    checked_product({opts.output_samples, dim}));
-    if (opts.convergence == ConvergenceRule::Robust) {
+    if (opts.convergence == ConvergenceRule::Auto) {
         // The draws, a copy made while whitening them, and the log densities of q0 and of
         // the five eta candidates.
         require_memory(fmt::format("option `elbo_samples` = {} (the common ELBO draws: {} x {} "
@@ -96,7 +96,7 @@ AdviResult run_advi(Target& target, const Options& opts) {
     validate_options(opts, dim);
     require_engine_memory(opts, dim);
     const ConvergenceRule rule = opts.convergence;
-    const bool robust = rule == ConvergenceRule::Robust;
+    const bool robust = rule == ConvergenceRule::Auto;
 
     Estimator est(target, opts);
     const Eigen::VectorXd mu0 = opts.init.size() != 0 ? opts.init : Eigen::VectorXd::Zero(dim);

@@ -36,6 +36,14 @@ struct AdviResult {
     int eta_reductions = 0;  // Robust: times eta was divided by 10 after a non-finite step
     std::vector<EtaTrial> eta_trials;     // the eta search, in the order tried (empty if off)
     bool eta_search_interrupted = false;  // a signal ended the fit during the eta search
+    // Where q started (issue 19): "the mode and Hessian (...)" or "the init point (zero)".
+    std::string start;
+    // The Monte Carlo standard error of `elbo` (NaN when not estimated).
+    double elbo_se = std::numeric_limits<double>::quiet_NaN();
+    // What the fit cost, for the summary and the CSV trailer: log-density evaluations with a
+    // gradient (gradient draws, eta search, curvature) and without (ELBO and output draws).
+    long gradient_evaluations = 0;
+    long value_evaluations = 0;
 };
 
 // Fits q to the target. Throws FitError when the fit cannot proceed (log density not finite

@@ -62,14 +62,14 @@ Estimator::Estimator(Target& target, const Options& opts)
     grad_rng_ = std::move(s.grad);
     elbo_rng_ = std::move(s.elbo);
     output_rng_ = std::move(s.output);
-    if (rule_ == ConvergenceRule::Robust) {
+    if (rule_ == ConvergenceRule::Auto) {
         common_etas_ = balanced_normal_draws(s.common, elbo_samples_, target.dim());
     }
 }
 
 double Estimator::elbo(const Approximation& q) {
     target_.use_evaluation_batch();
-    last_elbo_ = rule_ == ConvergenceRule::Robust
+    last_elbo_ = rule_ == ConvergenceRule::Auto
                      ? elbo_estimate(target_, q, common_etas_)
                      : elbo_estimate(target_, q, elbo_rng_, elbo_samples_);
     dropped_ += last_elbo_.dropped;
@@ -85,10 +85,10 @@ ElboGradient Estimator::gradient(const Approximation& q) {
 
 ScaleBalance Estimator::scale_balance(const Approximation& q) {
     target_.use_evaluation_batch();
-    const Eigen::MatrixXd fresh = rule_ == ConvergenceRule::Robust
+    const Eigen::MatrixXd fresh = rule_ == ConvergenceRule::Auto
                                       ? Eigen::MatrixXd()
                                       : elbo_rng_.normal_matrix(elbo_samples_, q.dim());
-    const Eigen::MatrixXd& etas = rule_ == ConvergenceRule::Robust ? common_etas_ : fresh;
+    const Eigen::MatrixXd& etas = rule_ == ConvergenceRule::Auto ? common_etas_ : fresh;
     ScaleBalance b = advi::scale_balance(target_, q, etas);
     dropped_ += etas.rows() - b.used;  // every failed evaluation is a dropped draw
     return b;

@@ -35,7 +35,7 @@ std::optional<CandidateRun> run_candidate(Estimator& est, const Approximation& q
     };
     Approximation& q = run.q;
     StepSize steps(eta);
-    const bool robust = est.rule() == ConvergenceRule::Robust;
+    const bool robust = est.rule() == ConvergenceRule::Auto;
     bool diverged = false;
     for (int it = 1; it <= opts.adapt_iter; ++it) {
         if (opts.interrupted())

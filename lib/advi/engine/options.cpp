@@ -55,7 +55,7 @@ void validate_options(const Options& opts, int dim) {
         throw FitError(
             fmt::format("option `family` has unknown value {}", static_cast<int>(opts.family)));
     }
-    if (opts.convergence != ConvergenceRule::Robust && opts.convergence != ConvergenceRule::Stan) {
+    if (opts.convergence != ConvergenceRule::Auto && opts.convergence != ConvergenceRule::Stan) {
         throw FitError(fmt::format("option `convergence` has unknown value {}",
                                    static_cast<int>(opts.convergence)));
     }

@@ -16,12 +16,13 @@ namespace advi {
 enum class Family { MeanField, FullRank };
 
 // How the engine decides it is done, and how hard it tries to survive bad steps.
-//  Robust: common random numbers for every ELBO estimate, a floor of 1 under the relative
-//          change, an eta search that never picks a diverged candidate, and step-size
-//          back-off in the main loop (see engine.cpp).
+//  Auto:   the default (issue 19): common random numbers for every ELBO estimate, an eta
+//          search that never picks a diverged candidate, step-size back-off in the main loop
+//          and a stopping rule with statistics behind it (see engine.cpp). `Robust` is its
+//          old name, kept as an alias (the CLI's `--convergence robust` too).
 //  Stan:   Stan's ADVI as written: fresh ELBO draws per estimate, |delta| / |elbo|, Stan's
 //          eta-search bookkeeping and its error when adaptation fails, no back-off.
-enum class ConvergenceRule { Robust, Stan };
+enum class ConvergenceRule { Auto, Stan, Robust = Auto };
 
 class Approximation;
 
@@ -63,7 +64,7 @@ struct Options {  // field order matters: users write {.family = ..., .seed = 1}
     double eta = 1.0;
     int max_iterations = 10000;
     int output_samples = 1000;
-    ConvergenceRule convergence = ConvergenceRule::Robust;
+    ConvergenceRule convergence = ConvergenceRule::Auto;
     Eigen::VectorXd init{};       // initial mu; empty means zeros
     std::ostream* log = nullptr;  // progress lines (eta search, ELBO table) when set
     // Threads of the gradient program's long loops (0: the hardware's). A fit has the same

@@ -22,6 +22,13 @@ public:
     // log p(x, T^-1(zeta)) + log|det J|; writes its gradient into grad (already sized dim()).
     // A non-finite return value (or gradient) is allowed: the engine drops such draws.
     virtual double log_density_gradient(const Eigen::VectorXd& zeta, Eigen::VectorXd& grad) = 0;
+    // The log density alone, for ELBO estimates and the output draws' log_p__ (issue 19: no
+    // gradient where none is needed). A compiled model overrides it with a value-only program;
+    // this default pays for the gradient it throws away.
+    virtual double log_density(const Eigen::VectorXd& zeta) {
+        Eigen::VectorXd grad(dim());
+        return log_density_gradient(zeta, grad);
+    }
 
     // Data subsampling (paper section 4.3, after Hoffman et al. 2013): a target whose
     // likelihood reads a minibatch of the data. The estimator asks for a fresh minibatch

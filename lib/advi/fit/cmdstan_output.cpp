@@ -32,7 +32,7 @@ std::vector<std::int64_t> latent_dims(const Shape& s) {
 std::vector<std::string> cmdstan_settings(const Options& o, const CsvRunInfo& run) {
     const Options d{};
     auto family = [](Family f) { return f == Family::MeanField ? "meanfield" : "fullrank"; };
-    auto rule = [](ConvergenceRule r) { return r == ConvergenceRule::Robust ? "robust" : "stan"; };
+    auto rule = [](ConvergenceRule r) { return r == ConvergenceRule::Auto ? "auto" : "stan"; };
     std::vector<std::string> h;
     h.push_back(fmt::format("model = {}", run.model));
     h.push_back("method = variational");

@@ -203,3 +203,14 @@ TEST_CASE("arguments computed from data are checked before the fit, naming the e
 }
 
 }  // namespace advi
+
+// Data is read in place, so a temporary (also Eigen's const `.eval()` result) would dangle:
+// the overloads that would bind one are deleted, and named objects still bind.
+template <class T>
+constexpr bool binds_data = requires(advi::Model& m, T&& v) {
+    m.data("y", std::forward<T>(v));
+};
+static_assert(binds_data<Eigen::VectorXd&> && binds_data<const Eigen::MatrixXd&>);
+static_assert(!binds_data<Eigen::VectorXd> && !binds_data<const Eigen::VectorXd>);
+static_assert(!binds_data<Eigen::MatrixXd> && !binds_data<const Eigen::MatrixXd>);
+static_assert(!binds_data<Eigen::VectorXi> && !binds_data<const Eigen::VectorXi>);
