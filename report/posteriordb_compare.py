@@ -70,7 +70,10 @@ def run(cmd, timeout):
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return "timeout", "", time.monotonic() - t0
-    return p.returncode, (p.stderr.strip().splitlines() or [""])[-1], time.monotonic() - t0
+    lines = [l for l in p.stderr.strip().splitlines() if l.strip()] or [""]
+    # The error line, not the caret under the source line that follows it.
+    message = next((l for l in lines if "error" in l.lower()), lines[0])
+    return p.returncode, message.strip(), time.monotonic() - t0
 
 
 def main():
