@@ -67,6 +67,24 @@ void register_model(const BenchModel<Data, Hand>& bm) {
         ->Arg(1)
         ->Arg(2)
         ->Unit(benchmark::kMicrosecond);
+    // The log density alone by the value program (compile_value: no reverse sweep), to set
+    // against _compiled/threads:1: what an ELBO draw or an output draw's log_p__ costs.
+    benchmark::RegisterBenchmark(("BM_" + name + "_value").c_str(),
+                                 [bm](benchmark::State& state) {
+                                     advi::Model m;
+                                     bm.build(m, bm.data());
+                                     advi::Program p = advi::compile_value(m.spec());
+                                     p.set_threads(static_cast<int>(state.range(0)));
+                                     Eigen::VectorXd zeta = point(p.dim()), none;
+                                     for (auto _ : state)
+                                         benchmark::DoNotOptimize(p.run(zeta, none));
+                                     state.counters["arena_bytes"] =
+                                         static_cast<double>(p.arena_bytes());
+                                 })
+        ->ArgName("threads")
+        ->UseRealTime()
+        ->Arg(1)
+        ->Unit(benchmark::kMicrosecond);
     // H v by the curvature program (reverse over reverse), to set against _compiled/threads:1:
     // the ratio bench/README.md reports (the target is within 3).
     benchmark::RegisterBenchmark(

@@ -7,6 +7,9 @@
 #include <iostream>
 #include <string>
 #include <vector>
+#ifdef __GLIBC__
+#include <malloc.h>  // mallopt
+#endif
 
 #include <fmt/format.h>
 
@@ -122,6 +125,16 @@ int run(int argc, char** argv) {
 }  // namespace advi::cli
 
 int main(int argc, char** argv) {
+#ifdef __GLIBC__
+    // A fit frees and reallocates buffers of the same size every iteration (a full-rank factor
+    // and its gradient: 2 MB each at 500 parameters). glibc's defaults hand such buffers back
+    // to the kernel on every free (mmap, or trimming the heap's top), and each reuse then
+    // page-faults them in again: at 500 parameters full-rank that was 2,100 page faults and
+    // 7 ms of system time per iteration, 3.6 times the iteration's own work. Freed memory up
+    // to these sizes stays in the process instead (issue 19, item 5).
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
     try {
         return advi::cli::run(argc, argv);
     } catch (const advi::InternalError& e) {

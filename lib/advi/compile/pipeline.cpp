@@ -42,6 +42,20 @@ Program compile(const ModelSpec& m, bool jacobian) {
     return p;
 }
 
+Program compile_value(const ModelSpec& m, bool jacobian) {
+    Graph g = simplify(constrain(m, jacobian));
+    // Only lp: any other output of the forward graph would keep its nodes alive.
+    const std::optional<NodeId> lp = g.output("lp");
+    g.clear_outputs();
+    if (lp)
+        g.set_output("lp", *lp);
+    show("value", g);
+    Program p = Program::compile(g, m.data, m.zeta_dim(), 0);
+    if (dump_wanted("value_program"))
+        std::cerr << "# value program\n" << p.str();
+    return p;
+}
+
 CurvatureStages curvature_stages(const ModelSpec& m, bool jacobian) {
     CurvatureStages s;
     s.gradient = stages(m, jacobian);

@@ -16,6 +16,12 @@ namespace advi {
 // gradient over zeta; without log|det J| when `jacobian` is false (constrain.hpp).
 [[nodiscard]] Program compile(const ModelSpec& m, bool jacobian = true);
 
+// The value program (issue 19): run(zeta, out) -> the same log density as compile()'s, from
+// the forward graph alone (no reverse sweep, no gradient buffers); out is left empty. For ELBO
+// estimates and the output draws' log_p__, which need no gradient. Agrees with compile()'s lp
+// to rounding (both graphs are simplified apart, so the order of a few sums may differ).
+[[nodiscard]] Program compile_value(const ModelSpec& m, bool jacobian = true);
+
 // The constrain program: run(zeta, theta) writes every latent's constrained values at
 // ModelSpec::theta_offsets().
 [[nodiscard]] Program compile_constrain_map(const ModelSpec& m);

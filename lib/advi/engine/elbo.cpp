@@ -6,6 +6,7 @@
 // (d/dL log|det L| = L^-T, whose lower triangle is diag(1/L_ii)).
 #include <advi/engine/elbo.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -79,14 +80,25 @@ private:
     ElboGradient result_;
 };
 
-// Returns log p(zeta) for one draw, or NaN when it is not finite. The ELBO needs only the
-// value; the gradient the Target writes alongside is ignored here (and checked by the
-// gradient estimator), so that errors can say which of the two failed.
-double log_density_at(Target& target, const Approximation& q, const Eigen::VectorXd& eta,
-                      Eigen::VectorXd& zeta, Eigen::VectorXd& g) {
-    q.transform(eta, zeta);
-    const double lp = evaluate(target, zeta, g);
-    return std::isfinite(lp) ? lp : std::numeric_limits<double>::quiet_NaN();
+// log p(zeta) for each draw (one eta per row of etas), NaN where it is not finite: the value
+// alone (Target::log_density), all draws in one batch that a compiled model spreads over
+// threads. The gradient estimator checks gradients; the ELBO needs none.
+Eigen::VectorXd log_densities_at(Target& target, const Approximation& q,
+                                 const Eigen::MatrixXd& etas) {
+    Eigen::MatrixXd zetas(q.dim(), etas.rows());
+    Eigen::VectorXd eta(q.dim()), zeta(q.dim());
+    for (Eigen::Index r = 0; r < etas.rows(); ++r) {
+        eta = etas.row(r).transpose();
+        q.transform(eta, zeta);
+        zetas.col(r) = zeta;
+    }
+    Eigen::VectorXd lp;
+    target.log_densities(zetas, lp);
+    for (Eigen::Index r = 0; r < lp.size(); ++r) {
+        if (!std::isfinite(lp[r]))
+            lp[r] = std::numeric_limits<double>::quiet_NaN();
+    }
+    return lp;
 }
 
 ElboEstimate finish_estimate(const Approximation& q, double sum, int used, int dropped) {
@@ -121,18 +133,14 @@ ElboGradient elbo_gradient(Target& target, const Approximation& q, Rng& rng, int
 }
 
 ElboEstimate elbo_estimate(Target& target, const Approximation& q, const Eigen::MatrixXd& etas) {
-    Eigen::VectorXd eta(q.dim()), zeta(q.dim()), g(q.dim());
-    Eigen::VectorXd log_p(etas.rows());
-    double sum = 0.0;
+    Eigen::VectorXd log_p = log_densities_at(target, q, etas);
+    double sum = 0.0;  // in draw order, whatever thread computed each value
     int used = 0, dropped = 0;
-    for (Eigen::Index r = 0; r < etas.rows(); ++r) {
-        eta = etas.row(r).transpose();
-        const double lp = log_density_at(target, q, eta, zeta, g);
-        log_p[r] = lp;
-        if (std::isnan(lp)) {
+    for (Eigen::Index r = 0; r < log_p.size(); ++r) {
+        if (std::isnan(log_p[r])) {
             ++dropped;
         } else {
-            sum += lp;
+            sum += log_p[r];
             ++used;
         }
     }
@@ -142,17 +150,27 @@ ElboEstimate elbo_estimate(Target& target, const Approximation& q, const Eigen::
 }
 
 ElboEstimate elbo_estimate(Target& target, const Approximation& q, Rng& rng, int samples) {
-    Eigen::VectorXd eta(q.dim()), zeta(q.dim()), g(q.dim());
+    Eigen::VectorXd eta(q.dim());
     double sum = 0.0;
     int used = 0, dropped = 0;
+    // Draws until `samples` are finite or `samples` were dropped, as one draw at a time would:
+    // each round takes as many draws as can be counted before either limit is reached, so the
+    // draws made, and the generator's state after them, are those of the one-at-a-time loop.
     while (used < samples && dropped < samples) {
-        rng.fill_normal(eta);
-        const double lp = log_density_at(target, q, eta, zeta, g);
-        if (std::isnan(lp)) {
-            ++dropped;
-        } else {
-            sum += lp;
-            ++used;
+        const int n = std::min(samples - used, samples - dropped);
+        Eigen::MatrixXd etas(n, q.dim());
+        for (int r = 0; r < n; ++r) {
+            rng.fill_normal(eta);
+            etas.row(r) = eta.transpose();
+        }
+        const Eigen::VectorXd lp = log_densities_at(target, q, etas);
+        for (int r = 0; r < n; ++r) {
+            if (std::isnan(lp[r])) {
+                ++dropped;
+            } else {
+                sum += lp[r];
+                ++used;
+            }
         }
     }
     // Stan's calc_ELBO throws once n_monte_carlo_elbo draws were dropped, even if some

@@ -15,6 +15,7 @@
 #include <advi/base/error.hpp>
 #include <advi/base/memory_budget.hpp>
 
+#include <advi/engine/counting_target.hpp>
 #include <advi/engine/estimator.hpp>
 #include <advi/engine/runaway.hpp>
 #include <advi/engine/step_size.hpp>
@@ -90,7 +91,8 @@ void require_engine_memory(const Options& opts, int dim_int) {
     }
 }
 
-AdviResult run_advi(Target& target, const Options& opts) {
+// run_advi without the count of evaluations (which run_advi, below, adds).
+static AdviResult run_uncounted(Target& target, const Options& opts) {
     const auto start = std::chrono::steady_clock::now();
     const int dim = target.dim();
     validate_options(opts, dim);
@@ -364,6 +366,22 @@ AdviResult run_advi(Target& target, const Options& opts) {
     res.dropped_draws = est.dropped();
     res.seconds = elapsed();
     return res;
+}
+
+// Every evaluation of the target, by whichever part of the fit, goes through the counter.
+AdviResult run_advi(Target& target, const Options& opts) {
+    auto run = [&opts](auto& counted) {
+        AdviResult result = run_uncounted(counted, opts);
+        result.gradient_evaluations = counted.gradient_evaluations();
+        result.value_evaluations = counted.value_evaluations();
+        return result;
+    };
+    if (auto* curvature = dynamic_cast<CurvatureTarget*>(&target)) {
+        CountingCurvatureTarget counted(*curvature);
+        return run(counted);
+    }
+    CountingTarget counted(target);
+    return run(counted);
 }
 
 }  // namespace advi

@@ -29,6 +29,11 @@ public:
         Eigen::VectorXd grad(dim());
         return log_density_gradient(zeta, grad);
     }
+    // The log densities of many points at once, one per column of `zetas`, into `out` (resized
+    // to zetas.cols()): NaN where an evaluation failed as evaluate_value() makes it. A compiled
+    // model evaluates the columns in parallel over threads; each value is computed alone, so
+    // the results are the same bits on any thread count. This default evaluates them in turn.
+    virtual void log_densities(const Eigen::MatrixXd& zetas, Eigen::VectorXd& out);
 
     // Data subsampling (paper section 4.3, after Hoffman et al. 2013): a target whose
     // likelihood reads a minibatch of the data. The estimator asks for a fresh minibatch
@@ -65,6 +70,28 @@ inline double evaluate(Target& target, const Eigen::VectorXd& zeta, Eigen::Vecto
         throw;
     } catch (const std::exception&) {
         return std::numeric_limits<double>::quiet_NaN();
+    }
+}
+
+// The same for the log density alone.
+inline double evaluate_value(Target& target, const Eigen::VectorXd& zeta) {
+    try {
+        return target.log_density(zeta);
+    } catch (const Error&) {
+        throw;
+    } catch (const std::bad_alloc&) {
+        throw;
+    } catch (const std::exception&) {
+        return std::numeric_limits<double>::quiet_NaN();
+    }
+}
+
+inline void Target::log_densities(const Eigen::MatrixXd& zetas, Eigen::VectorXd& out) {
+    out.resize(zetas.cols());
+    Eigen::VectorXd zeta(zetas.rows());
+    for (Eigen::Index i = 0; i < zetas.cols(); ++i) {
+        zeta = zetas.col(i);
+        out[i] = evaluate_value(*this, zeta);
     }
 }
 

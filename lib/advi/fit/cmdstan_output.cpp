@@ -166,6 +166,8 @@ CsvOutput cmdstan_output(const Fit& fit, const Options& options, std::vector<Ext
                                   ? std::string("mean_row_tp_constraint = satisfied")
                                   : fmt::format("mean_row_tp_constraint = violated: {}", *v));
     }
+    out.trailer.push_back(fmt::format("gradient_evaluations = {}", r.gradient_evaluations));
+    out.trailer.push_back(fmt::format("value_evaluations = {}", r.value_evaluations));
     out.trailer.push_back(fmt::format(" Elapsed Time: {:.6g} seconds (Total)", r.seconds));
     out.trailer.emplace_back();
     return out;

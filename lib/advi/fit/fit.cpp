@@ -16,6 +16,7 @@
 #include <advi/engine/rng.hpp>
 #include <advi/engine/runaway.hpp>
 
+#include <advi/fit/compiled_target.hpp>
 #include <advi/fit/constraint_checker.hpp>
 #include <advi/fit/coordinates.hpp>
 #include <advi/fit/diagnose.hpp>
@@ -110,6 +111,9 @@ std::string Fit::summary(int index_base) const {
                                              : fmt::format("{}", r.eta),
                     r.converged ? "converged: " + r.stop_reason : "not converged: " + r.stop_reason,
                     r.seconds, elbo_text(r.elbo), theta_draws_.rows());
+    // What the fit cost, in the units that do not depend on the machine (issue 19).
+    s += fmt::format("{} gradient evaluations and {} value-only evaluations of the log density\n",
+                     r.gradient_evaluations, r.value_evaluations);
     if (r.dropped_draws > 0)
         s += fmt::format(
             "{} Monte Carlo draws with a non-finite log density{} were dropped while "
@@ -181,12 +185,13 @@ Eigen::VectorXd log_q(const Approximation& q, const Eigen::MatrixXd& zeta) {
 
 namespace {
 
-// The fitted q's draws mapped to constrained space and their densities under the gradient
-// program (for a minibatch fit: the evaluation batch's, scaled to the full data). A draw whose
+// The fitted q's draws mapped to constrained space and their log densities, the value alone
+// (Target::log_densities: the value program, draws evaluated in parallel over threads; for a
+// minibatch fit: the evaluation batch's, scaled to the full data). A draw whose
 // log density or constrained value is not finite is dropped and replaced by a new draw from
 // q, so that no NaN reaches the output; at most 10 times the wanted draws are tried, and the
 // dropped ones are counted (DrawDensities::nonfinite_log_p).
-Fit finish(const ModelSpec& m, AdviResult result, Program& gradient, std::uint64_t seed) {
+Fit finish(const ModelSpec& m, AdviResult result, Target& target, std::uint64_t seed) {
     Program to_theta = compile_constrain_map(m);
     ConstraintChecker checker(m);
     const Eigen::Index wanted = result.draws.rows();
@@ -194,16 +199,19 @@ Fit finish(const ModelSpec& m, AdviResult result, Program& gradient, std::uint64
     Eigen::MatrixXd theta(wanted, m.theta_dim());
     DrawDensities dens;
     dens.log_p.resize(wanted);
-    Eigen::VectorXd zeta(m.zeta_dim()), t(m.theta_dim()), grad(m.zeta_dim());
+    Eigen::VectorXd zeta(m.zeta_dim()), t(m.theta_dim()), lps;
     Rng redraws(seed ^ 0x6F75747075740000ull);  // a stream apart from the engine's
     Eigen::MatrixXd batch = result.draws;
     Eigen::Index kept = 0, tried = 0;
     while (kept < wanted && tried < 10 * wanted) {
+        // CmdStan's log_p__ is log_prob<propto = false, jacobian = true>: the same quantity as
+        // the gradient program's lp (every constant, log-Jacobian included). The batch has
+        // wanted - kept rows, so every one of them is looked at below.
+        target.log_densities(batch.transpose(), lps);
+        result.value_evaluations += batch.rows();
         for (Eigen::Index i = 0; i < batch.rows() && kept < wanted; ++i, ++tried) {
             zeta = batch.row(i).transpose();
-            // CmdStan's log_p__ is log_prob<propto = false, jacobian = true>: the same
-            // quantity as the gradient program's lp (every constant, log-Jacobian included).
-            const double lp = gradient.run(zeta, grad);
+            const double lp = lps[i];
             to_theta.run(zeta, t);
             if (!std::isfinite(lp) || !t.allFinite()) {
                 // A transformed parameter outside its declared constraint is counted apart.
@@ -236,7 +244,8 @@ Fit finish(const ModelSpec& m, AdviResult result, Program& gradient, std::uint64
     to_theta.run(result.q.mean(), t);
     if (!checker.empty() && t.allFinite())  // a q that ran off is reported as such
         dens.mean_tp_violation = checker.violation(t).value_or("");
-    dens.log_p_at_mu = gradient.run(result.q.mean(), grad);
+    dens.log_p_at_mu = evaluate_value(target, result.q.mean());
+    ++result.value_evaluations;
     dens.log_g_at_mu = log_q(result.q, result.q.mean().transpose())[0];
     return Fit(m, std::move(result), std::move(theta), t, std::move(dens));
 }
@@ -258,6 +267,27 @@ public:
         if (!std::isfinite(lp) || !grad.allFinite())
             last_nonfinite_ = zeta;
         return lp;
+    }
+    double log_density(const Eigen::VectorXd& zeta) override {
+        double lp = 0;
+        try {
+            lp = inner_.log_density(zeta);
+        } catch (const std::exception&) {
+            last_nonfinite_ = zeta;
+            throw;
+        }
+        if (!std::isfinite(lp))
+            last_nonfinite_ = zeta;
+        return lp;
+    }
+    void log_densities(const Eigen::MatrixXd& zetas, Eigen::VectorXd& out) override {
+        inner_.log_densities(zetas, out);
+        for (Eigen::Index i = out.size() - 1; i >= 0; --i) {
+            if (!std::isfinite(out[i])) {
+                last_nonfinite_ = zetas.col(i);  // the last in draw order
+                break;
+            }
+        }
     }
     void next_minibatch() override { inner_.next_minibatch(); }
     void use_evaluation_batch() override { inner_.use_evaluation_batch(); }
@@ -337,12 +367,12 @@ Fit fit(const ModelSpec& m, const Options& given) {
         MinibatchTarget target(m, options.minibatch, options.seed, options.threads);
         AdviResult result = run_explained(target.spec(), target, options);
         target.use_evaluation_batch();
-        return finish(m, std::move(result), target.program(), options.seed);
+        return finish(m, std::move(result), target, options.seed);
     }
     Program gradient = compile(m);
     gradient.set_threads(options.threads);
-    TargetRef<Program> target(gradient);
-    return finish(m, run_explained(m, target, options), gradient, options.seed);
+    CompiledTarget target(m, gradient, options.threads);
+    return finish(m, run_explained(m, target, options), target, options.seed);
 }
 
 }  // namespace advi
