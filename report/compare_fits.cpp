@@ -11,6 +11,7 @@
 //
 // Usage (from the repository root): ./build/report/compare_fits [--only NAME] [--seed N]
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -24,6 +25,11 @@
 #include "reference_models.hpp"
 
 namespace {
+
+// Two decimals, or three significant digits where a blown-up fit makes the number huge.
+std::string number(double x) {
+    return std::abs(x) < 1e4 ? fmt::format("{:.2f}", x) : fmt::format("{:.3g}", x);
+}
 
 const std::filesystem::path kSource = ADVI_SOURCE_DIR;
 const std::filesystem::path kShared = ADVI_SHARED_DATA;

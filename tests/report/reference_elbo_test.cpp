@@ -130,19 +130,25 @@ TEST_CASE("references: an approximation two sds off fails the patient-ELBO check
     CHECK(moved < ref.full_rank.elbo - tolerance(ref.full_rank.elbo));
 }
 
+// [!mayfail]: the cases the old engine (main at 9f9dbb0) fails, measured (three seeds, median):
+// mean-field ELBO short of the patient value on gauss2d (by 4.97 nats), logistic (1.95),
+// linreg_raw (527), eight_schools_c (1.17); full-rank's on linreg_raw (430), linreg_std (1.18),
+// eight_schools_nc (1.19), eight_schools_c (2.83); full-rank means off by 0.33 to 1177 reference
+// sds on logistic, linreg_raw, linreg_std, logistic_glm, poisson_glm. The integrator removes
+// the tag where issue 19's engine passes.
 #define ADVI_REFERENCE_CASE(model, tags)                                             \
     TEST_CASE("references: default fit of " model " meets the patient ELBO", tags) { \
         check_model(model);                                                          \
     }
 
-ADVI_REFERENCE_CASE("gauss2d", "[report]")
-ADVI_REFERENCE_CASE("logistic", "[report]")
-ADVI_REFERENCE_CASE("linreg_raw", "[report]")
-ADVI_REFERENCE_CASE("linreg_std", "[report]")
-ADVI_REFERENCE_CASE("logistic_glm", "[report]")
-ADVI_REFERENCE_CASE("poisson_glm", "[report]")
-ADVI_REFERENCE_CASE("eight_schools_nc", "[report]")
-ADVI_REFERENCE_CASE("eight_schools_c", "[report]")
+ADVI_REFERENCE_CASE("gauss2d", "[report][!mayfail]")
+ADVI_REFERENCE_CASE("logistic", "[report][!mayfail]")
+ADVI_REFERENCE_CASE("linreg_raw", "[report][!mayfail]")
+ADVI_REFERENCE_CASE("linreg_std", "[report][!mayfail]")
+ADVI_REFERENCE_CASE("logistic_glm", "[report][!mayfail]")
+ADVI_REFERENCE_CASE("poisson_glm", "[report][!mayfail]")
+ADVI_REFERENCE_CASE("eight_schools_nc", "[report][!mayfail]")
+ADVI_REFERENCE_CASE("eight_schools_c", "[report][!mayfail]")
 ADVI_REFERENCE_CASE("hier_logistic_small", "[report]")
 
 }  // namespace advi::test
