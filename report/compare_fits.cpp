@@ -62,12 +62,11 @@ std::string row(const std::string& model, advi::Family family, advi::Convergence
         const double patient =
             family == advi::Family::MeanField ? ref.mean_field.elbo : ref.full_rank.elbo;
         const advi::Psis w = advi::psis(f.log_p() - f.log_g());
-        return fmt::format(
-            "| {} | {} | {} | {:.2f} | {:.2f}-{:.2f} | {:.2f} | {:+.2f} | {:.2f} | "
-            "{:.2f} | {} | {} |",
-            model, fam, rule_name, worst, ratio.minCoeff(), ratio.maxCoeff(), elbo.elbo,
-            elbo.elbo - patient, w.k_hat, seconds, f.result().iterations,
-            f.result().converged ? "yes" : "no");
+        return fmt::format("| {} | {} | {} | {} | {}-{} | {} | {} | {:.2f} | {:.2f} | {} | {} |",
+                           model, fam, rule_name, number(worst), number(ratio.minCoeff()),
+                           number(ratio.maxCoeff()), number(elbo.elbo), number(elbo.elbo - patient),
+                           w.k_hat, seconds, f.result().iterations,
+                           f.result().converged ? "yes" : "no");
     } catch (const std::exception& e) {
         std::string what = e.what();
         return fmt::format("| {} | {} | {} | error: {} | | | | | | | |", model, fam, rule_name,

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -185,6 +186,8 @@ struct Posterior {
     Eigen::VectorXd zeta_mean, zeta_sd;  // for the patient runs' affine map
     std::string method;
     Eigen::MatrixXd zeta_draws;  // the chain, when there is one
+    // log p(x) by importance sampling from the Laplace approximation, where trusted; NaN else.
+    double log_evidence = std::numeric_limits<double>::quiet_NaN();
 };
 
 Posterior posterior_by_random_walk(const ReferenceModel& m, const LoadedModel& model,
@@ -268,6 +271,10 @@ Posterior reference_posterior(const ReferenceModel& m, const LoadedModel& model,
             p.theta = weighted_moments(laplace->theta_draws(), weights);
             p.zeta_mean = laplace->mode();
             p.zeta_sd = laplace->gaussian().covariance().diagonal().cwiseSqrt();
+            // log mean exp(log p - log g): every ELBO is below it (ELBO = log p(x) - KL).
+            const Eigen::VectorXd ratio = laplace->log_p() - laplace->log_g();
+            const double top = ratio.maxCoeff();
+            p.log_evidence = top + std::log((ratio.array() - top).exp().mean());
             p.method = w.constant
                            ? fmt::format(
                                  "Laplace approximation, exact (log p - log g constant over {} "
@@ -376,6 +383,7 @@ int main(int argc, char** argv) {
                 steps, steps * 2 / 3, kFastRate, steps - steps * 2 / 3, kSlowRate, kGradSamples,
                 std::min(kAveraged, steps - steps * 2 / 3), kSeeds, kElboDraws);
             r.labels = advi::references::theta_labels(model->spec);
+            r.log_evidence = post.log_evidence;
             r.mean = post.theta.mean;
             r.sd = post.theta.sd;
             std::string mf_log, fr_log;

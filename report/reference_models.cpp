@@ -16,22 +16,22 @@ namespace advi::references {
 
 const std::vector<ReferenceModel>& reference_models() {
     static const std::vector<ReferenceModel> models = {
-        {"gauss2d",             "examples/gauss2d.stan",                      "shared:sim/gauss2d/small.data.json",  true,  true},
-        {"logistic",            "examples/logistic.stan",                     "shared:sim/logistic/small.data.json", true,  true},
+        {"gauss2d",             "examples/gauss2d.stan",                      "shared:sim/gauss2d/small.data.json",  true },
+        {"logistic",            "examples/logistic.stan",                     "shared:sim/logistic/small.data.json", true },
         {"linreg_raw",          "report/references/linreg_raw.stan",
-         "report/references/linreg_raw.data.json",                                                                   true,  true},
+         "report/references/linreg_raw.data.json",                                                                   true },
         {"linreg_std",          "report/references/linreg_std.stan",
-         "report/references/linreg_std.data.json",                                                                   true,  true},
+         "report/references/linreg_std.data.json",                                                                   true },
         {"logistic_glm",        "report/references/logistic_glm.stan",
-         "report/references/logistic_glm.data.json",                                                                 true,  true},
+         "report/references/logistic_glm.data.json",                                                                 true },
         {"poisson_glm",         "report/references/poisson_glm.stan",
-         "report/references/poisson_glm.data.json",                                                                  true,  true},
+         "report/references/poisson_glm.data.json",                                                                  true },
         {"eight_schools_nc",    "report/references/eight_schools_nc.stan",
-         "report/references/eight_schools_nc.data.json",                                                             false, true},
+         "report/references/eight_schools_nc.data.json",                                                             false},
         {"eight_schools_c",     "report/references/eight_schools_c.stan",
-         "report/references/eight_schools_c.data.json",                                                              false, true},
+         "report/references/eight_schools_c.data.json",                                                              false},
         {"hier_logistic_small", "report/references/hier_logistic_small.stan",
-         "report/references/hier_logistic_small.data.json",                                                          false, true},
+         "report/references/hier_logistic_small.data.json",                                                          false},
     };
     return models;
 }
@@ -95,6 +95,8 @@ void write_reference(const std::filesystem::path& file, const Reference& r) {
     out << "settings " << r.settings << "\n";
     out << patient_line("mean_field", r.mean_field);
     out << patient_line("full_rank", r.full_rank);
+    if (std::isfinite(r.log_evidence))
+        out << fmt::format("evidence {:.17g}\n", r.log_evidence);
     for (std::size_t i = 0; i < r.labels.size(); ++i)
         out << fmt::format("param {} {:.17g} {:.17g}\n", r.labels[i], r.mean[static_cast<int>(i)],
                            r.sd[static_cast<int>(i)]);
@@ -144,6 +146,9 @@ Reference read_reference(const std::filesystem::path& file) {
             } else {
                 throw bad();
             }
+        } else if (key == "evidence") {
+            if (!(words >> r.log_evidence))
+                throw bad();
         } else if (key == "param") {
             std::string label;
             double m = 0, s = 0;
