@@ -95,6 +95,8 @@ int main(int argc, char** argv) {
         "vs patient | k-hat | seconds | iterations | converged |\n");
     fmt::print("|---|---|---|---|---|---|---|---|---|---|---|\n");
     try {
+        if (!only.empty())
+            (void)advi::references::reference_model(only);  // refuses an unknown name
         for (const auto& m : advi::references::reference_models()) {
             if (!only.empty() && m.name != only)
                 continue;

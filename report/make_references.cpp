@@ -363,6 +363,8 @@ int main(int argc, char** argv) {
         }
     }
     try {
+        if (!only.empty())
+            (void)advi::references::reference_model(only);  // refuses an unknown name
         for (const ReferenceModel& m : advi::references::reference_models()) {
             if (!only.empty() && m.name != only)
                 continue;
