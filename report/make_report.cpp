@@ -833,7 +833,14 @@ int main(int argc, char** argv) {
         if (only.empty()) {
             std::string md = kHeader;
             for (const auto& s : kSections) md += "\n" + run_section(s, ctx);
-            advi::report::save_atomically(out / "README.md", md);
+            // The references table (issue 19) is written by compare_fits, not here: keep it.
+            const fs::path readme = out / "README.md";
+            const std::string old = fs::exists(readme) ? read_file(readme) : "";
+            const auto b = old.find(begin_marker("references"));
+            const auto e = old.find(end_marker("references"));
+            if (b != std::string::npos && e != std::string::npos && b < e)
+                md += "\n" + old.substr(b, e + end_marker("references").size() - b);
+            advi::report::save_atomically(readme, md);
         } else {
             const auto it = std::find_if(std::begin(kSections), std::end(kSections),
                                          [&](const SectionInfo& s) { return s.id == only; });

@@ -1,0 +1,120 @@
+// compare_fits: issue 19's table. For each reference model (reference_models.hpp) and family,
+// fits with the default rule (`auto`) and with Stan's (`stan`, the old engine's behaviour), the
+// default options otherwise, one thread, and prints one Markdown row per fit against the stored
+// reference (report/references/<model>.reference.txt):
+//   worst |mean - reference mean| in reference sds, over the constrained elements;
+//   the range of q's sd / the reference sd;
+//   the final ELBO (re-estimated with 20,000 draws: the fit's own 100-draw estimate is too
+//   noisy to compare with a patient value) and its gap to the patient Adam ELBO;
+//   PSIS k-hat of log_p__ - log_g__ over the fit's 1,000 output draws;
+//   whole-fit wall time (compile, fit, output draws) and iterations.
+//
+// Usage (from the repository root): ./build/report/compare_fits [--only NAME] [--seed N]
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include <fmt/format.h>
+
+#include <advi/compile/pipeline.hpp>
+#include <advi/fit/fit.hpp>
+#include <advi/fit/psis.hpp>
+
+#include "reference_models.hpp"
+
+namespace {
+
+// Two decimals, or three significant digits where a blown-up fit makes the number huge.
+std::string number(double x) {
+    return std::abs(x) < 1e4 ? fmt::format("{:.2f}", x) : fmt::format("{:.3g}", x);
+}
+
+const std::filesystem::path kSource = ADVI_SOURCE_DIR;
+const std::filesystem::path kShared = ADVI_SHARED_DATA;
+
+std::string row(const std::string& model, advi::Family family, advi::ConvergenceRule rule,
+                const advi::ModelSpec& spec, advi::Target& target,
+                const advi::references::Reference& ref, std::uint64_t seed) {
+    const char* fam = family == advi::Family::MeanField ? "mean-field" : "full-rank";
+    const char* rule_name = rule == advi::ConvergenceRule::Stan ? "stan" : "auto";
+    advi::Options o;
+    o.family = family;
+    o.convergence = rule;
+    o.seed = seed;
+    o.threads = 1;
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+        const advi::Fit f = advi::fit(spec, o);
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const Eigen::MatrixXd& th = f.theta_draws();
+        const Eigen::VectorXd mean = th.colwise().mean().transpose();
+        const Eigen::VectorXd sd =
+            ((th.rowwise() - mean.transpose()).array().square().colwise().sum() /
+             static_cast<double>(th.rows() - 1))
+                .sqrt()
+                .transpose();
+        const double worst = ((mean - ref.mean).array().abs() / ref.sd.array()).maxCoeff();
+        const Eigen::ArrayXd ratio = sd.array() / ref.sd.array();
+        const auto elbo = advi::references::precise_elbo(target, f.result().q, 20000, 7 + seed);
+        const double patient =
+            family == advi::Family::MeanField ? ref.mean_field.elbo : ref.full_rank.elbo;
+        const advi::Psis w = advi::psis(f.log_p() - f.log_g());
+        return fmt::format("| {} | {} | {} | {} | {}-{} | {} | {} | {:.2f} | {:.2f} | {} | {} |",
+                           model, fam, rule_name, number(worst), number(ratio.minCoeff()),
+                           number(ratio.maxCoeff()), number(elbo.elbo), number(elbo.elbo - patient),
+                           w.k_hat, seconds, f.result().iterations,
+                           f.result().converged ? "yes" : "no");
+    } catch (const std::exception& e) {
+        std::string what = e.what();
+        return fmt::format("| {} | {} | {} | error: {} | | | | | | | |", model, fam, rule_name,
+                           what.substr(0, what.find('\n')));
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string only;
+    std::uint64_t seed = 1;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--only" && i + 1 < argc)
+            only = argv[++i];
+        else if (a == "--seed" && i + 1 < argc)
+            seed = std::stoull(argv[++i]);
+        else {
+            std::cerr << "usage: compare_fits [--only NAME] [--seed N]\n";
+            return 2;
+        }
+    }
+    fmt::print(
+        "| model | family | rule | worst mean error (ref sds) | sd ratio | ELBO | "
+        "vs patient | k-hat | seconds | iterations | converged |\n");
+    fmt::print("|---|---|---|---|---|---|---|---|---|---|---|\n");
+    try {
+        if (!only.empty())
+            (void)advi::references::reference_model(only);  // refuses an unknown name
+        for (const auto& m : advi::references::reference_models()) {
+            if (!only.empty() && m.name != only)
+                continue;
+            auto model = advi::references::load(m, kSource, kShared);
+            const auto ref = advi::references::read_reference(kSource / "report/references" /
+                                                              (m.name + ".reference.txt"));
+            advi::Program gradient = advi::compile(model->spec);
+            gradient.set_threads(1);
+            advi::TargetRef<advi::Program> target(gradient);
+            for (auto family : {advi::Family::MeanField, advi::Family::FullRank})
+                for (auto rule : {advi::ConvergenceRule::Stan, advi::ConvergenceRule::Auto}) {
+                    fmt::print("{}\n", row(m.name, family, rule, model->spec, target, ref, seed));
+                    std::fflush(stdout);
+                }
+        }
+    } catch (const std::exception& e) {
+        std::cerr << "compare_fits: " << e.what() << "\n";
+        return 1;
+    }
+    return 0;
+}
