@@ -386,6 +386,8 @@ AdviResult run_advi(Target& target, const Options& opts, CurvatureTarget* curvat
     // The search for the mode is part of the fit's time.
     const double start_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (opts.log != nullptr)
+        *opts.log << fmt::format("q starts at {}.\n", start.description);
     if (!start.curvature) {
         Options at = opts;
         at.init = start.mean;

@@ -26,6 +26,13 @@ Start init_start(const Options& opts, int dim, const std::string& why) {
     return s;
 }
 
+// A refusal's first clause: Laplace's names every direction where -H is not positive definite,
+// which a one-line start description need not repeat.
+std::string first_clause(const std::string& why) {
+    const auto end = why.find(';');
+    return end == std::string::npos ? why : why.substr(0, end);
+}
+
 }  // namespace
 
 Start find_start(Target& target, const Options& opts, CurvatureTarget* curvature) {
@@ -61,6 +68,9 @@ Start find_start(Target& target, const Options& opts, CurvatureTarget* curvature
         return s;
     }
     if (dim > kMaxStartHessianDim) {
+        // Measured on examples/ppca_ard (22021 coordinates, seed 1): the mode with unit scales
+        // ends at an ELBO of -34429 after 13000 iterations, the init point at -34462 after
+        // 12000.
         Start s;
         s.from_mode = true;
         s.mean = mode.zeta;
@@ -79,7 +89,7 @@ Start find_start(Target& target, const Options& opts, CurvatureTarget* curvature
     try {
         laplace.emplace(laplace_gaussian(*curvature, mode.zeta, ls));
     } catch (const FitError& e) {
-        Start s = init_start(opts, dim, fmt::format("no usable mode ({})", e.what()));
+        Start s = init_start(opts, dim, fmt::format("no usable mode ({})", first_clause(e.what())));
         s.gradient_evaluations = lbfgs_evaluations;
         return s;
     } catch (const SizeError& e) {
