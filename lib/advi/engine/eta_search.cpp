@@ -180,40 +180,29 @@ EtaSearch search_eta_stan(Estimator& est, const Approximation& q0, double elbo_i
         list_etas(out.trials), elbo_init));
 }
 
-// The Auto search differs from Stan's in three ways, each for a failure we measured:
+// The Robust search differs from Stan's in three ways, each for a failure we measured:
 //  - a diverged candidate is never chosen (Stan can pick one whose ELBO failed, when the
-//    ones before it failed too), and a candidate stops at its first failure;
-//  - candidates are compared by the paired per-draw differences of their ELBOs over the
-//    common draws (elbo_difference): the mean difference and its Monte Carlo standard error,
-//    never a fraction of |ELBO|. A tolerance of tol_rel_obj |ELBO| made every candidate tie
-//    with the best once the model had `target += 1e6` (issue 17, class 6), and a 5% share of
-//    the best's gain grew with |ELBO| on models far from q0 (issue 19: the smallest of
-//    near-tied step sizes won, and the relative rule then stopped a q that barely moved);
-//  - among the candidates not significantly worse than the best (behind by at most
-//    kTieErrors standard errors), the largest eta wins: a step size that makes as much
-//    progress is not a reason to move more slowly for the rest of the fit.
-// Every candidate is run: stopping the search once a candidate fell 4 standard errors behind
-// a larger one that beat q0 (fewer evaluations) chose a jittering eta on a 1-D Gaussian
-// (engine_test, seed 3: mean 0.16 off after 10000 iterations), so it is not done.
+//    ones before it failed too);
+//  - all five candidates are run. Stan stops at the first candidate worse than the best so
+//    far, so one lucky 50-iteration run with eta = 100 locks in a step size whose main loop
+//    then jitters for thousands of iterations without converging (2-D Gaussian, full-rank);
+//  - among candidates that did about as well as the best, the smallest eta wins: equal
+//    progress in adapt_iter iterations means the larger eta is not faster, only noisier
+//    later. "About as well": behind the best by at most 5% of the best's gain over q0, or by
+//    at most kTieErrors Monte Carlo standard errors of the difference. Every number here is
+//    a difference over the common draws (elbo_difference), never a fraction of |ELBO|: a
+//    tolerance of tol_rel_obj |ELBO| made every candidate tie with the best once the model
+//    had `target += 1e6`, and the search then took eta = 0.01 (issue 17, class 6).
 EtaSearch search_eta_robust(Estimator& est, const Approximation& q0, const ElboEstimate& init,
                             const Options& opts) {
     EtaSearch out{0.0, 0.0, {}, q0};
     // When every candidate diverges the model's scale is far from the candidates'; two
     // retries three orders of magnitude lower each cover step sizes down to 1e-8.
     constexpr double kScales[] = {1.0, 1e-3, 1e-6};
+    constexpr double kNearBest = 0.05;
     constexpr double kTieErrors = 2.0;
     for (double scale : kScales) {
         std::vector<CandidateRun> runs;
-        // Each usable candidate's gain over q0; the best is the first with the largest.
-        std::vector<double> gain;
-        int best = -1;
-        // How far run k is behind the best (positive: behind), and its standard error.
-        const auto behind = [&](size_t k) {
-            const CandidateRun& b = runs[static_cast<size_t>(best)];
-            const ElboDifference d = elbo_difference(b.log_p, b.q, runs[k].log_p, runs[k].q);
-            // Without pairs fall back on the estimates themselves (no error known).
-            return d.ok ? d : ElboDifference{gain[static_cast<size_t>(best)] - gain[k], 0.0, true};
-        };
         for (double candidate : kEtaCandidates) {
             std::optional<CandidateRun> tried = run_candidate(est, q0, candidate * scale, opts);
             if (!tried) {
@@ -224,26 +213,35 @@ EtaSearch search_eta_robust(Estimator& est, const Approximation& q0, const ElboE
             out.trials.push_back(run.trial);
             log_trial(opts, run.trial, "");
             runs.push_back(std::move(run));
-            const size_t k = runs.size() - 1;
-            gain.push_back(-std::numeric_limits<double>::infinity());
-            if (runs[k].trial.diverged)
+        }
+        // Each usable candidate's gain over q0; the best is the first with the largest.
+        std::vector<double> gain(runs.size(), -std::numeric_limits<double>::infinity());
+        int best = -1;
+        for (size_t k = 0; k < runs.size(); ++k) {
+            if (runs[k].trial.diverged) {
                 continue;
+            }
             const ElboDifference d = elbo_difference(runs[k].log_p, runs[k].q, init.log_p, q0);
+            // Without pairs (every draw of q0 or of the run dropped) fall back on the
+            // estimates themselves.
             gain[k] = d.ok ? d.value : runs[k].trial.elbo - init.value;
-            if (best < 0 || gain[k] > gain[static_cast<size_t>(best)])
+            if (best < 0 || gain[k] > gain[static_cast<size_t>(best)]) {
                 best = static_cast<int>(k);
+            }
         }
         if (best >= 0) {
-            // Candidates run from large to small eta: the first one not significantly worse
-            // than the best is the largest.
+            const CandidateRun& b = runs[static_cast<size_t>(best)];
+            const double gain_margin = kNearBest * gain[static_cast<size_t>(best)];
+            // Candidates run from large to small eta: the last near-best one is the smallest.
             size_t chosen = static_cast<size_t>(best);
-            for (size_t k = 0; k < static_cast<size_t>(best); ++k) {
-                if (runs[k].trial.diverged)
+            for (size_t k = chosen + 1; k < runs.size(); ++k) {
+                if (runs[k].trial.diverged) {
                     continue;
-                const ElboDifference b = behind(k);
-                if (b.value <= kTieErrors * b.se) {
+                }
+                const ElboDifference d = elbo_difference(b.log_p, b.q, runs[k].log_p, runs[k].q);
+                const double behind = d.ok ? d.value : gain[static_cast<size_t>(best)] - gain[k];
+                if (behind <= std::max(gain_margin, kTieErrors * d.se)) {
                     chosen = k;
-                    break;
                 }
             }
             out.eta = runs[chosen].trial.eta;

@@ -26,13 +26,13 @@ struct EtaSearch {
 
 inline constexpr double kEtaCandidates[] = {100.0, 10.0, 1.0, 0.1, 0.01};
 
-// init is the ELBO estimate of q0 (finite; under Auto, from the estimator's common draws,
-// with its per-draw log densities). Auto: a candidate whose run diverged is never chosen;
-// candidates are compared by paired ELBO differences over the common draws against their
-// Monte Carlo error, so that no decision depends on the magnitude of the log density; the
-// largest eta not significantly worse than the best is chosen (see eta_search.cpp); when all
-// diverge, the list is retried scaled by 1e-3, then 1e-6, before FitError. (A start from the
-// mode and curvature skips the search: engine/start.hpp.)
+// init is the ELBO estimate of q0 (finite; under Robust, from the estimator's common draws,
+// with its per-draw log densities). Robust: every candidate is run; a candidate whose run
+// diverged is never chosen; the smallest eta that did about as well as the best is, where
+// "about as well" is measured on ELBO differences over the common draws against their Monte
+// Carlo error, so that no decision depends on the magnitude of the log density (see
+// eta_search.cpp); when all diverge, the list is retried scaled by 1e-3, then 1e-6, before
+// FitError.
 // Stan: Stan's bookkeeping exactly, including its FitError when the last candidate is no
 // better than the initial ELBO. Progress goes to opts.log when set. opts.interrupt is polled
 // every iteration: when set, the search returns at once, marked interrupted.
