@@ -24,6 +24,11 @@ enum class Family { MeanField, FullRank };
 //          eta-search bookkeeping and its error when adaptation fails, no back-off.
 enum class ConvergenceRule { Auto, Stan, Robust = Auto };
 
+// Where q starts (engine/start.hpp). Auto: at the mode with the curvature there, when the
+// target gives curvature and has a mode, else as Init; Init: the init point, omega = 0 or
+// L = I (the paper's and Stan's start).
+enum class StartFrom { Auto, Init };
+
 class Approximation;
 
 // Where a fit is, for a monitor (Options::monitor): the iteration just finished (0: q's
@@ -91,6 +96,7 @@ struct Options {  // field order matters: users write {.family = ..., .seed = 1}
     // off (runaway.hpp), e.g. about 700 where the constraint transform exponentiates (the
     // constrained value overflows past 709); empty: kRunawayMagnitude for every coordinate.
     Eigen::VectorXd runaway_limits{};
+    StartFrom start = StartFrom::Auto;
 
     [[nodiscard]] bool interrupted() const {
         return interrupt != nullptr && interrupt->load(std::memory_order_relaxed);
