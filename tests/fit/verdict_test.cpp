@@ -134,7 +134,9 @@ TEST_CASE("verdict: the ELBO's standard error, the engine's or the draws', and t
     const Verdict from_draws = assess(r, log_p, log_g);
     CHECK(from_draws.elbo_se_from_draws);
     CHECK(from_draws.elbo_se == Approx(sd / std::sqrt(S)).epsilon(1e-12));
-    CHECK(from_draws.elbo == -3.5);
+    // The ELBO it is the error of: the draws' mean, not the engine's -3.5.
+    CHECK(from_draws.elbo == Approx(mean).epsilon(1e-12));
+    CHECK(from_draws.draws_elbo == from_draws.elbo);
     // A light tail: k-hat below its threshold.
     CHECK(from_draws.psis.k_hat < from_draws.psis.k_threshold);
     CHECK(from_draws.reliable());
@@ -142,6 +144,8 @@ TEST_CASE("verdict: the ELBO's standard error, the engine's or the draws', and t
     const Verdict from_engine = assess(r, log_p, log_g);
     CHECK_FALSE(from_engine.elbo_se_from_draws);
     CHECK(from_engine.elbo_se == 0.125);
+    CHECK(from_engine.elbo == -3.5);
+    CHECK(from_engine.draws_elbo == Approx(mean).epsilon(1e-12));
     // Constant ratios: q is p up to a constant; no k-hat, and nothing to doubt.
     const Verdict exact = assess(r, Eigen::VectorXd::Constant(S, -7.0), log_g);
     CHECK(exact.psis.constant);

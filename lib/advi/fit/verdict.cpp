@@ -107,10 +107,10 @@ std::vector<std::string> Verdict::details() const {
             "of {}",
             psis.k_hat, psis.k_threshold, psis.draws, psis.ess, psis.draws));
     }
-    if (std::isfinite(elbo)) {
-        out.push_back(fmt::format("ELBO {} (Monte Carlo standard error {}{})", number(elbo),
-                                  number(elbo_se, 2),
-                                  elbo_se_from_draws ? ", from the output draws" : ""));
+    if (std::isfinite(elbo) && std::isfinite(elbo_se)) {
+        out.push_back(fmt::format("ELBO {} {} (Monte Carlo standard error {})",
+                                  elbo_se_from_draws ? "from the output draws" : "(the engine's)",
+                                  number(elbo), number(elbo_se, 2)));
     }
     if (runs) {
         std::string line =
@@ -118,7 +118,7 @@ std::vector<std::string> Verdict::details() const {
         for (std::size_t k = 0; k < runs->runs.size(); ++k) {
             const RunsAgreement::Run& r = runs->runs[k];
             line +=
-                fmt::format(" {}seed {}: {} +- {}{}{}", k == 0 ? "" : "; ", r.seed, number(r.elbo),
+                fmt::format("{}seed {}: {} +- {}{}{}", k == 0 ? " " : "; ", r.seed, number(r.elbo),
                             number(r.elbo_se, 2), r.converged ? "" : " (not converged)",
                             static_cast<int>(k) == runs->kept ? " (kept)" : "");
         }
@@ -147,6 +147,7 @@ std::vector<std::string> Verdict::trailer_lines(int index_base) const {
     out.push_back(fmt::format("elbo_se = {}", elbo_se));
     out.push_back(
         fmt::format("elbo_se_source = {}", elbo_se_from_draws ? "output draws" : "engine"));
+    out.push_back(fmt::format("output_draws_elbo = {}", draws_elbo));
     if (runs) {
         out.push_back(fmt::format("runs = {}", runs->runs.size()));
         for (std::size_t k = 0; k < runs->runs.size(); ++k) {
@@ -187,18 +188,25 @@ Verdict assess(const AdviResult& r, const Eigen::VectorXd& log_p, const Eigen::V
         }
     }
     v.psis = psis(ratios);
-    v.elbo = r.elbo;
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    double draws_se = nan;
+    v.draws_elbo = nan;
+    if (finite >= 2) {
+        v.draws_elbo = sum / finite;
+        const double var =
+            std::max(0.0, (sum_sq - finite * v.draws_elbo * v.draws_elbo) / (finite - 1));
+        draws_se = std::sqrt(var / finite);
+    }
     if (std::isfinite(r.elbo_se)) {
+        v.elbo = r.elbo;
         v.elbo_se = r.elbo_se;
-    } else {
+    } else if (finite >= 2) {
+        v.elbo = v.draws_elbo;
+        v.elbo_se = draws_se;
         v.elbo_se_from_draws = true;
-        if (finite >= 2) {
-            const double mean = sum / finite;
-            const double var = std::max(0.0, (sum_sq - finite * mean * mean) / (finite - 1));
-            v.elbo_se = std::sqrt(var / finite);
-        } else {
-            v.elbo_se = std::numeric_limits<double>::quiet_NaN();
-        }
+    } else {
+        v.elbo = r.elbo;  // no estimate of its error
+        v.elbo_se = nan;
     }
     v.converged = r.converged;
     v.interrupted = r.eta_search_interrupted || r.stop_reason.starts_with("interrupted");

@@ -64,11 +64,16 @@ struct Verdict {
     // The PSIS diagnostics of the output draws' log_p__ - log_g__ (k-hat, its threshold,
     // the ESS of the smoothed weights).
     Psis psis;
-    // The final ELBO and its Monte Carlo standard error: the engine's (AdviResult::elbo_se)
-    // when it gives one, else sd(log_p__ - log_g__) / sqrt(S) over the output draws.
+    // The final ELBO and its Monte Carlo standard error: the engine's (AdviResult::elbo and
+    // elbo_se) when it gives a standard error, else the output draws' estimate, the mean of
+    // log_p__ - log_g__, with sd(log_p__ - log_g__) / sqrt(S): a number and the error of that
+    // number, never of another estimate.
     double elbo = 0.0;
     double elbo_se = 0.0;
     bool elbo_se_from_draws = false;
+    // The output draws' ELBO estimate, mean(log_p__ - log_g__) over the finite ratios (NaN
+    // with fewer than 2).
+    double draws_elbo = 0.0;
     bool converged = false;
     bool interrupted = false;
     std::string stop_reason;
