@@ -78,6 +78,8 @@ TEST_CASE("verdict: full-rank on a Gaussian target is reliable, with a small k-h
     CHECK(v.psis.ess > 800);
     CHECK(v.reliable());
     CHECK(v.headline() == "reliable");
+    // q's means where the weighted ones are: within their noise, about 1 / sqrt(ESS).
+    CHECK(v.mean_shift < 4.0 / std::sqrt(v.psis.ess));
     CHECK_THAT(f.summary(1), StartsWith("Verdict: reliable\n  Pareto k-hat "));
     // The ELBO is -KL(q || p) <= 0 (p normalised): near 0 for a q this close.
     CHECK(v.elbo < 3 * v.elbo_se);
@@ -209,6 +211,14 @@ TEST_CASE("psis_resample: draws of a q that is off, resampled, have the posterio
     r.draws = zeta;
     const Fit q(m.spec(), r, zeta, Eigen::VectorXd::Zero(1), dens);
     REQUIRE(q.verdict().psis.k_hat < q.verdict().psis.k_threshold);
+    // A light tail, yet q is centred 1 sd off: the importance-weighted mean says so (the shift
+    // measured against it errs by about 1 / sqrt(ESS)), and the verdict with it.
+    const Verdict& qv = q.verdict();
+    CHECK(qv.mean_shift == Approx(1.0).margin(4.0 / std::sqrt(qv.psis.ess)));
+    CHECK(qv.mean_shift_allowed == Approx(kMeanShift + 2.0 / std::sqrt(qv.psis.ess)));
+    CHECK_FALSE(qv.reliable());
+    CHECK_THAT(qv.headline(), StartsWith("not reliable: q's mean of `x` is ") &&
+                                  Contains(" posterior sds from its importance-weighted value"));
     const Fit resampled = psis_resample(q, 5);
     const double ess = q.verdict().psis.ess;
     // The resampled mean errs by the importance-sampling error (sd 1 / sqrt(ESS)) plus the

@@ -32,7 +32,11 @@ Fit::Fit(ModelSpec spec, AdviResult result, Eigen::MatrixXd theta_draws,
       theta_at_mu_(std::move(theta_at_mu)),
       densities_(std::move(densities)),
       verdict_(verdict ? std::move(*verdict)
-                       : assess(result_, densities_.log_p, densities_.log_g)) {}
+                       : assess(result_, densities_.log_p, densities_.log_g)) {
+    if (!verdict && theta_draws_.cols() == spec_.theta_dim()) {
+        measure_mean_shift(verdict_, theta_draws_, theta_labels(spec_, 0), theta_labels(spec_, 1));
+    }
+}
 
 std::pair<int, int> Fit::columns(std::string_view name) const {
     const int k = spec_.latent_index(name);
@@ -113,7 +117,7 @@ std::string Fit::summary(int index_base) const {
     const AdviResult& r = result_;
     // The line a person reads first, then what it rests on.
     std::string s = fmt::format("Verdict: {}\n", verdict_.headline(index_base));
-    for (const std::string& line : verdict_.details()) s += "  " + line + "\n";
+    for (const std::string& line : verdict_.details(index_base)) s += "  " + line + "\n";
     s +=
         fmt::format("ADVI {} fit: {} iterations, eta {}, {} ({:.3f} s); final ELBO {}; {} draws\n",
                     r.q.family() == Family::MeanField ? "mean-field" : "full-rank", r.iterations,

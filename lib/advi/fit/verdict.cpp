@@ -40,6 +40,11 @@ std::string psis_failure(const Psis& p) {
         p.k_hat, p.k_threshold);
 }
 
+// q's mean off the importance-weighted one by more than noise allows (false: not measured).
+bool mean_shifted(const Verdict& v) {
+    return v.mean_shift > v.mean_shift_allowed;
+}
+
 std::string runs_disagreement(const RunsAgreement& a, int index_base) {
     std::string why;
     if (!a.means_agree()) {
@@ -73,7 +78,8 @@ bool RunsAgreement::means_agree() const {
 }
 
 bool Verdict::reliable() const {
-    return converged && !interrupted && psis_passes(psis) && (!runs || runs->agree());
+    return converged && !interrupted && psis_passes(psis) && !mean_shifted(*this) &&
+           (!runs || runs->agree());
 }
 
 std::string Verdict::headline(int index_base) const {
@@ -88,12 +94,19 @@ std::string Verdict::headline(int index_base) const {
     }
     if (const std::string p = psis_failure(psis); !p.empty())
         why.push_back(p);
+    if (mean_shifted(*this)) {
+        why.push_back(fmt::format(
+            "q's mean of `{}` is {} posterior sds from its importance-weighted value (more than "
+            "{:.2g})",
+            index_base == 0 ? mean_shift_label : mean_shift_label_stan, number(mean_shift, 2),
+            mean_shift_allowed));
+    }
     if (runs && !runs->agree())
         why.push_back(runs_disagreement(*runs, index_base));
     return fmt::format("not reliable: {}", fmt::join(why, "; "));
 }
 
-std::vector<std::string> Verdict::details() const {
+std::vector<std::string> Verdict::details(int index_base) const {
     std::vector<std::string> out;
     if (psis.constant) {
         out.push_back(fmt::format(
@@ -112,6 +125,11 @@ std::vector<std::string> Verdict::details() const {
                                   elbo_se_from_draws ? "from the output draws" : "(the engine's)",
                                   number(elbo), number(elbo_se, 2)));
     }
+    if (!std::isnan(mean_shift)) {
+        out.push_back(fmt::format(
+            "q's means within {} posterior sds of the importance-weighted means (largest: `{}`)",
+            number(mean_shift, 2), index_base == 0 ? mean_shift_label : mean_shift_label_stan));
+    }
     if (runs) {
         std::string line =
             fmt::format("{} runs (ELBO from their output draws):", runs->runs.size());
@@ -124,9 +142,10 @@ std::vector<std::string> Verdict::details() const {
         }
         out.push_back(line);
         if (runs->worst >= 0) {
-            out.push_back(
-                fmt::format("largest R-hat of the runs' draws {} (`{}`; they agree below {})",
-                            number(runs->max_rhat(), 4), runs->worst_label, kRunsRhatThreshold));
+            out.push_back(fmt::format(
+                "largest R-hat of the runs' draws {} (`{}`; they agree below {})",
+                number(runs->max_rhat(), 4),
+                index_base == 0 ? runs->worst_label : runs->worst_label_stan, kRunsRhatThreshold));
         }
     }
     if (resampled) {
@@ -148,6 +167,10 @@ std::vector<std::string> Verdict::trailer_lines(int index_base) const {
     out.push_back(
         fmt::format("elbo_se_source = {}", elbo_se_from_draws ? "output draws" : "engine"));
     out.push_back(fmt::format("output_draws_elbo = {}", draws_elbo));
+    out.push_back(fmt::format("mean_shift = {}", mean_shift));
+    if (!std::isnan(mean_shift))
+        out.push_back(fmt::format("mean_shift_of = {}",
+                                  index_base == 0 ? mean_shift_label : mean_shift_label_stan));
     if (runs) {
         out.push_back(fmt::format("runs = {}", runs->runs.size()));
         for (std::size_t k = 0; k < runs->runs.size(); ++k) {
@@ -213,6 +236,49 @@ Verdict assess(const AdviResult& r, const Eigen::VectorXd& log_p, const Eigen::V
     v.stop_reason = r.stop_reason;
     v.distinct_draws = v.psis.draws;
     return v;
+}
+
+void measure_mean_shift(Verdict& v, const Eigen::MatrixXd& theta_draws,
+                        const std::vector<std::string>& labels,
+                        const std::vector<std::string>& labels_stan) {
+    const Psis& p = v.psis;
+    if (!psis_passes(p) || p.constant || p.log_weights.size() != theta_draws.rows())
+        return;
+    const Eigen::Index S = theta_draws.rows();
+    v.mean_shift_allowed = kMeanShift + 2.0 / std::sqrt(p.ess);
+    double worst = -1.0;
+    for (Eigen::Index j = 0; j < theta_draws.cols(); ++j) {
+        double q_sum = 0.0, w_sum = 0.0, w_mean = 0.0;
+        int n = 0;
+        bool finite = true;
+        for (Eigen::Index i = 0; i < S; ++i) {
+            const double x = theta_draws(i, j);
+            finite = finite && std::isfinite(x);
+            q_sum += x;
+            ++n;
+            const double w = std::exp(p.log_weights[i]);
+            w_sum += w;
+            w_mean += w * x;
+        }
+        if (!finite || n == 0 || !(w_sum > 0))
+            continue;  // a column that ran off says so elsewhere (the rule's ending)
+        w_mean /= w_sum;
+        double w_var = 0.0;
+        for (Eigen::Index i = 0; i < S; ++i) {
+            const double d = theta_draws(i, j) - w_mean;
+            w_var += std::exp(p.log_weights[i]) * d * d;
+        }
+        w_var /= w_sum;
+        if (!(w_var > 0))
+            continue;
+        const double shift = std::abs(q_sum / n - w_mean) / std::sqrt(w_var);
+        if (shift > worst) {
+            worst = shift;
+            v.mean_shift = shift;
+            v.mean_shift_label = labels[static_cast<std::size_t>(j)];
+            v.mean_shift_label_stan = labels_stan[static_cast<std::size_t>(j)];
+        }
+    }
 }
 
 double runs_rhat(const std::vector<Eigen::VectorXd>& draws) {

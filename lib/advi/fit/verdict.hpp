@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -78,6 +79,16 @@ struct Verdict {
     bool interrupted = false;
     std::string stop_reason;
     std::optional<RunsAgreement> runs;
+    // Where PSIS vouches for the weights (k-hat below threshold), the importance-weighted
+    // means estimate the posterior's: the largest distance of q's mean from them, in weighted
+    // posterior sds, over the constrained elements (NaN: not measured), which element, and
+    // what Monte Carlo noise allows: kMeanShift + 2 / sqrt(ESS). A q centred off by more than
+    // that is not reliable however light the weights' tail (a q wider than the posterior
+    // and shifted has bounded weights, a small k-hat).
+    double mean_shift = std::numeric_limits<double>::quiet_NaN();
+    double mean_shift_allowed = 0.0;
+    std::string mean_shift_label;       // beta[0]
+    std::string mean_shift_label_stan;  // beta[1]
     // The output draws were resampled by their PSIS weights (psis_resample): the diagnostics
     // above are of q's draws before resampling; `distinct_draws` of them were kept.
     bool resampled = false;
@@ -89,15 +100,26 @@ struct Verdict {
     // "reliable" or "not reliable: <why>; <why>" (labels 0- or 1-based by index_base).
     [[nodiscard]] std::string headline(int index_base = 0) const;
     // The statistics behind it, a line each, for the summary.
-    [[nodiscard]] std::vector<std::string> details() const;
+    [[nodiscard]] std::vector<std::string> details(int index_base = 0) const;
     // "key = value" lines for the CSV trailer (after "verdict = <headline>").
     [[nodiscard]] std::vector<std::string> trailer_lines(int index_base = 1) const;
 };
+
+// q's means may sit this many posterior sds from the importance-weighted means (plus noise)
+// and still be called reliable: the "accurate" is 0.3 sd, its "off" 1 sd.
+inline constexpr double kMeanShift = 0.5;
 
 // The verdict on a fit with result `r` and output draws of densities `log_p`, `log_g` (one per
 // draw, every constant included; -inf log_p is a weight of 0).
 [[nodiscard]] Verdict assess(const AdviResult& r, const Eigen::VectorXd& log_p,
                              const Eigen::VectorXd& log_g);
+
+// Sets v.mean_shift from the output draws in constrained space (one row per draw, columns
+// labelled by `labels` 0-based and `labels_stan` 1-based) and v.psis's weights; nothing when
+// PSIS does not vouch for the weights or the ratios are constant (q exact).
+void measure_mean_shift(Verdict& v, const Eigen::MatrixXd& theta_draws,
+                        const std::vector<std::string>& labels,
+                        const std::vector<std::string>& labels_stan);
 
 // R-hat of one quantity over K runs, run k's draws in `draws[k]` (finite ones only): see
 // RunsAgreement::rhat. NaN when fewer than 2 runs have 2 finite draws.
