@@ -13,6 +13,8 @@
 #include <advi/fit/laplace.hpp>
 #include <advi/fit/optimize.hpp>
 #include <advi/fit/predictive.hpp>
+#include <advi/fit/resample.hpp>
+#include <advi/fit/runs.hpp>
 
 namespace advi {
 
@@ -24,6 +26,10 @@ namespace advi {
 // Fits the model with ADVI: `advi::fit(m, {.family = advi::Family::FullRank, .seed = 1})`.
 [[nodiscard]] inline Fit fit(const Model& m, const Options& options = {}) {
     return fit(m.spec(), options);
+}
+
+[[nodiscard]] inline Fit fit_runs(const Model& m, const Options& options, int runs) {
+    return fit_runs(m.spec(), options, runs);
 }
 
 }  // namespace advi

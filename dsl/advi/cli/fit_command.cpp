@@ -15,6 +15,8 @@
 #include <advi/engine/options.hpp>
 #include <advi/fit/cmdstan_output.hpp>
 #include <advi/fit/fit.hpp>
+#include <advi/fit/resample.hpp>
+#include <advi/fit/runs.hpp>
 #include <advi/io/cmdstan_csv.hpp>
 #include <advi/stan/report.hpp>
 
@@ -40,6 +42,8 @@ struct FitArgs {
     std::string start = "auto";
     std::string output = "output.csv";
     bool quiet = false;
+    int runs = 1;
+    bool psis_resample = false;
     CLI::Option* eta = nullptr;
 };
 
@@ -68,7 +72,10 @@ int run_fit(const FitArgs& args) {
     // noted, so that the finished fit is not lost; a second gives up the output whole.
     const StopSignals signals;
     options.interrupt = &signals.flag();
-    const Fit fit = advi::fit(spec, options);
+    const Fit fit = [&] {
+        Fit f = advi::fit_runs(spec, options, args.runs);
+        return args.psis_resample ? advi::psis_resample(f, options.seed) : f;
+    }();
     progress.reset();  // its last line out before anything else
     options.log = nullptr;
 
@@ -154,6 +161,13 @@ Command add_fit_command(CLI::App& parent) {
     app->add_option("--threads", o.threads, "Threads of the gradient program (0: all cores)")
         ->check(non_negative_int())
         ->capture_default_str();
+    app->add_option("--runs", args->runs,
+                    "Independent runs (seeds seed, seed+1, ...) in parallel: their agreement is "
+                    "checked and the best by ELBO kept")
+        ->check(positive_int())
+        ->capture_default_str();
+    app->add_flag("--psis-resample", args->psis_resample,
+                  "Write the draws resampled by their Pareto-smoothed importance weights");
     app->add_option("--output", args->output, "CSV file to write")->capture_default_str();
     app->add_flag("--quiet,-q", args->quiet, "No progress on stderr");
     return {app, [args] { return run_fit(*args); }};

@@ -166,8 +166,15 @@ CsvOutput cmdstan_output(const Fit& fit, const Options& options, std::vector<Ext
                                   ? std::string("mean_row_tp_constraint = satisfied")
                                   : fmt::format("mean_row_tp_constraint = violated: {}", *v));
     }
-    out.trailer.push_back(fmt::format("gradient_evaluations = {}", r.gradient_evaluations));
-    out.trailer.push_back(fmt::format("value_evaluations = {}", r.value_evaluations));
+    if (!r.start.empty())
+        out.trailer.push_back(fmt::format("start = {}", r.start));
+    if (r.gradient_evaluations > 0 || r.value_evaluations > 0) {
+        out.trailer.push_back(fmt::format("gradient_evaluations = {}", r.gradient_evaluations));
+        out.trailer.push_back(fmt::format("value_evaluations = {}", r.value_evaluations));
+    }
+    // The verdict (verdict.hpp) with Stan's labels: its line, PSIS, the ELBO's standard
+    // error, the runs, whether the draws were resampled.
+    for (std::string& line : fit.verdict().trailer_lines(1)) out.trailer.push_back(std::move(line));
     out.trailer.push_back(fmt::format(" Elapsed Time: {:.6g} seconds (Total)", r.seconds));
     out.trailer.emplace_back();
     return out;

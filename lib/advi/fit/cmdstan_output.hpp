@@ -71,10 +71,15 @@ struct CsvRunInfo {
 // (output draws rejected and replaced because a transformed parameter violated its declared
 // constraint), "mean_row_tp_constraint = satisfied|violated: <which>" (only for a model with
 // such constraints: whether the mean row, written as computed, is a point Stan rejects),
-// " Elapsed Time: <s> seconds (Total)"; after an interrupted eta search no adaptation block, and
-// "Stepsize adaptation interrupted after ..." then "eta = nan" in the trailer;
-// without adaptation, "Stepsize adaptation not engaged." before its eta line, where cmdstanpy looks
-// for eta. Throws ShapeError when an extra block's values do not match its dims or the fit's draws,
+// "start = " (where q started, when the engine says), "gradient_evaluations = ",
+// "value_evaluations = " (when counted), the verdict's lines (Verdict::trailer_lines: "verdict =
+// reliable" or "verdict = not reliable: <why>", "pareto_k = ", "pareto_k_threshold = ",
+// "psis_ess = ", "elbo_se = ", "elbo_se_source = ", for K runs "runs = ", "run_<k> = ...",
+// "runs_rhat_max = ", "runs_rhat_max_of = ", "runs_elbo_gap = ", and "draws = q|psis_resampled
+// (...)"), " Elapsed Time: <s> seconds (Total)"; after an interrupted eta search no adaptation
+// block, and "Stepsize adaptation interrupted after ..." then "eta = nan" in the trailer; without
+// adaptation, "Stepsize adaptation not engaged." before its eta line, where cmdstanpy looks for
+// eta. Throws ShapeError when an extra block's values do not match its dims or the fit's draws,
 // ModelError for a column name given twice or a Fit without log_p/log_g per draw.
 [[nodiscard]] CsvOutput cmdstan_output(const Fit& fit, const Options& options,
                                        std::vector<ExtraBlock> extra = {},

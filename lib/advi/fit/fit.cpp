@@ -26,12 +26,18 @@
 namespace advi {
 
 Fit::Fit(ModelSpec spec, AdviResult result, Eigen::MatrixXd theta_draws,
-         Eigen::VectorXd theta_at_mu, DrawDensities densities)
+         Eigen::VectorXd theta_at_mu, DrawDensities densities, std::optional<Verdict> verdict)
     : spec_(std::move(spec)),
       result_(std::move(result)),
       theta_draws_(std::move(theta_draws)),
       theta_at_mu_(std::move(theta_at_mu)),
-      densities_(std::move(densities)) {}
+      densities_(std::move(densities)),
+      verdict_(verdict ? std::move(*verdict)
+                       : assess(result_, densities_.log_p, densities_.log_g)) {
+    if (!verdict && theta_draws_.cols() == spec_.theta_dim()) {
+        measure_mean_shift(verdict_, theta_draws_, theta_labels(spec_, 0), theta_labels(spec_, 1));
+    }
+}
 
 std::pair<int, int> Fit::columns(std::string_view name) const {
     const int k = spec_.latent_index(name);
@@ -79,16 +85,10 @@ std::string elbo_text(double elbo, int significant) {
     return significant > 0 ? fmt::format("{:.{}g}", elbo, significant) : fmt::format("{}", elbo);
 }
 
-std::string latent_summary_table(const ModelSpec& spec, const Eigen::MatrixXd& theta_draws,
-                                 int index_base) {
-    std::string s;
-    const std::vector<int> offsets = spec.theta_offsets();
-    s += fmt::format("{:<20} {:>12} {:>12} {:>12} {:>12} {:>12}\n", "", "mean", "sd", "5%", "50%",
-                     "95%");
-    for (std::size_t i = 0; i < spec.latents.size(); ++i) {
-        const LatentVariable& v = spec.latents[i];
-        const Eigen::MatrixXd d = theta_draws.middleCols(offsets[i], v.shape.size());
-        for (Eigen::Index k = 0; k < d.cols(); ++k) {
+std::vector<std::string> theta_labels(const ModelSpec& spec, int index_base) {
+    std::vector<std::string> labels;
+    for (const LatentVariable& v : spec.latents) {
+        for (int k = 0; k < v.shape.size(); ++k) {
             std::string label = v.name;
             if (v.shape.is_vector())
                 label += fmt::format("[{}]", k + index_base);
@@ -96,24 +96,42 @@ std::string latent_summary_table(const ModelSpec& spec, const Eigen::MatrixXd& t
                 label += fmt::format("[{},{}]", k % v.shape.rows + index_base,
                                      k / v.shape.rows + index_base);
             }
-            s += summary_row(label, summarize_draws(d.col(k)));
+            labels.push_back(std::move(label));
         }
+    }
+    return labels;
+}
+
+std::string latent_summary_table(const ModelSpec& spec, const Eigen::MatrixXd& theta_draws,
+                                 int index_base) {
+    std::string s;
+    s += fmt::format("{:<20} {:>12} {:>12} {:>12} {:>12} {:>12}\n", "", "mean", "sd", "5%", "50%",
+                     "95%");
+    const std::vector<std::string> labels = theta_labels(spec, index_base);
+    for (std::size_t j = 0; j < labels.size(); ++j) {
+        s += summary_row(labels[j], summarize_draws(theta_draws.col(static_cast<Eigen::Index>(j))));
     }
     return s;
 }
 
 std::string Fit::summary(int index_base) const {
     const AdviResult& r = result_;
-    std::string s =
+    // The line a person reads first, then what it rests on.
+    std::string s = fmt::format("Verdict: {}\n", verdict_.headline(index_base));
+    for (const std::string& line : verdict_.details(index_base)) s += "  " + line + "\n";
+    s +=
         fmt::format("ADVI {} fit: {} iterations, eta {}, {} ({:.3f} s); final ELBO {}; {} draws\n",
                     r.q.family() == Family::MeanField ? "mean-field" : "full-rank", r.iterations,
                     r.eta_search_interrupted ? std::string("none (search interrupted)")
                                              : fmt::format("{}", r.eta),
                     r.converged ? "converged: " + r.stop_reason : "not converged: " + r.stop_reason,
                     r.seconds, elbo_text(r.elbo), theta_draws_.rows());
-    // What the fit cost, in the units that do not depend on the machine (issue 19).
-    s += fmt::format("{} gradient evaluations and {} value-only evaluations of the log density\n",
-                     r.gradient_evaluations, r.value_evaluations);
+    if (!r.start.empty())
+        s += fmt::format("q started from {}\n", r.start);
+    if (r.gradient_evaluations > 0 || r.value_evaluations > 0) {
+        s += fmt::format("{} log-density evaluations with a gradient, {} without\n",
+                         r.gradient_evaluations, r.value_evaluations);
+    }
     if (r.dropped_draws > 0)
         s += fmt::format(
             "{} Monte Carlo draws with a non-finite log density{} were dropped while "

@@ -5,10 +5,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <Eigen/Core>
 
 #include <advi/engine/engine.hpp>
+#include <advi/fit/verdict.hpp>
 #include <advi/model/model_spec.hpp>
 
 namespace advi {
@@ -42,8 +44,10 @@ struct DrawDensities {
 
 class Fit {
 public:
+    // `verdict`: nothing to assess the draws given (assess(result, log_p, log_g)); a verdict
+    // made elsewhere for draws that are not q's own (psis_resample, fit_runs).
     Fit(ModelSpec spec, AdviResult result, Eigen::MatrixXd theta_draws, Eigen::VectorXd theta_at_mu,
-        DrawDensities densities = {});
+        DrawDensities densities = {}, std::optional<Verdict> verdict = std::nullopt);
 
     // Posterior summaries of a latent in constrained space, from the draws of q mapped
     // through T^-1; matrices are flattened column-major.
@@ -55,7 +59,12 @@ public:
     // T^-1(mu): the constrained image of q's mean (CmdStan's first output row).
     [[nodiscard]] Eigen::VectorXd at_mu(std::string_view name) const;
 
-    // A table per latent element: mean, sd, 5%, 50%, 95%; with the fit's facts above it.
+    // The verdict (verdict.hpp): "reliable" or "not reliable: <why>" and the statistics behind
+    // it, from the output draws (no extra evaluation).
+    [[nodiscard]] const Verdict& verdict() const { return verdict_; }
+
+    // A table per latent element: mean, sd, 5%, 50%, 95%; above it the verdict's line and its
+    // details first, then the fit's facts.
     // `index_base` 1 labels elements as Stan does (beta[1]); 0 as C++ (beta[0]).
     [[nodiscard]] std::string summary(int index_base = 0) const;
 
@@ -97,12 +106,17 @@ private:
     Eigen::MatrixXd theta_draws_;  // output_samples x theta_dim
     Eigen::VectorXd theta_at_mu_;
     DrawDensities densities_;
+    Verdict verdict_;
 };
 
 // The final ELBO as the summary and the CSV trailer print it: the number (`significant`
 // digits; 0: the shortest text that reads back to the same double), or a statement that there
 // is none ("not computed: ..."), never "nan".
 [[nodiscard]] std::string elbo_text(double elbo, int significant = 6);
+
+// Labels of the constrained elements of `spec` in ModelSpec::theta_offsets() order: `mu`,
+// `beta[1]`, `Sigma[1,2]` (index_base 1, Stan's) or `beta[0]` (0).
+[[nodiscard]] std::vector<std::string> theta_labels(const ModelSpec& spec, int index_base = 0);
 
 // The table of Fit::summary: per latent element of `spec`, the mean, sd, 5%, 50% and 95% of
 // its column of `theta_draws` (laid out at ModelSpec::theta_offsets()), labelled beta[1] or

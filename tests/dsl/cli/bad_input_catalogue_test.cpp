@@ -307,6 +307,10 @@ std::vector<BadInput> catalogue() {
          "--init `catalogue/d.json`: parameter `mu` is not given", false, 0, 0, 0, "", "optimize", "--init catalogue/d.json"},
         {"optimize: init value outside the support", text(kEightSchools), "d.json", text(kSchoolsJson),
          "`tau`", false, 0, 0, 0, "", "optimize", "--init catalogue/i.json"},
+        // `advi fit --runs K` keeps every run's draws until they are compared: refused before
+        // any run starts when they cannot fit in memory.
+        {"runs whose draws exceed the memory", text(kModel), "d.json", text(kGoodJson),
+         "option `runs` = 2000000000 (keeping 10 output draws", false, 0, 10, 0, "", "fit", "--runs 2000000000"},
   // clang-format on
     };
 }
@@ -496,5 +500,49 @@ TEST_CASE("catalogue of bad input: advi laplace", "[cli][catalogue][laplace]") {
         CHECK(!fs::exists(output));
         if (!row.mode_name.empty())
             CHECK(read_file(dir / row.mode_name) == row.mode);
+    }
+}
+
+namespace {
+
+// `advi fit`'s own options of issue 19 with values it cannot take: status 2, one line naming
+// the option.
+struct BadFitOption {
+    std::string options;
+    std::string fragment;
+};
+
+}  // namespace
+
+TEST_CASE("catalogue of bad input: advi fit --runs and --psis-resample", "[cli][catalogue]") {
+    if (!cli_built())
+        return;
+    const fs::path dir = scratch() / "catalogue_fit";
+    fs::create_directories(dir);
+    std::ofstream(dir / "m.stan") << "parameters { real mu; }\nmodel { mu ~ normal(0, 1); }\n";
+    // clang-format off
+    const std::vector<BadFitOption> rows = {
+        {"--runs 0", "--runs: expected a positive integer, got `0`"},
+        {"--runs -2", "--runs: expected a positive integer, got `-2`"},
+        {"--runs two", "--runs: expected a positive integer, got `two`"},
+        {"--runs 2.5", "--runs: expected a positive integer, got `2.5`"},
+        {"--runs 3000000000", "--runs: expected a positive integer, got `3000000000`"},
+        {"--runs", "--runs"},
+        {"--psis-resample=maybe", "--psis-resample"},
+    };
+    // clang-format on
+    for (const BadFitOption& row : rows) {
+        INFO("options: " << row.options << "\nexpected: " << row.fragment);
+        const fs::path output = dir / "out.csv";
+        fs::remove(output);
+        const Run r =
+            tool("fit catalogue_fit/m.stan -q --output catalogue_fit/out.csv " + row.options);
+        const std::vector<std::string> l = lines(r.err);
+        INFO("tool: status " << r.status << ", stderr:\n" << r.err.substr(0, 2000));
+        CHECK(r.status == 2);
+        REQUIRE(l.size() == 1);
+        CHECK(l[0].rfind("advi: error: ", 0) == 0);
+        CHECK(contains(l[0], row.fragment));
+        CHECK(!fs::exists(output));
     }
 }
