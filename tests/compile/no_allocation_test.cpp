@@ -125,9 +125,12 @@ TEST_CASE("models with factorisations and constrained matrices run without alloc
         for (int j = 0; j < K; ++j) Y(i, j) = std::sin(1.0 + i * 0.7 + j * 1.3);
     Eigen::MatrixXd S = Eigen::MatrixXd::Identity(K, K);
     Eigen::VectorXd zero = Eigen::VectorXd::Zero(K);
+    // Data is read in place: named vectors, not temporaries (Model::data refuses those).
+    const Eigen::VectorXd y0 = Y.row(0).transpose();
+    const Eigen::VectorXd ones = Eigen::VectorXd::Ones(K);
     SECTION("multi_normal with a covariance matrix and an LKJ Cholesky factor") {
         Model m;
-        auto y = m.data("y", Y.row(0).transpose().eval());
+        auto y = m.data("y", y0);
         auto z = m.data("zero", zero);
         auto L = m.param("L", lkj_corr_cholesky(2.0), K, K);
         auto tau = m.param("tau", lognormal(0, 1), K);
@@ -140,8 +143,7 @@ TEST_CASE("models with factorisations and constrained matrices run without alloc
     }
     SECTION("simplex, ordered and correlation matrices") {
         Model m;
-        auto theta =
-            m.param("theta", dirichlet(m.data("alpha", Eigen::VectorXd::Ones(K).eval())), K);
+        auto theta = m.param("theta", dirichlet(m.data("alpha", ones)), K);
         auto c = m.param("c", normal(0, 3), K, ParamOptions{.support = Support::ordered()});
         auto Omega = m.param("Omega", lkj_corr(2.0), K, K);
         auto W = m.param("W", wishart(K + 1.0, m.data("S", S)), K, K);
