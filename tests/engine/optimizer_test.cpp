@@ -364,3 +364,50 @@ TEST_CASE("endings other than convergence are named") {
     CHECK_THROWS_WITH(advi::maximize_lbfgs(rb, x0, bad), Catch::Contains("option `tol_grad` = -1"));
     CHECK_THROWS_AS(advi::maximize_lbfgs(rb, VectorXd::Zero(3)), advi::ShapeError);
 }
+
+// y ~ normal(mu, sigma) in (mu, log sigma), no Jacobian, on data far from the start's scale:
+// the gradient at zero is huge in log sigma, so L-BFGS's first step lands far out (log sigma
+// in the hundreds), where lp falls outward; the run must come back to the analytic mode, not
+// end as `no mode` (posteriordb's kidiq_with_mom_work did, and ADVI's start fell back).
+class UnscaledNormal final : public CurvatureTarget {
+public:
+    explicit UnscaledNormal(VectorXd y) : y_(std::move(y)) {}
+    int dim() const override { return 2; }
+    double log_density_gradient(const VectorXd& z, VectorXd& g) override {
+        const double n = static_cast<double>(y_.size());
+        const double inv_var = std::exp(-2.0 * z[1]);
+        const double ss = (y_.array() - z[0]).square().sum();
+        g.resize(2);
+        g << inv_var * (y_.array() - z[0]).sum(), -n + inv_var * ss;
+        return -n * z[1] - 0.5 * inv_var * ss;
+    }
+    double hessian_vector(const VectorXd& z, const VectorXd& v, VectorXd& g,
+                          VectorXd& hv) override {
+        const double n = static_cast<double>(y_.size());
+        const double inv_var = std::exp(-2.0 * z[1]);
+        const double s1 = (y_.array() - z[0]).sum(), ss = (y_.array() - z[0]).square().sum();
+        MatrixXd H(2, 2);
+        H << -n * inv_var, -2.0 * inv_var * s1, -2.0 * inv_var * s1, -2.0 * inv_var * ss;
+        hv = H * v;
+        return log_density_gradient(z, g);
+    }
+
+private:
+    VectorXd y_;
+};
+
+TEST_CASE("a first step far beyond the runaway limit, where lp falls outward, is no `no mode`") {
+    VectorXd y(400);
+    for (int i = 0; i < 400; ++i) y[i] = 90.0 + 20.0 * std::sin(0.37 * i + 0.2 * i * i);
+    const double mean = y.mean();
+    const double sd = std::sqrt((y.array() - mean).square().mean());
+    UnscaledNormal model(y);
+    for (bool newton : {false, true}) {
+        CAPTURE(newton);
+        const OptimizerResult r = run(model, VectorXd::Zero(2), newton, tight());
+        CAPTURE(r.message, r.iterations);
+        REQUIRE(r.status == OptimizeStatus::Converged);
+        CHECK(r.zeta[0] == Approx(mean).epsilon(1e-7));
+        CHECK(r.zeta[1] == Approx(std::log(sd)).epsilon(1e-7));
+    }
+}

@@ -100,8 +100,8 @@ TEST_CASE("a fit counts its gradient and value evaluations exactly", "[fit]") {
         CHECK(f.result().dropped_draws == 0);
         CHECK(f.result().gradient_evaluations == 3 + 200 * 3);
         CHECK(f.result().value_evaluations == 40 + (200 / 50) * 40 + 123 + 1);
-        CHECK(f.summary().find(fmt::format("{} gradient evaluations and {} value-only", 3 + 200 * 3,
-                                           40 + 4 * 40 + 124)) != std::string::npos);
+        CHECK(f.summary().find(fmt::format("{} log-density evaluations with a gradient, {} without",
+                                           3 + 200 * 3, 40 + 4 * 40 + 124)) != std::string::npos);
     }
 }
 

@@ -156,6 +156,8 @@ LaplaceGaussian laplace_gaussian(CurvatureTarget& target, const Eigen::VectorXd&
         if (decrement <= settings.mode_tolerance)
             return done();
         if (step == settings.max_newton_steps) {
+            if (decrement <= settings.accept_tolerance)
+                return done();
             throw FitError(fmt::format(
                 "Laplace: the point is not a mode: after {} Newton steps on the exact Hessian it "
                 "is still {:.3g} posterior sds from the quadratic model's maximum (tolerance {:g})",

@@ -24,6 +24,10 @@ struct LaplaceSettings {
     // quadratic model; 0 steps: the point must already be that close.
     int max_newton_steps = 50;
     double mode_tolerance = 1e-6;
+    // After max_newton_steps, a point still farther than mode_tolerance is accepted when it is
+    // within this many posterior sds (0: never), e.g. for a start that needs the mode only
+    // to a fraction of a posterior sd (engine/start).
+    double accept_tolerance = 0.0;
 };
 
 class LaplaceGaussian {

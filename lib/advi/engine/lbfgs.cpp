@@ -145,7 +145,7 @@ OptimizerResult maximize_lbfgs(Target& target, const Eigen::VectorXd& init,
         r.zeta = x;
         r.lp = -fx;
         r.grad = -g;
-        if (auto why = optimizer::ran_off(x, -fx, settings))
+        if (auto why = optimizer::ran_off(x, -fx, r.grad, settings))
             return finish(OptimizeStatus::NoMode, *why);
         trend.record(-fx, x);
         // The next direction, and with it g' H g for the relative-gradient test.

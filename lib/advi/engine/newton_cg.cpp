@@ -212,7 +212,7 @@ OptimizerResult maximize_newton_cg(CurvatureTarget& target, const Eigen::VectorX
         r.zeta = x;
         r.lp = -fx;
         r.grad = -g;
-        if (auto why = optimizer::ran_off(x, -fx, settings))
+        if (auto why = optimizer::ran_off(x, -fx, r.grad, settings))
             return finish(OptimizeStatus::NoMode, *why);
         trend.record(-fx, x);
         // Newton-CG stops by the gradient tests only: tol_grad here, tol_rel_grad (the Newton

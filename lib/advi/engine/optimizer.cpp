@@ -128,11 +128,11 @@ std::string list(const OptimizerSettings& s, const std::vector<int>& ks,
 }  // namespace
 
 std::optional<std::string> ran_off(const Eigen::VectorXd& zeta, double lp,
-                                   const OptimizerSettings& s) {
+                                   const Eigen::VectorXd& grad_lp, const OptimizerSettings& s) {
     std::vector<int> off;
     for (Eigen::Index k = 0; k < zeta.size(); ++k) {
         const double limit = s.runaway_limits.size() != 0 ? s.runaway_limits[k] : kRunawayMagnitude;
-        if (!(std::abs(zeta[k]) <= limit))
+        if (!(std::abs(zeta[k]) <= limit) && !(grad_lp[k] * zeta[k] <= 0.0))
             off.push_back(static_cast<int>(k));
     }
     if (off.empty())

@@ -94,9 +94,13 @@ struct Convergence {
 [[nodiscard]] std::optional<Convergence> gradient_converged(const OptimizerSettings& s,
                                                             double grad_norm, double rel_grad);
 
-// "no mode: ..." naming the coordinates of zeta beyond their runaway limit (the density kept
-// rising as they ran off), or nothing.
+// "no mode: ..." naming the coordinates of zeta beyond their runaway limit along which lp
+// still rises outward (grad_lp_k * zeta_k > 0, or a gradient that is not finite), or nothing.
+// A point beyond the limit where lp falls outward is a long line-search step that the next
+// iterations bring back (L-BFGS's first step on a regression with unscaled data reached
+// log sigma = 1150 on posteriordb's kidiq_with_mom_work), not a density without a mode.
 [[nodiscard]] std::optional<std::string> ran_off(const Eigen::VectorXd& zeta, double lp,
+                                                 const Eigen::VectorXd& grad_lp,
                                                  const OptimizerSettings& s);
 // "no mode: the log density is +inf at ..." naming the coordinates that moved most on the
 // last step `step`, for a density that reached +inf.

@@ -85,6 +85,11 @@ Start find_start(Target& target, const Options& opts, CurvatureTarget* curvature
     LaplaceSettings ls;
     ls.describe_coordinate = opts.describe_coordinate;
     ls.max_newton_steps = kStartNewtonSteps;
+    // A start needs the mode to a fraction of a posterior sd, not Laplace's 1e-6 (the Newton
+    // steps still aim at 1e-6, and on a Gaussian reach it): on an
+    // ill-conditioned regression (a predictor near 2000, posteriordb's kilpisjarvi) L-BFGS's
+    // end point was 1e-4 sds off after the Newton steps and the start fell back to zero.
+    ls.accept_tolerance = kStartModeTolerance;
     std::optional<LaplaceGaussian> laplace;
     try {
         laplace.emplace(laplace_gaussian(*curvature, mode.zeta, ls));

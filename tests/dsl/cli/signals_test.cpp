@@ -100,7 +100,8 @@ TEST_CASE("cli: SIGINT and SIGTERM stop the fit within an iteration, search incl
                                          "--output",      csv.string(),   "--iter", "1000000000",
                                          "--tol-rel-obj", "1e-15"};
         if (std::string(c.where) == "search") {
-            args.insert(args.end(), {"--adapt-iter", "1000000000"});
+            // From the init point: the default start at the mode fixes eta and runs no search.
+            args.insert(args.end(), {"--adapt-iter", "1000000000", "--start", "init"});
         }
         const pid_t pid = spawn(args, out, err);
         REQUIRE(pid > 0);
