@@ -105,7 +105,13 @@ TEST_CASE("cli: SIGINT and SIGTERM stop the fit within an iteration, search incl
         }
         const pid_t pid = spawn(args, out, err);
         REQUIRE(pid > 0);
-        REQUIRE(wait_for(err, c.wait_for_text, 30));
+        // The child runs a billion iterations: a failed wait must not leave it running (two
+        // such orphans took both cores of a later CI run).
+        if (!wait_for(err, c.wait_for_text, 30)) {
+            ::kill(pid, SIGKILL);
+            ::waitpid(pid, nullptr, 0);
+            FAIL("`" << c.wait_for_text << "` not printed within 30 s");
+        }
         ::usleep(500000);
         const Ended e = signal_and_wait(pid, c.sig);
         const std::string text = read_file(err);
