@@ -15,6 +15,7 @@
 #include <advi/base/error.hpp>
 #include <advi/base/memory_budget.hpp>
 
+#include <advi/engine/auto_rule.hpp>
 #include <advi/engine/estimator.hpp>
 #include <advi/engine/runaway.hpp>
 #include <advi/engine/step_size.hpp>
@@ -166,6 +167,14 @@ AdviResult run_advi(Target& target, const Options& opts) {
     };
     if (opts.monitor_every > 0) {
         monitor(0, q);
+    }
+    if (robust && !search_interrupted) {
+        // The Auto rule's main loop (auto_rule.cpp).
+        run_auto_rule(est, q0, eta, opts, monitor, res);
+        res.draws = res.q.draw(est.output_rng(), opts.output_samples);
+        res.dropped_draws = est.dropped();
+        res.seconds = elapsed();
+        return res;
     }
 
     // The ELBO of q as it is now, NaN once q has moved since its last evaluation.
