@@ -150,7 +150,7 @@ AdviResult run_advi(Target& target, const Options& opts) {
     StepSize steps(eta);
     const int window = static_cast<int>(std::max(0.1 * opts.max_iterations / opts.eval_elbo, 2.0));
     boost::circular_buffer<double> rel_window(static_cast<size_t>(window));
-    if (!search_interrupted)
+    if (!search_interrupted && !robust)
         log_table_header(opts, eta);
 
     // The monitor's own time (e.g. a held-out log predictive density) is not the fit's.
