@@ -272,7 +272,11 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
             last_gain = paired_gain(*best, avg);
             // Not worth another decrease: the new average gained less than min_gain nats
             // (or lost). Gains are paired differences: no |ELBO| enters.
-            done = !(last_gain.value > settings.min_gain);
+            // Stop when the gain is below min_gain nats and also within 2 MCSEs of
+            // zero: a gain that is small but plainly real says the optimum is still some way
+            // off (gains shrink like the distance squared, their MCSE like the distance).
+            done =
+                !(last_gain.value > settings.min_gain) && !(last_gain.value > 2.0 * last_gain.se);
             note = done ? "   GAIN TOO SMALL" : "";
         }
         log(fmt::format("  {:>6}  {:>10.3g}  {:>8.3f}  {:>15.7g}  {:>12}{}", iter, steps.eta(),
@@ -327,7 +331,7 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
     } else if (res.converged) {
         res.stop_reason = fmt::format(
             "stationary at {} step size(s) (split-R-hat of the iterates < {:g}); the last "
-            "decrease gained {:.2g} +- {:.2g} nats (< {:g}){}",
+            "decrease gained {:.2g} +- {:.2g} nats (< {:g} and < 2 MCSE){}",
             phase, settings.rhat_max, last_gain.value, last_gain.se, settings.min_gain, extra);
     } else {
         res.stop_reason = phase == 0
