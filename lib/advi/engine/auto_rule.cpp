@@ -343,8 +343,13 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
                                     "max_iterations reached after {} stationary phase(s); the last "
                                     "decrease still gained {:.2g} +- {:.2g} nats",
                                     phase, last_gain.value, last_gain.se);
-        if (!stop.empty())
+        if (!stop.empty()) {
             res.stop_reason += "; " + stop;
+        } else if (auto off = scale_not_at_optimum(est.scale_balance(res.q), opts)) {
+            // Say which direction has no optimum, if one plainly has none (an improper
+            // posterior: q drifts for ever, so it is never stationary).
+            res.stop_reason += "; " + *off;
+        }
         res.stop_reason += extra;
         log("Informational Message: The maximum number of iterations is reached! The algorithm "
             "may not have converged.");
