@@ -14,12 +14,13 @@ namespace advi {
 
 // The rule's constants, chosen by measurement (README, "Convergence").
 struct AutoRuleSettings {
-    int batches = 8;            // the iterate window is cut into this many batches for R-hat
-    int batch_length = 10;      // iterates per batch at first (the window doubles as needed)
-    double rhat_max = 1.1;      // stationary: every variational parameter's split-R-hat below
-    double decrease = 0.5;      // eta's factor at each new phase
-    double min_gain = 0.1;      // nats: a decrease must raise the average's ELBO by more
-    int max_grad_samples = 16;  // cap on the draws per gradient when the noise is too large
+    int batches = 8;             // the iterate window is cut into this many batches for R-hat
+    int batch_length = 10;       // iterates per batch at first (the window doubles as needed)
+    double rhat_max = 1.1;       // stationary: every variational parameter's split-R-hat below
+    double initial_scale = 1.0;  // the first phase's eta, as a fraction of the searched eta
+    double decrease = 0.5;       // eta's factor at each new phase
+    double min_gain = 0.1;       // nats: a decrease must raise the average's ELBO by more
+    int max_grad_samples = 16;   // cap on the draws per gradient when the noise is too large
 };
 
 // Runs the main loop from q0 with step-size scale eta and fills res: q (an iterate average),
