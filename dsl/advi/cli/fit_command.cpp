@@ -37,6 +37,7 @@ struct FitArgs {
     Options options;
     std::string algorithm = "meanfield";
     std::string convergence = "auto";
+    std::string start = "auto";
     std::string output = "output.csv";
     bool quiet = false;
     CLI::Option* eta = nullptr;
@@ -56,6 +57,7 @@ int run_fit(const FitArgs& args) {
     options.family = args.algorithm == "fullrank" ? Family::FullRank : Family::MeanField;
     options.convergence =
         args.convergence == "stan" ? ConvergenceRule::Stan : ConvergenceRule::Auto;
+    options.start = args.start == "init" ? StartFrom::Init : StartFrom::Auto;
     options.adapt_engaged = args.eta->count() == 0;  // --eta given: that step size, no search
     std::optional<ProgressStream> progress;
     if (!args.quiet) {
@@ -140,6 +142,11 @@ Command add_fit_command(CLI::App& parent) {
            "auto (the default: statistics decide when to stop; `robust` is its old name) or "
            "stan (Stan's rules)")
         ->check(CLI::IsMember({"auto", "robust", "stan"}))
+        ->capture_default_str();
+    app->add_option("--start", args->start,
+                    "auto (the default: q starts at the mode with the Hessian's scales where a "
+                    "mode exists) or init (at --init's point, unit scales)")
+        ->check(CLI::IsMember({"auto", "init"}))
         ->capture_default_str();
     app->add_option("--seed", o.seed, "Random seed; the same seed gives the same fit")
         ->check(seed_value())

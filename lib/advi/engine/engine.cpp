@@ -18,7 +18,9 @@
 #include <advi/engine/auto_rule.hpp>
 #include <advi/engine/estimator.hpp>
 #include <advi/engine/runaway.hpp>
+#include <advi/engine/start.hpp>
 #include <advi/engine/step_size.hpp>
+#include <advi/engine/whitened_target.hpp>
 
 namespace advi {
 
@@ -91,7 +93,11 @@ void require_engine_memory(const Options& opts, int dim_int) {
     }
 }
 
-AdviResult run_advi(Target& target, const Options& opts) {
+namespace {
+
+// The fit proper, from opts.init with the standard scales (omega = 0, L = I) on `target`:
+// run_advi below gives it the original target, or the whitened one with init zero.
+AdviResult run_from_start(Target& target, const Options& opts) {
     const auto start = std::chrono::steady_clock::now();
     const int dim = target.dim();
     validate_options(opts, dim);
@@ -372,6 +378,57 @@ AdviResult run_advi(Target& target, const Options& opts) {
     res.draws = q.draw(est.output_rng(), opts.output_samples);
     res.dropped_draws = est.dropped();
     res.seconds = elapsed();
+    return res;
+}
+
+}  // namespace
+
+// Where q starts (start.hpp), and the fit in coordinates whitened by that start's scale
+// (whitened_target.hpp) when it came from the mode and curvature; q, its draws and the
+// monitor's view are mapped back to the original coordinates, and every ELBO already is the
+// original target's (the whitened density keeps log|det S|).
+AdviResult run_advi(Target& target, const Options& opts, CurvatureTarget* curvature) {
+    const auto t0 = std::chrono::steady_clock::now();
+    validate_options(opts, target.dim());
+    require_engine_memory(opts, target.dim());
+    const Start start = find_start(target, opts, curvature);
+    // The search for the mode is part of the fit's time.
+    const double start_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (opts.log != nullptr)
+        *opts.log << fmt::format("q starts at {}.\n", start.description);
+    if (!start.curvature) {
+        Options at = opts;
+        at.init = start.mean;
+        AdviResult res = run_from_start(target, at);
+        res.start = start.description;
+        res.gradient_evaluations += start.gradient_evaluations;
+        res.seconds += start_seconds;
+        return res;
+    }
+    WhitenedTarget whitened = opts.family == Family::FullRank
+                                  ? WhitenedTarget(target, start.mean, start.factor)
+                                  : WhitenedTarget(target, start.mean, start.scale);
+    Options in_u = opts;
+    in_u.init = Eigen::VectorXd::Zero(target.dim());
+    in_u.runaway_limits = whitened.limits_in_u(opts.runaway_limits);
+    // The scale is known: no eta search (unless the caller fixed eta, which stands).
+    if (opts.adapt_engaged) {
+        in_u.adapt_engaged = false;
+        in_u.eta = kWhitenedEta;
+    }
+    if (opts.monitor) {
+        in_u.monitor = [&](const FitProgress& p) {
+            const Approximation q = whitened.to_original(p.q);
+            opts.monitor(FitProgress{p.iteration, p.seconds, q});
+        };
+    }
+    AdviResult res = run_from_start(whitened, in_u);
+    res.q = whitened.to_original(res.q);
+    res.draws = whitened.to_original_rows(res.draws);
+    res.start = start.description;
+    res.gradient_evaluations += start.gradient_evaluations + start.hessian_vector_products;
+    res.seconds += start_seconds;
     return res;
 }
 

@@ -49,7 +49,11 @@ struct AdviResult {
 // Fits q to the target. Throws FitError when the fit cannot proceed (log density not finite
 // at any draw from the initial q, every eta candidate diverged, repeated divergence), and
 // FitError/ShapeError/ModelError for bad options (validate_options).
-[[nodiscard]] AdviResult run_advi(Target& target, const Options& opts);
+// Where q starts: engine/start.hpp (from the mode and curvature of `curvature`, the same
+// density as `target` with Hessian-vector products, or of `target` when it is a
+// CurvatureTarget; else from opts.init); AdviResult::start says which, and why.
+[[nodiscard]] AdviResult run_advi(Target& target, const Options& opts,
+                                  CurvatureTarget* curvature = nullptr);
 
 // Throws SizeError naming the option (`elbo_samples`, `output_samples`, the full-rank family)
 // whose buffers for a target of `dim` unconstrained coordinates exceed the memory budget

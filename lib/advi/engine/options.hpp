@@ -24,6 +24,11 @@ enum class Family { MeanField, FullRank };
 //          eta-search bookkeeping and its error when adaptation fails, no back-off.
 enum class ConvergenceRule { Auto, Stan, Robust = Auto };
 
+// Where q starts (engine/start.hpp). Auto: at the mode with the curvature there, when the
+// target gives curvature and has a mode, else as Init; Init: the init point, omega = 0 or
+// L = I (the paper's and Stan's start).
+enum class StartFrom { Auto, Init };
+
 class Approximation;
 
 // Where a fit is, for a monitor (Options::monitor): the iteration just finished (0: q's
@@ -97,6 +102,7 @@ struct Options {  // field order matters: users write {.family = ..., .seed = 1}
     // lower mean-field's final ELBO gap much, and full-rank fits far from the optimum stalled
     // (the L^-T eta term is large where a diagonal entry of L is small).
     bool sticking_the_landing = false;
+    StartFrom start = StartFrom::Auto;
 
     [[nodiscard]] bool interrupted() const {
         return interrupt != nullptr && interrupt->load(std::memory_order_relaxed);

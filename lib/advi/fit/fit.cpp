@@ -270,10 +270,11 @@ private:
 
 // run_advi, with a FitError that also names the op and the variables behind the last
 // non-finite log density it met.
-AdviResult run_explained(const ModelSpec& m, Target& target, const Options& options) {
+AdviResult run_explained(const ModelSpec& m, Target& target, const Options& options,
+                         CurvatureTarget* curvature = nullptr) {
     RecordingTarget recording(target);
     try {
-        return run_advi(recording, options);
+        return run_advi(recording, options, curvature);
     } catch (const FitError& e) {
         if (recording.last_nonfinite().size() == 0)
             throw;
@@ -342,6 +343,14 @@ Fit fit(const ModelSpec& m, const Options& given) {
     Program gradient = compile(m);
     gradient.set_threads(options.threads);
     TargetRef<Program> target(gradient);
+    // The start from the mode and curvature (engine/start.hpp) needs Hessian-vector products:
+    // compiled only when that start will be looked for.
+    if (options.start == StartFrom::Auto && options.convergence == ConvergenceRule::Auto) {
+        HessianVectorProgram hv = compile_hessian_vector(m);
+        hv.set_threads(options.threads);
+        CurvatureTargetRef<HessianVectorProgram> curvature(hv);
+        return finish(m, run_explained(m, target, options, &curvature), gradient, options.seed);
+    }
     return finish(m, run_explained(m, target, options), gradient, options.seed);
 }
 

@@ -1,0 +1,264 @@
+// Where q starts (engine/start.hpp): from the mode and the Hessian there, checked against a
+// Gaussian target whose answer is known in closed form (mean-field's optimum sd_d =
+// 1/sqrt(P_dd), full-rank's covariance P^-1); a density without a mode falls back to the init
+// point and says why; the start and the whitened fit do not depend on the scale of the
+// coordinates (raw dollars against scaled predictors) nor on an additive constant.
+#include <cmath>
+#include <numbers>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include <Eigen/Cholesky>
+
+#include <advi/engine/engine.hpp>
+#include <advi/engine/start.hpp>
+#include <advi/engine/whitened_target.hpp>
+
+#include "engine/targets.hpp"
+
+using advi::Approximation;
+using advi::Family;
+using advi::Options;
+using advi::Start;
+
+namespace {
+
+// log N(zeta; m, P^-1) + offset with its exact Hessian-vector product -P v.
+class GaussianCurvature final : public advi::CurvatureTarget {
+public:
+    GaussianCurvature(Eigen::VectorXd m, Eigen::MatrixXd P, double offset = 0.0)
+        : m_(std::move(m)), P_(std::move(P)), offset_(offset) {}
+    int dim() const override { return static_cast<int>(m_.size()); }
+    double log_density_gradient(const Eigen::VectorXd& z, Eigen::VectorXd& g) override {
+        const Eigen::VectorXd r = z - m_;
+        g = -P_ * r;
+        return offset_ - 0.5 * r.dot(P_ * r);
+    }
+    double hessian_vector(const Eigen::VectorXd& z, const Eigen::VectorXd& v, Eigen::VectorXd& g,
+                          Eigen::VectorXd& hv) override {
+        hv = -P_ * v;
+        return log_density_gradient(z, g);
+    }
+
+private:
+    Eigen::VectorXd m_;
+    Eigen::MatrixXd P_;
+    double offset_;
+};
+
+// A precision with correlations and scales from 0.01 to 100.
+Eigen::MatrixXd test_precision() {
+    Eigen::MatrixXd A(3, 3);
+    A << 10.0, 0.0, 0.0, 3.0, 0.5, 0.0, -40.0, 0.2, 100.0;
+    return A * A.transpose() + 0.01 * Eigen::MatrixXd::Identity(3, 3);
+}
+
+// Logistic regression y_i ~ Bernoulli(logit^-1(a + b x_i / scale)), a ~ N(0, 2^2), b / scale ~
+// N(0, 1): coordinates (a, b). With scale = 1e4 and x in dollars this is the same model as
+// scale = 1 on x in ten-thousands of dollars, b carrying the factor: p_raw(a, b) =
+// p_std(a, b / 1e4) / 1e4. Non-Gaussian, so that only the whitening makes the paths agree.
+class Logistic final : public advi::CurvatureTarget {
+public:
+    Logistic(double scale, double offset = 0.0) : scale_(scale), offset_(offset) {
+        advi::Rng rng(7);
+        const Eigen::MatrixXd x = rng.normal_matrix(60, 1);
+        x_ = x.col(0);
+        y_.resize(60);
+        for (int i = 0; i < 60; ++i) y_[i] = 0.5 + 1.5 * x_[i] + 1.6 * rng.normal() > 0 ? 1.0 : 0.0;
+    }
+    int dim() const override { return 2; }
+    double log_density_gradient(const Eigen::VectorXd& z, Eigen::VectorXd& g) override {
+        const double a = z[0], b = z[1] / scale_;
+        double lp = offset_ - a * a / 8.0 - b * b / 2.0 - std::log(scale_);
+        double ga = -a / 4.0, gb = -b;
+        for (Eigen::Index i = 0; i < x_.size(); ++i) {
+            const double eta = a + b * x_[i];
+            const double p = advi::test::inv_logit(eta);
+            lp += y_[i] * eta - advi::test::softplus(eta);
+            ga += y_[i] - p;
+            gb += (y_[i] - p) * x_[i];
+        }
+        g.resize(2);
+        g << ga, gb / scale_;
+        return lp;
+    }
+    double hessian_vector(const Eigen::VectorXd& z, const Eigen::VectorXd& v, Eigen::VectorXd& g,
+                          Eigen::VectorXd& hv) override {
+        const double a = z[0], b = z[1] / scale_;
+        Eigen::Matrix2d H;
+        H << -0.25, 0.0, 0.0, -1.0;
+        for (Eigen::Index i = 0; i < x_.size(); ++i) {
+            const double p = advi::test::inv_logit(a + b * x_[i]);
+            const double w = p * (1.0 - p);
+            H(0, 0) -= w;
+            H(0, 1) -= w * x_[i];
+            H(1, 1) -= w * x_[i] * x_[i];
+        }
+        H(1, 0) = H(0, 1);
+        H.row(1) /= scale_;
+        H.col(1) /= scale_;
+        hv = H * v;
+        return log_density_gradient(z, g);
+    }
+
+private:
+    double scale_, offset_;
+    Eigen::VectorXd x_, y_;
+};
+
+// The centred eight schools: y_j ~ N(theta_j, sigma_j), theta_j ~ N(mu, tau), mu ~ N(0, 5),
+// log tau unconstrained with its Jacobian and a N(0, 5) prior on tau.
+// As tau -> 0 with every theta_j = mu the density grows like -(J - 1) log tau: no mode.
+class Funnel final : public advi::CurvatureTarget {
+public:
+    int dim() const override { return 2 + J; }
+    double log_density_gradient(const Eigen::VectorXd& z, Eigen::VectorXd& g) override {
+        const double mu = z[0], lt = z[1], tau = std::exp(lt);
+        g = Eigen::VectorXd::Zero(dim());
+        double lp = -mu * mu / 50.0 - tau * tau / 50.0 + lt - J * lt;
+        g[0] = -mu / 25.0;
+        g[1] = -tau * tau / 25.0 + 1.0 - J;
+        for (int j = 0; j < J; ++j) {
+            const double th = z[2 + j], r = (th - mu) / tau;
+            const double e = (y[j] - th) / sigma[j];
+            lp += -0.5 * e * e - 0.5 * r * r;
+            g[2 + j] = e / sigma[j] - r / tau;
+            g[0] += r / tau;
+            g[1] += r * r;
+        }
+        return lp;
+    }
+    // Central differences of the gradient: only reached if a mode were (wrongly) found.
+    double hessian_vector(const Eigen::VectorXd& z, const Eigen::VectorXd& v, Eigen::VectorXd& g,
+                          Eigen::VectorXd& hv) override {
+        Eigen::VectorXd gp(dim()), gm(dim());
+        const double h = 1e-5;
+        log_density_gradient(z + h * v, gp);
+        log_density_gradient(z - h * v, gm);
+        hv = (gp - gm) / (2 * h);
+        return log_density_gradient(z, g);
+    }
+
+private:
+    static constexpr int J = 8;
+    static constexpr double y[J] = {28, 8, -3, 7, -1, 1, 18, 12};
+    static constexpr double sigma[J] = {15, 10, 16, 11, 9, 11, 10, 18};
+};
+
+}  // namespace
+
+TEST_CASE("start: on a Gaussian target, the exact mean and each family's optimal scale", "[advi]") {
+    const Eigen::Vector3d m(3.0, -200.0, 0.05);
+    const Eigen::MatrixXd P = test_precision();
+    const Eigen::MatrixXd cov = P.inverse();
+    GaussianCurvature target(m, P, -1234.5);
+
+    const Start mf = advi::find_start(target, Options{.family = Family::MeanField});
+    INFO(mf.description);
+    REQUIRE(mf.from_mode);
+    REQUIRE(mf.curvature);
+    CHECK(mf.description.rfind("the mode and Hessian (L-BFGS", 0) == 0);
+    CHECK((mf.mean - m).cwiseQuotient(cov.diagonal().cwiseSqrt()).cwiseAbs().maxCoeff() < 1e-8);
+    const Eigen::Vector3d sd_opt = P.diagonal().cwiseSqrt().cwiseInverse();
+    CHECK((mf.scale.array() / sd_opt.array() - 1.0).abs().maxCoeff() < 1e-10);
+    CHECK(mf.hessian_vector_products >= 3);
+
+    const Start fr = advi::find_start(target, Options{.family = Family::FullRank});
+    REQUIRE(fr.curvature);
+    CHECK((fr.mean - m).cwiseQuotient(cov.diagonal().cwiseSqrt()).cwiseAbs().maxCoeff() < 1e-8);
+    const Eigen::MatrixXd got = fr.factor * fr.factor.transpose();
+    // Relative to each entry's scale sqrt(cov_ii cov_jj).
+    const Eigen::VectorXd s = cov.diagonal().cwiseSqrt();
+    CHECK(((got - cov).array() / (s * s.transpose()).array()).abs().maxCoeff() < 1e-9);
+    CHECK(fr.factor.isLowerTriangular());
+}
+
+TEST_CASE("start: Init, Stan's rule and a plain Target keep the init point", "[advi]") {
+    GaussianCurvature target(Eigen::Vector3d(1, 2, 3), test_precision());
+    const Eigen::Vector3d init(0.5, -0.5, 1.0);
+    const Start a = advi::find_start(target, Options{.init = init, .start = advi::StartFrom::Init});
+    CHECK_FALSE(a.from_mode);
+    CHECK(a.description == "the init point (given)");
+    CHECK(a.mean == init);
+    CHECK(a.scale == Eigen::VectorXd::Ones(3));
+    const Start b = advi::find_start(target, Options{.convergence = advi::ConvergenceRule::Stan});
+    CHECK(b.description == "the init point (zero): Stan's rule keeps Stan's start");
+    advi::test::GaussianTarget plain(Eigen::Vector2d(1, 2), Eigen::Matrix2d::Identity());
+    const Start c = advi::find_start(plain, Options{});
+    CHECK(c.description == "the init point (zero): the target gives no curvature");
+    CHECK(c.gradient_evaluations == 0);
+}
+
+TEST_CASE("start: a funnel without a mode falls back to the init point, saying why", "[advi]") {
+    Funnel funnel;
+    const Start s = advi::find_start(funnel, Options{});
+    INFO(s.description);
+    CHECK_FALSE(s.from_mode);
+    CHECK(s.description.rfind("the init point (zero): no mode (L-BFGS: ", 0) == 0);
+    CHECK(s.mean == Eigen::VectorXd::Zero(10));
+    CHECK(s.gradient_evaluations > 0);
+    // And the fit says so too.
+    const advi::AdviResult r = advi::run_advi(funnel, Options{.seed = 1, .max_iterations = 200});
+    CHECK(r.start == s.description);
+}
+
+TEST_CASE("start: an additive constant of 1e9 changes neither the start nor the fit", "[advi]") {
+    const Eigen::Vector3d m(3.0, -200.0, 0.05);
+    GaussianCurvature base(m, test_precision());
+    GaussianCurvature shifted(m, test_precision(), 1e9);
+    for (const Family family : {Family::MeanField, Family::FullRank}) {
+        const Options opts{.family = family, .seed = 3, .max_iterations = 300};
+        const Start a = advi::find_start(base, opts);
+        const Start b = advi::find_start(shifted, opts);
+        REQUIRE(b.curvature);
+        CHECK((a.mean - b.mean).cwiseAbs().maxCoeff() < 1e-9 * 200);
+        if (family == Family::MeanField)
+            CHECK((a.scale - b.scale).cwiseAbs().maxCoeff() < 1e-12);
+        else
+            CHECK((a.factor - b.factor).cwiseAbs().maxCoeff() < 1e-12);
+        const advi::AdviResult ra = advi::run_advi(base, opts);
+        const advi::AdviResult rb = advi::run_advi(shifted, opts);
+        CHECK(ra.eta == rb.eta);
+        CHECK(ra.iterations == rb.iterations);
+        CHECK((ra.q.params() - rb.q.params()).cwiseAbs().maxCoeff() < 1e-6);
+    }
+}
+
+TEST_CASE("start: raw dollars and scaled predictors take the same path", "[advi]") {
+    // Coordinates (a, b_raw) with b_raw = 1e4 b_std: q must map by the same factor.
+    Logistic standard(1.0);
+    Logistic dollars(1e4);
+    for (const Family family : {Family::MeanField, Family::FullRank}) {
+        INFO((family == Family::MeanField ? "mean-field" : "full-rank"));
+        const Options opts{.family = family, .seed = 11};
+        const advi::AdviResult s = advi::run_advi(standard, opts);
+        const advi::AdviResult d = advi::run_advi(dollars, opts);
+        INFO(s.start << " / " << d.start);
+        REQUIRE(s.start.rfind("the mode and Hessian", 0) == 0);
+        CHECK(s.iterations == d.iterations);
+        CHECK(s.eta == d.eta);
+        const Eigen::Vector2d unit(1.0, 1e4);
+        CHECK((d.q.mu().cwiseQuotient(unit) - s.q.mu()).cwiseAbs().maxCoeff() < 1e-6);
+        const Eigen::MatrixXd cs = s.q.covariance();
+        const Eigen::MatrixXd cd =
+            unit.cwiseInverse().asDiagonal() * d.q.covariance() * unit.cwiseInverse().asDiagonal();
+        CHECK((cd - cs).cwiseAbs().maxCoeff() < 1e-6 * cs.cwiseAbs().maxCoeff());
+        // The densities are one density in two coordinate systems (p_raw carries the
+        // Jacobian 1/1e4), so the ELBOs agree.
+        CHECK(std::fabs(d.elbo - s.elbo) < 1e-6);
+    }
+}
+
+TEST_CASE("start: the default fit of a Gaussian ends near the family's optimum", "[advi]") {
+    const Eigen::Vector3d m(3.0, -200.0, 0.05);
+    const Eigen::MatrixXd P = test_precision();
+    GaussianCurvature target(m, P);
+    const advi::AdviResult r = advi::run_advi(target, Options{.seed = 5});
+    INFO(r.start << "; " << r.stop_reason);
+    CHECK(r.start.rfind("the mode and Hessian", 0) == 0);
+    const Eigen::VectorXd sd_opt = P.diagonal().cwiseSqrt().cwiseInverse();
+    // Started at the optimum, the stochastic steps keep q within a fraction of an sd of it.
+    CHECK(((r.q.mu() - m).array() / sd_opt.array()).abs().maxCoeff() < 0.3);
+    CHECK((r.q.sd().array() / sd_opt.array() - 1.0).abs().maxCoeff() < 0.3);
+}
