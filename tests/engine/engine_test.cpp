@@ -61,10 +61,12 @@ TEST_CASE("engine: full-rank recovers the correlated 2-D Gaussian", "[advi]") {
         const Eigen::MatrixXd C = r.q.covariance();
         const double corr = C(0, 1) / std::sqrt(C(0, 0) * C(1, 1));
         INFO("seed " << seed << ": " << r.q << "corr " << corr << ", " << r.stop_reason);
-        // Measured over 8 seeds: |corr - 0.9| <= 0.01, variances within 5%, mu within 0.03.
+        // Measured over 8 seeds (old relative rule at tol_rel_obj 0.001): |corr - 0.9| <= 0.01,
+        // variances within 5%, mu within 0.03. The Auto rule (issue 19) stops once halving the
+        // step size gains under 0.1 nats: variances up to 13.6% off over seeds 0-3.
         CHECK(std::fabs(corr - 0.9) < 0.05);
-        CHECK(std::fabs(C(0, 0) / 1.0 - 1.0) < 0.10);
-        CHECK(std::fabs(C(1, 1) / 2.25 - 1.0) < 0.10);
+        CHECK(std::fabs(C(0, 0) / 1.0 - 1.0) < 0.16);
+        CHECK(std::fabs(C(1, 1) / 2.25 - 1.0) < 0.16);
         CHECK((r.q.mu() - p.mean()).cwiseAbs().maxCoeff() < 0.1);
     }
 }
@@ -81,8 +83,9 @@ TEST_CASE("engine: mean-field finds the mean and underestimates the marginal var
         INFO("seed " << seed << ": " << r.q << r.stop_reason);
         // Measured over 8 seeds: variances within 7% of 1/Lambda_ii, mu within 0.04.
         CHECK((r.q.mu() - p.mean()).cwiseAbs().maxCoeff() < 0.1);
-        CHECK(std::fabs(var[0] / mf_var[0] - 1.0) < 0.12);
-        CHECK(std::fabs(var[1] / mf_var[1] - 1.0) < 0.12);
+        // Auto rule: up to 12.7% (seed 3).
+        CHECK(std::fabs(var[0] / mf_var[0] - 1.0) < 0.15);
+        CHECK(std::fabs(var[1] / mf_var[1] - 1.0) < 0.15);
         CHECK(var[0] < 0.3 * p.covariance()(0, 0));
         CHECK(var[1] < 0.3 * p.covariance()(1, 1));
     }
@@ -92,15 +95,11 @@ TEST_CASE("engine: result bookkeeping and output draws", "[advi]") {
     GaussianTarget p = correlated_2d(-10.0);
     const auto r = run_advi(p, {.family = Family::FullRank, .seed = 4, .output_samples = 4000});
     REQUIRE(r.converged);
-    CHECK_THAT(r.stop_reason, Matches("relative ELBO change [0-9.e-]+ < tol_rel_obj 0.01 "
-                                      "\\((mean|median)\\)"));
+    // The Auto rule (issue 19): one ELBO per stationary phase, of its iterate average.
+    CHECK_THAT(r.stop_reason, Matches("stationary at [0-9]+ step size\\(s\\) .*"));
     CHECK(r.iterations == r.elbo_iterations.back());
-    CHECK(r.iterations % 100 == 0);
     CHECK(r.elbo_trace.size() == r.elbo_iterations.size());
-    CHECK(r.relative_changes.size() == r.elbo_iterations.size());
-    for (size_t k = 0; k < r.elbo_iterations.size(); ++k) {
-        CHECK(r.elbo_iterations[k] == 100 * static_cast<int>(k + 1));
-    }
+    CHECK(r.elbo == r.elbo_trace.back());
     CHECK(r.eta_trials.size() == 5);
     CHECK(r.seconds > 0.0);
     CHECK(r.dropped_draws == 0);
@@ -127,7 +126,7 @@ TEST_CASE("engine: init sets the starting mean", "[advi]") {
     const auto r = run_advi(p, opts);
     CHECK((r.q.mu() - Eigen::Vector2d(5.0, 6.0)).cwiseAbs().maxCoeff() < 1e-6);
     CHECK_FALSE(r.converged);
-    CHECK(r.stop_reason == "max_iterations reached");
+    CHECK_THAT(r.stop_reason, Contains("max_iterations reached"));
     CHECK(r.iterations == 1);
 }
 
@@ -138,11 +137,10 @@ TEST_CASE("engine: log prints the eta search and the ELBO table", "[advi]") {
     const std::string s = log.str();
     CHECK_THAT(s, Contains("Begin eta adaptation"));
     CHECK_THAT(s, Contains("Success! Found best value [eta = "));
-    CHECK_THAT(s, Contains("delta_ELBO_mean"));
-    CHECK_THAT(s, Contains("delta_ELBO_med"));
-    CHECK_THAT(s,
-               Matches("(.|\n)*\n +100 +-?[0-9.]+(e[-+][0-9]+)? +[0-9.e+-]+ +[0-9.e+-]+\n(.|\n)*"));
-    CHECK_THAT(s, Contains("ELBO CONVERGED"));
+    // The Auto rule's table: a line per stationary phase (iteration, eta, R-hat, ELBO, gain).
+    CHECK_THAT(s, Contains("Auto rule"));
+    CHECK_THAT(s, Contains("R-hat"));
+    CHECK_THAT(s, Contains("GAIN TOO SMALL"));
     REQUIRE(r.converged);
 }
 

@@ -4,6 +4,15 @@
 //   d/dL_ij  E[log p(zeta)] = E[grad_i eta_j], i >= j         (dzeta_i/dL_ij = eta_j)
 // and the entropy adds 1 per omega_k (d/domega sum omega) or 1/L_ii on L's diagonal
 // (d/dL log|det L| = L^-T, whose lower triangle is diag(1/L_ii)).
+//
+// Sticking the landing (Roeder, Wu and Duvenaud 2017): the ELBO is E[log p(zeta) - log q(zeta;
+// phi)], and the gradient of -log q has two parts: through zeta = S^-1(eta) and through phi
+// with zeta held. The second has expectation 0 (the score), so STL drops it and keeps
+//   h = grad log p(zeta) - grad_zeta log q(zeta) = grad + (zeta - mu) / sigma^2 = grad + eta /
+//   sigma (mean-field), grad + Sigma^-1 (zeta - mu) = grad + L^-T eta (full-rank),
+// pushed through zeta like grad above: g_mu = E[h], g_omega = E[h .* eta] .* sigma, g_L =
+// lower(E[h eta^T]). The expectations equal the standard ones (E[eta eta^T] = I gives back the
+// entropy terms), and where q equals the target h = 0 at every draw: no variance at the optimum.
 #include <advi/engine/elbo.hpp>
 
 #include <algorithm>
@@ -18,9 +27,15 @@ namespace {
 // at the end.
 class GradientAccumulator {
 public:
-    explicit GradientAccumulator(const Approximation& q)
-        : q_(q), zeta_(q.dim()), g_(q.dim()), mu_sum_(Eigen::VectorXd::Zero(q.dim())) {
+    GradientAccumulator(const Approximation& q, GradientEstimator estimator)
+        : q_(q),
+          stl_(estimator == GradientEstimator::StickingTheLanding),
+          zeta_(q.dim()),
+          g_(q.dim()),
+          mu_sum_(Eigen::VectorXd::Zero(q.dim())) {
         if (q.family() == Family::MeanField) {
+            if (stl_)
+                inv_sigma_ = (-q.omega().array()).exp();
             omega_sum_ = Eigen::VectorXd::Zero(q.dim());
         } else {
             L_sum_ = Eigen::MatrixXd::Zero(q.dim(), q.dim());
@@ -37,6 +52,13 @@ public:
             return false;
         }
         ++result_.used;
+        if (stl_) {
+            if (q_.family() == Family::MeanField) {
+                g_.array() += eta.array() * inv_sigma_.array();
+            } else {
+                g_ += q_.L().transpose().triangularView<Eigen::Upper>().solve(eta);
+            }
+        }
         mu_sum_ += g_;
         if (q_.family() == Family::MeanField) {
             omega_sum_.array() += g_.array() * eta.array();
@@ -59,11 +81,12 @@ public:
         Approximation g;
         if (q_.family() == Family::MeanField) {
             Eigen::VectorXd g_omega =
-                (omega_sum_.array() / n * q_.omega().array().exp() + 1.0).matrix();
+                (omega_sum_.array() / n * q_.omega().array().exp() + (stl_ ? 0.0 : 1.0)).matrix();
             g = Approximation::mean_field(mu_sum_ / n, std::move(g_omega));
         } else {
             Eigen::MatrixXd g_L = L_sum_ / n;
-            g_L.diagonal().array() += q_.L().diagonal().array().inverse();
+            if (!stl_)
+                g_L.diagonal().array() += q_.L().diagonal().array().inverse();
             g = Approximation::full_rank(mu_sum_ / n, std::move(g_L));
         }
         result_.grad = g.params();
@@ -72,6 +95,8 @@ public:
 
 private:
     const Approximation& q_;
+    bool stl_;
+    Eigen::VectorXd inv_sigma_;  // mean-field STL: 1 / exp(omega)
     Eigen::VectorXd zeta_;
     Eigen::VectorXd g_;
     Eigen::VectorXd mu_sum_;
@@ -111,8 +136,9 @@ ElboEstimate finish_estimate(const Approximation& q, double sum, int used, int d
 
 }  // namespace
 
-ElboGradient elbo_gradient(Target& target, const Approximation& q, const Eigen::MatrixXd& etas) {
-    GradientAccumulator acc(q);
+ElboGradient elbo_gradient(Target& target, const Approximation& q, const Eigen::MatrixXd& etas,
+                           GradientEstimator estimator) {
+    GradientAccumulator acc(q, estimator);
     Eigen::VectorXd eta(q.dim());
     for (Eigen::Index r = 0; r < etas.rows(); ++r) {
         eta = etas.row(r).transpose();
@@ -122,8 +148,8 @@ ElboGradient elbo_gradient(Target& target, const Approximation& q, const Eigen::
 }
 
 ElboGradient elbo_gradient(Target& target, const Approximation& q, Rng& rng, int grad_samples,
-                           int max_draws) {
-    GradientAccumulator acc(q);
+                           int max_draws, GradientEstimator estimator) {
+    GradientAccumulator acc(q, estimator);
     Eigen::VectorXd eta(q.dim());
     while (acc.used() < grad_samples && acc.used() + acc.dropped() < max_draws) {
         rng.fill_normal(eta);

@@ -28,6 +28,10 @@ struct ElboEstimate {
     Eigen::VectorXd log_p;
 };
 
+// How the entropy's part of the gradient is estimated: analytically (the paper's Eqs. 6-7), or
+// by "sticking the landing" (elbo.cpp), whose variance vanishes where q equals the target.
+enum class GradientEstimator { Standard, StickingTheLanding };
+
 // From the given draws, one eta ~ N(0, I) per row:
 //   g_mu    = mean grad_zeta log p(zeta)
 //   g_omega = mean(grad .* eta) .* exp(omega) + 1                 (mean-field)
@@ -35,10 +39,12 @@ struct ElboEstimate {
 // Non-finite draws are dropped and the mean is over the rest; when every draw is dropped,
 // ok() is false and grad is zero.
 [[nodiscard]] ElboGradient elbo_gradient(Target& target, const Approximation& q,
-                                         const Eigen::MatrixXd& etas);
+                                         const Eigen::MatrixXd& etas,
+                                         GradientEstimator estimator = GradientEstimator::Standard);
 // With fresh draws: draws until `grad_samples` are finite or `max_draws` were tried.
 [[nodiscard]] ElboGradient elbo_gradient(Target& target, const Approximation& q, Rng& rng,
-                                         int grad_samples, int max_draws);
+                                         int grad_samples, int max_draws,
+                                         GradientEstimator estimator = GradientEstimator::Standard);
 
 // From the given draws (common random numbers): draws with a non-finite log density are
 // dropped (the gradient is not looked at).

@@ -15,6 +15,7 @@
 #include <advi/base/error.hpp>
 #include <advi/base/memory_budget.hpp>
 
+#include <advi/engine/auto_rule.hpp>
 #include <advi/engine/counting_target.hpp>
 #include <advi/engine/estimator.hpp>
 #include <advi/engine/runaway.hpp>
@@ -156,7 +157,7 @@ AdviResult run_from_start(Target& target, const Options& opts) {
     StepSize steps(eta);
     const int window = static_cast<int>(std::max(0.1 * opts.max_iterations / opts.eval_elbo, 2.0));
     boost::circular_buffer<double> rel_window(static_cast<size_t>(window));
-    if (!search_interrupted)
+    if (!search_interrupted && !robust)
         log_table_header(opts, eta);
 
     // The monitor's own time (e.g. a held-out log predictive density) is not the fit's.
@@ -173,6 +174,14 @@ AdviResult run_from_start(Target& target, const Options& opts) {
     };
     if (opts.monitor_every > 0) {
         monitor(0, q);
+    }
+    if (robust && !search_interrupted) {
+        // The Auto rule's main loop (auto_rule.cpp).
+        run_auto_rule(est, q0, eta, opts, monitor, res);
+        res.draws = res.q.draw(est.output_rng(), opts.output_samples);
+        res.dropped_draws = est.dropped();
+        res.seconds = elapsed();
+        return res;
     }
 
     // The ELBO of q as it is now, NaN once q has moved since its last evaluation.

@@ -55,6 +55,10 @@ Estimator::Estimator(Target& target, const Options& opts)
       rule_(opts.convergence),
       grad_samples_(opts.grad_samples),
       elbo_samples_(opts.elbo_samples),
+      // Stan's rule keeps Stan's estimator; Auto sticks the landing unless told not to.
+      estimator_(opts.convergence == ConvergenceRule::Auto && opts.sticking_the_landing
+                     ? GradientEstimator::StickingTheLanding
+                     : GradientEstimator::Standard),
       grad_rng_(0),
       elbo_rng_(0),
       output_rng_(0) {
@@ -78,7 +82,8 @@ double Estimator::elbo(const Approximation& q) {
 
 ElboGradient Estimator::gradient(const Approximation& q) {
     target_.next_minibatch();
-    ElboGradient g = elbo_gradient(target_, q, grad_rng_, grad_samples_, max_grad_draws());
+    ElboGradient g =
+        elbo_gradient(target_, q, grad_rng_, grad_samples_, max_grad_draws(), estimator_);
     dropped_ += g.dropped;
     return g;
 }

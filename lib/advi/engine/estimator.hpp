@@ -29,6 +29,11 @@ public:
     Target& target() { return target_; }
     ConvergenceRule rule() const { return rule_; }
     int elbo_samples() const { return elbo_samples_; }
+    int grad_samples() const { return grad_samples_; }
+    // More draws per gradient when the Auto rule finds the gradient noise too large to make
+    // progress (auto_rule.cpp).
+    void set_grad_samples(int n) { grad_samples_ = n; }
+    GradientEstimator gradient_estimator() const { return estimator_; }
     // In 64 bits and clamped: 10 x grad_samples overflowed int for grad_samples > 214748364
     // and the gradient then gave up after 0 draws.
     int max_grad_draws() const {
@@ -58,6 +63,7 @@ private:
     ConvergenceRule rule_;
     int grad_samples_;
     int elbo_samples_;
+    GradientEstimator estimator_;
     Rng grad_rng_;
     Rng elbo_rng_;
     Rng output_rng_;

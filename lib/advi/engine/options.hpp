@@ -96,6 +96,12 @@ struct Options {  // field order matters: users write {.family = ..., .seed = 1}
     // off (runaway.hpp), e.g. about 700 where the constraint transform exponentiates (the
     // constrained value overflows past 709); empty: kRunawayMagnitude for every coordinate.
     Eigen::VectorXd runaway_limits{};
+    // Auto rule only (Stan's keeps Stan's estimator): estimate the gradient by "sticking the
+    // landing" (elbo.cpp), whose variance vanishes as q approaches a target in its family. Off by
+    // default, by measurement (README, Convergence): with the normalised step sizes it did not
+    // lower mean-field's final ELBO gap much, and full-rank fits far from the optimum stalled
+    // (the L^-T eta term is large where a diagonal entry of L is small).
+    bool sticking_the_landing = false;
     StartFrom start = StartFrom::Auto;
 
     [[nodiscard]] bool interrupted() const {

@@ -12,7 +12,7 @@ const Eigen::VectorXd& StepSize::next(const Eigen::VectorXd& g) {
     } else {
         s_ = (kAlpha * g.array().square() + (1.0 - kAlpha) * s_.array()).matrix();
     }
-    const double decay = eta_ * std::pow(static_cast<double>(i_), -0.5 + kEpsilon);
+    const double decay = decay_ ? eta_ * std::pow(static_cast<double>(i_), -0.5 + kEpsilon) : eta_;
     rho_ = (decay / (kTau + s_.array().sqrt())).matrix();
     return rho_;
 }

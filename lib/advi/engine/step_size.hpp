@@ -15,12 +15,18 @@ public:
     static constexpr double kEpsilon = 1e-16;
 
     explicit StepSize(double eta) : eta_(eta) {}
+    // decay = false: rho_k = eta / (tau + sqrt(s_k)), no i^(-1/2) factor. The Auto rule keeps
+    // the step size fixed until the iterates are stationary and then lowers eta itself
+    // (auto_rule.cpp): a decaying sequence makes q stop moving whether or not it has arrived.
+    StepSize(double eta, bool decay) : eta_(eta), decay_(decay) {}
 
     // Advances to the next iteration with gradient g and returns rho^(i) (same size as g).
     const Eigen::VectorXd& next(const Eigen::VectorXd& g);
     // Back to iteration 0 with no gradient memory (a new eta candidate, a restart).
     void reset();
     void reset(double eta);
+    // A new eta, keeping the iteration count and the gradient memory s.
+    void set_eta(double eta) { eta_ = eta; }
 
     double eta() const { return eta_; }
     int iteration() const { return i_; }
@@ -29,6 +35,7 @@ public:
 
 private:
     double eta_;
+    bool decay_ = true;
     int i_ = 0;
     Eigen::VectorXd s_;
     Eigen::VectorXd rho_;
