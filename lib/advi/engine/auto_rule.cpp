@@ -1,16 +1,20 @@
-// The Auto rule: phases of constant step size, each ended by stationarity (split-R-hat of
-// the iterates), its iterate average compared with the previous phase's under common random
-// numbers, and a stop once a smaller step size no longer pays.
+// The Auto rule: phases of constant step size, each ended when the running average of its
+// iterates stops improving, that average compared with the best q so far under common random
+// numbers, and a stop once a phase no longer gains enough and q passes the gradient-only
+// optimality checks.
 //
 // Why this shape. Stochastic gradient ascent at a fixed step size does not converge to the
 // optimum but to a stationary distribution around it, whose spread shrinks with the step size;
 // the average of the iterates over that distribution is far closer to the optimum than any one
-// iterate (Dhaka et al. 2020). Stationarity is a statistic of the iterates, not of the ELBO's
-// size: R-hat compares the drift between batches of iterates with their noise, so a step size
-// too small to move q is never "converged" (it drifts for ever, slowly), and nothing depends on
-// the magnitude of log p. Whether a smaller step size is worth its cost is measured directly:
-// the ELBO of the new average minus the old, per common draw (paired, so log p's additive
-// constant cancels), with its Monte Carlo standard error.
+// iterate (Dhaka et al. 2020), and a smaller step size removes what bias is left (Welandawe et
+// al. 2024). Every decision is a paired ELBO difference over the common draws (log p's additive
+// constant cancels draw by draw) or a statistic of gradients, never a ratio to |ELBO|. The
+// average over the last half to three quarters of a phase is scored once per block of
+// eval_elbo iterations and compared with the score half a phase earlier: while q drifts, that
+// gain grows with the phase's length, so a slow drift is not a plateau; once the iterates are
+// stationary it shrinks like the averaging error. A step size too small to move q gains
+// nothing, but its q fails the location check (runaway.hpp), so it is not called converged:
+// the step size doubles instead.
 #include <advi/engine/auto_rule.hpp>
 
 #include <cmath>
@@ -21,7 +25,6 @@
 
 #include <advi/base/error.hpp>
 #include <advi/engine/runaway.hpp>
-#include <advi/engine/stationarity.hpp>
 #include <advi/engine/step_size.hpp>
 
 namespace advi {
@@ -31,18 +34,17 @@ namespace {
 constexpr int kMaxEtaReductions = 8;  // as run_advi's Robust back-off
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// A trace that has converged to a point (no gradient noise left: sticking the landing on a
-// target in q's family) has no noise to compare its drift with; movements below this fraction
-// of q's own scale count as none. Slow drift from a tiny step size is far above it over a
-// window (1e-6 per iteration is 1e-4 over 100 iterations).
-constexpr double kRelativeFloor = 1e-9;
+// What a later q is compared with: its ELBO over the common draws, per draw, and its entropy.
+struct Checkpoint {
+    Eigen::VectorXd log_p;  // per common draw, NaN where dropped
+    double elbo = -std::numeric_limits<double>::infinity();
+    double entropy = 0.0;
+};
 
 // The ELBO of one candidate q over the common draws, per draw for paired comparisons.
-struct Scored {
+struct Scored : Checkpoint {
     Approximation q;
-    double elbo = -std::numeric_limits<double>::infinity();
     double se = kNaN;
-    Eigen::VectorXd log_p;  // per common draw, NaN where dropped
     int iteration = 0;
 };
 
@@ -72,6 +74,7 @@ Scored score(Estimator& est, const Approximation& q, int iteration) {
     s.iteration = iteration;
     s.elbo = est.elbo(q);
     s.log_p = est.last_elbo().log_p;
+    s.entropy = q.entropy();
     if (s.log_p.size() > 0) {
         // Centre before the squares: log p may carry a constant of 1e9.
         const double centre = s.elbo - q.entropy();
@@ -86,7 +89,7 @@ struct Gain {
     double se = kNaN;
 };
 
-Gain paired_gain(const Scored& a, const Scored& b) {
+Gain paired_gain(const Checkpoint& a, const Checkpoint& b) {
     Gain g;
     if (a.log_p.size() != b.log_p.size() || a.log_p.size() == 0) {
         g.value = b.elbo - a.elbo;
@@ -103,27 +106,9 @@ Gain paired_gain(const Scored& a, const Scored& b) {
     }
     if (n == 0)
         return g;
-    g.value = sum / n + b.q.entropy() - a.q.entropy();
+    g.value = sum / n + b.entropy - a.entropy;
     g.se = pair_mean_se(d);
     return g;
-}
-
-// The floor under R-hat's drift, per variational parameter: a fraction of q's scale for the
-// means and the full-rank factor's rows, of 1 for mean-field's log-scales.
-Eigen::VectorXd movement_floor(const Approximation& q) {
-    const int d = q.dim();
-    Eigen::VectorXd floor(q.num_params());
-    const Eigen::VectorXd sd = q.sd();
-    floor.head(d) = kRelativeFloor * sd;
-    if (q.family() == Family::MeanField) {
-        floor.tail(d).setConstant(kRelativeFloor);
-    } else {
-        int k = d;
-        for (int j = 0; j < d; ++j) {
-            for (int i = j; i < d; ++i) floor[k++] = kRelativeFloor * sd[i];
-        }
-    }
-    return floor;
 }
 
 // Full-rank q is the same with any column of L negated; its iterates must not wander between
@@ -145,6 +130,33 @@ Approximation with_params(const Approximation& like, const Eigen::VectorXd& p) {
     return q;
 }
 
+// A phase's running average: the mean of its block means from the last power of two of blocks
+// on (two accumulators, so the average spans between half and three quarters of the phase and
+// memory stays at two parameter vectors, whatever the family's size).
+class PhaseAverage {
+public:
+    explicit PhaseAverage(Eigen::Index n) : older_(Eigen::VectorXd::Zero(n)), newer_(older_) {}
+    void add_block(const Eigen::VectorXd& block_mean) {
+        ++blocks_;
+        if ((blocks_ & (blocks_ - 1)) == 0) {  // a power of two: the older span starts later
+            older_ = newer_;
+            older_count_ = newer_count_;
+            newer_.setZero();
+            newer_count_ = 0;
+        }
+        older_ += block_mean;
+        ++older_count_;
+        newer_ += block_mean;
+        ++newer_count_;
+    }
+    int blocks() const { return blocks_; }
+    Eigen::VectorXd average() const { return older_ / older_count_; }
+
+private:
+    Eigen::VectorXd older_, newer_;
+    int older_count_ = 0, newer_count_ = 0, blocks_ = 0;
+};
+
 }  // namespace
 
 void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Options& opts,
@@ -154,29 +166,35 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
         if (opts.log != nullptr)
             *opts.log << line << '\n';
     };
-    // The searched eta was chosen for Stan's decaying sequence, whose steps are eta / 7 by
-    // iteration 50. Measured: a first phase at 0.2 x eta improved hier_logistic's held-out
-    // density within 10000 iterations (-0.616 against -0.699 at 1 x eta) but left full-rank
-    // fits of 2-D Gaussians unconverged at 10000; the default stays 1 until the rule is faster.
-    StepSize steps(eta * settings.initial_scale, /*decay=*/false);
-    IterateWindow window(settings.batches, settings.batch_length);
+    StepSize steps(eta, /*decay=*/false);
+    const int block = opts.eval_elbo;
     Approximation q = q0;
 
-    // The last good point to back off to, and the averages of finished phases.
-    Scored last_good = score(est, q0, 0);
-    std::optional<Scored> best;  // the best phase average so far
-    int phase = 0;               // phases ended by stationarity
+    Scored best = score(est, q0, 0);  // the best phase average so far (q0 at first)
+    std::optional<Scored> phase_best;
+    std::vector<Checkpoint> checks;
+    PhaseAverage average(q0.num_params());
+    Eigen::VectorXd block_sum = Eigen::VectorXd::Zero(q0.num_params());
+    int in_block = 0;
+    int phases = 0;
     int grad_doublings = 0;
-    int unsettled = 0;  // failed R-hat checks since the window last grew
-    bool stationary_once = false;
-    std::string stop;
+    int eta_doublings = 0;
     Gain last_gain;
+    std::string not_at_optimum;  // why the last small gain was not taken for convergence
+    auto new_phase = [&] {
+        q = best.q;
+        checks.clear();
+        phase_best.reset();
+        average = PhaseAverage(q0.num_params());
+        block_sum.setZero();
+        in_block = 0;
+    };
     log(
-        fmt::format("Begin stochastic gradient ascent (Auto rule: fixed eta = {:g} until the "
-                    "iterates are stationary, then smaller).",
+        fmt::format("Begin stochastic gradient ascent (Auto rule: eta = {:g}, fixed until the "
+                    "iterate average stops improving, then smaller).",
                     eta));
-    log(fmt::format("  {:>6}  {:>10}  {:>8}  {:>15}  {:>12}   notes", "iter", "eta", "R-hat",
-                    "ELBO(average)", "gain"));
+    log(fmt::format("  {:>6}  {:>10}  {:>15}  {:>12}   notes", "iter", "eta", "ELBO(average)",
+                    "gain"));
 
     int iter = 1;
     bool interrupted = false;
@@ -204,8 +222,8 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
             return;
         }
         if (!failure.empty()) {
-            // A step that blew up says the step size is too large here: back to the last
-            // good q with a ten times smaller eta.
+            // A step that blew up says the step size is too large here: back to the best q
+            // with a ten times smaller eta.
             if (res.eta_reductions == kMaxEtaReductions) {
                 throw FitError(fmt::format(
                     "{}, after eta had been reduced {} times (to {:g}) following non-finite "
@@ -215,149 +233,119 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
             }
             ++res.eta_reductions;
             steps.reset(steps.eta() / 10.0);
-            q = last_good.q;
-            window.clear();
-            unsettled = 0;
             log(fmt::format("  {}; restored q from iteration {}, eta reduced to {:g}", failure,
-                            last_good.iteration, steps.eta()));
+                            best.iteration, steps.eta()));
+            new_phase();
             continue;
         }
         canonical_signs(q);
         if (opts.monitor_every > 0 && iter % opts.monitor_every == 0)
             monitor(iter, q);
 
-        window.add(q.params());
-        // Check once per completed batch of a full window.
-        if (!window.full() || !window.just_completed())
+        block_sum += q.params();
+        if (++in_block < block)
             continue;
-        const Eigen::VectorXd rhat = window.rhat(movement_floor(q));
-        const double rhat_max = rhat.maxCoeff();
-        if (!(rhat_max < settings.rhat_max)) {
-            // Not stationary over this window: let it grow, so that it spans enough
-            // autocorrelation times. After a first stationary phase the transient is over,
-            // and a window that must grow past an eighth of the budget means the gradient
-            // noise makes the iterates mix too slowly: more draws per gradient instead.
-            const bool noisy = stationary_once &&
-                               window.length() * 8L >= static_cast<long>(opts.max_iterations) &&
-                               est.grad_samples() * 2 <= settings.max_grad_samples;
-            if (noisy) {
-                est.set_grad_samples(est.grad_samples() * 2);
-                ++grad_doublings;
-                window.clear();
-                unsettled = 0;
-                log(fmt::format(
-                    "  {:>6}  {:>10.3g}  {:>8.3f}  {:>15}  {:>12}   NOISY: grad_samples "
-                    "-> {}",
-                    iter, steps.eta(), rhat_max, "", "", est.grad_samples()));
-            } else if (++unsettled >= settings.batches) {
-                // The window has slid its whole length without settling: the drift is slower
-                // than the window spans (or the transient is longer), so double it.
-                window.merge();
-                unsettled = 0;
-            }
-            continue;
-        }
+        average.add_block(block_sum / block);
+        block_sum.setZero();
+        in_block = 0;
 
-        // Stationary: the window's average is this phase's q.
-        stationary_once = true;
-        ++phase;
-        Scored avg = score(est, with_params(q, window.average()), iter);
+        Scored avg = score(est, with_params(q, average.average()), iter);
         if (!std::isfinite(avg.elbo)) {
-            // Treated like a non-finite step: the average sits where log p fails.
-            window.clear();
-            unsettled = 0;
+            // The average sits where log p fails: keep going, the next one may not.
             continue;
         }
         res.elbo_iterations.push_back(iter);
         res.elbo_trace.push_back(avg.elbo);
-        std::string note;
-        bool done = false;
-        if (best) {
-            last_gain = paired_gain(*best, avg);
-            // Not worth another decrease: the new average gained less than min_gain nats
-            // (or lost). Gains are paired differences: no |ELBO| enters.
-            // Stop when the gain is below min_gain nats and also within 2 MCSEs of
-            // zero: a gain that is small but plainly real says the optimum is still some way
-            // off (gains shrink like the distance squared, their MCSE like the distance).
-            done =
-                !(last_gain.value > settings.min_gain) && !(last_gain.value > 2.0 * last_gain.se);
-            note = done ? "   GAIN TOO SMALL" : "";
+        if (!phase_best || avg.elbo > phase_best->elbo)
+            phase_best = avg;
+        checks.push_back(avg);
+        const int j = average.blocks();
+        if (j < 2 || checks.size() < 2) {
+            log(fmt::format("  {:>6}  {:>10.3g}  {:>15.7g}  {:>12}", iter, steps.eta(), avg.elbo,
+                            "-"));
+            continue;
         }
-        log(fmt::format("  {:>6}  {:>10.3g}  {:>8.3f}  {:>15.7g}  {:>12}{}", iter, steps.eta(),
-                        rhat_max, avg.elbo,
-                        best ? fmt::format("{:.3g}", last_gain.value) : std::string("-"), note));
-        if (!best || last_gain.value > 0.0)
-            best = avg;
-        last_good = *best;
-        if (done) {
-            // A claim of convergence must also pass the gradient-only scale check.
-            if (auto off = scale_not_at_optimum(est.scale_balance(best->q), opts)) {
-                log("  SCALE NOT AT OPTIMUM: " + *off);
-                stop = *off;
-            } else {
+        // The gain over the average of half a phase earlier.
+        const Checkpoint& earlier = checks[static_cast<size_t>(std::max(j / 2 - 1, 0))];
+        const Gain within = paired_gain(earlier, avg);
+        const bool plateau = !(within.value > std::max(settings.plateau_gain, 2.0 * within.se));
+        log(fmt::format("  {:>6}  {:>10.3g}  {:>15.7g}  {:>12.3g}{}", iter, steps.eta(), avg.elbo,
+                        within.value, plateau ? "   PLATEAU" : ""));
+        if (!plateau)
+            continue;
+
+        // The phase is over: its best average against the best q so far.
+        ++phases;
+        last_gain = paired_gain(best, *phase_best);
+        const bool small = !(last_gain.value > settings.min_gain);
+        if (last_gain.value > 0.0)
+            best = *phase_best;
+        if (small) {
+            // Small gains also come from a step size too small to move q: converged only if
+            // q's location and scale pass the gradient-only checks.
+            const ScaleBalance balance = est.scale_balance(best.q);
+            auto off = location_not_at_optimum(balance, opts);
+            if (!off)
+                off = scale_not_at_optimum(balance, opts);
+            if (!off) {
                 res.converged = true;
-                stop.clear();
+                not_at_optimum.clear();
                 break;
             }
+            not_at_optimum = *off;
+            steps.set_eta(steps.eta() * 2.0);
+            ++eta_doublings;
+            log(fmt::format("  NOT AT OPTIMUM: {}; eta doubled to {:g}", *off, steps.eta()));
+        } else {
+            // A phase that ended below the best so far lost to noise: more draws per gradient.
+            if (last_gain.value < 0.0 && est.grad_samples() * 2 <= settings.max_grad_samples) {
+                est.set_grad_samples(est.grad_samples() * 2);
+                ++grad_doublings;
+                log(fmt::format("  NOISY: grad_samples -> {}", est.grad_samples()));
+            }
+            steps.set_eta(steps.eta() * settings.decrease);
         }
-        // Next phase: a smaller step size from the average, a fresh window.
-        q = best->q;
-        steps.set_eta(steps.eta() * settings.decrease);
-        window.clear();
-        unsettled = 0;
+        new_phase();
     }
     res.iterations = interrupted ? iter - 1 : std::min(iter, opts.max_iterations);
 
-    // The answer: the best phase average; without one (not yet stationary), the better of
-    // the current window's average and the last iterate.
-    if (!best) {
-        Scored last = score(est, q, res.iterations);
-        if (window.full()) {
-            Scored avg = score(est, with_params(q, window.average()), res.iterations);
-            if (avg.elbo > last.elbo)
-                last = avg;
-        }
-        best = last;
-    }
-    res.q = best->q;
-    res.elbo = best->elbo;
-    res.elbo_se = best->se;
+    // The answer: the best average, of a finished phase or of the current one.
+    if (phase_best && paired_gain(best, *phase_best).value > 0.0)
+        best = *phase_best;
+    res.q = best.q;
+    res.elbo = best.elbo;
+    res.elbo_se = best.se;
 
-    const std::string extra =
-        grad_doublings > 0 ? fmt::format(
-                                 "; gradient noise too large to progress: grad_samples doubled {} "
-                                 "time(s), to {}",
-                                 grad_doublings, est.grad_samples())
-                           : std::string();
+    std::string extra;
+    if (grad_doublings > 0)
+        extra +=
+            fmt::format("; phases lost to gradient noise: grad_samples doubled {} time(s), to {}",
+                        grad_doublings, est.grad_samples());
+    if (eta_doublings > 0)
+        extra += fmt::format("; eta doubled {} time(s) where q was not moving", eta_doublings);
     if (interrupted) {
         res.stop_reason = fmt::format("interrupted after {} iterations", res.iterations);
         log(fmt::format("Interrupted at iteration {}: the fit is not converged.", res.iterations));
     } else if (res.converged) {
         res.stop_reason = fmt::format(
-            "stationary at {} step size(s) (split-R-hat of the iterates < {:g}); the last "
-            "decrease gained {:.2g} +- {:.2g} nats (< {:g} and < 2 MCSE){}",
-            phase, settings.rhat_max, last_gain.value, last_gain.se, settings.min_gain, extra);
+            "the iterate average reached a plateau at {} step size(s); the last phase gained "
+            "{:.2g} +- {:.2g} nats (< {:g}), and q's location and scale pass the gradient "
+            "checks{}",
+            phases, last_gain.value, last_gain.se, settings.min_gain, extra);
     } else {
-        res.stop_reason = phase == 0
-                              ? fmt::format(
-                                    "max_iterations reached before the iterates were stationary "
-                                    "(split-R-hat >= {:g}): q is still moving",
-                                    settings.rhat_max)
-                              : fmt::format(
-                                    "max_iterations reached after {} stationary phase(s); the last "
-                                    "decrease still gained {:.2g} +- {:.2g} nats",
-                                    phase, last_gain.value, last_gain.se);
-        if (phase == 1) {
-            // No decrease was compared yet: say so instead of "gained nan".
-            res.stop_reason =
-                "max_iterations reached after 1 stationary phase: the iterates at the next, "
-                "smaller step size were not yet stationary";
-        }
-        if (!stop.empty()) {
-            res.stop_reason += "; " + stop;
+        res.stop_reason =
+            phases == 0 ? std::string(
+                              "max_iterations reached before the iterate average reached a "
+                              "plateau: q is still moving")
+                        : fmt::format(
+                              "max_iterations reached after {} phase(s); the last gained {:.2g} "
+                              "+- {:.2g} nats",
+                              phases, last_gain.value, last_gain.se);
+        if (!not_at_optimum.empty()) {
+            res.stop_reason += "; " + not_at_optimum;
         } else if (auto off = scale_not_at_optimum(est.scale_balance(res.q), opts)) {
             // Say which direction has no optimum, if one plainly has none (an improper
-            // posterior: q drifts for ever, so it is never stationary).
+            // posterior: q drifts for ever).
             res.stop_reason += "; " + *off;
         }
         res.stop_reason += extra;

@@ -1,6 +1,7 @@
 // The Auto rule's main loop (issue 19; after Dhaka et al. 2020 and Welandawe et al. 2024): a
-// fixed step size until the iterates are stationary, their average as q, then a smaller step
-// size while the average's ELBO still gains enough to be worth it.
+// fixed step size until the average of the iterates stops improving, that average as q, then
+// a smaller step size while a phase still gains enough to be worth it; "converged" also needs
+// q's location and scale to pass the gradient-only optimality checks (runaway.hpp).
 #pragma once
 
 #include <functional>
@@ -14,20 +15,19 @@ namespace advi {
 
 // The rule's constants, chosen by measurement (README, "Convergence").
 struct AutoRuleSettings {
-    int batches = 8;             // the iterate window is cut into this many batches for R-hat
-    int batch_length = 10;       // iterates per batch at first (the window doubles as needed)
-    double rhat_max = 1.1;       // stationary: every variational parameter's split-R-hat below
-    double initial_scale = 1.0;  // the first phase's eta, as a fraction of the searched eta
     double decrease = 0.5;       // eta's factor at each new phase
-    double min_gain = 0.1;       // nats: a decrease must raise the average's ELBO by more
-    int max_grad_samples = 16;   // cap on the draws per gradient when the noise is too large
+    double plateau_gain = 0.05;  // nats: the phase average's gain over the one half a phase
+                                 // earlier at or below this (or within 2 MCSE): a plateau
+    double min_gain = 0.1;       // nats: a phase that gains less over the best so far ends the fit
+    int max_grad_samples = 16;   // cap on the draws per gradient when phases lose to noise
 };
 
 // Runs the main loop from q0 with step-size scale eta and fills res: q (an iterate average),
 // iterations, converged, stop_reason, elbo and elbo_se (of the returned q, over the common
-// draws), elbo_trace / elbo_iterations (the ELBO of each phase's average), eta_reductions.
-// `monitor(iteration, q)` is called every opts.monitor_every iterations. Throws FitError as
-// run_advi does when repeated non-finite steps leave nothing to back off to.
+// draws), elbo_trace / elbo_iterations (the ELBO of the running average at every block of
+// opts.eval_elbo iterations), eta_reductions. `monitor(iteration, q)` is called every
+// opts.monitor_every iterations. Throws FitError as run_advi does when repeated non-finite
+// steps leave nothing to back off to.
 void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Options& opts,
                    const std::function<void(int, const Approximation&)>& monitor, AdviResult& res,
                    const AutoRuleSettings& settings = {});

@@ -40,10 +40,17 @@ inline constexpr double kRunawayMagnitude = 1e50;
 // only: no additive constant of log p, however large, enters it. Along a direction where the
 // log density does not curve back (a flat improper posterior, where full-rank's ELBO creeps up
 // like log(i) / 4 and the relative rule eventually calls that converged), b_k = 0.
+//
+// The same draws give the location's balance: the ELBO's derivative along mu_k is
+// E_q[d log p / d zeta_k] (the entropy does not depend on mu), 0 at every optimum of either
+// family; times q's sd along k it is dimensionless (on a Gaussian target, about how many of q's
+// sds mu_k is off along k).
 struct ScaleBalance {
-    Eigen::VectorXd mean;  // b_k, estimated over the draws
-    Eigen::VectorXd se;    // its Monte Carlo standard error
-    int used = 0;          // draws with a finite log density and gradient
+    Eigen::VectorXd mean;         // b_k, estimated over the draws
+    Eigen::VectorXd se;           // its Monte Carlo standard error
+    Eigen::VectorXd location;     // sd_k E_q[d log p / d zeta_k]
+    Eigen::VectorXd location_se;  // its Monte Carlo standard error
+    int used = 0;                 // draws with a finite log density and gradient
 };
 
 // b over the draws zeta = T(eta) of q, one row of `etas` per draw.
@@ -57,5 +64,14 @@ struct ScaleBalance {
 inline constexpr double kScaleBalanceFloor = 0.25;
 [[nodiscard]] std::optional<std::string> scale_not_at_optimum(const ScaleBalance& b,
                                                               const Options& opts);
+
+// "the mean of q along `x` (unconstrained) is not at an optimum: ..." when some location
+// balance is clearly away from 0 (|l_k| - 3 se_k above kLocationBalanceFloor: q's mean about a
+// tenth of its sd or more off along k on a Gaussian target); nothing otherwise, or with fewer
+// than 2 usable draws. The Auto rule's guard against a step size too small to move q: such a
+// q stops changing, but its gradient does not vanish.
+inline constexpr double kLocationBalanceFloor = 0.1;
+[[nodiscard]] std::optional<std::string> location_not_at_optimum(const ScaleBalance& b,
+                                                                 const Options& opts);
 
 }  // namespace advi
