@@ -42,17 +42,17 @@ TEST_CASE("auto rule: mean-field reaches the analytic optimum", "[engine][auto]"
         const auto r = run_advi(p, {.seed = seed, .max_iterations = 20000, .output_samples = 0});
         INFO("seed " << seed << ": " << r.q << r.stop_reason << "\niterations " << r.iterations);
         CHECK(r.converged);
-        CHECK_THAT(r.stop_reason, StartsWith("stationary at"));
-        // The ELBO within 0.02 nats of the family's optimum (measured: 0.002 to 0.008 over
-        // six seeds; the old rule stopped 0.3 to 1 nat short), sds within 6% of 1/sqrt(P_dd)
-        // (measured 2-5%; a factor of 2 in the entropy gradient would be 41% off) and means
-        // within 0.25 of the optimum's sd (measured up to 0.2: the iterate average's own
-        // Monte Carlo error).
+        CHECK_THAT(r.stop_reason, StartsWith("the iterate average reached a plateau"));
+        // From the init point (these targets give no curvature, so no start at the mode), the
+        // ELBO within 0.05 nats of the family's optimum (measured: 0.012 to 0.021 over four
+        // seeds; the relative rule stopped 0.3 to 1 nat short), sds within 10% of 1/sqrt(P_dd)
+        // (measured 4-8%; a factor of 2 in the entropy gradient would be 41% off) and means
+        // within 0.25 of the optimum's sd (the iterate average's own Monte Carlo error).
         const advi::Approximation opt =
             advi::Approximation::mean_field(p.mean(), sd_opt.array().log().matrix());
-        CHECK(p.analytic_elbo(opt) - p.analytic_elbo(r.q) < 0.02);
+        CHECK(p.analytic_elbo(opt) - p.analytic_elbo(r.q) < 0.05);
         const Eigen::ArrayXd ratio = r.q.sd().array() / sd_opt.array();
-        CHECK((ratio - 1.0).abs().maxCoeff() < 0.06);
+        CHECK((ratio - 1.0).abs().maxCoeff() < 0.10);
         CHECK(((r.q.mu() - p.mean()).array() / sd_opt.array()).abs().maxCoeff() < 0.25);
         // Over 100 common draws the ELBO's MCSE is about sd(log p) / 10 = sqrt(D / 2) / 10.
         CHECK(r.elbo_se > 0.05);
@@ -74,8 +74,9 @@ TEST_CASE("auto rule: full-rank reaches the exact posterior", "[engine][auto]") 
                                     .max_iterations = 20000,
                                     .output_samples = 0});
         const Eigen::MatrixXd L = Eigen::LLT<Eigen::MatrixXd>(S).matrixL();
+        // Measured 0.028 to 0.042 over three seeds from the init point.
         CHECK(p.analytic_elbo(advi::Approximation::full_rank(p.mean(), L)) - p.analytic_elbo(r.q) <
-              0.02);
+              0.06);
         INFO("seed " << seed << ": " << r.q << r.stop_reason << "\niterations " << r.iterations);
         CHECK(r.converged);
         const Eigen::ArrayXd sd = S.diagonal().cwiseSqrt().array();
@@ -83,8 +84,8 @@ TEST_CASE("auto rule: full-rank reaches the exact posterior", "[engine][auto]") 
         const Eigen::MatrixXd err =
             ((r.q.covariance() - S).array() / (sd.matrix() * sd.matrix().transpose()).array())
                 .matrix();
-        // Measured up to 0.15 (seed 3): the ELBO gap above is the tight check.
-        CHECK(err.cwiseAbs().maxCoeff() < 0.2);
+        // Measured up to 0.30: the ELBO gap above is the tight check.
+        CHECK(err.cwiseAbs().maxCoeff() < 0.4);
         CHECK(((r.q.mu() - p.mean()).array() / sd).abs().maxCoeff() < 0.1);
     }
 }
@@ -115,6 +116,8 @@ TEST_CASE("auto rule: a step size too small to move q is not convergence", "[eng
     INFO(r.stop_reason);
     CHECK_FALSE(r.converged);
     CHECK_THAT(r.stop_reason, Contains("max_iterations reached"));
+    // Slow as it is, the drift from the init point gains more than 0.02 nats per half phase.
+    CHECK_THAT(r.stop_reason, Contains("before the iterate average reached a plateau"));
     CHECK(r.iterations == 3000);
 }
 
@@ -123,12 +126,12 @@ TEST_CASE("auto rule: the stop reason and trace", "[engine][auto]") {
     const auto r = run_advi(p, {.seed = 2, .output_samples = 10});
     REQUIRE(r.converged);
     CHECK_THAT(r.stop_reason,
-               Matches("stationary at [0-9]+ step size\\(s\\) \\(split-R-hat of the iterates < "
-                       "1.1\\); the last decrease gained -?[0-9.e-]+ \\+- [0-9.e-]+ nats \\(< "
-                       "0.1 and < 2 MCSE\\).*"));
-    // One ELBO per stationary phase, each at least the previous minus noise, the last phase's
-    // gain below 0.1 nats.
+               Matches("the iterate average reached a plateau at [0-9]+ step size\\(s\\); the "
+                       "last phase gained -?[0-9.e-]+ \\+- [0-9.e-]+ nats \\(< 0.05\\), and q's "
+                       "location and scale pass the gradient checks.*"));
+    // One ELBO per block of eval_elbo iterations, of the running average.
     REQUIRE(r.elbo_trace.size() >= 2);
+    CHECK(r.elbo_trace.size() == static_cast<size_t>(r.iterations / 100));
     CHECK(r.elbo_trace.size() == r.elbo_iterations.size());
     CHECK(r.elbo_iterations.back() == r.iterations);
     CHECK(r.draws.rows() == 10);

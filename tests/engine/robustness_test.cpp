@@ -82,10 +82,8 @@ TEST_CASE("robust: a normalised Gamma(1, 2) under T1 stops by the convergence ru
     INFO(r.stop_reason << "\n" << r.q);
     CHECK(r.converged);
     CHECK(r.iterations < 10000);
-    CHECK_THAT(r.stop_reason, Contains("relative ELBO change"));
-    // Measured: 2900 iterations for seed 0 (mean 4265 over 20 seeds); 18 of 20 seeds
-    // converge (the other two have not settled to 0.01 nats by 10000 iterations:
-    // heavy-tailed omega gradients under T1 keep q moving).
+    CHECK_THAT(r.stop_reason, Contains("the iterate average reached a plateau"));
+    // The Auto rule's decisions are ELBO differences in nats, never relative to |ELBO|.
     int robust_converged = 0, stan_converged = 0;
     for (std::uint64_t seed = 0; seed < 20; ++seed) {
         robust_converged += run_advi(p, {.seed = seed, .output_samples = 0}).converged;

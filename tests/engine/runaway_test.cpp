@@ -153,3 +153,32 @@ TEST_CASE("runaway: the scale balance is 1 at the family's optimum and names a f
     CHECK_THAT(*scale_not_at_optimum(b, opts),
                Contains("the scale of q along `x` (unconstrained) is not at an optimum"));
 }
+
+TEST_CASE("runaway: the location balance is 0 at the family's optimum and names a mean that is off",
+          "[advi]") {
+    Eigen::Matrix2d S;
+    S << 2.0, 0.6, 0.6, 0.5;
+    const Eigen::Matrix2d P = S.inverse();
+    const Eigen::Vector2d m(1.0, -2.0);
+    const Eigen::Vector2d omega = (1.0 / P.diagonal().array().sqrt()).log().matrix();
+    const Eigen::Vector2d sd = omega.array().exp().matrix();
+    for (const double offset : {0.0, 1e6}) {
+        advi::test::GaussianTarget p(m, S, offset);
+        Options opts{.seed = 5, .elbo_samples = 200};
+        opts.describe_coordinate = [](int k) { return k == 1 ? "`y`" : "`x`"; };
+        advi::Estimator est(p, opts);
+        // At the optimum E_q[grad log p] = -P (mu - m) = 0: the common draws are antithetic,
+        // so the linear gradient's draws cancel in pairs.
+        auto b = est.scale_balance(Approximation::mean_field(m, omega));
+        CHECK(b.location.cwiseAbs().maxCoeff() < 1e-10);
+        CHECK_FALSE(advi::location_not_at_optimum(b, opts));
+        // One sd off along x: sd_k (-P delta)_k exactly, and x is named.
+        const Eigen::Vector2d delta(sd[0], 0.0);
+        b = est.scale_balance(Approximation::mean_field(m + delta, omega));
+        const Eigen::Vector2d expected = -(sd.array() * (P * delta).array()).matrix();
+        CHECK(b.location[0] == Approx(expected[0]).epsilon(1e-10));
+        CHECK(b.location[1] == Approx(expected[1]).epsilon(1e-10));
+        CHECK_THAT(*advi::location_not_at_optimum(b, opts),
+                   Contains("the mean of q along `x` (unconstrained) is not at an optimum"));
+    }
+}

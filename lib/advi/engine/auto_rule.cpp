@@ -268,7 +268,7 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
         // The gain over the average of half a phase earlier.
         const Checkpoint& earlier = checks[static_cast<size_t>(std::max(j / 2 - 1, 0))];
         const Gain within = paired_gain(earlier, avg);
-        const bool plateau = !(within.value > std::max(settings.plateau_gain, 2.0 * within.se));
+        const bool plateau = !(within.value > settings.plateau_gain);
         log(fmt::format("  {:>6}  {:>10.3g}  {:>15.7g}  {:>12.3g}{}", iter, steps.eta(), avg.elbo,
                         within.value, plateau ? "   PLATEAU" : ""));
         if (!plateau)

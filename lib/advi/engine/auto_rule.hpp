@@ -16,9 +16,9 @@ namespace advi {
 // The rule's constants, chosen by measurement (README, "Convergence").
 struct AutoRuleSettings {
     double decrease = 0.5;       // eta's factor at each new phase
-    double plateau_gain = 0.05;  // nats: the phase average's gain over the one half a phase
+    double plateau_gain = 0.02;  // nats: the phase average's gain over the one half a phase
                                  // earlier at or below this (or within 2 MCSE): a plateau
-    double min_gain = 0.1;       // nats: a phase that gains less over the best so far ends the fit
+    double min_gain = 0.05;      // nats: a phase that gains less over the best so far ends the fit
     int max_grad_samples = 16;   // cap on the draws per gradient when phases lose to noise
 };
 
