@@ -9,7 +9,9 @@
 //   PSIS k-hat of log_p__ - log_g__ over the fit's 1,000 output draws;
 //   whole-fit wall time (compile, fit, output draws) and iterations.
 //
-// Usage (from the repository root): ./build/report/compare_fits [--only NAME] [--seed N]
+// Usage (from the repository root):
+//   ./build/report/compare_fits [--only NAME] [--seed N] [--stl] [--auto-only]
+// --stl: the Auto rule's fits with the sticking-the-landing gradient; --auto-only: no Stan rows.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -36,7 +38,7 @@ const std::filesystem::path kShared = ADVI_SHARED_DATA;
 
 std::string row(const std::string& model, advi::Family family, advi::ConvergenceRule rule,
                 const advi::ModelSpec& spec, advi::Target& target,
-                const advi::references::Reference& ref, std::uint64_t seed) {
+                const advi::references::Reference& ref, std::uint64_t seed, bool stl) {
     const char* fam = family == advi::Family::MeanField ? "mean-field" : "full-rank";
     const char* rule_name = rule == advi::ConvergenceRule::Stan ? "stan" : "auto";
     advi::Options o;
@@ -44,6 +46,7 @@ std::string row(const std::string& model, advi::Family family, advi::Convergence
     o.convergence = rule;
     o.seed = seed;
     o.threads = 1;
+    o.sticking_the_landing = stl;
     const auto t0 = std::chrono::steady_clock::now();
     try {
         const advi::Fit f = advi::fit(spec, o);
@@ -79,14 +82,19 @@ std::string row(const std::string& model, advi::Family family, advi::Convergence
 int main(int argc, char** argv) {
     std::string only;
     std::uint64_t seed = 1;
+    bool stl = false, auto_only = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--only" && i + 1 < argc)
             only = argv[++i];
         else if (a == "--seed" && i + 1 < argc)
             seed = std::stoull(argv[++i]);
+        else if (a == "--stl")
+            stl = true;
+        else if (a == "--auto-only")
+            auto_only = true;
         else {
-            std::cerr << "usage: compare_fits [--only NAME] [--seed N]\n";
+            std::cerr << "usage: compare_fits [--only NAME] [--seed N] [--stl] [--auto-only]\n";
             return 2;
         }
     }
@@ -108,7 +116,10 @@ int main(int argc, char** argv) {
             advi::TargetRef<advi::Program> target(gradient);
             for (auto family : {advi::Family::MeanField, advi::Family::FullRank})
                 for (auto rule : {advi::ConvergenceRule::Stan, advi::ConvergenceRule::Auto}) {
-                    fmt::print("{}\n", row(m.name, family, rule, model->spec, target, ref, seed));
+                    if (auto_only && rule == advi::ConvergenceRule::Stan)
+                        continue;
+                    fmt::print("{}\n",
+                               row(m.name, family, rule, model->spec, target, ref, seed, stl));
                     std::fflush(stdout);
                 }
         }

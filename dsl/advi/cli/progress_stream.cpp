@@ -57,10 +57,12 @@ std::string with_elapsed(std::string_view line, double seconds) {
         return std::string(line);
     auto token = [&](int k) { return line.substr(t[k].begin, t[k].end - t[k].begin); };
     std::string column;
-    if (token(0) == "iter" && token(1) == "ELBO") {
+    // Stan's table (iter, ELBO, two relative changes) and the Auto rule's (iter, eta, ELBO of
+    // the average, gain, which is "-" at a phase's first block).
+    if (token(0) == "iter" && (token(1) == "ELBO" || token(1) == "eta")) {
         column = fmt::format("  {:>10}", "elapsed");
     } else if (is_integer(token(0)) && is_number(token(1)) && is_number(token(2)) &&
-               is_number(token(3))) {
+               (is_number(token(3)) || token(3) == "-")) {
         column = fmt::format("  {:>9.3f}s", seconds);
     } else {
         return std::string(line);

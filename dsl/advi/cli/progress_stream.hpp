@@ -1,6 +1,7 @@
 // The fit's progress on stderr with the time elapsed: an ostream for Options::log that passes
-// the engine's lines through and adds an `elapsed` column to its ELBO table (iteration, ELBO,
-// relative ELBO change (mean and median over the window), elapsed, notes).
+// the engine's lines through and adds an `elapsed` column to its ELBO tables (Stan's: iteration,
+// ELBO, relative ELBO change (mean and median over the window); the Auto rule's: iteration, eta,
+// ELBO of the iterate average, gain; then elapsed, notes).
 #pragma once
 
 #include <chrono>
@@ -12,8 +13,8 @@
 namespace advi::cli {
 
 // `line` (without its line break) with the elapsed time inserted after the fourth column when
-// it is a row of the ELBO table ("  100  -43.2  0.31  0.31" and notes), or the column's title
-// when it is the table's header; any other line unchanged.
+// it is a row of an ELBO table ("  100  -43.2  0.31  0.31" and notes, or "  200  0.1  -43.2  -"),
+// or the column's title when it is a table's header; any other line unchanged.
 [[nodiscard]] std::string with_elapsed(std::string_view line, double seconds);
 
 class ProgressStream : public std::ostream {

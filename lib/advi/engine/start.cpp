@@ -11,6 +11,7 @@
 #include <advi/base/memory_budget.hpp>
 #include <advi/engine/laplace.hpp>
 #include <advi/engine/lbfgs.hpp>
+#include <advi/engine/newton_cg.hpp>
 
 namespace advi {
 
@@ -61,11 +62,38 @@ Start find_start(Target& target, const Options& opts, CurvatureTarget* curvature
     } catch (const FitError& e) {
         return init_start(opts, dim, fmt::format("no mode (L-BFGS: {})", e.what()));
     }
-    const long lbfgs_evaluations = mode.gradient_evaluations;
+    long lbfgs_evaluations = mode.gradient_evaluations;
     if (!mode.converged()) {
         Start s = init_start(opts, dim, fmt::format("no mode (L-BFGS: {})", mode.message));
         s.gradient_evaluations = lbfgs_evaluations;
         return s;
+    }
+    long newton_hessian_vector_products = 0;
+    const char* finder = "L-BFGS";
+    if (mode.criterion != "tol_grad") {
+        // As `advi optimize` (fit/optimize.cpp): L-BFGS's other tests are met far from the
+        // mode on badly conditioned models. Measured on posteriordb's earnings-earn_height
+        // (raw dollars on height): L-BFGS stopped by tol_rel_grad after 1 iteration at
+        // lp = -5.3e6, where sigma is so large that the Hessian is 0 in double precision, and
+        // the start fell back to zero; Newton-CG on the exact H v from there goes on to the
+        // mode (lp = -13425.7). It ends at once where L-BFGS's point is a mode.
+        OptimizerResult check;
+        try {
+            check = maximize_newton_cg(*curvature, mode.zeta, settings);
+        } catch (const FitError& e) {
+            return init_start(opts, dim, fmt::format("no mode (Newton-CG: {})", e.what()));
+        }
+        lbfgs_evaluations += check.gradient_evaluations;
+        newton_hessian_vector_products = check.hessian_vector_products;
+        if (!check.converged()) {
+            Start s = init_start(opts, dim, fmt::format("no mode (Newton-CG: {})", check.message));
+            s.gradient_evaluations = lbfgs_evaluations;
+            s.hessian_vector_products = newton_hessian_vector_products;
+            return s;
+        }
+        check.iterations += mode.iterations;
+        mode = std::move(check);
+        finder = "L-BFGS, then Newton-CG";
     }
     if (dim > kMaxStartHessianDim) {
         // Measured on examples/ppca_ard (22021 coordinates, seed 1): the mode with unit scales
@@ -77,9 +105,9 @@ Start find_start(Target& target, const Options& opts, CurvatureTarget* curvature
         s.scale = Eigen::VectorXd::Ones(dim);
         s.gradient_evaluations = lbfgs_evaluations;
         s.description = fmt::format(
-            "the mode (L-BFGS, {} iterations) with unit scales: the Hessian of {} coordinates "
+            "the mode ({}, {} iterations) with unit scales: the Hessian of {} coordinates "
             "is over the start's budget of {}",
-            mode.iterations, dim, kMaxStartHessianDim);
+            finder, mode.iterations, dim, kMaxStartHessianDim);
         return s;
     }
     LaplaceSettings ls;
@@ -107,7 +135,8 @@ Start find_start(Target& target, const Options& opts, CurvatureTarget* curvature
     s.curvature = true;
     s.mean = laplace->mode();
     s.gradient_evaluations = lbfgs_evaluations + laplace->newton_steps();
-    s.hessian_vector_products = static_cast<long>(laplace->newton_steps() + 1) * dim;
+    s.hessian_vector_products =
+        newton_hessian_vector_products + static_cast<long>(laplace->newton_steps() + 1) * dim;
     // Precision P = -H = R R' (R: the Laplace factor, lower triangular).
     const Eigen::MatrixXd& R = laplace->precision_cholesky();
     if (opts.family == Family::MeanField) {
@@ -133,8 +162,8 @@ Start find_start(Target& target, const Options& opts, CurvatureTarget* curvature
         f.hessian_vector_products = s.hessian_vector_products;
         return f;
     }
-    s.description = fmt::format("the mode and Hessian (L-BFGS, {} iterations; {} Newton step{})",
-                                mode.iterations, laplace->newton_steps(),
+    s.description = fmt::format("the mode and Hessian ({}, {} iterations; {} Newton step{})",
+                                finder, mode.iterations, laplace->newton_steps(),
                                 laplace->newton_steps() == 1 ? "" : "s");
     return s;
 }
