@@ -10,8 +10,9 @@
 //   whole-fit wall time (compile, fit, output draws) and iterations.
 //
 // Usage (from the repository root):
-//   ./build/report/compare_fits [--only NAME] [--seed N] [--stl] [--auto-only]
-// --stl: the Auto rule's fits with the sticking-the-landing gradient; --auto-only: no Stan rows.
+//   ./build/report/compare_fits [--only NAME] [--seed N] [--no-stl] [--auto-only]
+// --no-stl: the Auto rule's fits without the sticking-the-landing gradient (its default);
+// --auto-only: no Stan rows.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -38,7 +39,7 @@ const std::filesystem::path kShared = ADVI_SHARED_DATA;
 
 std::string row(const std::string& model, advi::Family family, advi::ConvergenceRule rule,
                 const advi::ModelSpec& spec, advi::Target& target,
-                const advi::references::Reference& ref, std::uint64_t seed, bool stl) {
+                const advi::references::Reference& ref, std::uint64_t seed, bool no_stl) {
     const char* fam = family == advi::Family::MeanField ? "mean-field" : "full-rank";
     const char* rule_name = rule == advi::ConvergenceRule::Stan ? "stan" : "auto";
     advi::Options o;
@@ -46,7 +47,8 @@ std::string row(const std::string& model, advi::Family family, advi::Convergence
     o.convergence = rule;
     o.seed = seed;
     o.threads = 1;
-    o.sticking_the_landing = stl;
+    if (no_stl)
+        o.sticking_the_landing = false;
     const auto t0 = std::chrono::steady_clock::now();
     try {
         const advi::Fit f = advi::fit(spec, o);
@@ -82,19 +84,19 @@ std::string row(const std::string& model, advi::Family family, advi::Convergence
 int main(int argc, char** argv) {
     std::string only;
     std::uint64_t seed = 1;
-    bool stl = false, auto_only = false;
+    bool no_stl = false, auto_only = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--only" && i + 1 < argc)
             only = argv[++i];
         else if (a == "--seed" && i + 1 < argc)
             seed = std::stoull(argv[++i]);
-        else if (a == "--stl")
-            stl = true;
+        else if (a == "--no-stl")
+            no_stl = true;
         else if (a == "--auto-only")
             auto_only = true;
         else {
-            std::cerr << "usage: compare_fits [--only NAME] [--seed N] [--stl] [--auto-only]\n";
+            std::cerr << "usage: compare_fits [--only NAME] [--seed N] [--no-stl] [--auto-only]\n";
             return 2;
         }
     }
@@ -119,7 +121,7 @@ int main(int argc, char** argv) {
                     if (auto_only && rule == advi::ConvergenceRule::Stan)
                         continue;
                     fmt::print("{}\n",
-                               row(m.name, family, rule, model->spec, target, ref, seed, stl));
+                               row(m.name, family, rule, model->spec, target, ref, seed, no_stl));
                     std::fflush(stdout);
                 }
         }

@@ -277,7 +277,13 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
         // The phase is over: its best average against the best q so far.
         ++phases;
         last_gain = paired_gain(best, *phase_best);
-        const bool small = !(last_gain.value > settings.min_gain);
+        // Small: within min_gain of the best either way, and known to be (its MCSE below half
+        // of min_gain; a smaller step size brings the next average closer to this one, so the
+        // paired difference gets sharper). A phase that ended clearly below the best lost to
+        // noise or to a step size too large (it blew up): a smaller step and more draws.
+        const bool small = std::fabs(last_gain.value) <= settings.min_gain &&
+                           !(2.0 * last_gain.se > settings.min_gain);
+        const bool lost = last_gain.value < -settings.min_gain;
         if (last_gain.value > 0.0)
             best = *phase_best;
         if (small) {
@@ -297,8 +303,7 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
             ++eta_doublings;
             log(fmt::format("  NOT AT OPTIMUM: {}; eta doubled to {:g}", *off, steps.eta()));
         } else {
-            // A phase that ended below the best so far lost to noise: more draws per gradient.
-            if (last_gain.value < 0.0 && est.grad_samples() * 2 <= settings.max_grad_samples) {
+            if (lost && est.grad_samples() * 2 <= settings.max_grad_samples) {
                 est.set_grad_samples(est.grad_samples() * 2);
                 ++grad_doublings;
                 log(fmt::format("  NOISY: grad_samples -> {}", est.grad_samples()));
@@ -329,7 +334,8 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
     } else if (res.converged) {
         res.stop_reason = fmt::format(
             "the iterate average reached a plateau at {} step size(s); the last phase gained "
-            "{:.2g} +- {:.2g} nats (< {:g}), and q's location and scale pass the gradient "
+            "{:.2g} +- {:.2g} nats (|gain| and 2 MCSE <= {:g}), and q's location and scale pass "
+            "the gradient "
             "checks{}",
             phases, last_gain.value, last_gain.se, settings.min_gain, extra);
     } else {

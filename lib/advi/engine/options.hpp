@@ -97,11 +97,9 @@ struct Options {  // field order matters: users write {.family = ..., .seed = 1}
     // constrained value overflows past 709); empty: kRunawayMagnitude for every coordinate.
     Eigen::VectorXd runaway_limits{};
     // Auto rule only (Stan's keeps Stan's estimator): estimate the gradient by "sticking the
-    // landing" (elbo.cpp), whose variance vanishes as q approaches a target in its family. Off by
-    // default, by measurement (README, Convergence): with the normalised step sizes it did not
-    // lower mean-field's final ELBO gap much, and full-rank fits far from the optimum stalled
-    // (the L^-T eta term is large where a diagonal entry of L is small).
-    bool sticking_the_landing = false;
+    // landing" (elbo.cpp), whose variance vanishes as q approaches a target in its family. On by
+    // default, by measurement (README, Convergence: report/compare_fits with and without).
+    bool sticking_the_landing = true;
     StartFrom start = StartFrom::Auto;
 
     [[nodiscard]] bool interrupted() const {
