@@ -87,8 +87,11 @@ int run_fit(const FitArgs& args) {
         run.data_file += (run.data_file.empty() ? "" : ", ") + d;
     }
     const stan::ReportedDraws reported = stan::report(*loaded->lowered, fit, options.seed);
-    write_cmdstan_csv_file(args.output, cmdstan_output(fit, options, extra_blocks(reported),
-                                                       cmdstan_settings(options, run)));
+    write_cmdstan_csv_file(
+        args.output,
+        cmdstan_output(fit, options, extra_blocks(reported),
+                       cmdstan_settings(options, run,
+                                        {.runs = args.runs, .psis_resample = args.psis_resample})));
     // Stan's labels (beta[1]), then the transformed parameters and generated quantities.
     std::cout << fit.summary(1) << stan::summary_rows(reported) << std::flush;
     if (!args.quiet) {
