@@ -1,7 +1,6 @@
 // examples/gmm: the Stan program lowers to the C++ model's log density, and on the shared
 // simulated mixture the fit finds the true component means and weights up to label permutation.
 #include <cmath>
-#include <random>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -42,15 +41,8 @@ TEST_CASE("gmm.stan lowers to the C++ model's log density", "[examples]") {
     Model m;
     examples::build_gmm(m, y, K, alpha0);
     const int dim = (K - 1) + 2 * K * D;
-    std::mt19937 rng(7);
-    std::normal_distribution<double> z;
-    std::vector<Eigen::VectorXd> points;
-    for (int rep = 0; rep < 4; ++rep) {
-        Eigen::VectorXd zeta(dim);
-        for (auto& x : zeta) x = 0.7 * z(rng);
-        points.push_back(zeta);
-    }
-    test::check_same_log_density(lowered->model().spec(), m.spec(), points);
+    test::check_same_log_density(lowered->model().spec(), m.spec(),
+                                 test::random_points(dim, 0.7, 7));
 }
 
 TEST_CASE("gmm: match_components finds the permutation", "[examples]") {
