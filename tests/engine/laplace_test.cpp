@@ -16,36 +16,11 @@
 #include <advi/engine/laplace.hpp>
 #include <advi/engine/rng.hpp>
 
+#include "engine/targets.hpp"
+
 using Catch::Matchers::Contains;
 
 namespace {
-
-// log N(zeta; m, S), normalised, with H v = -S^-1 v.
-class GaussianCurvature final : public advi::CurvatureTarget {
-public:
-    GaussianCurvature(Eigen::VectorXd m, const Eigen::MatrixXd& S)
-        : m_(std::move(m)), P_(S.inverse()) {
-        const double logdet =
-            2.0 *
-            Eigen::LLT<Eigen::MatrixXd>(S).matrixL().toDenseMatrix().diagonal().array().log().sum();
-        norm_ = -0.5 * m_.size() * std::log(2.0 * std::numbers::pi) - 0.5 * logdet;
-    }
-    int dim() const override { return static_cast<int>(m_.size()); }
-    double log_density_gradient(const Eigen::VectorXd& z, Eigen::VectorXd& g) override {
-        g = -P_ * (z - m_);
-        return norm_ - 0.5 * (z - m_).dot(P_ * (z - m_));
-    }
-    double hessian_vector(const Eigen::VectorXd& z, const Eigen::VectorXd& v, Eigen::VectorXd& g,
-                          Eigen::VectorXd& hv) override {
-        hv = -P_ * v;
-        return log_density_gradient(z, g);
-    }
-
-private:
-    Eigen::VectorXd m_;
-    Eigen::MatrixXd P_;
-    double norm_ = 0.0;
-};
 
 // f(x, y, w) = -exp(x) + 2 x - x^2 y^2 / 2 - cosh(w) + a x y w: every second derivative
 // differs from the others, so a transposed or misplaced column shows.
@@ -92,7 +67,7 @@ Eigen::MatrixXd covariance_3() {
 
 TEST_CASE("dense_hessian of a Gaussian is minus its precision, exactly", "[engine][laplace]") {
     const Eigen::MatrixXd S = covariance_3();
-    GaussianCurvature t(Eigen::Vector3d(1, -2, 0.5), S);
+    advi::test::GaussianCurvatureTarget t(Eigen::Vector3d(1, -2, 0.5), S);
     const advi::DenseHessian h = advi::dense_hessian(t, Eigen::Vector3d(0.3, 0.1, -1));
     CHECK((h.H + S.inverse()).cwiseAbs().maxCoeff() < 1e-12);
     CHECK(h.asymmetry < 1e-14);
@@ -129,7 +104,7 @@ TEST_CASE("dense_hessian refuses an asymmetric H v, naming the pair", "[engine][
 TEST_CASE("the Laplace covariance of a Gaussian equals its covariance", "[engine][laplace]") {
     const Eigen::MatrixXd S = covariance_3();
     const Eigen::Vector3d m(1, -2, 0.5);
-    GaussianCurvature t(m, S);
+    advi::test::GaussianCurvatureTarget t(m, S);
     const advi::LaplaceGaussian g = advi::laplace_gaussian(t, m);
     CHECK((g.covariance() - S).cwiseAbs().maxCoeff() < 1e-10);
     CHECK(g.regularization() == 0.0);
@@ -221,7 +196,7 @@ TEST_CASE("Laplace from a point off the mode: Newton steps on the exact Hessian 
           "[engine][laplace]") {
     const Eigen::MatrixXd S = covariance_3();
     const Eigen::Vector3d m(1, -2, 0.5);
-    GaussianCurvature t(m, S);
+    advi::test::GaussianCurvatureTarget t(m, S);
     const Eigen::Vector3d offset(0.5, -0.2, 0.1);
     // A quadratic log density: one full step lands on the mode; the decrement before it is
     // the offset's Mahalanobis length.

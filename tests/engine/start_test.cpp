@@ -24,28 +24,13 @@ using advi::Start;
 
 namespace {
 
-// log N(zeta; m, P^-1) + offset with its exact Hessian-vector product -P v.
-class GaussianCurvature final : public advi::CurvatureTarget {
-public:
-    GaussianCurvature(Eigen::VectorXd m, Eigen::MatrixXd P, double offset = 0.0)
-        : m_(std::move(m)), P_(std::move(P)), offset_(offset) {}
-    int dim() const override { return static_cast<int>(m_.size()); }
-    double log_density_gradient(const Eigen::VectorXd& z, Eigen::VectorXd& g) override {
-        const Eigen::VectorXd r = z - m_;
-        g = -P_ * r;
-        return offset_ - 0.5 * r.dot(P_ * r);
-    }
-    double hessian_vector(const Eigen::VectorXd& z, const Eigen::VectorXd& v, Eigen::VectorXd& g,
-                          Eigen::VectorXd& hv) override {
-        hv = -P_ * v;
-        return log_density_gradient(z, g);
-    }
-
-private:
-    Eigen::VectorXd m_;
-    Eigen::MatrixXd P_;
-    double offset_;
-};
+// -(zeta - m)' P (zeta - m) / 2 + offset (unnormalised) with its exact Hessian-vector
+// product -P v.
+advi::test::GaussianCurvatureTarget gaussian_curvature(Eigen::VectorXd m, const Eigen::MatrixXd& P,
+                                                       double offset = 0.0) {
+    return advi::test::GaussianCurvatureTarget(
+        advi::test::GaussianTarget::unnormalised(std::move(m), P, offset));
+}
 
 // A precision with correlations and scales from 0.01 to 100.
 Eigen::MatrixXd test_precision() {
@@ -152,7 +137,7 @@ TEST_CASE("start: on a Gaussian target, the exact mean and each family's optimal
     const Eigen::Vector3d m(3.0, -200.0, 0.05);
     const Eigen::MatrixXd P = test_precision();
     const Eigen::MatrixXd cov = P.inverse();
-    GaussianCurvature target(m, P, -1234.5);
+    auto target = gaussian_curvature(m, P, -1234.5);
 
     const Start mf = advi::find_start(target, Options{.family = Family::MeanField});
     INFO(mf.description);
@@ -175,7 +160,7 @@ TEST_CASE("start: on a Gaussian target, the exact mean and each family's optimal
 }
 
 TEST_CASE("start: Init, Stan's rule and a plain Target keep the init point", "[advi]") {
-    GaussianCurvature target(Eigen::Vector3d(1, 2, 3), test_precision());
+    auto target = gaussian_curvature(Eigen::Vector3d(1, 2, 3), test_precision());
     const Eigen::Vector3d init(0.5, -0.5, 1.0);
     const Start a = advi::find_start(target, Options{.init = init, .start = advi::StartFrom::Init});
     CHECK_FALSE(a.from_mode);
@@ -205,8 +190,8 @@ TEST_CASE("start: a funnel without a mode falls back to the init point, saying w
 
 TEST_CASE("start: an additive constant of 1e9 changes neither the start nor the fit", "[advi]") {
     const Eigen::Vector3d m(3.0, -200.0, 0.05);
-    GaussianCurvature base(m, test_precision());
-    GaussianCurvature shifted(m, test_precision(), 1e9);
+    auto base = gaussian_curvature(m, test_precision());
+    auto shifted = gaussian_curvature(m, test_precision(), 1e9);
     for (const Family family : {Family::MeanField, Family::FullRank}) {
         const Options opts{.family = family, .seed = 3, .max_iterations = 300};
         const Start a = advi::find_start(base, opts);
@@ -253,7 +238,7 @@ TEST_CASE("start: raw dollars and scaled predictors take the same path", "[advi]
 TEST_CASE("start: the default fit of a Gaussian ends near the family's optimum", "[advi]") {
     const Eigen::Vector3d m(3.0, -200.0, 0.05);
     const Eigen::MatrixXd P = test_precision();
-    GaussianCurvature target(m, P);
+    auto target = gaussian_curvature(m, P);
     const advi::AdviResult r = advi::run_advi(target, Options{.seed = 5});
     INFO(r.start << "; " << r.stop_reason);
     CHECK(r.start.rfind("the mode and Hessian", 0) == 0);

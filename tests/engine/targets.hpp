@@ -19,11 +19,19 @@ namespace advi::test {
 class GaussianTarget final : public Target {
 public:
     GaussianTarget(Eigen::VectorXd m, const Eigen::MatrixXd& S, double offset = 0.0)
-        : m_(std::move(m)), S_(S), P_(S.inverse()), offset_(offset) {
-        const Eigen::LLT<Eigen::MatrixXd> llt(S);
+        : GaussianTarget(std::move(m), S, S.inverse(), offset) {
+        const Eigen::LLT<Eigen::MatrixXd> llt(S_);
         const double logdet = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
         norm_ =
             -0.5 * static_cast<double>(m_.size()) * std::log(2.0 * std::numbers::pi) - 0.5 * logdet;
+    }
+    // The kernel -(zeta - m)' P (zeta - m) / 2 + offset alone, as a model whose normalising
+    // constant nobody computed, from the precision P kept to the bit (a badly conditioned P
+    // would not survive (P^-1)^-1, and tests of the optimal mean-field sd 1/sqrt(P_dd) read
+    // it). analytic_elbo() stays exact: it has the same constant.
+    static GaussianTarget unnormalised(Eigen::VectorXd m, const Eigen::MatrixXd& P,
+                                       double offset = 0.0) {
+        return GaussianTarget(std::move(m), P.inverse(), P, offset);
     }
     int dim() const override { return static_cast<int>(m_.size()); }
     double log_density_gradient(const Eigen::VectorXd& zeta, Eigen::VectorXd& grad) override {
@@ -43,10 +51,36 @@ public:
     const Eigen::MatrixXd& covariance() const { return S_; }
 
 private:
+    GaussianTarget(Eigen::VectorXd m, Eigen::MatrixXd S, Eigen::MatrixXd P, double offset)
+        : m_(std::move(m)), S_(std::move(S)), P_(std::move(P)), offset_(offset) {}
+
     Eigen::VectorXd m_;
     Eigen::MatrixXd S_, P_;
     double offset_;
-    double norm_;
+    double norm_ = 0.0;  // log of N's normalising constant; 0 for unnormalised()
+};
+
+// The same Gaussian as a CurvatureTarget, with its exact H v = -P v: for the mode search's
+// Newton steps, the start from the mode and the Laplace approximation. (GaussianTarget stays a
+// plain Target, so that the engine tests keep the path of a target without curvature.)
+class GaussianCurvatureTarget final : public CurvatureTarget {
+public:
+    GaussianCurvatureTarget(Eigen::VectorXd m, const Eigen::MatrixXd& S, double offset = 0.0)
+        : g_(std::move(m), S, offset) {}
+    explicit GaussianCurvatureTarget(GaussianTarget g) : g_(std::move(g)) {}
+    int dim() const override { return g_.dim(); }
+    double log_density_gradient(const Eigen::VectorXd& zeta, Eigen::VectorXd& grad) override {
+        return g_.log_density_gradient(zeta, grad);
+    }
+    double hessian_vector(const Eigen::VectorXd& zeta, const Eigen::VectorXd& v,
+                          Eigen::VectorXd& grad, Eigen::VectorXd& hv) override {
+        hv = -g_.precision() * v;
+        return g_.log_density_gradient(zeta, grad);
+    }
+    const GaussianTarget& gaussian() const { return g_; }
+
+private:
+    GaussianTarget g_;
 };
 
 inline double softplus(double x) {

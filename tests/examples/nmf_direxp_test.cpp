@@ -3,7 +3,6 @@
 // counts the fitted rates E[theta] E[beta]' come close to the true theta beta'.
 #include <cmath>
 #include <filesystem>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -51,15 +50,8 @@ TEST_CASE("nmf_direxp.stan lowers to the C++ model's log density", "[examples]")
     const Eigen::VectorXd alpha = alpha0;
     Model m;
     examples::build_nmf_direxp(m, y_flat, U, I, alpha, 0.3);
-    std::mt19937 rng(9);
-    std::normal_distribution<double> z;
-    std::vector<Eigen::VectorXd> points;
-    for (int rep = 0; rep < 4; ++rep) {
-        Eigen::VectorXd zeta(U * (K - 1) + I * K);
-        for (auto& v : zeta) v = 0.6 * z(rng);
-        points.push_back(zeta);
-    }
-    test::check_same_log_density(lowered->model().spec(), m.spec(), points);
+    test::check_same_log_density(lowered->model().spec(), m.spec(),
+                                 test::random_points(U * (K - 1) + I * K, 0.6, 9));
 }
 
 TEST_CASE("nmf_direxp: the fitted rates recover the true ones", "[examples]") {

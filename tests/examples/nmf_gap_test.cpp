@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -89,15 +88,8 @@ TEST_CASE("nmf_gap.stan lowers to the C++ model's log density", "[examples]") {
     const Eigen::VectorXi y_flat = y.reshaped();
     Model m;
     examples::build_nmf_gap(m, y_flat, U, I, K, {1.5, 0.8, 1.2, 2.0});
-    std::mt19937 rng(5);
-    std::normal_distribution<double> z;
-    std::vector<Eigen::VectorXd> points;
-    for (int rep = 0; rep < 4; ++rep) {
-        Eigen::VectorXd zeta((U + I) * K);
-        for (auto& v : zeta) v = 0.6 * z(rng);
-        points.push_back(zeta);
-    }
-    test::check_same_log_density(lowered->model().spec(), m.spec(), points);
+    test::check_same_log_density(lowered->model().spec(), m.spec(),
+                                 test::random_points((U + I) * K, 0.6, 5));
 }
 
 // The U rows of theta are one transform and the rates one product: the compiled program does

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -49,15 +48,8 @@ TEST_CASE("sup_ppca_ard.stan lowers to the C++ model's log density", "[examples]
     Model m;
     examples::build_sup_ppca_ard(m, x, y, M);
     const int dim = 1 + M + (D + N) * M + M;
-    std::mt19937 rng(12);
-    std::normal_distribution<double> z;
-    std::vector<Eigen::VectorXd> points;
-    for (int rep = 0; rep < 4; ++rep) {
-        Eigen::VectorXd zeta(dim);
-        for (auto& v : zeta) v = 0.7 * z(rng);
-        points.push_back(zeta);
-    }
-    test::check_same_log_density(lowered->model().spec(), m.spec(), points);
+    test::check_same_log_density(lowered->model().spec(), m.spec(),
+                                 test::random_points(dim, 0.7, 12));
 }
 
 TEST_CASE("build_sup_ppca_ard: y must have one entry per row of x", "[examples]") {

@@ -7,6 +7,7 @@
 
 #include <Eigen/Core>
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <advi/base/error.hpp>
 #include <advi/engine/rng.hpp>
@@ -73,4 +74,39 @@ TEST_CASE("PSIS of constant ratios, of -inf ratios, and of NaN", "[fit][psis]") 
     const advi::Psis t = advi::psis(gpd_log_ratios(0.5, 1000, 3));
     CHECK(t.k_threshold == Approx(1.0 - 1.0 / 3.0));
     CHECK_THAT(advi::psis_text(t), Catch::Matchers::Contains("Pareto k-hat"));
+}
+
+// The tail is the largest ceil(min(0.2 S, 3 sqrt S)) ratios and needs five: 21 draws is the
+// first S with ceil(0.2 S) = 5 (3 sqrt S is larger from S = 1 on). Ratios on a grid of a
+// smooth, unbounded tail (log of 1/u) get a k-hat from S = 21, none at S = 20; a few weights
+// that dwarf all the others get none at any S, and the text says which of the two it is.
+TEST_CASE("PSIS: the fewest draws with a tail fit, and weights with no tail", "[fit][psis]") {
+    REQUIRE(advi::psis_min_draws() == 21);
+    const auto smooth = [](int S) {
+        Eigen::VectorXd r(S);
+        for (int i = 0; i < S; ++i) r[i] = -std::log((i + 0.5) / S);
+        return r;
+    };
+    const advi::Psis at_20 = advi::psis(smooth(20));
+    const advi::Psis at_21 = advi::psis(smooth(21));
+    CHECK(std::isnan(at_20.k_hat));
+    CHECK(at_20.tail == 0);
+    CHECK(std::isfinite(at_21.k_hat));
+    CHECK(at_21.tail == 5);
+    CHECK(advi::psis_text(at_20) ==
+          "Pareto k-hat not computed (20 finite log ratios: too few for a tail)");
+    // One ratio 1e11 above the others: the other weights are exp(-1e11) = 0, so the tail's
+    // exceedances are 0 but one, and no fit is possible however many draws there are.
+    for (const int S : {21, 1000}) {
+        Eigen::VectorXd r = Eigen::VectorXd::Zero(S);
+        r[S / 2] = 1e11;
+        const advi::Psis p = advi::psis(r);
+        CAPTURE(S);
+        CHECK_FALSE(p.constant);
+        CHECK(std::isnan(p.k_hat));
+        CHECK(p.ess == 1.0);
+        CHECK(advi::psis_text(p) == fmt::format("Pareto k-hat not computed (a few of the {} "
+                                                "weights dwarf all the others: no tail to fit)",
+                                                S));
+    }
 }

@@ -168,6 +168,46 @@ TEST_CASE("verdict: the ELBO's standard error, the engine's or the draws', and t
                Contains("no output draw with a finite log density"));
 }
 
+// Commit fd1b8dd: on posteriordb's earnings a q far off gave log ratios spanning 1e11 over 1000
+// draws, and the verdict blamed too few draws. No k-hat from as many draws as a tail fit takes
+// (psis_min_draws(), 21) means that a few weights dwarf the others; only below that is it the
+// count.
+TEST_CASE("verdict: no k-hat is degenerate weights from 21 draws on, too few draws below",
+          "[fit][verdict]") {
+    AdviResult r;
+    r.converged = true;
+    r.stop_reason = "a rule was met";
+    REQUIRE(psis_min_draws() == 21);
+    // One draw 1e11 nats above the others: its weight is 1, theirs exp(-1e11) = 0.
+    const auto degenerate = [](int S) {
+        Eigen::VectorXd log_p = Eigen::VectorXd::Constant(S, -3.0);
+        log_p[S - 1] = 1e11;
+        return log_p;
+    };
+    for (const int S : {21, 25, 1000}) {
+        CAPTURE(S);
+        const Verdict v = assess(r, degenerate(S), Eigen::VectorXd::Zero(S));
+        REQUIRE(std::isnan(v.psis.k_hat));
+        CHECK_FALSE(v.reliable());
+        CHECK(v.headline() == fmt::format("not reliable: no Pareto k-hat: a few of the {} "
+                                          "importance weights dwarf all the others (q is far "
+                                          "from the posterior)",
+                                          S));
+    }
+    // Below 21 the same weights cannot be told from too few draws for a tail.
+    for (const int S : {6, 20}) {
+        CAPTURE(S);
+        const Verdict v = assess(r, degenerate(S), Eigen::VectorXd::Zero(S));
+        CHECK(v.headline() == fmt::format("not reliable: no Pareto k-hat ({} output draws are "
+                                          "too few for its tail fit; 21 or more give one)",
+                                          S));
+    }
+    // A smooth tail at 21 draws does get a k-hat: the boundary is where the fit starts.
+    Eigen::VectorXd smooth(21);
+    for (int i = 0; i < 21; ++i) smooth[i] = -std::log((i + 0.5) / 21);
+    CHECK(std::isfinite(assess(r, smooth, Eigen::VectorXd::Zero(21)).psis.k_hat));
+}
+
 TEST_CASE("runs_rhat: Gelman and Rubin's R-hat, each run's draws a chain", "[fit][verdict]") {
     // Means 2 and 3, variances 1 and 1, n = 3: sqrt((2/3 * 1 + 0.5) / 1).
     const std::vector<Eigen::VectorXd> two{Eigen::Vector3d(1, 2, 3), Eigen::Vector3d(2, 3, 4)};

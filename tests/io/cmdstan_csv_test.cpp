@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include <advi/io/cmdstan_csv.hpp>
 #include <advi/io/csv_reader.hpp>
 
+#include "support/csv_comments.hpp"
 #include "support/temp_dir.hpp"
 
 #include <unistd.h>
@@ -30,6 +32,7 @@ namespace advi {
 namespace {
 
 namespace fs = std::filesystem;
+using advi::test::has_comment;
 using advi::test::read_text;
 using advi::test::TempDir;
 using Catch::Matchers::Contains;
@@ -41,10 +44,6 @@ Names names(std::string_view name, std::vector<std::int64_t> dims) {
 
 bool contains_text(const std::string& text, std::string_view part) {
     return text.find(part) != std::string::npos;
-}
-
-bool has_comment(const StanCsv& csv, std::string_view line) {
-    return std::find(csv.comments.begin(), csv.comments.end(), line) != csv.comments.end();
 }
 
 // The small model of these tests: a vector, a 2x3 matrix, a simplex and a positive scalar.
@@ -188,6 +187,10 @@ TEST_CASE("a fit written as CmdStan's variational CSV reads back exactly", "[io]
                              "#     tol_rel_obj = 0.01 (Default)",
                              "#     eval_elbo = 100 (Default)",
                              "#     output_samples = 200",
+                             "#     convergence = auto (Default)",
+                             "#     start = auto (Default)",
+                             "#     runs = 1 (Default)",
+                             "#     psis_resample = 0 (Default)",
                              "# id = 1 (Default)",
                              "# data",
                              "#   file = d.json",
@@ -257,6 +260,66 @@ TEST_CASE("full-rank and a given eta: the settings say so, the eta line is in th
     CHECK(*(it + 1) == "# eta = 0.1");
     CHECK(csv.values.rows() == 51);
     CHECK((csv.values.row(0).segment(3, 2).transpose().array() == f.at_mu("beta").array()).all());
+}
+
+// `advi fit --start init --runs K --psis-resample` change the draws as much as CmdStan's
+// options do, so the settings header says so in CmdStan's way: indented under the variational
+// block, "(Default)" when not given, read by cmdstanpy's scan_config as keys of their own that
+// leave CmdStan's keys as they were.
+TEST_CASE("the settings header names the start, the runs and the PSIS resampling",
+          "[io][cmdstan_csv]") {
+    const Options given{.seed = 12, .start = StartFrom::Init};
+    const CsvRunInfo run{.model = "m_model", .data_file = "d.json", .output_file = "out.csv"};
+    const std::vector<std::string> h =
+        cmdstan_settings(given, run, {.runs = 4, .psis_resample = true});
+    const auto at = [&](std::string_view line) {
+        return std::find(h.begin(), h.end(), line) - h.begin();
+    };
+    const auto n = static_cast<std::ptrdiff_t>(h.size());
+    CHECK(at("    start = init") < n);
+    CHECK(at("    runs = 4") < n);
+    CHECK(at("    psis_resample = 1") < n);
+    // In the variational block, after CmdStan's own settings and before "id".
+    CHECK(at("  variational") < at("    output_samples = 1000 (Default)"));
+    CHECK(at("    output_samples = 1000 (Default)") < at("    start = init"));
+    CHECK(at("    psis_resample = 1") < at("id = 1 (Default)"));
+    const std::vector<std::string> d = cmdstan_settings(Options{});
+    CHECK(std::find(d.begin(), d.end(), "    start = auto (Default)") != d.end());
+    CHECK(std::find(d.begin(), d.end(), "    runs = 1 (Default)") != d.end());
+    CHECK(std::find(d.begin(), d.end(), "    psis_resample = 0 (Default)") != d.end());
+    CHECK(d.size() == h.size());
+
+    // The file as cmdstanpy reads its settings: the comment lines above the column names.
+    CsvOutput out{
+        .header = h,
+        .columns = {"lp__", "log_p__",                 "log_g__",        "mu"},
+        .adaptation = {"Stepsize adaptation complete.",      "eta = 0.1"},
+        .mean_row = Eigen::Vector4d(0, 0, 0, 1.5),
+        .draws = Eigen::RowVector4d(0, -1.25, -0.5, 1.75),
+        .trailer = {"",     "runs = 4",                "draws = psis_resampled (1 distinct of 1)"}
+    };
+    std::ostringstream os;
+    write_cmdstan_csv(os, out);
+    const std::map<std::string, std::string> config = advi::test::cmdstanpy_config(os.str());
+    CHECK(config.at("start") == "init");
+    CHECK(config.at("runs") == "4");
+    CHECK(config.at("psis_resample") == "1");
+    // CmdStan's keys as before; the trailer (after the rows) is not read as settings.
+    CHECK(config.at("algorithm") == "meanfield");
+    CHECK(config.at("output_samples") == "1000");
+    CHECK(config.at("seed") == "12");
+    CHECK(config.at("data_file") == "d.json");
+    CHECK(config.at("convergence") == "auto");
+    CHECK(config.count("draws") == 0);
+    // Written with their defaults, the same keys read as the defaults' values.
+    out.header = cmdstan_settings(Options{}, run);
+    std::ostringstream os2;
+    write_cmdstan_csv(os2, out);
+    const std::map<std::string, std::string> plain = advi::test::cmdstanpy_config(os2.str());
+    CHECK(plain.at("start") == "auto");
+    CHECK(plain.at("runs") == "1");
+    CHECK(plain.at("psis_resample") == "0");
+    CHECK(plain.size() == config.size());
 }
 
 // After a signal during the eta search no eta was chosen and no iteration run: the file must

@@ -13,6 +13,8 @@
 #include <advi/base/error.hpp>
 #include <advi/io/csv_reader.hpp>
 
+#include "support/error_message.hpp"
+
 #include <unistd.h>
 
 namespace advi {
@@ -27,21 +29,12 @@ DataTable csv(std::string_view text) {
 }
 
 std::string csv_error(std::string_view text) {
-    try {
-        (void)csv(text);
-    } catch (const ParseError& e) {
-        return e.what();
-    }
-    return "no ParseError";
+    return test::error_message<ParseError>([&] { (void)csv(text); }, "no ParseError");
 }
 
 std::string stan_csv_error(std::string_view text) {
-    try {
-        (void)read_stan_csv(text, "out.csv");
-    } catch (const ParseError& e) {
-        return e.what();
-    }
-    return "no ParseError";
+    return test::error_message<ParseError>([&] { (void)read_stan_csv(text, "out.csv"); },
+                                           "no ParseError");
 }
 
 }  // namespace

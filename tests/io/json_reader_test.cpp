@@ -14,6 +14,8 @@
 #include <advi/base/error.hpp>
 #include <advi/io/json_reader.hpp>
 
+#include "support/error_message.hpp"
+
 #include <unistd.h>
 
 namespace advi {
@@ -29,12 +31,7 @@ DataTable json(std::string_view text) {
 
 // The message of the ParseError that reading `text` throws.
 std::string json_error(std::string_view text) {
-    try {
-        (void)json(text);
-    } catch (const ParseError& e) {
-        return e.what();
-    }
-    return "no ParseError";
+    return test::error_message<ParseError>([&] { (void)json(text); }, "no ParseError");
 }
 
 fs::path temp_file(const std::string& name, std::string_view content) {

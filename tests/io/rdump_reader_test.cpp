@@ -17,6 +17,8 @@
 #include <advi/io/json_reader.hpp>
 #include <advi/io/rdump_reader.hpp>
 
+#include "support/error_message.hpp"
+
 #include <unistd.h>
 
 namespace advi {
@@ -30,12 +32,7 @@ DataTable rdump(std::string_view text) {
 }
 
 std::string rdump_error(std::string_view text) {
-    try {
-        (void)rdump(text);
-    } catch (const ParseError& e) {
-        return e.what();
-    }
-    return "no ParseError";
+    return test::error_message<ParseError>([&] { (void)rdump(text); }, "no ParseError");
 }
 
 // Equal names in the same order, types, dims and values (NaN equal to NaN).

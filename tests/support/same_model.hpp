@@ -6,12 +6,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <Eigen/Core>
 #include <catch2/catch.hpp>
@@ -98,6 +100,21 @@ inline std::string log_density_expression(const Graph& g) {
             return expression(g, o.id, memo);
     }
     return "";
+}
+
+// `count` points of R^dim for check_same_log_density, each coordinate scale * N(0, 1) from
+// std::mt19937(seed): spread enough to reach every branch of a transform, reproducible.
+inline std::vector<Eigen::VectorXd> random_points(Eigen::Index dim, double scale,
+                                                  std::uint32_t seed, int count = 4) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<double> z;
+    std::vector<Eigen::VectorXd> points;
+    for (int rep = 0; rep < count; ++rep) {
+        Eigen::VectorXd zeta(dim);
+        for (auto& v : zeta) v = scale * z(rng);
+        points.push_back(zeta);
+    }
+    return points;
 }
 
 // The two compiled log densities and their gradients agree (1e-12 relative) at each zeta.

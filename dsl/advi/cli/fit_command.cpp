@@ -48,10 +48,7 @@ struct FitArgs {
 };
 
 int run_fit(const FitArgs& args) {
-    std::vector<InputFile> inputs{
-        {args.model, "model file"}
-    };
-    for (const std::string& d : args.data) inputs.push_back({d, "data file"});
+    const std::vector<InputFile> inputs = model_and_data_inputs(args.model, args.data);
     check_output_path(args.output, inputs);
     const std::vector<fs::path> data_files(args.data.begin(), args.data.end());
     const auto loaded = load_model(args.model, data_files);
@@ -79,16 +76,13 @@ int run_fit(const FitArgs& args) {
     progress.reset();  // its last line out before anything else
     options.log = nullptr;
 
-    CsvRunInfo run{.model = fs::path(args.model).stem().string() + "_model",
-                   .data_file = "",
-                   .init_file = "",
-                   .output_file = args.output};
-    for (const std::string& d : args.data) {
-        run.data_file += (run.data_file.empty() ? "" : ", ") + d;
-    }
+    const CsvRunInfo run = csv_run_info(args.model, args.data, args.output);
     const stan::ReportedDraws reported = stan::report(*loaded->lowered, fit, options.seed);
-    write_cmdstan_csv_file(args.output, cmdstan_output(fit, options, extra_blocks(reported),
-                                                       cmdstan_settings(options, run)));
+    write_cmdstan_csv_file(
+        args.output,
+        cmdstan_output(fit, options, extra_blocks(reported),
+                       cmdstan_settings(options, run,
+                                        {.runs = args.runs, .psis_resample = args.psis_resample})));
     // Stan's labels (beta[1]), then the transformed parameters and generated quantities.
     std::cout << fit.summary(1) << stan::summary_rows(reported) << std::flush;
     if (!args.quiet) {

@@ -38,10 +38,7 @@ struct LaplaceArgs {
 };
 
 int run_laplace(const LaplaceArgs& args) {
-    std::vector<InputFile> inputs{
-        {args.model, "model file"}
-    };
-    for (const std::string& d : args.data) inputs.push_back({d, "data file"});
+    std::vector<InputFile> inputs = model_and_data_inputs(args.model, args.data);
     if (!args.mode.empty())
         inputs.push_back({args.mode, "mode file"});
     check_output_path(args.output, inputs);
@@ -57,11 +54,7 @@ int run_laplace(const LaplaceArgs& args) {
     }
     const LaplaceFit fit = advi::laplace(spec, options);
 
-    CsvRunInfo run{.model = fs::path(args.model).stem().string() + "_model",
-                   .output_file = args.output};
-    for (const std::string& d : args.data) {
-        run.data_file += (run.data_file.empty() ? "" : ", ") + d;
-    }
+    const CsvRunInfo run = csv_run_info(args.model, args.data, args.output);
     // Generated quantities per draw, as for ADVI's draws; the _rng calls seeded with --seed.
     const stan::ReportedDraws reported = stan::report(*loaded->lowered, fit.as_fit(), options.seed);
     write_cmdstan_csv_file(

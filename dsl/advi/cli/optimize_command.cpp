@@ -93,10 +93,7 @@ Eigen::VectorXd init_from_file(const ModelSpec& spec, const fs::path& file) {
 }
 
 int run_optimize(const OptimizeArgs& args) {
-    std::vector<InputFile> inputs{
-        {args.model, "model file"}
-    };
-    for (const std::string& d : args.data) inputs.push_back({d, "data file"});
+    std::vector<InputFile> inputs = model_and_data_inputs(args.model, args.data);
     if (!init_radius(args.init))
         inputs.push_back({args.init, "init file"});
     check_output_path(args.output, inputs);
@@ -108,18 +105,12 @@ int run_optimize(const OptimizeArgs& args) {
     options.algorithm =
         args.algorithm == "newton" ? OptimizerAlgorithm::Newton : OptimizerAlgorithm::Lbfgs;
     options.jacobian = args.jacobian == "1" || args.jacobian == "true";
-    CsvRunInfo run{.model = fs::path(args.model).stem().string() + "_model",
-                   .data_file = "",
-                   .init_file = "",
-                   .output_file = args.output};
+    CsvRunInfo run = csv_run_info(args.model, args.data, args.output);
     if (const auto radius = init_radius(args.init)) {
         options.init_radius = *radius;
     } else {
         options.init = init_from_file(spec, args.init);
         run.init_file = args.init;
-    }
-    for (const std::string& d : args.data) {
-        run.data_file += (run.data_file.empty() ? "" : ", ") + d;
     }
     // Held until the output is written: a first signal stops the search after its current
     // iteration, and the point reached is written, marked not converged.

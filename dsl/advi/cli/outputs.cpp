@@ -34,6 +34,25 @@ void check_output_path(const std::string& output_file, const std::vector<InputFi
     }
 }
 
+std::vector<InputFile> model_and_data_inputs(const std::string& model,
+                                             const std::vector<std::string>& data) {
+    std::vector<InputFile> inputs{
+        {model, "model file"}
+    };
+    for (const std::string& d : data) inputs.push_back({d, "data file"});
+    return inputs;
+}
+
+CsvRunInfo csv_run_info(const std::string& model, const std::vector<std::string>& data,
+                        const std::string& output) {
+    CsvRunInfo run{.model = fs::path(model).stem().string() + "_model",
+                   .data_file = "",
+                   .init_file = "",
+                   .output_file = output};
+    for (const std::string& d : data) run.data_file += (run.data_file.empty() ? "" : ", ") + d;
+    return run;
+}
+
 std::vector<ExtraBlock> extra_blocks(const stan::ReportedDraws& reported) {
     std::vector<ExtraBlock> blocks;
     Eigen::Index offset = 0;

@@ -1,6 +1,6 @@
-// What the commands that write a CmdStan CSV (fit, laplace) share: the refusal of an output
-// path before a long run, and the transformed parameters and generated quantities as column
-// blocks.
+// What the commands that write a CmdStan CSV (fit, laplace, optimize) share: the refusal of an
+// output path before a long run, the inputs it is checked against, the run's files for the
+// settings header, and the transformed parameters and generated quantities as column blocks.
 #pragma once
 
 #include <string>
@@ -20,6 +20,16 @@ struct InputFile {
     std::string what;
 };
 void check_output_path(const std::string& output, const std::vector<InputFile>& inputs);
+
+// The model file and the data files, as check_output_path's inputs.
+[[nodiscard]] std::vector<InputFile> model_and_data_inputs(const std::string& model,
+                                                           const std::vector<std::string>& data);
+
+// The run's files for the settings header: the model's name as CmdStan writes it (the file's
+// stem + "_model"), the data files joined by ", ", the output file.
+[[nodiscard]] CsvRunInfo csv_run_info(const std::string& model,
+                                      const std::vector<std::string>& data,
+                                      const std::string& output);
 
 // Transformed parameters and generated quantities, a column block each, at the mean (or
 // mode) and at every draw.

@@ -4,13 +4,9 @@
 
 #include <chrono>
 #include <cmath>
-#include <exception>
 #include <limits>
-#include <new>
 
 #include <fmt/format.h>
-
-#include <advi/base/error.hpp>
 
 namespace advi {
 namespace {
@@ -49,15 +45,15 @@ OptimizerResult maximize_newton_cg(CurvatureTarget& target, const Eigen::VectorX
     const auto apply_b = [&](const Eigen::VectorXd& x, const Eigen::VectorXd& v,
                              Eigen::VectorXd& out) {
         ++r.hessian_vector_products;
-        try {
+        // NaN only when the product threw; a non-finite lp alone does not spoil H v.
+        const double failed = evaluate_or_nan([&] {
             target.hessian_vector(x, v, hv_grad, hv);
-            out = -hv;
-        } catch (const Error&) {
-            throw;
-        } catch (const std::bad_alloc&) {
-            throw;
-        } catch (const std::exception&) {
+            return 0.0;
+        });
+        if (std::isnan(failed)) {
             out.setConstant(kNaN);
+        } else {
+            out = -hv;
         }
         return out.allFinite();
     };

@@ -60,10 +60,12 @@ public:
 // special function's overflow, a failed factorisation) is a failed evaluation at that point,
 // NaN, which the engine drops and counts like any non-finite value, instead of ending the fit.
 // Our own errors (advi::Error: bad data, an index out of range) and a failed allocation are
-// faults of the model or the machine and pass on.
-inline double evaluate(Target& target, const Eigen::VectorXd& zeta, Eigen::VectorXd& grad) {
+// faults of the model or the machine and pass on. `call` is the evaluation itself (the log
+// density with gradient, or alone), so that both ways share this one rule.
+template <std::invocable F>
+double evaluate_or_nan(F&& call) {
     try {
-        return target.log_density_gradient(zeta, grad);
+        return call();
     } catch (const Error&) {
         throw;
     } catch (const std::bad_alloc&) {
@@ -73,17 +75,14 @@ inline double evaluate(Target& target, const Eigen::VectorXd& zeta, Eigen::Vecto
     }
 }
 
+// The log density with its gradient, as evaluate_or_nan() rules.
+inline double evaluate(Target& target, const Eigen::VectorXd& zeta, Eigen::VectorXd& grad) {
+    return evaluate_or_nan([&] { return target.log_density_gradient(zeta, grad); });
+}
+
 // The same for the log density alone.
 inline double evaluate_value(Target& target, const Eigen::VectorXd& zeta) {
-    try {
-        return target.log_density(zeta);
-    } catch (const Error&) {
-        throw;
-    } catch (const std::bad_alloc&) {
-        throw;
-    } catch (const std::exception&) {
-        return std::numeric_limits<double>::quiet_NaN();
-    }
+    return evaluate_or_nan([&] { return target.log_density(zeta); });
 }
 
 inline void Target::log_densities(const Eigen::MatrixXd& zetas, Eigen::VectorXd& out) {

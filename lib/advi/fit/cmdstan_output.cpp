@@ -29,10 +29,12 @@ std::vector<std::int64_t> latent_dims(const Shape& s) {
     return {};
 }
 
-std::vector<std::string> cmdstan_settings(const Options& o, const CsvRunInfo& run) {
+std::vector<std::string> cmdstan_settings(const Options& o, const CsvRunInfo& run,
+                                          const CsvDrawsInfo& draws) {
     const Options d{};
     auto family = [](Family f) { return f == Family::MeanField ? "meanfield" : "fullrank"; };
     auto rule = [](ConvergenceRule r) { return r == ConvergenceRule::Auto ? "auto" : "stan"; };
+    auto start = [](StartFrom s) { return s == StartFrom::Auto ? "auto" : "init"; };
     std::vector<std::string> h;
     h.push_back(fmt::format("model = {}", run.model));
     h.push_back("method = variational");
@@ -54,6 +56,15 @@ std::vector<std::string> cmdstan_settings(const Options& o, const CsvRunInfo& ru
     // Not CmdStan's: our convergence rule (ConvergenceRule), robust or Stan's exactly.
     h.push_back(csv_setting("    ", "convergence", std::string(rule(o.convergence)),
                             std::string(rule(d.convergence))));
+    // Also ours: where q starts, and what made the draws (K runs, the best kept; PSIS
+    // resampling), so that the file says how its rows came about.
+    h.push_back(
+        csv_setting("    ", "start", std::string(start(o.start)), std::string(start(d.start))));
+    const CsvDrawsInfo dd{};
+    h.push_back(csv_setting("    ", "runs", draws.runs, dd.runs));
+    // 1/0 as `engaged` above.
+    h.push_back(
+        csv_setting("    ", "psis_resample", int{draws.psis_resample}, int{dd.psis_resample}));
     h.push_back("id = 1 (Default)");
     h.push_back("data");
     h.push_back(csv_setting("  ", "file", run.data_file, std::string()));

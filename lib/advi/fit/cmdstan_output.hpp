@@ -48,12 +48,22 @@ struct CsvRunInfo {
     std::string output_file = "output.csv";
 };
 
+// How a fit's draws came about beyond Options, for the settings header: the steps around the
+// engine that `advi fit --runs K --psis-resample` takes.
+struct CsvDrawsInfo {
+    int runs = 1;                // fit_runs' K (runs.hpp): K runs, the best kept
+    bool psis_resample = false;  // the draws resampled by psis_resample (resample.hpp)
+};
+
 // The settings comment lines in CmdStan's layout ("model = ...", "method = variational",
 // "  variational", "    algorithm = meanfield (Default)", ..., "id = 1", "data", "  file = ...",
 // "random", "  seed = ...", "output", "  file = ..."), with "(Default)" after a value equal to
-// Options{}'s.
+// Options{}'s (CsvDrawsInfo{}'s for runs and psis_resample). Our own settings follow CmdStan's
+// in the variational block: "    convergence = auto|stan", "    start = auto|init",
+// "    runs = <K>", "    psis_resample = 1|0".
 [[nodiscard]] std::vector<std::string> cmdstan_settings(const Options& options,
-                                                        const CsvRunInfo& run = {});
+                                                        const CsvRunInfo& run = {},
+                                                        const CsvDrawsInfo& draws = {});
 
 // Lays out a fit as CmdStan does: columns lp__, log_p__, log_g__, every latent of the model in
 // declaration order (constrained values), then the extra blocks. The mean row holds T^-1(mu)

@@ -4,11 +4,7 @@
 #include <advi/fit/compiled_target.hpp>
 
 #include <algorithm>
-#include <exception>
-#include <limits>
-#include <new>
 
-#include <advi/base/error.hpp>
 #include <advi/compile/pipeline.hpp>
 #include <advi/compile/thread_pool.hpp>
 
@@ -49,15 +45,7 @@ void CompiledTarget::part_task(void* context, int part, int thread) {
         zeta = b.zetas->col(i);
         // The policy of evaluate_value(): a library's exception is a failed evaluation (NaN);
         // our own errors and a failed allocation pass on (the pool rethrows the first).
-        try {
-            (*b.out)[i] = program.run(zeta, none);
-        } catch (const Error&) {
-            throw;
-        } catch (const std::bad_alloc&) {
-            throw;
-        } catch (const std::exception&) {
-            (*b.out)[i] = std::numeric_limits<double>::quiet_NaN();
-        }
+        (*b.out)[i] = evaluate_or_nan([&] { return program.run(zeta, none); });
     }
 }
 

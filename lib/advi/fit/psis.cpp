@@ -51,6 +51,13 @@ Gpd gpd_fit(const std::vector<double>& x) {
     return {.k = (k * n + 0.5 * 10) / (n + 10), .sigma = sigma};
 }
 
+// How many of n finite ratios psis() takes as the tail: the largest ceil(min(0.2 n, 3 sqrt n)),
+// as loo; gpd_fit needs kMinTail of them.
+int tail_length(int n) {
+    return static_cast<int>(std::ceil(std::min(0.2 * n, 3.0 * std::sqrt(static_cast<double>(n)))));
+}
+constexpr int kMinTail = 5;
+
 // The generalized Pareto's p-quantile.
 double gpd_quantile(double p, const Gpd& g) {
     if (std::abs(g.k) < 1e-12)
@@ -85,9 +92,8 @@ Psis psis(const Eigen::VectorXd& log_ratios) {
     // Constant ratios (g is p up to a constant, to rounding): uniform weights, no tail.
     out.constant = top - bottom <= 1e-9 * std::max(1.0, std::abs(top));
     const int n = out.draws;
-    const int M =
-        static_cast<int>(std::ceil(std::min(0.2 * n, 3.0 * std::sqrt(static_cast<double>(n)))));
-    if (!out.constant && M >= 5 && n > M) {
+    const int M = tail_length(n);
+    if (!out.constant && M >= kMinTail && n > M) {
         // The M largest ratios above the cutoff, the (M+1)-th largest; weights relative to
         // the largest, so that exp() cannot overflow.
         const double cutoff = out.log_weights[finite[n - M - 1]];
@@ -101,7 +107,7 @@ Psis psis(const Eigen::VectorXd& log_ratios) {
             for (const double v : x)
                 if (v > 0)
                     pos.push_back(v);
-            if (pos.size() >= 5) {
+            if (pos.size() >= kMinTail) {
                 const Gpd g = gpd_fit(pos);
                 out.k_hat = g.k;
                 out.tail = M;
@@ -129,6 +135,12 @@ Psis psis(const Eigen::VectorXd& log_ratios) {
     return out;
 }
 
+int psis_min_draws() {
+    int n = 1;
+    while (tail_length(n) < kMinTail || n <= tail_length(n)) ++n;
+    return n;
+}
+
 std::string psis_text(const Psis& p) {
     if (p.constant) {
         return fmt::format(
@@ -137,6 +149,12 @@ std::string psis_text(const Psis& p) {
             p.draws, p.ess);
     }
     if (std::isnan(p.k_hat)) {
+        if (p.draws >= psis_min_draws()) {
+            return fmt::format(
+                "Pareto k-hat not computed (a few of the {} weights dwarf all the others: no "
+                "tail to fit)",
+                p.draws);
+        }
         return fmt::format("Pareto k-hat not computed ({} finite log ratios: too few for a tail)",
                            p.draws);
     }

@@ -30,6 +30,11 @@ struct Psis {
 // the caller's, never silently dropped).
 [[nodiscard]] Psis psis(const Eigen::VectorXd& log_ratios);
 
+// The fewest finite ratios whose tail psis() fits (21): its tail is the largest
+// ceil(min(0.2 S, 3 sqrt S)) of S ratios, and the fit needs five. With as many or more, no
+// k-hat (and ratios not constant) means that a few weights dwarf all the others.
+[[nodiscard]] int psis_min_draws();
+
 // "Pareto k-hat 0.31 (< 0.7: reliable), importance-sampling ESS 812 of 1000" or what is wrong.
 [[nodiscard]] std::string psis_text(const Psis& p);
 

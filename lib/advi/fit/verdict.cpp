@@ -29,19 +29,20 @@ std::string psis_failure(const Psis& p) {
     if (p.draws == 0)
         return "no output draw with a finite log density to check q against the posterior";
     if (std::isnan(p.k_hat)) {
-        // psis() fits the tail's largest min(0.2 S, 3 sqrt(S)) ratios and needs five of them
-        // above the cutoff: from 25 draws on, no fit means that a few weights dwarf all the
-        // others (on posteriordb's earnings a q 49 sds off had log ratios spanning 1e11).
-        if (p.draws >= 25) {
+        // psis() fits the largest ceil(min(0.2 S, 3 sqrt(S))) ratios and needs five of them
+        // above the cutoff: from psis_min_draws() on, no fit means that a few weights dwarf
+        // all the others (on posteriordb's earnings a q 49 sds off had log ratios spanning
+        // 1e11).
+        if (p.draws >= psis_min_draws()) {
             return fmt::format(
                 "no Pareto k-hat: a few of the {} importance weights dwarf all the others (q is "
                 "far from the posterior)",
                 p.draws);
         }
         return fmt::format(
-            "no Pareto k-hat ({} output draws are too few for its tail fit; 25 or more give "
+            "no Pareto k-hat ({} output draws are too few for its tail fit; {} or more give "
             "one)",
-            p.draws);
+            p.draws, psis_min_draws());
     }
     return fmt::format(
         "Pareto k-hat {:.2f} >= {:.2f} (q is too far from the posterior for importance "

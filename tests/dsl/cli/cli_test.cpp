@@ -19,6 +19,7 @@
 #include <advi/io/read_data.hpp>
 
 #include "support/cli_runner.hpp"
+#include "support/normal_model.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -28,34 +29,13 @@ using namespace advi::test;
 
 namespace {
 
-// A normal model with a transformed parameter of each shape, a loop the lowering vectorises
+// The normal model with a transformed parameter of each shape, a loop the lowering vectorises
 // and a generated quantity.
-const char* kNormalModel = R"(data {
-  int<lower=0> N;
-  vector[N] y;
-}
-parameters {
-  real mu;
-  real<lower=0> sigma;
-}
-transformed parameters {
-  real log_sigma = log(sigma);
-  vector[N] z = (y - mu) / sigma;
-}
-model {
-  mu ~ normal(0, 10);
-  sigma ~ lognormal(0, 1);
-  for (n in 1:N)
-    y[n] ~ normal(mu, sigma);
-}
-generated quantities {
-  real y_new = normal_rng(mu, sigma);
-}
-)";
-
-const char* kNormalJson = R"({"N": 10, "y": [4.1, 5.3, 3.8, 6.0, 4.9, 5.5, 4.4, 5.1, 4.7, 5.2]})";
-
-const char* kNormalRdump = "N <- 10\ny <- c(4.1, 5.3, 3.8, 6.0, 4.9, 5.5, 4.4, 5.1, 4.7, 5.2)\n";
+const std::string kNormalModel =
+    normal_model({.transformed_parameters = "  real log_sigma = log(sigma);\n"
+                                            "  vector[N] z = (y - mu) / sigma;\n",
+                  .likelihood = "  for (n in 1:N)\n    y[n] ~ normal(mu, sigma);\n",
+                  .generated_quantities = "  real y_new = normal_rng(mu, sigma);\n"});
 
 }  // namespace
 

@@ -13,34 +13,17 @@
 #include <advi/io/csv_reader.hpp>
 
 #include "support/cli_runner.hpp"
+#include "support/csv_comments.hpp"
+#include "support/normal_model.hpp"
 
 using namespace advi::test;
 
 namespace {
 
-const char* kModel = R"(data {
-  int<lower=0> N;
-  vector[N] y;
-}
-parameters {
-  real mu;
-  real<lower=0> sigma;
-}
-transformed parameters {
-  real log_sigma = log(sigma);
-}
-model {
-  mu ~ normal(0, 10);
-  sigma ~ lognormal(0, 1);
-  y ~ normal(mu, sigma);
-}
-generated quantities {
-  real y_new = normal_rng(mu, sigma);
-}
-)";
-
-const char* kData = R"({"N": 10, "y": [4.1, 5.3, 3.8, 6.0, 4.9, 5.5, 4.4, 5.1, 4.7, 5.2]})";
-const std::vector<double> kY = {4.1, 5.3, 3.8, 6.0, 4.9, 5.5, 4.4, 5.1, 4.7, 5.2};
+const std::string kModel =
+    normal_model({.transformed_parameters = "  real log_sigma = log(sigma);\n",
+                  .generated_quantities = "  real y_new = normal_rng(mu, sigma);\n"});
+const char* const kData = kNormalJson;
 
 double normal_lpdf(double x, double m, double s) {
     return -0.5 * std::pow((x - m) / s, 2) - std::log(s) - 0.5 * std::log(2 * std::numbers::pi);
@@ -49,15 +32,8 @@ double normal_lpdf(double x, double m, double s) {
 // The model's log density in constrained space with every constant.
 double log_density(double mu, double sigma) {
     double lp = normal_lpdf(mu, 0, 10) + normal_lpdf(std::log(sigma), 0, 1) - std::log(sigma);
-    for (double y : kY) lp += normal_lpdf(y, mu, sigma);
+    for (double y : kNormalY) lp += normal_lpdf(y, mu, sigma);
     return lp;
-}
-
-bool has_line(const advi::StanCsv& csv, const std::string& line) {
-    for (const std::string& c : csv.comments)
-        if (c == line)
-            return true;
-    return false;
 }
 
 }  // namespace
@@ -83,19 +59,20 @@ TEST_CASE("advi optimize: the CSV holds the mode, lp__ and CmdStan's header", "[
             CHECK(csv.columns ==
                   std::vector<std::string>{"lp__", "mu", "sigma", "log_sigma", "y_new"});
             REQUIRE(csv.values.rows() == 1);
-            CHECK(has_line(csv, "# method = optimize"));
-            CHECK(has_line(csv, algorithm == "lbfgs" ? "#     algorithm = lbfgs (Default)"
-                                                     : "#     algorithm = newton"));
-            CHECK(has_line(csv, "#         tol_rel_grad = 100"));
-            CHECK(has_line(csv, "#         tol_grad = 1e-08 (Default)"));
-            CHECK(has_line(csv, jacobian ? "#     jacobian = 1" : "#     jacobian = 0 (Default)"));
-            CHECK(has_line(csv, "# converged = 1"));
+            CHECK(has_comment(csv, "# method = optimize"));
+            CHECK(has_comment(csv, algorithm == "lbfgs" ? "#     algorithm = lbfgs (Default)"
+                                                        : "#     algorithm = newton"));
+            CHECK(has_comment(csv, "#         tol_rel_grad = 100"));
+            CHECK(has_comment(csv, "#         tol_grad = 1e-08 (Default)"));
+            CHECK(
+                has_comment(csv, jacobian ? "#     jacobian = 1" : "#     jacobian = 0 (Default)"));
+            CHECK(has_comment(csv, "# converged = 1"));
             const double mu = csv.values(0, 1), sigma = csv.values(0, 2);
             // The mode's conditions, from the derivatives of log p in (mu, log sigma):
             // d/dmu: -mu / 100 + sum(y - mu) / sigma^2 = 0;
             // sigma d/dsigma: -1 - log sigma - N + S / sigma^2 (+ 1 with the Jacobian) = 0.
             double sum = 0, s2 = 0;
-            for (double y : kY) {
+            for (double y : kNormalY) {
                 sum += y - mu;
                 s2 += (y - mu) * (y - mu);
             }
@@ -124,13 +101,13 @@ TEST_CASE("advi optimize: --init from a file and by radius", "[cli][optimize]") 
     INFO(r.err);
     REQUIRE(r.status == 0);
     const advi::StanCsv csv = advi::read_stan_csv(out);
-    CHECK(has_line(csv, "# init = " + (scratch() / "opt_init.json").string()));
-    CHECK(has_line(csv, "# converged = 0"));
+    CHECK(has_comment(csv, "# init = " + (scratch() / "opt_init.json").string()));
+    CHECK(has_comment(csv, "# converged = 0"));
     // Not converged: said on stderr, the point still written.
     CHECK(contains(r.err, "advi: warning: not converged: iteration limit 1 reached"));
     r = tool("optimize " + m + " --data " + d + " --init 0 --output " + q(out) + " -q");
     REQUIRE(r.status == 0);
-    CHECK(has_line(advi::read_stan_csv(out), "# init = 0"));
+    CHECK(has_comment(advi::read_stan_csv(out), "# init = 0"));
 }
 
 TEST_CASE("advi optimize: bad options are one line and status 2", "[cli][optimize]") {

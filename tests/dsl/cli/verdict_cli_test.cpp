@@ -14,37 +14,17 @@
 #include <advi/io/csv_reader.hpp>
 
 #include "support/cli_runner.hpp"
+#include "support/csv_comments.hpp"
+#include "support/normal_model.hpp"
 
 namespace fs = std::filesystem;
 using namespace advi::test;
 
 namespace {
 
-const char* kModel = R"(data {
-  int<lower=0> N;
-  vector[N] y;
-}
-parameters {
-  real mu;
-  real<lower=0> sigma;
-}
-transformed parameters {
-  real z3 = (y[3] - mu) / sigma;
-}
-model {
-  mu ~ normal(0, 10);
-  sigma ~ lognormal(0, 1);
-  y ~ normal(mu, sigma);
-}
-)";
-
-const char* kData = R"({"N": 10, "y": [4.1, 5.3, 3.8, 6.0, 4.9, 5.5, 4.4, 5.1, 4.7, 5.2]})";
-
-std::string comments_of(const advi::StanCsv& csv) {
-    std::string s;
-    for (const std::string& c : csv.comments) s += c + "\n";
-    return s;
-}
+const std::string kModel =
+    normal_model({.transformed_parameters = "  real z3 = (y[3] - mu) / sigma;\n"});
+const char* const kData = kNormalJson;
 
 }  // namespace
 
@@ -64,7 +44,7 @@ TEST_CASE("cli: the verdict is the summary's first line and in the CSV trailer",
     CHECK(out[1].rfind("  Pareto k-hat ", 0) == 0);
     const advi::StanCsv csv = advi::read_stan_csv(scratch() / "verdict.csv");
     CHECK(csv.values.rows() == 401);
-    const std::string c = comments_of(csv);
+    const std::string c = comments_text(csv);
     // The same line in both places.
     CHECK(contains(c, "# verdict = " + out[0].substr(9) + "\n"));
     CHECK(contains(c, "# pareto_k = "));
@@ -93,7 +73,7 @@ TEST_CASE("cli: --runs lists every run and keeps the best; --psis-resample picks
 
     const advi::StanCsv a = advi::read_stan_csv(scratch() / "runs.csv");
     const advi::StanCsv b = advi::read_stan_csv(scratch() / "resampled.csv");
-    const std::string ca = comments_of(a), cb = comments_of(b);
+    const std::string ca = comments_text(a), cb = comments_text(b);
     for (const std::string& c : {ca, cb}) {
         CHECK(contains(c, "# runs = 3\n"));
         CHECK(contains(c, "# run_1 = seed 7, ELBO "));
@@ -103,6 +83,18 @@ TEST_CASE("cli: --runs lists every run and keeps the best; --psis-resample picks
     }
     CHECK(contains(ca, "# draws = q\n"));
     CHECK(contains(cb, "# draws = psis_resampled ("));
+    // The settings header says how the rows came about, as cmdstanpy reads settings.
+    CHECK(has_comment(a, "#     runs = 3"));
+    CHECK(has_comment(a, "#     psis_resample = 0 (Default)"));
+    CHECK(has_comment(b, "#     psis_resample = 1"));
+    const auto config_a = cmdstanpy_config(read_file(scratch() / "runs.csv"));
+    const auto config_b = cmdstanpy_config(read_file(scratch() / "resampled.csv"));
+    CHECK(config_a.at("runs") == "3");
+    CHECK(config_a.at("psis_resample") == "0");
+    CHECK(config_b.at("runs") == "3");
+    CHECK(config_b.at("psis_resample") == "1");
+    CHECK(config_b.at("seed") == "7");
+    CHECK(config_b.at("output_samples") == "300");
     REQUIRE(a.values.rows() == 301);
     REQUIRE(b.values.rows() == 301);
     // The mean row is q's either way; every resampled row is one of the kept run's rows, with

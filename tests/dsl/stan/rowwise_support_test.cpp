@@ -2,7 +2,6 @@
 // positive_ordered[K], array[U] ordered[K] and array[U] unit_vector[K] are mat[U, K] latents
 // with one vector per row, the same log density as the C++ DSL's param(name, prior, U, K,
 // {.support = ...}); arrays of them of more dimensions are refused by name.
-#include <random>
 #include <string>
 #include <vector>
 
@@ -70,15 +69,7 @@ TEST_CASE("array[U] simplex/positive_ordered/ordered/unit_vector lower as mat[U,
     auto nu = m.param("nu", flat(), U, K, {.support = Support::unit_vector()});
     m.observe(xd, normal(3 * nu + theta, 1));
     const int dim = U * (K - 1) + 3 * U * K;
-    std::mt19937 rng(3);
-    std::normal_distribution<double> z;
-    std::vector<Eigen::VectorXd> points;
-    for (int rep = 0; rep < 4; ++rep) {
-        Eigen::VectorXd zeta(dim);
-        for (auto& v : zeta) v = 0.7 * z(rng);
-        points.push_back(zeta);
-    }
-    test::check_same_log_density(s, m.spec(), points);
+    test::check_same_log_density(s, m.spec(), test::random_points(dim, 0.7, 3));
 }
 
 TEST_CASE("arrays of structured vectors of more than one dimension are refused", "[stan][lower]") {
