@@ -341,11 +341,17 @@ TEST_CASE("fit_runs: runs on a Gaussian agree; run k is the fit of seed + k - 1"
     CHECK(a.max_rhat() < 1.01);
     CHECK(a.elbos_agree());
     CHECK_THAT(v.headline(), !Contains("runs disagree"));
-    // Each run is the fit with its seed, bit for bit; the kept one has the largest ELBO.
+    // Each run is the fit with its seed and init, bit for bit; the kept one has the largest
+    // ELBO. Run 1 starts at init, the others at init jittered by up to 2.
     std::vector<Fit> single;
     for (std::uint64_t k = 0; k < 3; ++k) {
         Options ok = o;
         ok.seed = o.seed + k;
+        if (k > 0) {
+            ok.init = run_init(o, static_cast<int>(k), 2);
+            CHECK(ok.init.cwiseAbs().maxCoeff() < 2.0);
+            CHECK(ok.init.cwiseAbs().maxCoeff() > 0.0);
+        }
         single.push_back(fit(g.m, ok));
         CHECK(a.runs[k].seed == o.seed + k);
         CHECK(a.runs[k].elbo == Approx((single[k].log_p() - single[k].log_g()).mean()));
@@ -386,6 +392,9 @@ TEST_CASE("fit_runs: runs that end in different modes disagree, and the verdict 
         for (std::uint64_t k = 0; k < 4; ++k) {
             Options ok = o;
             ok.seed = seed + k;
+            o.seed = seed;
+            if (k > 0)
+                ok.init = run_init(o, static_cast<int>(k), t.m.spec().zeta_dim());
             single.push_back(fit(t.m, ok));
             const double mean = single.back().mean("mu")[0];
             left = left || mean < -5.0;

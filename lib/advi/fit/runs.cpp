@@ -15,6 +15,7 @@
 #include <advi/base/error.hpp>
 #include <advi/base/memory_budget.hpp>
 #include <advi/compile/thread_pool.hpp>
+#include <advi/engine/rng.hpp>
 
 namespace advi {
 
@@ -83,6 +84,18 @@ RunsAgreement agreement(const ModelSpec& m, const std::vector<Fit>& fits) {
 
 }  // namespace
 
+Eigen::VectorXd run_init(const Options& options, int run, int dim) {
+    Eigen::VectorXd z = options.init.size() != 0 ? options.init : Eigen::VectorXd::Zero(dim);
+    if (run == 0)
+        return z;
+    Rng rng((options.seed + static_cast<std::uint64_t>(run)) ^ 0x72756E5F696E6974ull);
+    for (Eigen::Index i = 0; i < z.size(); ++i) {
+        const double u = static_cast<double>(rng.next_u64() >> 11) * 0x1.0p-53;  // [0, 1)
+        z[i] += 2.0 * (2.0 * u - 1.0);
+    }
+    return z;
+}
+
 Fit fit_runs(const ModelSpec& m, const Options& options, int runs) {
     if (runs < 1)
         throw FitError(fmt::format("option `runs` must be >= 1, got {}", runs));
@@ -114,6 +127,8 @@ Fit fit_runs(const ModelSpec& m, const Options& options, int runs) {
         for (int k = next++; k < runs; k = next++) {
             Options o = options;
             o.seed = options.seed + static_cast<std::uint64_t>(k);
+            if (k > 0)
+                o.init = run_init(options, k, m.zeta_dim());
             o.threads = each;
             if (k > 0) {  // one progress table, one monitor: run 1's
                 o.log = nullptr;
