@@ -64,4 +64,40 @@ TEST_CASE("a pass with nothing to do says so", "[compile]") {
     CHECK(schedule(loops).str() == "  0: %1 real = exp\n");
 }
 
+TEST_CASE("a whole-size reshape between a loop member and its reader is no buffer", "[compile]") {
+    // lp = sum(reshape(z[idx]) .* Y) with Y 6 x 2: the lowering's shape of a loop over points
+    // reading a parameter by index. The gather is a member of the sum's loop, read through
+    // the reshape as a block temporary, not a 12-value buffer.
+    Eigen::VectorXi idx(12);
+    idx << 0, 1, 2, 3, 4, 5, 5, 4, 3, 2, 1, 0;
+    Eigen::MatrixXd y(6, 2);
+    for (int j = 0; j < 12; ++j) y(j % 6, j / 6) = 0.5 + 0.25 * j;
+    std::vector<DataSlot> data{
+        {"idx",            Shape::vector(12), DType::Int,  nullptr,  idx.data()},
+        { "Y", Shape::matrix(6,                2), DType::Real, y.data(),    nullptr}
+    };
+    Graph g;
+    const NodeId z = g.leaf(Op::Zeta, Shape::vector(6), DType::Real, 0, "z");
+    const NodeId i = g.leaf(Op::Data, Shape::vector(12), DType::Int, 0, "idx");
+    const NodeId yd = g.leaf(Op::Data, Shape::matrix(6, 2), DType::Real, 1, "Y");
+    const NodeId gathered = g.apply(Op::Gather, z, i);
+    const NodeId m = g.apply(Op::Mul, linalg::reshape(g, gathered, Shape::matrix(6, 2)), yd);
+    const NodeId lp = g.apply(Op::Sum, m);
+    g.set_output("lp", lp);
+
+    const Aliases aliases = find_aliases(g);
+    const Loops loops = fuse_loops(aliases);
+    INFO(loops.str());
+    CHECK(loops.str() == fmt::format("  %{} real = sum <- %{} %{}\n", lp, gathered, m));
+    Program p = Program::compile(g, data, 6, 0, 1);
+    INFO(p.str());
+    CHECK(p.str().find(fmt::format("block+0 %{} vec[12] = gather", gathered)) != std::string::npos);
+
+    const Eigen::VectorXd zeta = Eigen::VectorXd::LinSpaced(6, 0.5, 2);
+    double expected = 0;
+    for (int j = 0; j < 12; ++j) expected += zeta[idx[j]] * y(j % 6, j / 6);
+    Eigen::VectorXd out;
+    CHECK(p.run(zeta, out) == Approx(expected).epsilon(1e-15));
+}
+
 }  // namespace advi

@@ -41,7 +41,7 @@ Schedule schedule(const Loops& l) {
         for (NodeId m : tree(r)) {
             for (int k = 0; k < g[m].arity(); ++k) {
                 const NodeId x = g[m].in[k];
-                if (l.member[x] && l.root[x] == r)
+                if (l.member[l.values_of(x)] && l.root[l.values_of(x)] == r)
                     continue;
                 const NodeId xs = a.source[x];
                 if (!g.is_variable(xs) || g[xs].op == Op::Zeta)
