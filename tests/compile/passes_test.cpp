@@ -100,4 +100,34 @@ TEST_CASE("a whole-size reshape between a loop member and its reader is no buffe
     CHECK(p.run(zeta, out) == Approx(expected).epsilon(1e-15));
 }
 
+TEST_CASE("row sums accumulate in the loop that computes their matrix", "[compile]") {
+    // lp = sum(log(row_sums(exp(Z) .* X))) with Z, X 700 x 3: blocks of 512 values cross
+    // column boundaries, so each value must land on its own row.
+    const int rows = 700, cols = 3;
+    Eigen::MatrixXd x(rows, cols);
+    for (int j = 0; j < cols; ++j)
+        for (int i = 0; i < rows; ++i) x(i, j) = 1.0 + 0.01 * i + 0.5 * j;
+    std::vector<DataSlot> data{
+        {"X", Shape::matrix(rows, cols), DType::Real, x.data(), nullptr}
+    };
+    Graph g;
+    const NodeId z = g.leaf(Op::Zeta, Shape::matrix(rows, cols), DType::Real, 0, "Z");
+    const NodeId xd = g.leaf(Op::Data, Shape::matrix(rows, cols), DType::Real, 0, "X");
+    const NodeId m = g.apply(Op::Mul, g.apply(Op::Exp, z), xd);
+    const NodeId r = g.apply(Op::RowSums, m);
+    g.set_output("lp", g.apply(Op::Sum, g.apply(Op::Log, r)));
+
+    Program p = Program::compile(g, data, rows * cols, 0, 1);
+    INFO(p.str());
+    CHECK(p.str().find(fmt::format("block+512 %{} mat[700,3] = mul", m)) != std::string::npos);
+    CHECK(p.str().find(fmt::format("%{} vec[700] = row_sums %{}  (added by rows)", r, m)) !=
+          std::string::npos);
+
+    const Eigen::VectorXd zeta = Eigen::VectorXd::LinSpaced(rows * cols, -1, 1);
+    const Eigen::Map<const Eigen::MatrixXd> zm(zeta.data(), rows, cols);
+    const double expected = (zm.array().exp() * x.array()).rowwise().sum().log().sum();
+    Eigen::VectorXd out;
+    CHECK(p.run(zeta, out) == Approx(expected).epsilon(1e-14));
+}
+
 }  // namespace advi

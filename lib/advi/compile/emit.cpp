@@ -88,8 +88,10 @@ Program emit(const Slots& slots, std::vector<DataSlot> data, int input_dim, int 
             } else if (form == LoopForm::Sum) {
                 st.role = Role::Sum;
                 st.slot = group.sums++;
-            } else if (form == LoopForm::ScatterAdd || form == LoopForm::RowsTVec) {
-                st.role = form == LoopForm::ScatterAdd ? Role::ScatterAdd : Role::RowsTVec;
+            } else if (form == LoopForm::ScatterAdd || form == LoopForm::RowsTVec ||
+                       form == LoopForm::RowSums) {
+                // Row sums add each value at its row: a scatter-add whose index is the row.
+                st.role = form == LoopForm::RowsTVec ? Role::RowsTVec : Role::ScatterAdd;
                 st.slot = group.scatter_doubles;
                 group.scatter_doubles += g[m].shape.size();
             } else {

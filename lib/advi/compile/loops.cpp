@@ -21,7 +21,8 @@ bool sliced_slot(LoopForm f, int k) {
         case LoopForm::None:
         case LoopForm::Elementwise:
         case LoopForm::Sum:
-        case LoopForm::ScatterAdd: break;
+        case LoopForm::ScatterAdd:
+        case LoopForm::RowSums: break;
     }
     return true;
 }
@@ -59,7 +60,8 @@ struct Fusion {
             case LoopForm::None:
             case LoopForm::Sum:
             case LoopForm::ScatterAdd:
-            case LoopForm::RowsTVec: break;
+            case LoopForm::RowsTVec:
+            case LoopForm::RowSums: break;
         }
         return false;
     }
@@ -69,7 +71,8 @@ struct Fusion {
             return false;
         switch (form(r)) {
             case LoopForm::Sum:
-            case LoopForm::ScatterAdd: return true;
+            case LoopForm::ScatterAdd:
+            case LoopForm::RowSums: return true;
             case LoopForm::RowsTVec: return rows_operand(g[r].in[0]);
             default: return false;
         }
@@ -93,7 +96,8 @@ int Loops::length(NodeId r) const {
     switch (loop_form(node.op)) {
         case LoopForm::RowsTVec: return g[node.in[0]].shape.rows;
         case LoopForm::Sum:
-        case LoopForm::ScatterAdd: return g[node.in[0]].shape.size();
+        case LoopForm::ScatterAdd:
+        case LoopForm::RowSums: return g[node.in[0]].shape.size();
         default: return node.shape.size();
     }
 }

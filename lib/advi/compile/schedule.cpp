@@ -86,8 +86,8 @@ Schedule schedule(const Loops& l) {
         // until a square A larger than a block showed partial sums read as the gradient:
         // tests/compile/square_matrix_test.cpp.)
         const LoopForm form = loop_form(g[id].op);
-        stored_root[id] =
-            form != LoopForm::Sum && form != LoopForm::ScatterAdd && form != LoopForm::RowsTVec;
+        stored_root[id] = form != LoopForm::Sum && form != LoopForm::ScatterAdd &&
+                          form != LoopForm::RowsTVec && form != LoopForm::RowSums;
     }
     for (Unit& unit : s.units) {
         if (!unit.loop)
