@@ -64,4 +64,70 @@ TEST_CASE("a pass with nothing to do says so", "[compile]") {
     CHECK(schedule(loops).str() == "  0: %1 real = exp\n");
 }
 
+TEST_CASE("a whole-size reshape between a loop member and its reader is no buffer", "[compile]") {
+    // lp = sum(reshape(z[idx]) .* Y) with Y 6 x 2: the lowering's shape of a loop over points
+    // reading a parameter by index. The gather is a member of the sum's loop, read through
+    // the reshape as a block temporary, not a 12-value buffer.
+    Eigen::VectorXi idx(12);
+    idx << 0, 1, 2, 3, 4, 5, 5, 4, 3, 2, 1, 0;
+    Eigen::MatrixXd y(6, 2);
+    for (int j = 0; j < 12; ++j) y(j % 6, j / 6) = 0.5 + 0.25 * j;
+    std::vector<DataSlot> data{
+        {"idx",            Shape::vector(12), DType::Int,  nullptr,  idx.data()},
+        { "Y", Shape::matrix(6,                2), DType::Real, y.data(),    nullptr}
+    };
+    Graph g;
+    const NodeId z = g.leaf(Op::Zeta, Shape::vector(6), DType::Real, 0, "z");
+    const NodeId i = g.leaf(Op::Data, Shape::vector(12), DType::Int, 0, "idx");
+    const NodeId yd = g.leaf(Op::Data, Shape::matrix(6, 2), DType::Real, 1, "Y");
+    const NodeId gathered = g.apply(Op::Gather, z, i);
+    const NodeId m = g.apply(Op::Mul, linalg::reshape(g, gathered, Shape::matrix(6, 2)), yd);
+    const NodeId lp = g.apply(Op::Sum, m);
+    g.set_output("lp", lp);
+
+    const Aliases aliases = find_aliases(g);
+    const Loops loops = fuse_loops(aliases);
+    INFO(loops.str());
+    CHECK(loops.str() == fmt::format("  %{} real = sum <- %{} %{}\n", lp, gathered, m));
+    Program p = Program::compile(g, data, 6, 0, 1);
+    INFO(p.str());
+    CHECK(p.str().find(fmt::format("block+0 %{} vec[12] = gather", gathered)) != std::string::npos);
+
+    const Eigen::VectorXd zeta = Eigen::VectorXd::LinSpaced(6, 0.5, 2);
+    double expected = 0;
+    for (int j = 0; j < 12; ++j) expected += zeta[idx[j]] * y(j % 6, j / 6);
+    Eigen::VectorXd out;
+    CHECK(p.run(zeta, out) == Approx(expected).epsilon(1e-15));
+}
+
+TEST_CASE("row sums accumulate in the loop that computes their matrix", "[compile]") {
+    // lp = sum(log(row_sums(exp(Z) .* X))) with Z, X 700 x 3: blocks of 512 values cross
+    // column boundaries, so each value must land on its own row.
+    const int rows = 700, cols = 3;
+    Eigen::MatrixXd x(rows, cols);
+    for (int j = 0; j < cols; ++j)
+        for (int i = 0; i < rows; ++i) x(i, j) = 1.0 + 0.01 * i + 0.5 * j;
+    std::vector<DataSlot> data{
+        {"X", Shape::matrix(rows, cols), DType::Real, x.data(), nullptr}
+    };
+    Graph g;
+    const NodeId z = g.leaf(Op::Zeta, Shape::matrix(rows, cols), DType::Real, 0, "Z");
+    const NodeId xd = g.leaf(Op::Data, Shape::matrix(rows, cols), DType::Real, 0, "X");
+    const NodeId m = g.apply(Op::Mul, g.apply(Op::Exp, z), xd);
+    const NodeId r = g.apply(Op::RowSums, m);
+    g.set_output("lp", g.apply(Op::Sum, g.apply(Op::Log, r)));
+
+    Program p = Program::compile(g, data, rows * cols, 0, 1);
+    INFO(p.str());
+    CHECK(p.str().find(fmt::format("block+512 %{} mat[700,3] = mul", m)) != std::string::npos);
+    CHECK(p.str().find(fmt::format("%{} vec[700] = row_sums %{}  (added by rows)", r, m)) !=
+          std::string::npos);
+
+    const Eigen::VectorXd zeta = Eigen::VectorXd::LinSpaced(rows * cols, -1, 1);
+    const Eigen::Map<const Eigen::MatrixXd> zm(zeta.data(), rows, cols);
+    const double expected = (zm.array().exp() * x.array()).rowwise().sum().log().sum();
+    Eigen::VectorXd out;
+    CHECK(p.run(zeta, out) == Approx(expected).epsilon(1e-14));
+}
+
 }  // namespace advi

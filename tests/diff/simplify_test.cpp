@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <advi/diff/simplify.hpp>
+#include <advi/graph/ops_linalg.hpp>
 
 #include "support/gradient_check.hpp"
 
@@ -80,6 +81,36 @@ TEST_CASE("simplification keeps the value", "[diff][simplify]") {
     Program simple = Program::compile(simplify(g), {}, 3, 0);
     CHECK(test::value_at(simple, z) == Approx(test::value_at(raw, z)).epsilon(1e-14));
     CHECK(simplify(g).size() < g.size());
+}
+
+TEST_CASE("a per-value op of a widening gather runs on the gathered vector", "[diff][simplify]") {
+    // log(x[idx]) = log(x)[idx] when idx is longer than x: one log per value of x; through a
+    // reshape (the lowering's loops), and with a scalar operand (1 / x[idx]).
+    Graph g;
+    const NodeId x = g.leaf(Op::Zeta, Shape::vector(3), DType::Real, 0, "x");
+    const NodeId wide = g.leaf(Op::Data, Shape::vector(6), DType::Int, 0, "wide");
+    const NodeId narrow = g.leaf(Op::Data, Shape::vector(2), DType::Int, 1, "narrow");
+    g.set_output("a", g.apply(Op::Log, g.apply(Op::Gather, x, wide)), 0);
+    g.set_output("b",
+                 g.apply(Op::Div, g.constant(1),
+                         linalg::reshape(g, g.apply(Op::Gather, x, wide), Shape::matrix(3, 2))),
+                 6);
+    g.set_output("c", g.apply(Op::Log, g.apply(Op::Gather, x, narrow)), 12);
+    CHECK(simplify(g).str() ==
+          "%0 vec[3] = zeta[0:3] x\n"
+          "%1 vec[6] = data wide int\n"
+          "%2 vec[2] = data narrow int\n"
+          "%3 vec[3] = log %0\n"
+          "%4 vec[6] = gather %3 %1\n"
+          "%5 real = const 1\n"
+          "%6 vec[3] = div %5 %0\n"
+          "%7 vec[6] = gather %6 %1\n"
+          "%8 mat[3,2] = reshape %7\n"
+          "%9 vec[2] = gather %0 %2\n"
+          "%10 vec[2] = log %9\n"
+          "out a[0:6] = %4\n"
+          "out b[6:12] = %8\n"
+          "out c[12:14] = %10\n");
 }
 
 }  // namespace advi

@@ -77,7 +77,7 @@ Program emit(const Slots& slots, std::vector<DataSlot> data, int input_dim, int 
             st.form = form;
             for (int k = 0; k < st.arity; ++k) {
                 const NodeId in = g[m].in[k];
-                st.kind[k] = l.member[in]                    ? Kind::Temp
+                st.kind[k] = l.member[l.values_of(in)]       ? Kind::Temp
                              : l.reads_rows(m, k)            ? Kind::Rows
                              : g[in].shape.size() == 1       ? Kind::Scalar
                              : l.reads_sliced(m, k, group.n) ? Kind::Sliced
@@ -88,8 +88,10 @@ Program emit(const Slots& slots, std::vector<DataSlot> data, int input_dim, int 
             } else if (form == LoopForm::Sum) {
                 st.role = Role::Sum;
                 st.slot = group.sums++;
-            } else if (form == LoopForm::ScatterAdd || form == LoopForm::RowsTVec) {
-                st.role = form == LoopForm::ScatterAdd ? Role::ScatterAdd : Role::RowsTVec;
+            } else if (form == LoopForm::ScatterAdd || form == LoopForm::RowsTVec ||
+                       form == LoopForm::RowSums) {
+                // Row sums add each value at its row: a scatter-add whose index is the row.
+                st.role = form == LoopForm::RowsTVec ? Role::RowsTVec : Role::ScatterAdd;
                 st.slot = group.scatter_doubles;
                 group.scatter_doubles += g[m].shape.size();
             } else {

@@ -21,7 +21,8 @@ bool sliced_slot(LoopForm f, int k) {
         case LoopForm::None:
         case LoopForm::Elementwise:
         case LoopForm::Sum:
-        case LoopForm::ScatterAdd: break;
+        case LoopForm::ScatterAdd:
+        case LoopForm::RowSums: break;
     }
     return true;
 }
@@ -59,7 +60,8 @@ struct Fusion {
             case LoopForm::None:
             case LoopForm::Sum:
             case LoopForm::ScatterAdd:
-            case LoopForm::RowsTVec: break;
+            case LoopForm::RowsTVec:
+            case LoopForm::RowSums: break;
         }
         return false;
     }
@@ -69,7 +71,8 @@ struct Fusion {
             return false;
         switch (form(r)) {
             case LoopForm::Sum:
-            case LoopForm::ScatterAdd: return true;
+            case LoopForm::ScatterAdd:
+            case LoopForm::RowSums: return true;
             case LoopForm::RowsTVec: return rows_operand(g[r].in[0]);
             default: return false;
         }
@@ -78,13 +81,23 @@ struct Fusion {
 
 }  // namespace
 
+NodeId Loops::values_of(NodeId in) const {
+    const Graph& g = *aliases->graph;
+    const NodeId src = aliases->source[in];
+    return aliases->alias[in] && aliases->start[in] == 0 &&
+                   g[src].shape.size() == g[in].shape.size()
+               ? src
+               : in;
+}
+
 int Loops::length(NodeId r) const {
     const Graph& g = *aliases->graph;
     const Node& node = g[r];
     switch (loop_form(node.op)) {
         case LoopForm::RowsTVec: return g[node.in[0]].shape.rows;
         case LoopForm::Sum:
-        case LoopForm::ScatterAdd: return g[node.in[0]].shape.size();
+        case LoopForm::ScatterAdd:
+        case LoopForm::RowSums: return g[node.in[0]].shape.size();
         default: return node.shape.size();
     }
 }
@@ -109,13 +122,14 @@ Loops fuse_loops(const Aliases& a) {
     // A member is a per-run node computed block by block inside its one reader's loop: the
     // reader reads it at the block's offset, as an elementwise op or member of the same size,
     // or as the sum, scatter-add or A' r at the root of the loop.
+    // A whole-size reshape is no reader: its readers read its source (values_of).
     std::vector<int> readers(n, 0);
     std::vector<NodeId> reader(n, kNoNode);
     for (NodeId id = 0; id < n; ++id) {
-        if (!a.live[id])
+        if (!a.live[id] || l.values_of(id) != id)
             continue;
         for (int k = 0; k < g[id].arity(); ++k) {
-            const NodeId in = g[id].in[k];
+            const NodeId in = l.values_of(g[id].in[k]);
             if (reader[in] != id) {
                 ++readers[in];
                 reader[in] = id;
@@ -123,12 +137,12 @@ Loops fuse_loops(const Aliases& a) {
         }
     }
     std::vector<bool> is_output(n, false);
-    for (const auto& o : g.outputs()) is_output[o.id] = true;
+    for (const auto& o : g.outputs()) is_output[l.values_of(o.id)] = true;
     auto takes = [&](NodeId r, NodeId id) {
         if (!(f.blockwise(r) || f.accumulates(r)) || l.length(r) != g[id].shape.size())
             return false;
         for (int k = 0; k < g[r].arity(); ++k) {
-            if (g[r].in[k] == id && !sliced_slot(loop_form(g[r].op), k))
+            if (l.values_of(g[r].in[k]) == id && !sliced_slot(loop_form(g[r].op), k))
                 return false;
         }
         return true;

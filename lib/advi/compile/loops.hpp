@@ -19,6 +19,10 @@ struct Loops {
     std::vector<std::vector<NodeId>> members;
     std::vector<bool> loop_root;  // a node that is not a member and runs as a loop
 
+    // The node whose values an input `in` reads: `in` itself, or the node a whole-size reshape
+    // (an alias of all of another node's values, in the same order) reads. A loop reads the
+    // two alike, so a reshape stands between a member and its reader without a buffer.
+    [[nodiscard]] NodeId values_of(NodeId in) const;
     // How many values the loop of root `r` runs over.
     [[nodiscard]] int length(NodeId r) const;
     // Whether step m (a member or root) reads input k by row blocks (a matrix in place), or

@@ -441,6 +441,15 @@ void Program::exec_group(const Group& group, int part, int thread) {
                     const int size = st.args.out_size();
                     double* target = part == 0 ? st.args.out : partials + st.slot;
                     const double* u = a.in[0].x;
+                    if (st.form == LoopForm::RowSums) {  // value b + t of a column-major matrix
+                        int i = b % size;
+                        for (int t = 0; t < len; ++t) {
+                            target[i] += u[t];
+                            if (++i == size)
+                                i = 0;
+                        }
+                        continue;
+                    }
                     const int* idx = a.in[1].i;
                     for (int t = 0; t < len; ++t) {
                         const int j = idx[t];
@@ -474,7 +483,8 @@ void Program::exec_group(const Group& group, int part, int thread) {
                 case LoopForm::Gather:
                 case LoopForm::Sum:
                 case LoopForm::ScatterAdd:
-                case LoopForm::RowsTVec: run_kernel(st.kernel, a); break;
+                case LoopForm::RowsTVec:
+                case LoopForm::RowSums: run_kernel(st.kernel, a); break;
                 case LoopForm::RepCols: {
                     const int rows = st.args.out_rows;  // out(i, j) = v(i)
                     int i = b % rows;
@@ -587,6 +597,7 @@ std::string Program::str() const {
                          gr.parts > 1 ? fmt::format(", {} parts", gr.parts) : "");
         for (const auto& st : gr.steps) {
             s += "  " + line(st, st.role == Role::Sum              ? "  (summed)"
+                                 : st.form == LoopForm::RowSums    ? "  (added by rows)"
                                  : st.role == Role::ScatterAdd     ? "  (scatter-added)"
                                  : st.role == Role::RowsTVec       ? "  (row blocks accumulated)"
                                  : st.form == LoopForm::RowsMatVec ? "  (by row blocks)"

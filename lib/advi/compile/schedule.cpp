@@ -41,7 +41,7 @@ Schedule schedule(const Loops& l) {
         for (NodeId m : tree(r)) {
             for (int k = 0; k < g[m].arity(); ++k) {
                 const NodeId x = g[m].in[k];
-                if (l.member[x] && l.root[x] == r)
+                if (l.member[l.values_of(x)] && l.root[l.values_of(x)] == r)
                     continue;
                 const NodeId xs = a.source[x];
                 if (!g.is_variable(xs) || g[xs].op == Op::Zeta)
@@ -86,8 +86,8 @@ Schedule schedule(const Loops& l) {
         // until a square A larger than a block showed partial sums read as the gradient:
         // tests/compile/square_matrix_test.cpp.)
         const LoopForm form = loop_form(g[id].op);
-        stored_root[id] =
-            form != LoopForm::Sum && form != LoopForm::ScatterAdd && form != LoopForm::RowsTVec;
+        stored_root[id] = form != LoopForm::Sum && form != LoopForm::ScatterAdd &&
+                          form != LoopForm::RowsTVec && form != LoopForm::RowSums;
     }
     for (Unit& unit : s.units) {
         if (!unit.loop)

@@ -198,11 +198,13 @@ Slots assign_slots(const Liveness& v, const std::vector<DataSlot>& data, int inp
                     refs[m].offset = free_blocks.back();
                     free_blocks.pop_back();
                 }
+                if (has_alias[m])  // a reshape between the member and its reader
+                    resolve_aliases_of(m);
             }
             for (int k = 0; k < g[m].arity(); ++k) {  // a step frees its members' blocks
-                const NodeId in = g[m].in[k];
+                const NodeId in = l.values_of(g[m].in[k]);
                 bool repeated = false;
-                for (int j = 0; j < k; ++j) repeated = repeated || g[m].in[j] == in;
+                for (int j = 0; j < k; ++j) repeated = repeated || l.values_of(g[m].in[j]) == in;
                 if (l.member[in] && !repeated)
                     free_blocks.push_back(refs[in].offset);
             }

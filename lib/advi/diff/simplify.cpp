@@ -3,6 +3,8 @@
 // full-size operands (a rule may add a scalar node to save a pass over a vector).
 #include <advi/diff/simplify.hpp>
 
+#include <utility>
+
 namespace advi {
 namespace {
 
@@ -47,9 +49,66 @@ private:
         return g_.broadcast(x, s);
     }
 
+    // x[idx] under reshapes, when the index is longer than x (a loop's parameter spread over
+    // its iterations): {x, idx}.
+    std::optional<std::pair<NodeId, NodeId>> widening_gather(NodeId v) const {
+        while (g_[v].op == Op::Reshape) v = g_[v].in[0];
+        const Node& x = g_[v];
+        if (x.op != Op::Gather || g_[x.in[0]].shape.size() >= x.shape.size())
+            return std::nullopt;
+        return std::pair{x.in[0], x.in[1]};
+    }
+    // Ops computed value by value whose kernels cannot throw (a value of x the index never
+    // reads can only become a NaN that nothing reads).
+    static bool per_value(Op op) {
+        switch (op) {
+            case Op::Neg:
+            case Op::Exp:
+            case Op::Log:
+            case Op::Square:
+            case Op::Sqrt:
+            case Op::Add:
+            case Op::Sub:
+            case Op::Mul:
+            case Op::Div: return true;
+            default: return false;
+        }
+    }
+    // f(x[idx]) = f(x)[idx], and s op x[idx] = (s op x)[idx] for a scalar s, when x is shorter
+    // than idx: f runs over x's values once instead of once per gathered copy (log sigma_k for
+    // every point of a mixture), and the gradient scatters one adjoint back through f.
+    std::optional<NodeId> through_gather(const Node& n) {
+        if (!per_value(n.op) || n.shape.is_scalar())
+            return std::nullopt;
+        int full = -1;
+        for (int k = 0; k < n.arity(); ++k) {
+            if (scalar(n.in[k]))
+                continue;
+            if (full >= 0)
+                return std::nullopt;
+            full = k;
+        }
+        const auto gathered = widening_gather(n.in[full]);
+        if (!gathered)
+            return std::nullopt;
+        NodeId in[2] = {n.in[0], n.in[1]};
+        in[full] = gathered->first;
+        const NodeId fx = apply(n.op, in[0], in[1]);
+        const NodeId y = apply(Op::Gather, fx, gathered->second);
+        if (g_[y].shape == n.shape)
+            return y;
+        Node r;
+        r.op = Op::Reshape;
+        r.shape = n.shape;
+        r.in = {y, kNoNode, kNoNode};
+        return make(r);
+    }
+
     std::optional<NodeId> rewrite(const Node& n, const OpInfo& info) {
         const NodeId a = n.in[0];
         const NodeId b = n.in[1];
+        if (auto r = through_gather(n))
+            return r;
         // Constant folding: every input a constant (scalar or filled) -> one constant.
         if (info.fold != nullptr && n.op != Op::ToReal) {
             bool all_const = true;

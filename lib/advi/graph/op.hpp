@@ -200,6 +200,7 @@ enum class LoopForm : std::uint8_t {
     Sum,         // sum of the input
     ScatterAdd,  // the input (at the block's offset) added at data indices (at the block's offset)
     RowsTVec,    // A' r, the block's rows of A times the block of r, added up
+    RowSums,     // a matrix's row sums: the block's values (column-major) added at their rows
 };
 // Whether this node of the op can take its loop form (a gather from data indices, an embed
 // that places one contiguous run); nullptr: every node can.
