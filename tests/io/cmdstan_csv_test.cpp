@@ -204,7 +204,7 @@ TEST_CASE("a fit written as CmdStan's variational CSV reads back exactly", "[io]
     const AdviResult& r = f.result();
     CHECK(has_comment(csv, fmt::format("# eta = {}", r.eta)));
     CHECK(has_comment(csv, fmt::format("# iterations = {}", r.iterations)));
-    CHECK(has_comment(csv, fmt::format("# ELBO = {}", r.elbo_trace.back())));
+    CHECK(has_comment(csv, fmt::format("# ELBO = {}", r.elbo)));
     CHECK(has_comment(csv, fmt::format("# converged = {}", r.converged ? 1 : 0)));
     CHECK(has_comment(csv, "# convergence: " + r.stop_reason));
     CHECK(has_comment(csv, fmt::format("# log_p__ at mean = {}", f.log_p_at_mu())));

@@ -87,6 +87,11 @@ Scored score(Estimator& est, const Approximation& q, int iteration) {
 struct Gain {
     double value = kNaN;
     double se = kNaN;
+    // The rounding of the per-draw differences: log p is held to 2^-52 of its magnitude, so
+    // at |log p| = 1e200 a gain of 0.05 nats cannot be seen (it reads 0, exactly). Gains are
+    // decided only where they are resolved: this is precision, not a scale of the decision.
+    double resolution = 0.0;
+    bool resolved(double nats) const { return resolution <= 0.1 * nats; }
 };
 
 Gain paired_gain(const Checkpoint& a, const Checkpoint& b) {
@@ -96,14 +101,16 @@ Gain paired_gain(const Checkpoint& a, const Checkpoint& b) {
         return g;
     }
     const Eigen::VectorXd d = b.log_p - a.log_p;
-    double sum = 0.0;
+    double sum = 0.0, magnitude = 0.0;
     int n = 0;
     for (Eigen::Index i = 0; i < d.size(); ++i) {
         if (std::isfinite(d[i])) {
             sum += d[i];
+            magnitude = std::max({magnitude, std::fabs(a.log_p[i]), std::fabs(b.log_p[i])});
             ++n;
         }
     }
+    g.resolution = magnitude * std::numeric_limits<double>::epsilon();
     if (n == 0)
         return g;
     g.value = sum / n + b.entropy - a.entropy;
@@ -167,6 +174,17 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
             *opts.log << line << '\n';
     };
     StepSize steps(eta, /*decay=*/false);
+    // The tolerances in nats grow with the number of coordinates beyond 100: the iterate
+    // average's own error, a loss in ELBO of order (coordinates x step size / its length), is
+    // a sum over coordinates, and 0.02 nats over 2600 of them (examples' ppca_ard) asks more
+    // of each than a phase of 10000 iterations gives (its first phase never reached a plateau).
+    const double per_size = std::max(1.0, q0.dim() / 100.0);
+    const double plateau_gain = settings.plateau_gain * per_size;
+    const double min_gain = settings.min_gain * per_size;
+    // eta never doubles above this: the first phase's eta, lowered by every back-off from a
+    // non-finite step (near a cliff of log p, doubling and backing off would alternate until
+    // the back-offs ran out: a transformed parameter's bound, dsl/stan's constraints test).
+    double eta_ceiling = eta;
     const int block = opts.eval_elbo;
     Approximation q = q0;
 
@@ -175,11 +193,13 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
     std::vector<Checkpoint> checks;
     PhaseAverage average(q0.num_params());
     Eigen::VectorXd block_sum = Eigen::VectorXd::Zero(q0.num_params());
+    Eigen::VectorXd last_block_mean;
     int in_block = 0;
     int phases = 0;
     int grad_doublings = 0;
     int eta_doublings = 0;
     Gain last_gain;
+    Gain last_within;            // the last gain within a phase
     std::string not_at_optimum;  // why the last small gain was not taken for convergence
     auto new_phase = [&] {
         q = best.q;
@@ -233,6 +253,7 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
             }
             ++res.eta_reductions;
             steps.reset(steps.eta() / 10.0);
+            eta_ceiling = std::min(eta_ceiling, steps.eta());
             log(fmt::format("  {}; restored q from iteration {}, eta reduced to {:g}", failure,
                             best.iteration, steps.eta()));
             new_phase();
@@ -245,7 +266,8 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
         block_sum += q.params();
         if (++in_block < block)
             continue;
-        average.add_block(block_sum / block);
+        last_block_mean = block_sum / block;
+        average.add_block(last_block_mean);
         block_sum.setZero();
         in_block = 0;
 
@@ -268,7 +290,8 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
         // The gain over the average of half a phase earlier.
         const Checkpoint& earlier = checks[static_cast<size_t>(std::max(j / 2 - 1, 0))];
         const Gain within = paired_gain(earlier, avg);
-        const bool plateau = !(within.value > settings.plateau_gain);
+        last_within = within;
+        const bool plateau = !(within.value > plateau_gain) && within.resolved(plateau_gain);
         log(fmt::format("  {:>6}  {:>10.3g}  {:>15.7g}  {:>12.3g}{}", iter, steps.eta(), avg.elbo,
                         within.value, plateau ? "   PLATEAU" : ""));
         if (!plateau)
@@ -281,16 +304,27 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
         // of min_gain; a smaller step size brings the next average closer to this one, so the
         // paired difference gets sharper). A phase that ended clearly below the best lost to
         // noise or to a step size too large (it blew up): a smaller step and more draws.
-        const bool small = std::fabs(last_gain.value) <= settings.min_gain &&
-                           !(2.0 * last_gain.se > settings.min_gain);
-        const bool lost = last_gain.value < -settings.min_gain;
+        const bool small = std::fabs(last_gain.value) <= min_gain &&
+                           !(2.0 * last_gain.se > min_gain) && last_gain.resolved(min_gain);
+        const bool lost = last_gain.value < -min_gain;
         if (last_gain.value > 0.0)
             best = *phase_best;
         if (small) {
             // Small gains also come from a step size too small to move q: converged only if
             // q's location and scale pass the gradient-only checks.
+            // The location balance is 0 at an optimum of the ELBO over the whole of q's draws;
+            // where some draws have no finite log density (a cliff, a rejected transformed
+            // parameter) the ELBO is that of the finite ones, and the balance says nothing.
             const ScaleBalance balance = est.scale_balance(best.q);
-            auto off = location_not_at_optimum(balance, opts);
+            std::optional<std::string> off;
+            if (balance.used < est.elbo_samples() / 2) {
+                off = fmt::format(
+                    "only {} of the {} draws of q have a finite log density and gradient, too "
+                    "few for the gradient checks to vouch for q",
+                    balance.used, est.elbo_samples());
+            } else if (balance.used == est.elbo_samples()) {
+                off = location_not_at_optimum(balance, opts);
+            }
             if (!off)
                 off = scale_not_at_optimum(balance, opts);
             if (!off) {
@@ -299,9 +333,11 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
                 break;
             }
             not_at_optimum = *off;
-            steps.set_eta(steps.eta() * 2.0);
-            ++eta_doublings;
-            log(fmt::format("  NOT AT OPTIMUM: {}; eta doubled to {:g}", *off, steps.eta()));
+            if (steps.eta() * 2.0 <= eta_ceiling) {
+                steps.set_eta(steps.eta() * 2.0);
+                ++eta_doublings;
+            }
+            log(fmt::format("  NOT AT OPTIMUM: {}; eta {:g}", *off, steps.eta()));
         } else {
             if (lost && est.grad_samples() * 2 <= settings.max_grad_samples) {
                 est.set_grad_samples(est.grad_samples() * 2);
@@ -314,9 +350,17 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
     }
     res.iterations = interrupted ? iter - 1 : std::min(iter, opts.max_iterations);
 
-    // The answer: the best average, of a finished phase or of the current one.
+    // The answer: the best average, of a finished phase or of the current one; unless the fit
+    // stopped while q still drifted, where the mean of the last block of iterates can be ahead
+    // of every average (the average of a phase that never reached a plateau lags a quarter to
+    // half of it behind; the last iterate alone carries all of the step's noise).
     if (phase_best && paired_gain(best, *phase_best).value > 0.0)
         best = *phase_best;
+    if (!res.converged && !interrupted && last_block_mean.size() != 0) {
+        Scored last = score(est, with_params(q, last_block_mean), res.iterations);
+        if (std::isfinite(last.elbo) && paired_gain(best, last).value > 0.0)
+            best = std::move(last);
+    }
     res.q = best.q;
     res.elbo = best.elbo;
     res.elbo_se = best.se;
@@ -337,16 +381,36 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
             "{:.2g} +- {:.2g} nats (|gain| and 2 MCSE <= {:g}), and q's location and scale pass "
             "the gradient "
             "checks{}",
-            phases, last_gain.value, last_gain.se, settings.min_gain, extra);
+            phases, last_gain.value, last_gain.se, min_gain, extra);
     } else {
         res.stop_reason =
-            phases == 0 ? std::string(
-                              "max_iterations reached before the iterate average reached a "
-                              "plateau: q is still moving")
-                        : fmt::format(
-                              "max_iterations reached after {} phase(s); the last gained {:.2g} "
-                              "+- {:.2g} nats",
-                              phases, last_gain.value, last_gain.se);
+            phases == 0
+                ? (last_within.resolved(plateau_gain)
+                       ? fmt::format("max_iterations reached before the iterate average reached a "
+                                     "plateau: its ELBO still rose {:.3g} nats over the last half "
+                                     "phase; the posterior may be improper or the log density "
+                                     "unbounded, or q is still far from the optimum",
+                                     last_within.value)
+                       : fmt::format(
+                             "max_iterations reached before the iterate average reached a "
+                             "plateau: at a log density of magnitude {:.3g}, double precision "
+                             "resolves its ELBO differences only to {:.2g} nats (the log density "
+                             "may be unbounded)",
+                             last_within.resolution / std::numeric_limits<double>::epsilon(),
+                             last_within.resolution))
+                : fmt::format(
+                      "max_iterations reached after {} phase(s); the last gained {:.2g} "
+                      "+- {:.2g} nats",
+                      phases, last_gain.value, last_gain.se);
+        double rise = 0.0;
+        const int span = std::min(10, static_cast<int>(res.elbo_trace.size()) - 1);
+        if (phases > 0 && still_rising(res.elbo_trace, span, &rise)) {
+            res.stop_reason += fmt::format(
+                "; the ELBO kept rising over the last {} evaluations without slowing down (by "
+                "{:.3g} every {} iterations): the posterior may be improper or the log density "
+                "unbounded, or q is still far from the optimum",
+                span, rise, block);
+        }
         if (!not_at_optimum.empty()) {
             res.stop_reason += "; " + not_at_optimum;
         } else if (auto off = scale_not_at_optimum(est.scale_balance(res.q), opts)) {

@@ -98,7 +98,8 @@ struct Options {  // field order matters: users write {.family = ..., .seed = 1}
     Eigen::VectorXd runaway_limits{};
     // Auto rule only (Stan's keeps Stan's estimator): estimate the gradient by "sticking the
     // landing" (elbo.cpp), whose variance vanishes as q approaches a target in its family. On by
-    // default, by measurement (README, Convergence: report/compare_fits with and without).
+    // default, by measurement (README, Convergence: report/compare_fits with and without), and
+    // used only where q starts at the mode and curvature (engine.cpp).
     bool sticking_the_landing = true;
     StartFrom start = StartFrom::Auto;
 

@@ -70,13 +70,15 @@ Start find_start(Target& target, const Options& opts, CurvatureTarget* curvature
     }
     long newton_hessian_vector_products = 0;
     const char* finder = "L-BFGS";
-    if (mode.criterion != "tol_grad") {
+    if (mode.criterion != "tol_grad" && dim <= kMaxStartHessianDim) {
         // As `advi optimize` (fit/optimize.cpp): L-BFGS's other tests are met far from the
         // mode on badly conditioned models. Measured on posteriordb's earnings-earn_height
         // (raw dollars on height): L-BFGS stopped by tol_rel_grad after 1 iteration at
         // lp = -5.3e6, where sigma is so large that the Hessian is 0 in double precision, and
         // the start fell back to zero; Newton-CG on the exact H v from there goes on to the
-        // mode (lp = -13425.7). It ends at once where L-BFGS's point is a mode.
+        // mode (lp = -13425.7). It ends at once where L-BFGS's point is a mode. Not above the
+        // Hessian's budget, where the start keeps unit scales anyway: on examples' nmf_gap
+        // (no mode) Newton-CG went on for minutes to a point 1e19 out.
         OptimizerResult check;
         try {
             check = maximize_newton_cg(*curvature, mode.zeta, settings);
