@@ -65,13 +65,14 @@ int main(int argc, char** argv) {
         "Supervised PPCA with ARD: N = {}, D = {} + 1 response, M = {} components (true "
         "rank {}) ({})\n",
         N, D, M, true_rank, size);
-    // The settings of examples/ppca_ard (eta = 1 given; see there why).
+    // The settings of examples/ppca_ard (eta = 1 given, Stan's rule; see there why).
     const advi::Fit fit = advi::fit(m, {.family = advi::Family::MeanField,
                                         .seed = 1,
                                         .tol_rel_obj = 0.001,
                                         .adapt_engaged = false,
                                         .eta = 1,
-                                        .max_iterations = 20000});
+                                        .max_iterations = 20000,
+                                        .convergence = advi::ConvergenceRule::Stan});
     fmt::print("{} iterations, {:.2f} s, eta {}\n\n", fit.result().iterations, fit.result().seconds,
                fit.result().eta);
 

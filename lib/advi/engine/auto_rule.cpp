@@ -385,7 +385,11 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
     } else {
         res.stop_reason =
             phases == 0
-                ? (last_within.resolved(plateau_gain)
+                ? (std::isnan(last_within.value)
+                       ? fmt::format("max_iterations reached before two blocks of eval_elbo = {} "
+                                     "iterations could be compared",
+                                     block)
+                   : last_within.resolved(plateau_gain)
                        ? fmt::format("max_iterations reached before the iterate average reached a "
                                      "plateau: its ELBO still rose {:.3g} nats over the last half "
                                      "phase; the posterior may be improper or the log density "
