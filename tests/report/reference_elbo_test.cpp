@@ -3,7 +3,6 @@
 // Per model and family, over three seeds: the median final ELBO (re-estimated with 20,000 draws)
 // is within max(1 nat, 0.1%) of the patient plain-Adam ELBO, full-rank's is at least
 // mean-field's, and on near-Gaussian posteriors full-rank's means are within 0.3 reference sds.
-// Cases that fail on the old engine carry [!mayfail] until the new engine passes them.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -154,29 +153,25 @@ TEST_CASE("references: an approximation two sds off fails the patient-ELBO check
     CHECK(moved < ref.full_rank.elbo - tolerance(ref.full_rank.elbo));
 }
 
-// [!mayfail]: the cases the old engine (main at 9f9dbb0) fails, measured (three seeds, median):
-// mean-field ELBO short of the patient value on gauss2d (by 4.97 nats), logistic (1.95),
-// linreg_raw (527), eight_schools_c (1.17); full-rank's on linreg_raw (430), linreg_std (1.18),
-// eight_schools_nc (1.19), eight_schools_c (2.83); full-rank means off by 0.33 to 1177 reference
-// sds on logistic, linreg_raw, linreg_std, logistic_glm, poisson_glm. The integrator removes
-// the tag where issue 19's engine passes.
+// Every case passes on issue 19's engine (start at the mode, the Auto rule); on the old engine
+// (main at 9f9dbb0), measured over three seeds (median), the mean-field ELBO was short of the
+// patient value on gauss2d (by 4.97 nats), logistic (1.95), linreg_raw (527), eight_schools_c
+// (1.17), full-rank's on linreg_raw (430), linreg_std (1.18), eight_schools_nc (1.19),
+// eight_schools_c (2.83), and full-rank means were off by 0.33 to 1177 reference sds on
+// logistic, linreg_raw, linreg_std, logistic_glm, poisson_glm.
 #define ADVI_REFERENCE_CASE(model, tags)                                             \
     TEST_CASE("references: default fit of " model " meets the patient ELBO", tags) { \
         check_model(model);                                                          \
     }
 
-ADVI_REFERENCE_CASE("gauss2d", "[report][!mayfail]")
-ADVI_REFERENCE_CASE("logistic", "[report][!mayfail]")
-ADVI_REFERENCE_CASE("linreg_raw", "[report][!mayfail]")
-ADVI_REFERENCE_CASE("linreg_std", "[report][!mayfail]")
-ADVI_REFERENCE_CASE("logistic_glm", "[report][!mayfail]")
-ADVI_REFERENCE_CASE("poisson_glm", "[report][!mayfail]")
-ADVI_REFERENCE_CASE("eight_schools_nc", "[report][!mayfail]")
-ADVI_REFERENCE_CASE("eight_schools_c", "[report][!mayfail]")
-// Passed on the old engine, fails since the start at the mode (issue 19, this integration):
-// mean-field 3.3 nats below the patient ELBO. Started at the mode, the fit moves little with
-// eta 0.1 and the relative-change rule stops it after a few hundred iterations; the stopping
-// rule with iterate averaging (branch `rule`) is the fix, not yet merged.
-ADVI_REFERENCE_CASE("hier_logistic_small", "[report][!mayfail]")
+ADVI_REFERENCE_CASE("gauss2d", "[report]")
+ADVI_REFERENCE_CASE("logistic", "[report]")
+ADVI_REFERENCE_CASE("linreg_raw", "[report]")
+ADVI_REFERENCE_CASE("linreg_std", "[report]")
+ADVI_REFERENCE_CASE("logistic_glm", "[report]")
+ADVI_REFERENCE_CASE("poisson_glm", "[report]")
+ADVI_REFERENCE_CASE("eight_schools_nc", "[report]")
+ADVI_REFERENCE_CASE("eight_schools_c", "[report]")
+ADVI_REFERENCE_CASE("hier_logistic_small", "[report]")
 
 }  // namespace advi::test
