@@ -223,17 +223,8 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
             interrupted = true;
             break;
         }
-        std::string failure;
-        const ElboGradient g = est.gradient(q);
-        if (!g.ok()) {
-            failure = fmt::format(
-                "the log density or its gradient was not finite at any of the {} draws tried "
-                "at iteration {}",
-                g.dropped, iter);
-        } else if (!ascend(q, steps, g.grad)) {
-            failure =
-                fmt::format("the variational parameters became non-finite at iteration {}", iter);
-        } else if (auto off = ran_off(q, opts)) {
+        const std::string failure = gradient_step(est, q, steps, iter);
+        if (auto off = failure.empty() ? ran_off(q, opts) : std::nullopt) {
             res.stop_reason = fmt::format("{} (iteration {})", *off, iter);
             res.iterations = iter;
             log("  " + res.stop_reason);

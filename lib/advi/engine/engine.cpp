@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <ostream>
 
 #include <boost/circular_buffer.hpp>
@@ -197,18 +198,9 @@ AdviResult run_from_start(Target& target, const Options& opts) {
             stopped = true;
             break;
         }
-        std::string failure;
-        const ElboGradient g = est.gradient(q);
+        std::string failure = gradient_step(est, q, steps, iter);
         q_elbo = std::numeric_limits<double>::quiet_NaN();
-        if (!g.ok()) {
-            failure = fmt::format(
-                "the log density or its gradient was not finite at any of the {} draws tried "
-                "at iteration {}",
-                g.dropped, iter);
-        } else if (!ascend(q, steps, g.grad)) {
-            failure =
-                fmt::format("the variational parameters became non-finite at iteration {}", iter);
-        } else if (auto off = ran_off(q, opts)) {
+        if (auto off = failure.empty() ? ran_off(q, opts) : std::nullopt) {
             // Not a step to undo: q has been heading there all along (an improper or
             // unbounded posterior has no optimum), and the relative-change rule would
             // soon call it converged.

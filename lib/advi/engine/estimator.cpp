@@ -1,6 +1,8 @@
 // Draw sources and the gradient-ascent update for one ADVI fit.
 #include <advi/engine/estimator.hpp>
 
+#include <fmt/format.h>
+
 #include <Eigen/Cholesky>
 
 namespace advi {
@@ -97,6 +99,20 @@ ScaleBalance Estimator::scale_balance(const Approximation& q) {
     ScaleBalance b = advi::scale_balance(target_, q, etas);
     dropped_ += etas.rows() - b.used;  // every failed evaluation is a dropped draw
     return b;
+}
+
+std::string gradient_step(Estimator& est, Approximation& q, StepSize& steps, int iteration) {
+    const ElboGradient g = est.gradient(q);
+    if (!g.ok()) {
+        return fmt::format(
+            "the log density or its gradient was not finite at any of the {} draws tried at "
+            "iteration {}",
+            g.dropped, iteration);
+    }
+    if (!ascend(q, steps, g.grad))
+        return fmt::format("the variational parameters became non-finite at iteration {}",
+                           iteration);
+    return {};
 }
 
 bool ascend(Approximation& q, StepSize& steps, const Eigen::VectorXd& grad) {

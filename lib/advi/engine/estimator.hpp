@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <string>
 
 #include <Eigen/Core>
 
@@ -74,5 +75,11 @@ private:
 
 // q += rho^(i) .* grad (paper Algorithm 1); returns whether q is still finite.
 bool ascend(Approximation& q, StepSize& steps, const Eigen::VectorXd& grad);
+
+// One iteration's gradient and step, as both main loops take it: empty when q moved to finite
+// values, else why not ("the log density or its gradient was not finite at any of the N draws
+// tried at iteration i", "the variational parameters became non-finite at iteration i").
+[[nodiscard]] std::string gradient_step(Estimator& est, Approximation& q, StepSize& steps,
+                                        int iteration);
 
 }  // namespace advi
