@@ -17,6 +17,7 @@
 // the step size doubles instead.
 #include <advi/engine/auto_rule.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -198,11 +199,13 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
     int phases = 0;
     int grad_doublings = 0;
     int eta_doublings = 0;
+    int restarts = 0;  // of the phase average, where the last block's mean was ahead of it
     Gain last_gain;
     Gain last_within;            // the last gain within a phase
     std::string not_at_optimum;  // why the last small gain was not taken for convergence
     auto new_phase = [&] {
         q = best.q;
+        last_within = Gain{};
         checks.clear();
         phase_best.reset();
         average = PhaseAverage(q0.num_params());
@@ -283,10 +286,36 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
         const Gain within = paired_gain(earlier, avg);
         last_within = within;
         const bool plateau = !(within.value > plateau_gain) && within.resolved(plateau_gain);
-        log(fmt::format("  {:>6}  {:>10.3g}  {:>15.7g}  {:>12.3g}{}", iter, steps.eta(), avg.elbo,
-                        within.value, plateau ? "   PLATEAU" : ""));
-        if (!plateau)
+        auto log_block = [&](const char* note) {
+            log(fmt::format("  {:>6}  {:>10.3g}  {:>15.7g}  {:>12.3g}{}", iter, steps.eta(),
+                            avg.elbo, within.value, note));
+        };
+        if (!plateau) {
+            // Still drifting? Then the average lags behind q: where the mean of the last block
+            // of iterates beats it beyond the plateau tolerance and its noise, the average
+            // starts again from that block. Without this, a q that drifts for thousands of
+            // iterations (or along a curved valley, such as the rotations that leave PPCA's
+            // Z W' unchanged) is averaged over the whole path, and the average of points on a
+            // curve is off the curve: on examples' ppca_ard it scored 600 to 1,600 nats below
+            // the last block's mean, and fell further as the phase went on.
+            Scored recent = score(est, with_params(q, last_block_mean), iter);
+            const Gain lead = paired_gain(avg, recent);
+            if (std::isfinite(recent.elbo) && lead.value > plateau_gain &&
+                !(lead.value < 2.0 * lead.se)) {
+                ++restarts;
+                if (recent.elbo > phase_best->elbo)
+                    phase_best = recent;
+                average = PhaseAverage(q0.num_params());
+                average.add_block(last_block_mean);
+                checks.clear();
+                checks.push_back(std::move(recent));
+                log_block("   behind the last block: average restarted");
+            } else {
+                log_block("");
+            }
             continue;
+        }
+        log_block("   PLATEAU");
 
         // The phase is over: its best average against the best q so far.
         ++phases;
@@ -335,7 +364,18 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
                 ++grad_doublings;
                 log(fmt::format("  NOISY: grad_samples -> {}", est.grad_samples()));
             }
-            steps.set_eta(steps.eta() * settings.decrease);
+            // A smaller step size that gained G nats over the larger one says what the larger
+            // one cost: the average's bias shrinks at least in proportion to eta (on examples'
+            // ppca_ard about as eta squared: 0.1 -> 0.05 gained 9,000 nats, 0.05 -> 0.025 about
+            // 2,300), so at least G is left to gain, and halving again and again spends a
+            // whole phase, thousands of iterations there, per factor of 2. Where G is over
+            // 4 min_gain the next eta is smaller by sqrt(min_gain / G), down to a quarter.
+            // (The first phase's gain is mostly the way from the start: it does not count.)
+            double factor = settings.decrease;
+            if (phases >= 2 && last_gain.value > 0.0)
+                factor = std::clamp(std::sqrt(min_gain / last_gain.value),
+                                    settings.decrease * settings.decrease, settings.decrease);
+            steps.set_eta(steps.eta() * factor);
         }
         new_phase();
     }
@@ -394,8 +434,14 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
                              last_within.resolution / std::numeric_limits<double>::epsilon(),
                              last_within.resolution))
                 : fmt::format(
-                      "max_iterations reached after {} phase(s); the last gained {:.2g} "
-                      "+- {:.2g} nats",
+                      "max_iterations reached in step size {} (eta {:g}) before its iterate "
+                      "average reached a plateau{}; step size {} had gained {:.2g} +- {:.2g} "
+                      "nats over the best q before it",
+                      phases + 1, steps.eta(),
+                      std::isnan(last_within.value)
+                          ? std::string()
+                          : fmt::format(" (its ELBO rose {:.3g} nats over the last half of it)",
+                                        last_within.value),
                       phases, last_gain.value, last_gain.se);
         double rise = 0.0;
         const int span = std::min(10, static_cast<int>(res.elbo_trace.size()) - 1);
