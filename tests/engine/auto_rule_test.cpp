@@ -2,6 +2,8 @@
 // are 1/sqrt(P_dd), full-rank's covariance is exact. Also: an additive constant of 1e6 or 1e9
 // in log p changes nothing, and a step size too small to move q is never "converged".
 #include <cmath>
+#include <sstream>
+#include <string>
 
 #include <catch2/catch.hpp>
 
@@ -137,4 +139,48 @@ TEST_CASE("auto rule: the stop reason and trace", "[engine][auto]") {
     CHECK(r.elbo_trace.size() == r.elbo_iterations.size());
     CHECK(r.elbo_iterations.back() == r.iterations);
     CHECK(r.draws.rows() == 10);
+}
+
+TEST_CASE("auto rule: a q that drifts for long restarts its average", "[engine][auto]") {
+    // The mean 60 sds from the init point at a fixed eta of 0.05: q drifts by about eta per
+    // iteration for over a thousand iterations, and an average over the whole path would
+    // sit hundreds of nats behind q. The average restarts from the last block while that block
+    // is ahead, so the fit ends at the optimum as the stationary case does.
+    GaussianTarget p = gaussian4(0.0, Eigen::Vector4d::Ones());
+    p = GaussianTarget(Eigen::Vector4d(60.0, -40.0, 20.0, 10.0), p.covariance());
+    std::ostringstream log;
+    const auto r = run_advi(p, {.seed = 1,
+                                .adapt_engaged = false,
+                                .eta = 0.05,
+                                .max_iterations = 20000,
+                                .output_samples = 0,
+                                .log = &log});
+    INFO(log.str() << r.stop_reason);
+    CHECK(r.converged);
+    CHECK_THAT(log.str(), Contains("behind the last block: average restarted"));
+    const Eigen::VectorXd sd_opt = p.precision().diagonal().cwiseSqrt().cwiseInverse();
+    const advi::Approximation opt =
+        advi::Approximation::mean_field(p.mean(), sd_opt.array().log().matrix());
+    CHECK(p.analytic_elbo(opt) - p.analytic_elbo(r.q) < 0.05);
+}
+
+TEST_CASE("auto rule: max_iterations in a later phase names that phase", "[engine][auto]") {
+    GaussianTarget p = gaussian4();
+    std::ostringstream log;
+    // Enough iterations for the first plateau, not for the second.
+    const auto full = run_advi(p, {.seed = 1, .output_samples = 0, .log = &log});
+    REQUIRE(full.converged);
+    const std::string text = log.str();
+    const auto plateau = text.find("PLATEAU");
+    REQUIRE(plateau != std::string::npos);
+    const auto line_start = text.rfind('\n', plateau) + 1;
+    const int first_plateau = std::stoi(text.substr(line_start, plateau - line_start));
+    const auto r =
+        run_advi(p, {.seed = 1, .max_iterations = first_plateau + 150, .output_samples = 0});
+    INFO(text << r.stop_reason);
+    CHECK_FALSE(r.converged);
+    CHECK_THAT(r.stop_reason,
+               Matches("max_iterations reached in step size 2 \\(eta [0-9.e-]+\\) before its "
+                       "iterate average reached a plateau; step size 1 had gained [-0-9.e+]+ \\+- "
+                       "[0-9.e+-]+ nats over the best q before it.*"));
 }
