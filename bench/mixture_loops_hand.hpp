@@ -15,6 +15,8 @@
 #include <boost/random/mersenne_twister.hpp>
 #include <boost/random/normal_distribution.hpp>
 
+#include "stick_breaking_hand.hpp"
+
 namespace advi::bench {
 
 struct MixtureLoopsData {
@@ -40,16 +42,9 @@ public:
         const double c = 0.5 * std::log(2 * M_PI);
         g.setZero();
         // theta: Stan's stick-breaking from K - 1 coordinates, with its log-Jacobian.
-        Eigen::VectorXd theta(K), w(K - 1), stick(K);
-        double lp = 0, s = 1;
-        for (int k = 0; k < K - 1; ++k) {
-            w[k] = 1 / (1 + std::exp(-(z[k] - std::log(K - 1.0 - k))));
-            stick[k] = s;
-            theta[k] = s * w[k];
-            lp += std::log(s) + std::log(w[k]) + std::log1p(-w[k]);
-            s *= 1 - w[k];
-        }
-        theta[K - 1] = s;
+        const StickBreaking sb(z, K);
+        const Eigen::VectorXd& theta = sb.theta;
+        double lp = sb.log_jacobian;
         const int o_mu = K - 1, o_s = o_mu + K * D;
         // Row-major copies (d contiguous per component) for the inner loop.
         Eigen::MatrixXd mu = Eigen::Map<const Eigen::MatrixXd>(z.data() + o_mu, K, D).transpose();
@@ -100,13 +95,7 @@ public:
         Eigen::Map<Eigen::MatrixXd>(g.data() + o_mu, K, D) = gmu.transpose();
         Eigen::Map<Eigen::MatrixXd>(g.data() + o_s, K, D) = gls.transpose();
         // theta: d/dtheta_k = n_k / theta_k; back through the stick-breaking.
-        Eigen::VectorXd gtheta = (nk.array() / theta.array()).matrix();
-        double gs = gtheta[K - 1];
-        for (int k = K - 2; k >= 0; --k) {
-            const double gw = gtheta[k] * stick[k] - gs * stick[k] + 1 / w[k] - 1 / (1 - w[k]);
-            gs = gtheta[k] * w[k] + gs * (1 - w[k]) + 1 / stick[k];
-            g[k] = gw * w[k] * (1 - w[k]);
-        }
+        sb.gradient((nk.array() / theta.array()).matrix(), g);
         return lp;
     }
 

@@ -10,9 +10,11 @@
 //   whole-fit wall time (compile, fit, output draws) and iterations.
 //
 // Usage (from the repository root):
-//   ./build/report/compare_fits [--only NAME] [--seed N] [--no-stl] [--auto-only]
+//   ./build/report/compare_fits [--only NAME] [--seed N] [--no-stl] [--auto-only] [--start-init]
 // --no-stl: the Auto rule's fits without the sticking-the-landing gradient (its default);
-// --auto-only: no Stan rows.
+// --auto-only: no Stan rows;
+// --start-init: the Auto rule's fits start at the initial values with L = I (`advi fit --start
+// init`), so they run the eta search instead of starting at the mode.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -39,7 +41,8 @@ const std::filesystem::path kShared = ADVI_SHARED_DATA;
 
 std::string row(const std::string& model, advi::Family family, advi::ConvergenceRule rule,
                 const advi::ModelSpec& spec, advi::Target& target,
-                const advi::references::Reference& ref, std::uint64_t seed, bool no_stl) {
+                const advi::references::Reference& ref, std::uint64_t seed, bool no_stl,
+                bool start_init) {
     const char* fam = family == advi::Family::MeanField ? "mean-field" : "full-rank";
     const char* rule_name = rule == advi::ConvergenceRule::Stan ? "stan" : "auto";
     advi::Options o;
@@ -49,6 +52,8 @@ std::string row(const std::string& model, advi::Family family, advi::Convergence
     o.threads = 1;
     if (no_stl)
         o.sticking_the_landing = false;
+    if (start_init)
+        o.start = advi::StartFrom::Init;
     const auto t0 = std::chrono::steady_clock::now();
     try {
         const advi::Fit f = advi::fit(spec, o);
@@ -84,7 +89,7 @@ std::string row(const std::string& model, advi::Family family, advi::Convergence
 int main(int argc, char** argv) {
     std::string only;
     std::uint64_t seed = 1;
-    bool no_stl = false, auto_only = false;
+    bool no_stl = false, auto_only = false, start_init = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--only" && i + 1 < argc)
@@ -95,8 +100,11 @@ int main(int argc, char** argv) {
             no_stl = true;
         else if (a == "--auto-only")
             auto_only = true;
+        else if (a == "--start-init")
+            start_init = true;
         else {
-            std::cerr << "usage: compare_fits [--only NAME] [--seed N] [--no-stl] [--auto-only]\n";
+            std::cerr << "usage: compare_fits [--only NAME] [--seed N] [--no-stl] [--auto-only] "
+                         "[--start-init]\n";
             return 2;
         }
     }
@@ -120,8 +128,8 @@ int main(int argc, char** argv) {
                 for (auto rule : {advi::ConvergenceRule::Stan, advi::ConvergenceRule::Auto}) {
                     if (auto_only && rule == advi::ConvergenceRule::Stan)
                         continue;
-                    fmt::print("{}\n",
-                               row(m.name, family, rule, model->spec, target, ref, seed, no_stl));
+                    fmt::print("{}\n", row(m.name, family, rule, model->spec, target, ref, seed,
+                                           no_stl, start_init));
                     std::fflush(stdout);
                 }
         }

@@ -193,6 +193,14 @@ EtaSearch search_eta_stan(Estimator& est, const Approximation& q0, double elbo_i
 //    a difference over the common draws (elbo_difference), never a fraction of |ELBO|: a
 //    tolerance of tol_rel_obj |ELBO| made every candidate tie with the best once the model
 //    had `target += 1e6`, and the search then took eta = 0.01 (issue 17, class 6).
+//    The two alternatives issue 19 suggested were measured on the Auto rule's main loop (2f0bb82)
+//    and rejected
+//    (`compare_fits --auto-only --start-init`, seeds 1-3, 54 fits; the search runs only when
+//    q does not start at the mode): the largest eta within kTieErrors errors of the best
+//    (845e3d6) left 20 fits more than 1 nat short of the patient ELBO against 7, several
+//    blown up (gauss2d mean-field, linreg_std and poisson_glm full-rank); the smallest eta
+//    within kTieErrors errors with no 5% margin converged on 40 fits against 41 and lost
+//    linreg_raw mean-field (seed 1: -inf after one iteration).
 EtaSearch search_eta_robust(Estimator& est, const Approximation& q0, const ElboEstimate& init,
                             const Options& opts) {
     EtaSearch out{0.0, 0.0, {}, q0};

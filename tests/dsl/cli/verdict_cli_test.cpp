@@ -1,14 +1,19 @@
 // `advi fit`'s verdict (issue 19, item 4) as a user meets it: the first line of the summary, the
 // CSV trailer's lines; `--runs K` (each run's ELBO listed, the best kept) and `--psis-resample`
-// (rows that are q's draws, picked again, with their own log_p__ and transformed parameters).
+// (rows that are q's draws, picked again, with their own log_p__ and transformed parameters);
+// the Auto rule's two endings no other test reached: max_iterations before two blocks of
+// eval_elbo iterations, and a plateau where too few of q's draws have a finite log density
+// for the gradient checks.
 #include <algorithm>
 #include <cmath>
+#include <regex>
 #include <set>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <advi/io/cmdstan_csv.hpp>
 #include <advi/io/csv_reader.hpp>
@@ -115,4 +120,93 @@ TEST_CASE("cli: --runs lists every run and keeps the best; --psis-resample picks
     CHECK(contains(cb, "# draws = psis_resampled (" + std::to_string(distinct.size()) +
                            " distinct of 300)\n"));
     CHECK(distinct.size() < 300);
+}
+
+TEST_CASE("cli: max_iterations before two blocks of eval_elbo iterations says so, not reliable",
+          "[cli][verdict]") {
+    if (!cli_built())
+        return;
+    const std::string m = q(write_file("blocks.stan", normal_model()));
+    const std::string d = q(write_file("blocks.json", kNormalJson));
+    // The rule compares the iterate average of one block with that of an earlier one: below
+    // two blocks (max_iterations < 2 eval_elbo) there is nothing to compare, at two there is.
+    struct Case {
+        int iter, eval_elbo;
+        bool before_two_blocks;
+    };
+    for (const Case c : {
+             Case{150, 100, true },
+             Case{199, 100, true },
+             Case{99,  50,  true },
+             Case{200, 100, false},
+             Case{100, 50,  false}
+    }) {
+        const std::string csv = "blocks_" + std::to_string(c.iter) + ".csv";
+        const Run r = tool("fit " + m + " --data " + d + " --seed 1 --threads 1 -q --iter " +
+                           std::to_string(c.iter) + " --eval-elbo " + std::to_string(c.eval_elbo) +
+                           " --output " + csv);
+        INFO("--iter " << c.iter << " --eval-elbo " << c.eval_elbo << "\nstdout: " << r.out
+                       << "\nstderr: " << r.err);
+        REQUIRE(r.status == 0);
+        const std::string verdict = lines(r.out).at(0);
+        const std::string message = fmt::format(
+            "max_iterations reached before two blocks of eval_elbo = {} iterations could be "
+            "compared",
+            c.eval_elbo);
+        const std::string c_text = comments_text(advi::read_stan_csv(scratch() / csv));
+        CHECK(contains(c_text, fmt::format("# iterations = {}\n", c.iter)));
+        // Never a gain computed from nothing ("rose nan nats", before a1ced55).
+        CHECK_FALSE(contains(verdict, "nan"));
+        if (c.before_two_blocks) {
+            CHECK(verdict.rfind("Verdict: not reliable: not converged (" + message + ")", 0) == 0);
+            CHECK(contains(c_text, "# converged = 0\n"));
+            CHECK(contains(c_text, "# convergence: " + message + "\n"));
+        } else {
+            // Two blocks compared: a plateau or not (seed 1: "max_iterations reached after 1
+            // phase(s)"), never this message.
+            CHECK(contains(c_text, "# convergence: "));
+            CHECK_FALSE(contains(c_text, "before two blocks"));
+        }
+    }
+}
+
+TEST_CASE("cli: a plateau where most of q's draws have no finite log density is not convergence",
+          "[cli][verdict]") {
+    if (!cli_built())
+        return;
+    // x ~ normal(0, 1), rejected where |x| < 0.8 (a transformed parameter's bound): the ELBO
+    // and its gradient see only the draws outside, so q settles (about N(0, 0.97^2)) with some
+    // 60% of its draws inside, where the gradient checks cannot look.
+    const std::string m = q(write_file("hole.stan",
+                                       "parameters {\n  real x;\n}\n"
+                                       "transformed parameters {\n  real<lower=0.8> far = "
+                                       "abs(x);\n}\n"
+                                       "model {\n  x ~ normal(0, 1);\n}\n"));
+    // 1200 iterations: past the first plateaus (from iteration 1125 on, seed 1), before the
+    // back-offs from draws that all fall inside run out (FitError at iteration 3359).
+    const Run r = tool("fit " + m +
+                       " --seed 1 --threads 1 -q --iter 1200 --elbo-samples 200 --output hole.csv");
+    INFO("stdout: " << r.out << "\nstderr: " << r.err);
+    REQUIRE(r.status == 0);
+    const std::string verdict = lines(r.out).at(0);
+    std::smatch match;
+    REQUIRE(std::regex_search(
+        verdict, match,
+        std::regex("^Verdict: not reliable: not converged \\(max_iterations reached after [0-9]+ "
+                   "phase\\(s\\); .*only ([0-9]+) of the 200 draws of q have a finite log "
+                   "density and gradient, too few for the gradient checks to vouch for q")));
+    const int used = std::stoi(match[1].str());
+    CHECK(used < 100);  // under half: the rule's threshold
+    const advi::StanCsv csv = advi::read_stan_csv(scratch() / "hole.csv");
+    const std::string c = comments_text(csv);
+    CHECK(contains(c, "# converged = 0\n"));
+    // The same share of q's mass outside the hole, counted independently: the output draws are
+    // q's, the ones inside rejected and replaced until 1000 were kept. Measured 82 / 200 = 0.41
+    // against 1000 / 2589 = 0.386; the binomial sd of 200 draws is 0.035.
+    std::smatch rejected;
+    const std::string key = "# rejected_tp_constraint_draws = ";
+    REQUIRE(std::regex_search(c, rejected, std::regex(key + "([0-9]+)")));
+    const double outside = 1000.0 / (1000.0 + std::stod(rejected[1].str()));
+    CHECK(std::fabs(used / 200.0 - outside) < 0.1);
+    CHECK(outside < 0.5);
 }
