@@ -203,8 +203,11 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
     Gain last_gain;
     Gain last_within;            // the last gain within a phase
     std::string not_at_optimum;  // why the last small gain was not taken for convergence
+    int iter = 1;
+    int phase_start = 0;  // the iteration before the current step size's first
     auto new_phase = [&] {
         q = best.q;
+        phase_start = iter;
         last_within = Gain{};
         checks.clear();
         phase_best.reset();
@@ -219,15 +222,24 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
     log(fmt::format("  {:>6}  {:>10}  {:>15}  {:>12}   notes", "iter", "eta", "ELBO(average)",
                     "gain"));
 
-    int iter = 1;
     bool interrupted = false;
     for (; iter <= opts.max_iterations; ++iter) {
         if (opts.interrupted()) {
             interrupted = true;
             break;
         }
-        const std::string failure = gradient_step(est, q, steps, iter);
-        if (auto off = failure.empty() ? ran_off(q, opts) : std::nullopt) {
+        std::string failure = gradient_step(est, q, steps, iter);
+        std::optional<std::string> off = failure.empty() ? ran_off(q, opts) : std::nullopt;
+        if (off && iter - phase_start < block) {
+            // Beyond the limit within a block of a new step size: that is one step too large
+            // (an improper posterior's drift takes thousands of iterations to get there), so it
+            // is backed off as a step that blew up. From the init point on a regression on raw
+            // scales, the searched eta = 10 put the sd of log sigma at 2e4 in one step.
+            failure = fmt::format("{} at iteration {}, {} iteration(s) into step size {:g}", *off,
+                                  iter, iter - phase_start, steps.eta());
+            off.reset();
+        }
+        if (off) {
             res.stop_reason = fmt::format("{} (iteration {})", *off, iter);
             res.iterations = iter;
             log("  " + res.stop_reason);
@@ -240,7 +252,8 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
             // with a ten times smaller eta.
             if (res.eta_reductions == kMaxEtaReductions) {
                 throw FitError(fmt::format(
-                    "{}, after eta had been reduced {} times (to {:g}) following non-finite "
+                    "{}, after eta had been reduced {} times (to {:g}) following non-finite or "
+                    "runaway "
                     "steps; the model may be severely ill-conditioned or misspecified: check "
                     "it and its initial values (init)",
                     failure, res.eta_reductions, steps.eta()));
@@ -464,8 +477,8 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
             "may not have converged.");
     }
     if (res.eta_reductions > 0) {
-        res.stop_reason +=
-            fmt::format("; eta reduced {} time(s) after non-finite steps", res.eta_reductions);
+        res.stop_reason += fmt::format("; eta reduced {} time(s) after non-finite or runaway steps",
+                                       res.eta_reductions);
     }
 }
 

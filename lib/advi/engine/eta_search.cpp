@@ -209,6 +209,7 @@ EtaSearch search_eta_robust(Estimator& est, const Approximation& q0, const ElboE
     constexpr double kScales[] = {1.0, 1e-3, 1e-6};
     constexpr double kNearBest = 0.05;
     constexpr double kTieErrors = 2.0;
+    constexpr double kTieNatsPerCoordinate = 1.0;
     for (double scale : kScales) {
         std::vector<CandidateRun> runs;
         for (double candidate : kEtaCandidates) {
@@ -239,7 +240,14 @@ EtaSearch search_eta_robust(Estimator& est, const Approximation& q0, const ElboE
         }
         if (best >= 0) {
             const CandidateRun& b = runs[static_cast<size_t>(best)];
-            const double gain_margin = kNearBest * gain[static_cast<size_t>(best)];
+            // 5% of the gain, but never more than a nat per coordinate: from a start far worse
+            // than any candidate's end the gain is all start (examples' ppca_ard, unit scales:
+            // 3.1e8 nats), and 5% of it tied eta = 0.1 with eta = 1 although 0.1 ended 5.5e6
+            // nats (250 per coordinate) behind; the Auto rule's first phase at 0.1 then drifted
+            // for 7000 iterations (README, Convergence).
+            const double gain_margin =
+                std::min(kNearBest * gain[static_cast<size_t>(best)],
+                         kTieNatsPerCoordinate * static_cast<double>(q0.dim()));
             // Candidates run from large to small eta: the last near-best one is the smallest.
             size_t chosen = static_cast<size_t>(best);
             for (size_t k = chosen + 1; k < runs.size(); ++k) {
