@@ -77,13 +77,13 @@ Program emit(const Slots& slots, std::vector<DataSlot> data, int input_dim, int 
             st.form = form;
             for (int k = 0; k < st.arity; ++k) {
                 const NodeId in = g[m].in[k];
-                st.kind[k] = l.member[l.values_of(in)]       ? Kind::Temp
+                st.kind[k] = s.temp[l.values_of(in)]         ? Kind::Temp
                              : l.reads_rows(m, k)            ? Kind::Rows
                              : g[in].shape.size() == 1       ? Kind::Scalar
                              : l.reads_sliced(m, k, group.n) ? Kind::Sliced
                                                              : Kind::Whole;
             }
-            if (l.member[m]) {
+            if (s.temp[m]) {
                 st.role = Role::Temp;
             } else if (form == LoopForm::Sum) {
                 st.role = Role::Sum;

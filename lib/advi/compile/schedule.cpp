@@ -107,6 +107,37 @@ Schedule schedule(const Loops& l) {
             unit.work += cols;
         }
     }
+    // A stored root whose every reader is a later step of its loop reading it at the block's
+    // offset needs no full buffer: its block is read before the loop moves on.
+    s.temp = l.member;
+    std::vector<bool> aliased(n, false), outside(n, false);
+    for (NodeId id = 0; id < n; ++id) {
+        if (a.live[id] && a.alias[id])
+            aliased[a.source[id]] = true;
+    }
+    for (const auto& o : g.outputs()) outside[a.source[o.id]] = true;
+    s.reads.assign(n, 0);
+    for (NodeId id = 0; id < n; ++id) {
+        if (!a.live[id] || a.alias[id] || (s.unit_of[id] < 0 && !l.member[id]))
+            continue;
+        const int u = s.position(id);
+        for (int k = 0; k < g[id].arity(); ++k) {
+            const NodeId x = l.values_of(g[id].in[k]);
+            bool repeated = false;
+            for (int j = 0; j < k; ++j) repeated = repeated || l.values_of(g[id].in[j]) == x;
+            if (repeated)
+                continue;
+            ++s.reads[x];
+            if (s.unit_of[x] < 0 || s.unit_of[x] != u || !s.units[u].loop ||
+                !l.reads_sliced(id, k, s.units[u].n) || l.reads_rows(id, k))
+                outside[x] = true;
+        }
+    }
+    for (NodeId id = 0; id < n; ++id) {
+        if (a.live[id] && s.unit_of[id] >= 0 && s.units[s.unit_of[id]].loop && stored_root[id] &&
+            !aliased[id] && !outside[id] && s.reads[id] > 0)
+            s.temp[id] = true;
+    }
     return s;
 }
 

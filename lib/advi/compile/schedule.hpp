@@ -26,6 +26,11 @@ struct Schedule {
     const Loops* loops = nullptr;
     std::vector<Unit> units;
     std::vector<int> unit_of;  // a plain node's or loop root's unit, else -1
+    // Values that live in block temporaries of their loop, never in a full buffer: members,
+    // and roots read only by later steps of their own loop at the block's offset (one block
+    // temporary feeds several trees of the loop).
+    std::vector<bool> temp;
+    std::vector<int> reads;  // how many nodes read a value (a temporary is freed after the last)
 
     // The unit in which a node's value is computed (a member: its root's).
     [[nodiscard]] int position(NodeId id) const;

@@ -171,6 +171,7 @@ Slots assign_slots(const Liveness& v, const std::vector<DataSlot>& data, int inp
                 out.order.push_back(u);
         }
     }
+    std::vector<int> unread(n, 0);  // a block temporary's readers still to come
     for (const int u : out.order) {
         const Unit& unit = s.units[u];
         if (!unit.loop) {
@@ -180,14 +181,18 @@ Slots assign_slots(const Liveness& v, const std::vector<DataSlot>& data, int inp
             release_inputs(id, u);
             continue;
         }
-        // Full buffers first for every tree's root; members get block temporaries, reused
-        // within the loop: a member's block is free once its one reader (a later step) has
-        // been given its own.
-        for (NodeId r : unit.roots) place(r);
+        // Full buffers first for every tree's root that needs one; block temporaries (members,
+        // roots read only within the loop) are reused within the loop: a block is free once its
+        // last reader (a later step) has been given its own.
+        for (NodeId r : unit.roots) {
+            if (!s.temp[r])
+                place(r);
+        }
         std::vector<std::int64_t> free_blocks;
         std::int64_t blocks = 0;
         for (NodeId m : unit.steps) {
-            if (l.member[m]) {
+            if (s.temp[m]) {
+                unread[m] = s.reads[m];
                 out.node_bytes += static_cast<std::size_t>(g[m].shape.size()) * sizeof(double);
                 refs[m].src = BufferRef::Src::Block;
                 refs[m].rows = g[m].shape.rows;
@@ -205,7 +210,7 @@ Slots assign_slots(const Liveness& v, const std::vector<DataSlot>& data, int inp
                 const NodeId in = l.values_of(g[m].in[k]);
                 bool repeated = false;
                 for (int j = 0; j < k; ++j) repeated = repeated || l.values_of(g[m].in[j]) == in;
-                if (l.member[in] && !repeated)
+                if (s.temp[in] && !repeated && --unread[in] == 0)
                     free_blocks.push_back(refs[in].offset);
             }
             need_scratch(m);
