@@ -192,8 +192,9 @@ TEST_CASE("cli: a plateau where most of q's draws have no finite log density is 
     std::smatch match;
     REQUIRE(std::regex_search(
         verdict, match,
-        std::regex("^Verdict: not reliable: not converged \\(max_iterations reached after [0-9]+ "
-                   "phase\\(s\\); .*only ([0-9]+) of the 200 draws of q have a finite log "
+        std::regex("^Verdict: not reliable: not converged \\(max_iterations reached in step "
+                   "size [0-9]+ \\(eta [0-9.e+-]+\\) before its iterate average reached a "
+                   "plateau.*; .*only ([0-9]+) of the 200 draws of q have a finite log "
                    "density and gradient, too few for the gradient checks to vouch for q")));
     const int used = std::stoi(match[1].str());
     CHECK(used < 100);  // under half: the rule's threshold
