@@ -184,3 +184,25 @@ TEST_CASE("auto rule: max_iterations in a later phase names that phase", "[engin
                        "iterate average reached a plateau; step size 1 had gained [-0-9.e+]+ \\+- "
                        "[0-9.e+-]+ nats over the best q before it.*"));
 }
+
+TEST_CASE("auto rule: a run-off in a new step size's first block is backed off, not the end",
+          "[engine][auto]") {
+    // Limits of 20 on q's means and scales, eta 100 given: the first step puts a mean far past
+    // 20 (measured: 90.7), which an improper posterior's drift would take thousands of iterations to do. The
+    // rule backs off (eta / 10, q restored) until steps stay inside, and converges.
+    GaussianTarget p = gaussian4(0.0, Eigen::Vector4d::Ones());
+    std::ostringstream log;
+    const auto r = run_advi(p, {.seed = 1,
+                                .adapt_engaged = false,
+                                .eta = 100.0,
+                                .output_samples = 0,
+                                .log = &log,
+                                .runaway_limits = Eigen::VectorXd::Constant(4, 20.0)});
+    INFO(log.str() << r.stop_reason);
+    CHECK(r.converged);
+    CHECK(r.eta_reductions >= 1);
+    CHECK_THAT(log.str(), Contains("q ran off"));
+    CHECK_THAT(log.str(), Contains("1 iteration(s) into step size 100"));
+    CHECK_THAT(r.stop_reason, Contains("after non-finite or runaway steps"));
+    CHECK((r.q.mu() - p.mean()).cwiseAbs().maxCoeff() < 0.3);
+}

@@ -32,10 +32,7 @@ namespace advi {
 
 namespace {
 
-constexpr int kMaxEtaReductions = 8;
-constexpr double kDiminishing = 0.05;  // a later phase's last half gaining less than this
-constexpr double kDiminishingFrom =
-    100.0;  // of its gain, once that is over this x min_gain  // as run_advi's Robust back-off
+constexpr int kMaxEtaReductions = 8;  // as run_advi's Robust back-off
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // What a later q is compared with: its ELBO over the common draws, per draw, and its entropy.
@@ -202,7 +199,6 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
     int phases = 0;
     int grad_doublings = 0;
     int eta_doublings = 0;
-    int restarts = 0;  // of the phase average, where the last block's mean was ahead of it
     Gain last_gain;
     Gain last_within;            // the last gain within a phase
     std::string not_at_optimum;  // why the last small gain was not taken for convergence
@@ -256,8 +252,8 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
             if (res.eta_reductions == kMaxEtaReductions) {
                 throw FitError(fmt::format(
                     "{}, after eta had been reduced {} times (to {:g}) following non-finite or "
-                    "runaway "
-                    "steps; the model may be severely ill-conditioned or misspecified: check "
+                    "runaway steps; the model may be severely ill-conditioned or misspecified: "
+                    "check "
                     "it and its initial values (init)",
                     failure, res.eta_reductions, steps.eta()));
             }
@@ -302,17 +298,17 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
         const Gain within = paired_gain(earlier, avg);
         last_within = within;
         // Diminishing returns end a later phase too, where it has gained much (over
-        // kDiminishingFrom min_gains over the best q before it) and its last half gained under
-        // a twentieth of that: a phase whose average still creeps (ppca_ard at eta 0.031: 46
-        // nats in 14,000 iterations after 17,000 in the first 1,100) learns less than the next,
-        // smaller step size does (1,000 nats at once there). Not in the first phase, whose gain
-        // is the way from the start, nor in phases of small gains (the centred eight schools
-        // then ended 0.5 to 1 nat short). Convergence is still decided between phases.
+        // settings.diminishing_from min_gains over the best q before it) and its last half
+        // gained under settings.diminishing of that: a phase whose average still creeps (ppca_ard
+        // at eta 0.031: 46 nats in 14,000 iterations after 17,000 in the first 1,100) learns less
+        // than the next, smaller step size does (1,000 nats at once there). Not in the first phase,
+        // whose gain is the way from the start, nor in phases of small gains (the centred eight
+        // schools then ended 0.5 to 1 nat short). Convergence is still decided between phases.
         double enough = plateau_gain;
         if (phases > 0) {
             const double phase_gain = paired_gain(best, avg).value;
-            if (phase_gain > kDiminishingFrom * min_gain)
-                enough = std::max(enough, kDiminishing * phase_gain);
+            if (phase_gain > settings.diminishing_from * min_gain)
+                enough = std::max(enough, settings.diminishing * phase_gain);
         }
         const bool plateau = !(within.value > enough) && within.resolved(plateau_gain);
         auto log_block = [&](const char* note) {
@@ -331,7 +327,6 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
             const Gain lead = paired_gain(avg, recent);
             if (std::isfinite(recent.elbo) && lead.value > plateau_gain &&
                 !(lead.value < 2.0 * lead.se)) {
-                ++restarts;
                 if (recent.elbo > phase_best->elbo)
                     phase_best = recent;
                 average = PhaseAverage(q0.num_params());

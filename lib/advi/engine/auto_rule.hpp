@@ -19,7 +19,11 @@ struct AutoRuleSettings {
     double plateau_gain = 0.02;  // nats: the phase average's gain over the one half a phase
                                  // earlier at or below this (or within 2 MCSE): a plateau
     double min_gain = 0.05;      // nats: a phase that gains less over the best so far ends the fit
-    int max_grad_samples = 16;   // cap on the draws per gradient when phases lose to noise
+    // A later phase that has gained over diminishing_from x min_gain over the best q before it
+    // also ends when its last half gains under `diminishing` of that (auto_rule.cpp).
+    double diminishing = 0.05;
+    double diminishing_from = 100.0;
+    int max_grad_samples = 16;  // cap on the draws per gradient when phases lose to noise
 };
 
 // Runs the main loop from q0 with step-size scale eta and fills res: q (an iterate average),

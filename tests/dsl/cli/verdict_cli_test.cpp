@@ -162,8 +162,8 @@ TEST_CASE("cli: max_iterations before two blocks of eval_elbo iterations says so
             CHECK(contains(c_text, "# converged = 0\n"));
             CHECK(contains(c_text, "# convergence: " + message + "\n"));
         } else {
-            // Two blocks compared: a plateau or not (seed 1: "max_iterations reached after 1
-            // phase(s)"), never this message.
+            // Two blocks compared: a plateau, convergence or max_iterations in a later step
+            // size, never this message.
             CHECK(contains(c_text, "# convergence: "));
             CHECK_FALSE(contains(c_text, "before two blocks"));
         }
