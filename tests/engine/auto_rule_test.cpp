@@ -188,8 +188,8 @@ TEST_CASE("auto rule: max_iterations in a later phase names that phase", "[engin
 TEST_CASE("auto rule: a run-off in a new step size's first block is backed off, not the end",
           "[engine][auto]") {
     // Limits of 20 on q's means and scales, eta 100 given: the first step puts a mean far past
-    // 20 (measured: 90.7), which an improper posterior's drift would take thousands of iterations to do. The
-    // rule backs off (eta / 10, q restored) until steps stay inside, and converges.
+    // 20 (measured: 90.7), which an improper posterior's drift would take thousands of iterations
+    // to do. The rule backs off (eta / 10, q restored) until steps stay inside, and converges.
     GaussianTarget p = gaussian4(0.0, Eigen::Vector4d::Ones());
     std::ostringstream log;
     const auto r = run_advi(p, {.seed = 1,
