@@ -222,3 +222,51 @@ TEST_CASE("Laplace from a point off the mode: Newton steps on the exact Hessian 
     CHECK_THROWS_WITH(advi::laplace_gaussian(t, m + offset, {.max_newton_steps = 0}),
                       Contains("the point is not a mode") && Contains("still 0.771 posterior sds"));
 }
+
+TEST_CASE("Laplace with the first point's Hessian reused: one dense Hessian, chord steps to the mode",
+          "[engine][laplace]") {
+    // Counts the Hessian-vector products and gradients the chord steps take.
+    class Counting final : public advi::CurvatureTarget {
+    public:
+        int dim() const override { return 3; }
+        double log_density_gradient(const Eigen::VectorXd& z, Eigen::VectorXd& g) override {
+            ++gradients;
+            return c.log_density_gradient(z, g);
+        }
+        double hessian_vector(const Eigen::VectorXd& z, const Eigen::VectorXd& v,
+                              Eigen::VectorXd& g, Eigen::VectorXd& hv) override {
+            ++products;
+            return c.hessian_vector(z, v, g, hv);
+        }
+        Curved c{0.0};
+        int products = 0;
+        int gradients = 0;
+    } t;
+    // f = -exp(x) + 2x - cosh(w) - x^2 y^2 / 2: maximum at (log 2, 0, 0), where -H = diag(2,
+    // (log 2)^2, 1). From 0.3 off in x the Hessian differs from the mode's by a third in x, so
+    // each chord step shrinks the distance by about that: many steps, one Hessian.
+    const Eigen::Vector3d from(std::log(2.0) + 0.3, 0.05, -0.1);
+    advi::LaplaceSettings s;
+    s.reuse_hessian = true;
+    s.max_newton_steps = 50;
+    const advi::LaplaceGaussian g = advi::laplace_gaussian(t, from, s);
+    CHECK(t.products == 3);  // the one dense Hessian, at `from`
+    CHECK(g.newton_steps() > 3);
+    CHECK(t.gradients >= g.newton_steps());
+    CHECK(std::abs(g.mode()[0] - std::log(2.0)) < 2e-6);
+    CHECK(std::abs(g.mode()[1]) < 2e-6);
+    CHECK(std::abs(g.mode()[2]) < 2e-6);
+    // The factor is the first point's: L L' = -H(from), not -H at the mode.
+    const Eigen::MatrixXd& L = g.precision_cholesky();
+    const Eigen::Matrix3d P = L * L.transpose();
+    CHECK((P + t.c.hessian(from)).cwiseAbs().maxCoeff() < 1e-12);
+    CHECK(std::abs(P(0, 0) - 2.0) > 0.5);
+
+    // Too few steps for the tolerance: refused, naming the Hessian used; accepted within a
+    // looser accept_tolerance.
+    s.max_newton_steps = 1;
+    CHECK_THROWS_WITH(advi::laplace_gaussian(t, from, s),
+                      Contains("after 1 Newton steps on the first point's Hessian"));
+    s.accept_tolerance = 0.1;
+    CHECK(advi::laplace_gaussian(t, from, s).decrement() < 0.1);
+}

@@ -138,20 +138,27 @@ LaplaceGaussian laplace_gaussian(CurvatureTarget& target, const Eigen::VectorXd&
     // model's maximum in posterior sds (Mahalanobis, under the Gaussian itself).
     Eigen::VectorXd zeta = start, grad(K), trial_grad(K);
     double initial_decrement = 0.0;
+    Eigen::MatrixXd L;
+    double log_density = 0.0;
+    double asymmetry = 0.0;
     for (int step = 0;; ++step) {
-        DenseHessian h = dense_hessian(target, zeta, settings.describe_coordinate);
-        Eigen::MatrixXd P = -h.H;
-        P.diagonal().array() += settings.regularization;
-        h.H.resize(0, 0);
-        Eigen::MatrixXd L = factor_or_explain(P, settings);
-        P.resize(0, 0);
-        Eigen::VectorXd u = L.triangularView<Eigen::Lower>().solve(h.gradient);
+        if (step == 0 || !settings.reuse_hessian) {
+            DenseHessian h = dense_hessian(target, zeta, settings.describe_coordinate);
+            Eigen::MatrixXd P = -h.H;
+            P.diagonal().array() += settings.regularization;
+            h.H.resize(0, 0);
+            L = factor_or_explain(P, settings);
+            log_density = h.log_density;
+            asymmetry = h.asymmetry;
+            grad = std::move(h.gradient);
+        }
+        const Eigen::VectorXd u = L.triangularView<Eigen::Lower>().solve(grad);
         const double decrement = u.norm();
         if (step == 0)
             initial_decrement = decrement;
         const auto done = [&] {
-            return LaplaceGaussian(zeta, std::move(L), settings.regularization, h.asymmetry,
-                                   h.log_density, step, initial_decrement, decrement);
+            return LaplaceGaussian(zeta, std::move(L), settings.regularization, asymmetry,
+                                   log_density, step, initial_decrement, decrement);
         };
         if (decrement <= settings.mode_tolerance)
             return done();
@@ -159,9 +166,10 @@ LaplaceGaussian laplace_gaussian(CurvatureTarget& target, const Eigen::VectorXd&
             if (decrement <= settings.accept_tolerance)
                 return done();
             throw FitError(fmt::format(
-                "Laplace: the point is not a mode: after {} Newton steps on the exact Hessian it "
+                "Laplace: the point is not a mode: after {} Newton steps on the {} Hessian it "
                 "is still {:.3g} posterior sds from the quadratic model's maximum (tolerance {:g})",
-                step, decrement, settings.mode_tolerance));
+                step, settings.reuse_hessian ? "first point's" : "exact", decrement,
+                settings.mode_tolerance));
         }
         // The Newton step P^-1 g = L^-T u, halved until the log density does not fall (and
         // is finite): near a maximum the full step is taken.
@@ -170,8 +178,11 @@ LaplaceGaussian laplace_gaussian(CurvatureTarget& target, const Eigen::VectorXd&
         for (double t = 1.0; t > 1e-10 && !moved; t *= 0.5) {
             const Eigen::VectorXd trial = zeta + t * delta;
             const double lp = evaluate(target, trial, trial_grad);
-            if (std::isfinite(lp) && lp >= h.log_density) {
+            if (std::isfinite(lp) && lp >= log_density &&
+                (!settings.reuse_hessian || trial_grad.allFinite())) {
                 zeta = trial;
+                log_density = lp;
+                grad = trial_grad;
                 moved = true;
             }
         }

@@ -28,6 +28,11 @@ struct LaplaceSettings {
     // within this many posterior sds (0: never), e.g. for a start that needs the mode only
     // to a fraction of a posterior sd (engine/start).
     double accept_tolerance = 0.0;
+    // Every Newton step after the first reuses the first point's Hessian (the chord method:
+    // one gradient per step instead of K Hessian-vector products), and the Gaussian returned
+    // has that Hessian's factor at the point reached. For a start that needs the curvature
+    // only roughly (engine/start); `advi laplace` keeps the exact Hessian at the mode.
+    bool reuse_hessian = false;
 };
 
 class LaplaceGaussian {

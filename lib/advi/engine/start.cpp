@@ -68,77 +68,97 @@ Start find_start(Target& target, const Options& opts, CurvatureTarget* curvature
         s.gradient_evaluations = lbfgs_evaluations;
         return s;
     }
-    long newton_hessian_vector_products = 0;
-    const char* finder = "L-BFGS";
-    if (mode.criterion != "tol_grad" && dim <= kMaxStartHessianDim) {
-        // As `advi optimize` (fit/optimize.cpp): L-BFGS's other tests are met far from the
-        // mode on badly conditioned models. Measured on posteriordb's earnings-earn_height
-        // (raw dollars on height): L-BFGS stopped by tol_rel_grad after 1 iteration at
-        // lp = -5.3e6, where sigma is so large that the Hessian is 0 in double precision, and
-        // the start fell back to zero; Newton-CG on the exact H v from there goes on to the
-        // mode (lp = -13425.7). It ends at once where L-BFGS's point is a mode. Not above the
-        // Hessian's budget, where the start keeps unit scales anyway: on examples' nmf_gap
-        // (no mode) Newton-CG went on for minutes to a point 1e19 out.
-        OptimizerResult check;
-        try {
-            check = maximize_newton_cg(*curvature, mode.zeta, settings);
-        } catch (const FitError& e) {
-            return init_start(opts, dim, fmt::format("no mode (Newton-CG: {})", e.what()));
-        }
-        lbfgs_evaluations += check.gradient_evaluations;
-        newton_hessian_vector_products = check.hessian_vector_products;
-        if (!check.converged()) {
-            Start s = init_start(opts, dim, fmt::format("no mode (Newton-CG: {})", check.message));
-            s.gradient_evaluations = lbfgs_evaluations;
-            s.hessian_vector_products = newton_hessian_vector_products;
-            return s;
-        }
-        check.iterations += mode.iterations;
-        mode = std::move(check);
-        finder = "L-BFGS, then Newton-CG";
-    }
     if (dim > kMaxStartHessianDim) {
         // Measured on examples/ppca_ard (22021 coordinates, seed 1): the mode with unit scales
         // ends at an ELBO of -34429 after 13000 iterations, the init point at -34462 after
-        // 12000.
+        // 12000. No Newton-CG check here: on examples' nmf_gap (no mode) it went on for
+        // minutes to a point 1e19 out.
         Start s;
         s.from_mode = true;
         s.mean = mode.zeta;
         s.scale = Eigen::VectorXd::Ones(dim);
         s.gradient_evaluations = lbfgs_evaluations;
         s.description = fmt::format(
-            "the mode ({}, {} iterations) with unit scales: the Hessian of {} coordinates "
+            "the mode (L-BFGS, {} iterations) with unit scales: the Hessian of {} coordinates "
             "is over the start's budget of {}",
-            finder, mode.iterations, dim, kMaxStartHessianDim);
+            mode.iterations, dim, kMaxStartHessianDim);
         return s;
     }
-    LaplaceSettings ls;
-    ls.describe_coordinate = opts.describe_coordinate;
-    ls.max_newton_steps = kStartNewtonSteps;
-    // A start needs the mode to a fraction of a posterior sd, not Laplace's 1e-6 (the Newton
-    // steps still aim at 1e-6, and on a Gaussian reach it): on an
-    // ill-conditioned regression (a predictor near 2000, posteriordb's kilpisjarvi) L-BFGS's
-    // end point was 1e-4 sds off after the Newton steps and the start fell back to zero.
-    ls.accept_tolerance = kStartModeTolerance;
+    // The dense Hessian at L-BFGS's point, then Newton steps on it (the chord method: one
+    // gradient a step) until the point is within kStartModeTolerance posterior sds of the
+    // mode. Measured on issue 19's mixture (409 coordinates, a Hessian-vector product 2.3
+    // gradients): Newton-CG from L-BFGS's point took 309 Hessian-vector products to move lp
+    // by 0.09, then the Hessian at its end 409 more; the chord steps reach the same point
+    // on the one Hessian.
+    long hessian_vector_products = 0;
+    std::string why_not;
+    const auto laplace_at = [&](const Eigen::VectorXd& point) -> std::optional<LaplaceGaussian> {
+        LaplaceSettings ls;
+        ls.describe_coordinate = opts.describe_coordinate;
+        ls.reuse_hessian = true;
+        ls.max_newton_steps = kStartNewtonSteps;
+        ls.accept_tolerance = kStartModeTolerance;
+        hessian_vector_products += dim;
+        try {
+            LaplaceGaussian g = laplace_gaussian(*curvature, point, ls);
+            lbfgs_evaluations += g.newton_steps();
+            return g;
+        } catch (const FitError& e) {
+            why_not = first_clause(e.what());
+            return std::nullopt;
+        }
+    };
+    const char* finder = "L-BFGS";
     std::optional<LaplaceGaussian> laplace;
     try {
-        laplace.emplace(laplace_gaussian(*curvature, mode.zeta, ls));
-    } catch (const FitError& e) {
-        Start s = init_start(opts, dim, fmt::format("no usable mode ({})", first_clause(e.what())));
-        s.gradient_evaluations = lbfgs_evaluations;
-        return s;
+        laplace = laplace_at(mode.zeta);
+        if (!laplace && mode.criterion != "tol_grad") {
+            // As `advi optimize` (fit/optimize.cpp): L-BFGS's other tests are met far from
+            // the mode on badly conditioned models. Measured on posteriordb's
+            // earnings-earn_height (raw dollars on height): L-BFGS stopped by tol_rel_grad
+            // after 1 iteration at lp = -5.3e6, where sigma is so large that the Hessian is 0
+            // in double precision; Newton-CG on the exact H v from there goes on to the mode
+            // (lp = -13425.7).
+            OptimizerResult check;
+            try {
+                check = maximize_newton_cg(*curvature, mode.zeta, settings);
+            } catch (const FitError& e) {
+                Start s = init_start(opts, dim, fmt::format("no mode (Newton-CG: {})", e.what()));
+                s.gradient_evaluations = lbfgs_evaluations;
+                s.hessian_vector_products = hessian_vector_products;
+                return s;
+            }
+            lbfgs_evaluations += check.gradient_evaluations;
+            hessian_vector_products += check.hessian_vector_products;
+            if (!check.converged()) {
+                Start s =
+                    init_start(opts, dim, fmt::format("no mode (Newton-CG: {})", check.message));
+                s.gradient_evaluations = lbfgs_evaluations;
+                s.hessian_vector_products = hessian_vector_products;
+                return s;
+            }
+            check.iterations += mode.iterations;
+            mode = std::move(check);
+            finder = "L-BFGS, then Newton-CG";
+            laplace = laplace_at(mode.zeta);
+        }
     } catch (const SizeError& e) {
         Start s = init_start(opts, dim, fmt::format("the Hessian is too large ({})", e.what()));
         s.gradient_evaluations = lbfgs_evaluations;
+        return s;
+    }
+    if (!laplace) {
+        Start s = init_start(opts, dim, fmt::format("no usable mode ({})", why_not));
+        s.gradient_evaluations = lbfgs_evaluations;
+        s.hessian_vector_products = hessian_vector_products;
         return s;
     }
     Start s;
     s.from_mode = true;
     s.curvature = true;
     s.mean = laplace->mode();
-    s.gradient_evaluations = lbfgs_evaluations + laplace->newton_steps();
-    s.hessian_vector_products =
-        newton_hessian_vector_products + static_cast<long>(laplace->newton_steps() + 1) * dim;
+    s.gradient_evaluations = lbfgs_evaluations;
+    s.hessian_vector_products = hessian_vector_products;
     // Precision P = -H = R R' (R: the Laplace factor, lower triangular).
     const Eigen::MatrixXd& R = laplace->precision_cholesky();
     if (opts.family == Family::MeanField) {
@@ -164,9 +184,9 @@ Start find_start(Target& target, const Options& opts, CurvatureTarget* curvature
         f.hessian_vector_products = s.hessian_vector_products;
         return f;
     }
-    s.description = fmt::format("the mode and Hessian ({}, {} iterations; {} Newton step{})",
-                                finder, mode.iterations, laplace->newton_steps(),
-                                laplace->newton_steps() == 1 ? "" : "s");
+    s.description = fmt::format(
+        "the mode and Hessian ({}, {} iterations; {} Newton step{} on the Hessian at its end)",
+        finder, mode.iterations, laplace->newton_steps(), laplace->newton_steps() == 1 ? "" : "s");
     return s;
 }
 

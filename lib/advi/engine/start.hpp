@@ -13,14 +13,15 @@
 
 namespace advi {
 
-// The dense Hessian costs D Hessian-vector products per Newton step (a few gradients each)
-// and 3 D x D matrices; beyond this many coordinates the start keeps the mode but not the
+// The dense Hessian costs D Hessian-vector products (a few gradients each) and 3 D x D
+// matrices; beyond this many coordinates the start keeps the mode but not the
 // curvature (unit scales), and the eta search runs.
 inline constexpr int kMaxStartHessianDim = 2000;
-// Newton steps on the exact Hessian after L-BFGS (its relative-gradient test leaves the point
-// up to about 1e-4 posterior sds from the mode; one step on a near-quadratic density removes
-// that); each costs one dense Hessian.
-inline constexpr int kStartNewtonSteps = 3;
+// Newton steps after L-BFGS, all on the Hessian at L-BFGS's end point (one gradient each; its
+// relative-gradient test leaves the point up to about 1e-4 posterior sds from the mode on a
+// near-quadratic density, 0.4 on issue 19's mixture; one step removes most of that, and each
+// further step shrinks the rest by the Hessian's relative change between the two points).
+inline constexpr int kStartNewtonSteps = 10;
 // How close to the mode (in posterior sds, the Newton decrement) the start must be after the
 // Newton steps; farther means the point is not a mode and the start falls back. On a
 // regression with raw predictors (report/references/linreg_raw: income in dollars) the Newton
