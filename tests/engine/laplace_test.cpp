@@ -223,8 +223,9 @@ TEST_CASE("Laplace from a point off the mode: Newton steps on the exact Hessian 
                       Contains("the point is not a mode") && Contains("still 0.771 posterior sds"));
 }
 
-TEST_CASE("Laplace with the first point's Hessian reused: one dense Hessian, chord steps to the mode",
-          "[engine][laplace]") {
+TEST_CASE(
+    "Laplace with the first point's Hessian reused: one dense Hessian, chord steps to the mode",
+    "[engine][laplace]") {
     // Counts the Hessian-vector products and gradients the chord steps take.
     class Counting final : public advi::CurvatureTarget {
     public:

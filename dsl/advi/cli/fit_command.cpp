@@ -15,12 +15,14 @@
 #include <advi/engine/options.hpp>
 #include <advi/fit/cmdstan_output.hpp>
 #include <advi/fit/fit.hpp>
+#include <advi/fit/initial_point.hpp>
 #include <advi/fit/resample.hpp>
 #include <advi/fit/runs.hpp>
 #include <advi/io/cmdstan_csv.hpp>
 #include <advi/stan/report.hpp>
 
 #include <advi/cli/commands.hpp>
+#include <advi/cli/init_option.hpp>
 #include <advi/cli/load.hpp>
 #include <advi/cli/outputs.hpp>
 #include <advi/cli/progress_stream.hpp>
@@ -40,6 +42,9 @@ struct FitArgs {
     std::string algorithm = "meanfield";
     std::string convergence = "auto";
     std::string start = "auto";
+    // Not CmdStan's 2: the start at the mode is found from here, and zero (every unconstrained
+    // coordinate at its centre) is the better place to look from (README, "Where q starts").
+    std::string init = "0";
     std::string output = "output.csv";
     bool quiet = false;
     int runs = 1;
@@ -48,7 +53,9 @@ struct FitArgs {
 };
 
 int run_fit(const FitArgs& args) {
-    const std::vector<InputFile> inputs = model_and_data_inputs(args.model, args.data);
+    std::vector<InputFile> inputs = model_and_data_inputs(args.model, args.data);
+    if (!init_radius(args.init))
+        inputs.push_back({args.init, "init file"});
     check_output_path(args.output, inputs);
     const std::vector<fs::path> data_files(args.data.begin(), args.data.end());
     const auto loaded = load_model(args.model, data_files);
@@ -60,6 +67,15 @@ int run_fit(const FitArgs& args) {
         args.convergence == "stan" ? ConvergenceRule::Stan : ConvergenceRule::Auto;
     options.start = args.start == "init" ? StartFrom::Init : StartFrom::Auto;
     options.adapt_engaged = args.eta->count() == 0;  // --eta given: that step size, no search
+    CsvRunInfo run = csv_run_info(args.model, args.data, args.output);
+    if (const auto radius = init_radius(args.init)) {
+        // The same point as `advi optimize --init R --seed S` (fit/initial_point).
+        if (*radius > 0.0)
+            options.init = uniform_init(options.seed ^ kInitStream, spec.zeta_dim(), *radius);
+    } else {
+        options.init = init_from_file(spec, args.init);
+    }
+    run.init_file = args.init;
     std::optional<ProgressStream> progress;
     if (!args.quiet) {
         progress.emplace(std::cerr);
@@ -76,7 +92,6 @@ int run_fit(const FitArgs& args) {
     progress.reset();  // its last line out before anything else
     options.log = nullptr;
 
-    const CsvRunInfo run = csv_run_info(args.model, args.data, args.output);
     const stan::ReportedDraws reported = stan::report(*loaded->lowered, fit, options.seed);
     write_cmdstan_csv_file(
         args.output,
@@ -148,6 +163,11 @@ Command add_fit_command(CLI::App& parent) {
                     "auto (the default: q starts at the mode with the Hessian's scales where a "
                     "mode exists) or init (at --init's point, unit scales)")
         ->check(CLI::IsMember({"auto", "init"}))
+        ->capture_default_str();
+    app->add_option("--init", args->init,
+                    "Where the search for the mode starts (--start auto) or q's mean "
+                    "(--start init): a radius of uniform initial values in unconstrained space "
+                    "(0: zeros), or a JSON / R dump file of every parameter's initial value")
         ->capture_default_str();
     app->add_option("--seed", o.seed, "Random seed; the same seed gives the same fit")
         ->check(seed_value())

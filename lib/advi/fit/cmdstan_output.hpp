@@ -44,7 +44,7 @@ template <class T>
 struct CsvRunInfo {
     std::string model = "model";  // CmdStan writes the model's name (bernoulli_model)
     std::string data_file;        // empty: none
-    std::string init_file;        // empty: Options::init or zeros
+    std::string init_file;  // --init as given (a radius or a file); empty: Options::init or zeros
     std::string output_file = "output.csv";
 };
 

@@ -11,10 +11,10 @@
 #include <advi/compile/pipeline.hpp>
 #include <advi/engine/lbfgs.hpp>
 #include <advi/engine/newton_cg.hpp>
-#include <advi/engine/rng.hpp>
 #include <advi/engine/target.hpp>
 #include <advi/fit/coordinates.hpp>
 #include <advi/fit/diagnose.hpp>
+#include <advi/fit/initial_point.hpp>
 
 namespace advi {
 
@@ -61,20 +61,11 @@ std::string Optimum::summary(int index_base) const {
 
 namespace {
 
-// CmdStan's random inits: each unconstrained coordinate uniform on (-radius, radius).
+// CmdStan's random inits (fit/initial_point).
 Eigen::VectorXd initial_point(const ModelSpec& m, const OptimizeOptions& o) {
     if (o.init.size() != 0)
         return o.init;
-    if (!(o.init_radius >= 0.0) || !std::isfinite(o.init_radius))
-        throw FitError(
-            fmt::format("option `init` = {} must be a finite radius >= 0", o.init_radius));
-    Eigen::VectorXd z(m.zeta_dim());
-    Rng rng(o.seed ^ 0x696E697400000000ull);  // a stream of its own
-    for (Eigen::Index k = 0; k < z.size(); ++k) {
-        const double u = static_cast<double>(rng.next_u64() >> 11) * 0x1.0p-53;
-        z[k] = o.init_radius * (2.0 * u - 1.0);
-    }
-    return z;
+    return uniform_init(o.seed ^ kInitStream, m.zeta_dim(), o.init_radius);
 }
 
 OptimizerSettings settings_of(const ModelSpec& m, const OptimizeOptions& o) {

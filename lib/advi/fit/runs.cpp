@@ -15,7 +15,7 @@
 #include <advi/base/error.hpp>
 #include <advi/base/memory_budget.hpp>
 #include <advi/compile/thread_pool.hpp>
-#include <advi/engine/rng.hpp>
+#include <advi/fit/initial_point.hpp>
 
 namespace advi {
 
@@ -88,12 +88,9 @@ Eigen::VectorXd run_init(const Options& options, int run, int dim) {
     Eigen::VectorXd z = options.init.size() != 0 ? options.init : Eigen::VectorXd::Zero(dim);
     if (run == 0)
         return z;
-    Rng rng((options.seed + static_cast<std::uint64_t>(run)) ^ 0x72756E5F696E6974ull);
-    for (Eigen::Index i = 0; i < z.size(); ++i) {
-        const double u = static_cast<double>(rng.next_u64() >> 11) * 0x1.0p-53;  // [0, 1)
-        z[i] += 2.0 * (2.0 * u - 1.0);
-    }
-    return z;
+    return z +
+           uniform_init((options.seed + static_cast<std::uint64_t>(run)) ^ 0x72756E5F696E6974ull,
+                        dim, 2.0);
 }
 
 Fit fit_runs(const ModelSpec& m, const Options& options, int runs) {

@@ -10,6 +10,7 @@
 
 #include <Eigen/Core>
 
+#include <advi/fit/initial_point.hpp>
 #include <advi/io/csv_reader.hpp>
 
 #include "support/cli_runner.hpp"
@@ -108,6 +109,48 @@ TEST_CASE("advi optimize: --init from a file and by radius", "[cli][optimize]") 
     r = tool("optimize " + m + " --data " + d + " --init 0 --output " + q(out) + " -q");
     REQUIRE(r.status == 0);
     CHECK(has_comment(advi::read_stan_csv(out), "# init = 0"));
+}
+
+TEST_CASE("advi fit: --init as optimize takes it, from a file or by radius", "[cli][fit]") {
+    if (!cli_built())
+        return;
+    const std::string m = q(write_file("fit_init.stan", kModel));
+    const std::string d = q(write_file("fit_init.json", kData));
+    const std::string init = q(write_file("fit_init_values.json", R"({"mu": 3, "sigma": 2})"));
+    const fs::path out = scratch() / "fit_init.csv";
+    // q's mean starts at --init's point (--start init) and a step of 1e-8 leaves it there:
+    // the CSV's first row, the mean, is the init file's values.
+    const std::string steady = " --start init --eta 1e-8 --iter 1 --output-samples 3 -q";
+    Run r = tool("fit " + m + " --data " + d + " --init " + init + " --output " + q(out) + steady);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    advi::StanCsv csv = advi::read_stan_csv(out);
+    CHECK(has_comment(csv, "# init = " + (scratch() / "fit_init_values.json").string()));
+    CHECK(csv.values(0, 3) == Approx(3.0).epsilon(1e-9));
+    CHECK(csv.values(0, 4) == Approx(2.0).epsilon(1e-9));
+    // A radius: CmdStan's uniform draws on (-2, 2), the same point as `advi optimize --init 2`
+    // with that seed (fit/initial_point); sigma's unconstrained coordinate is log sigma.
+    r = tool("fit " + m + " --data " + d + " --init 2 --seed 7 --output " + q(out) + steady);
+    REQUIRE(r.status == 0);
+    csv = advi::read_stan_csv(out);
+    const Eigen::VectorXd z = advi::uniform_init(7 ^ advi::kInitStream, 2, 2.0);
+    CHECK(std::abs(z[0]) > 0.1);  // not the zero start
+    CHECK(csv.values(0, 3) == Approx(z[0]).epsilon(1e-9));
+    CHECK(csv.values(0, 4) == Approx(std::exp(z[1])).epsilon(1e-9));
+    CHECK(has_comment(csv, "# init = 2"));
+    // The default: zeros (mu = 0, sigma = 1), marked as the default.
+    r = tool("fit " + m + " --data " + d + " --output " + q(out) + steady);
+    REQUIRE(r.status == 0);
+    csv = advi::read_stan_csv(out);
+    CHECK(csv.values(0, 3) == 0.0);
+    CHECK(csv.values(0, 4) == 1.0);
+    CHECK(has_comment(csv, "# init = 0 (Default)"));
+    // Refused with the option named, as optimize refuses it.
+    check_one_line_error(tool("fit " + m + " --data " + d + " --init=-1"), 1,
+                         "--init: expected a radius >= 0 or a file, got `-1`");
+    const std::string partial = q(write_file("fit_init_partial.json", R"({"mu": 3})"));
+    check_one_line_error(tool("fit " + m + " --data " + d + " --init " + partial), 1,
+                         "parameter `sigma` is not given");
 }
 
 TEST_CASE("advi optimize: bad options are one line and status 2", "[cli][optimize]") {
