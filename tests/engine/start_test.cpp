@@ -131,6 +131,54 @@ private:
     static constexpr double sigma[J] = {15, 10, 16, 11, 9, 11, 10, 18};
 };
 
+// Two unit-covariance Gaussian bumps in two dimensions, weights w_a, w_b:
+// log(w_a exp(-|z - a|^2 / 2) + w_b exp(-|z - b|^2 / 2)), with its exact Hessian
+// sum_k r_k d_k d_k' - (sum_k r_k d_k)(sum_k r_k d_k)' - I (r_k: the responsibilities,
+// d_k = z - m_k). Far-apart bumps peak at log w_k (up to e^-|a-b|^2/2), so that the gap
+// between the modes is log(w_a / w_b).
+class TwoBumps final : public advi::CurvatureTarget {
+public:
+    TwoBumps(Eigen::Vector2d a, double w_a, Eigen::Vector2d b, double w_b)
+        : m_{std::move(a), std::move(b)}, log_w_{std::log(w_a), std::log(w_b)} {}
+    int dim() const override { return 2; }
+    double log_density_gradient(const Eigen::VectorXd& z, Eigen::VectorXd& g) override {
+        Eigen::Vector2d mean_d;
+        const double lp = parts(z, mean_d, nullptr);
+        g = -mean_d;
+        return lp;
+    }
+    double hessian_vector(const Eigen::VectorXd& z, const Eigen::VectorXd& v, Eigen::VectorXd& g,
+                          Eigen::VectorXd& hv) override {
+        Eigen::Vector2d mean_d;
+        Eigen::Matrix2d H;
+        const double lp = parts(z, mean_d, &H);
+        g = -mean_d;
+        hv = H * v;
+        return lp;
+    }
+
+private:
+    double parts(const Eigen::VectorXd& z, Eigen::Vector2d& mean_d, Eigen::Matrix2d* H) const {
+        double l[2];
+        for (int k = 0; k < 2; ++k) l[k] = log_w_[k] - 0.5 * (z - m_[k]).squaredNorm();
+        const double top = std::max(l[0], l[1]);
+        const double lse = top + std::log(std::exp(l[0] - top) + std::exp(l[1] - top));
+        mean_d.setZero();
+        Eigen::Matrix2d second = Eigen::Matrix2d::Zero();
+        for (int k = 0; k < 2; ++k) {
+            const double r = std::exp(l[k] - lse);
+            const Eigen::Vector2d d = z - m_[k];
+            mean_d += r * d;
+            second += r * d * d.transpose();
+        }
+        if (H != nullptr)
+            *H = second - mean_d * mean_d.transpose() - Eigen::Matrix2d::Identity();
+        return lse;
+    }
+    Eigen::Vector2d m_[2];
+    double log_w_[2];
+};
+
 }  // namespace
 
 TEST_CASE("start: on a Gaussian target, the exact mean and each family's optimal scale", "[advi]") {
@@ -246,4 +294,83 @@ TEST_CASE("start: the default fit of a Gaussian ends near the family's optimum",
     // Started at the optimum, the stochastic steps keep q within a fraction of an sd of it.
     CHECK(((r.q.mu() - m).array() / sd_opt.array()).abs().maxCoeff() < 0.3);
     CHECK((r.q.sd().array() / sd_opt.array() - 1.0).abs().maxCoeff() < 0.3);
+}
+
+TEST_CASE("start: a second search from a random point finds the higher mode, or the other one",
+          "[advi]") {
+    // Bumps at (1, 0) and (-6, 0): every point of CmdStan's box (-2, 2)^2 lies in the basin
+    // of (1, 0), so that the second search ends there whatever the seed.
+    const Eigen::Vector2d near(1.0, 0.0), far(-6.0, 0.0);
+    const double gap = std::log(4.0);
+    SECTION("from the init point at the lower mode: q starts at the higher one") {
+        TwoBumps target(near, 0.8, far, 0.2);
+        for (const std::uint64_t seed : {1u, 2u, 3u}) {
+            const Start s =
+                advi::find_start(target, Options{.seed = seed, .init = Eigen::Vector2d(-5.5, 0.3)});
+            INFO(s.description);
+            REQUIRE(s.curvature);
+            CHECK((s.mean - near).norm() < 1e-6);
+            const advi::OtherMode& o = s.other_mode;
+            CHECK(o.searched);
+            CHECK(o.found);
+            CHECK(o.switched);
+            CHECK_FALSE(o.copy);
+            CHECK(o.gap == Approx(gap).epsilon(1e-6));
+            // Unit covariance: 7 posterior sds between the modes.
+            CHECK(o.in_sds);
+            CHECK(o.distance == Approx(7.0).epsilon(1e-4));
+            CHECK(o.comparable());
+            CHECK(s.description.find("rose 1.39 nats above the first search's end") !=
+                  std::string::npos);
+        }
+    }
+    SECTION("from the init point at the higher mode: the other one is found and measured") {
+        TwoBumps target(near, 0.2, far, 0.8);
+        const Start s =
+            advi::find_start(target, Options{.seed = 5, .init = Eigen::Vector2d(-6.5, -0.2)});
+        INFO(s.description);
+        CHECK((s.mean - far).norm() < 1e-6);
+        CHECK_FALSE(s.other_mode.switched);
+        CHECK(s.other_mode.gap == Approx(gap).epsilon(1e-6));
+        CHECK(s.other_mode.comparable());
+        CHECK(s.description.find("ended 1.39 nats lower, at another mode (7 posterior sds away)") !=
+              std::string::npos);
+        // A mode 12 nats lower is not comparable: q covers all but e^-12 of the mass.
+        TwoBumps steep(near, std::exp(-12.0), far, 1.0);
+        const Start t =
+            advi::find_start(steep, Options{.seed = 5, .init = Eigen::Vector2d(-6.5, -0.2)});
+        CHECK(t.other_mode.found);
+        CHECK(t.other_mode.gap == Approx(12.0).epsilon(1e-6));
+        CHECK_FALSE(t.other_mode.comparable());
+    }
+    SECTION("one mode: the second search finds it again") {
+        auto target = gaussian_curvature(Eigen::Vector3d(3.0, -200.0, 0.05), test_precision());
+        const Start s = advi::find_start(target, Options{.seed = 1});
+        INFO(s.description);
+        CHECK(s.other_mode.found);
+        CHECK(s.other_mode.copy);
+        CHECK(s.other_mode.distance < 1e-3);
+        CHECK_FALSE(s.other_mode.comparable());
+        CHECK(s.description.find("reached the same mode") != std::string::npos);
+    }
+    SECTION("a saddle at zero, where the first search stops at once: q starts at a mode") {
+        // Equal bumps at (+-3, 0): the gradient is 0 at zero by symmetry (PPCA's W = 0).
+        TwoBumps target(Eigen::Vector2d(3.0, 0.0), 0.5, Eigen::Vector2d(-3.0, 0.0), 0.5);
+        const Start s = advi::find_start(target, Options{.seed = 1});
+        INFO(s.description);
+        REQUIRE(s.curvature);
+        CHECK(std::abs(std::abs(s.mean[0]) - 3.0) < 1e-6);
+        CHECK(std::abs(s.mean[1]) < 1e-6);
+        CHECK(s.other_mode.switched);
+        // lp = log(e^-4.5) at the saddle, log(1/2) at a mode (up to e^-18).
+        CHECK(s.other_mode.gap == Approx(4.5 - std::log(2.0)).epsilon(1e-6));
+        // The other end is the saddle, not a mode: nothing for the verdict.
+        CHECK_FALSE(s.other_mode.found);
+        CHECK_FALSE(s.other_mode.comparable());
+        CHECK(s.description.find("the first search's end is no mode") != std::string::npos);
+        const advi::AdviResult r =
+            advi::run_advi(target, Options{.seed = 1, .max_iterations = 300});
+        CHECK(r.other_mode.switched);
+        CHECK(r.start == s.description);
+    }
 }

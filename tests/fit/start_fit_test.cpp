@@ -48,12 +48,14 @@ TEST_CASE("fit: q starts at the mode and Hessian of a compiled model", "[fit]") 
     CHECK_FALSE(init.result().eta_trials.empty());
 }
 
-TEST_CASE("fit: a regression on raw dollars starts at its mode (L-BFGS checked by Newton-CG)",
+TEST_CASE("fit: a regression on raw dollars starts at its mode (the second search, or Newton-CG)",
           "[fit]") {
     // posteriordb's earnings-earn_height in miniature: earnings in dollars on height in inches.
     // From zero (sigma = 1 against residuals of 2e4) L-BFGS stopped by tol_rel_grad after one
     // step, where sigma was so large that the Hessian was 0 in double precision, and q started
-    // at zero, ending 6 to 24 posterior sds off.
+    // at zero, ending 6 to 24 posterior sds off. Newton-CG from L-BFGS's end reached the mode;
+    // the second search from a random point (engine/other_mode) reaches it first, and says the
+    // first search's end is no mode.
     const int N = 300;
     boost::random::mt19937_64 rng(7);
     boost::random::normal_distribution<double> noise;
@@ -78,7 +80,13 @@ TEST_CASE("fit: a regression on raw dollars starts at its mode (L-BFGS checked b
         const Fit fit = advi::fit(m, {.family = family, .seed = 1, .output_samples = 10});
         const AdviResult& r = fit.result();
         INFO(r.start << "\n" << r.stop_reason << "\n" << r.q);
-        CHECK(r.start.rfind("the mode and Hessian (L-BFGS, then Newton-CG, ", 0) == 0);
+        CHECK(r.start.rfind("the mode and Hessian (L-BFGS", 0) == 0);
+        if (r.other_mode.switched) {
+            CHECK_FALSE(r.other_mode.found);
+            CHECK(r.start.find("the first search's end is no mode") != std::string::npos);
+        } else {
+            CHECK(r.start.rfind("the mode and Hessian (L-BFGS, then Newton-CG, ", 0) == 0);
+        }
         CHECK(r.converged);
         CHECK(((r.q.mu().head(2) - ols).array() / sd.array()).abs().maxCoeff() < 0.3);
     }

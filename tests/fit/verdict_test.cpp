@@ -430,6 +430,35 @@ TEST_CASE("fit_runs: runs that end in different modes disagree, and the verdict 
     CHECK(f.theta_draws() == single[a.kept].theta_draws());
 }
 
+TEST_CASE("verdict: a second mode 1.4 nats below the one q starts at makes the fit not reliable",
+          "[fit][verdict]") {
+    // 0.8 N(1, 1) + 0.2 N(-6, 1): from the init point -6 L-BFGS finds the lower mode; the
+    // second search, from (-2, 2), the higher one (every point of that box is in its basin).
+    Model m;
+    auto mu = m.param("mu", normal(0, 100));
+    m.target_add(log_sum_exp(std::log(0.8) - 0.5 * square(mu - 1.0),
+                             std::log(0.2) - 0.5 * square(mu + 6.0)));
+    Eigen::VectorXd init(1);
+    init << -6.0;
+    const Fit f = fit(m, {.seed = 2, .init = init});
+    INFO(f.summary(1));
+    const Verdict& v = f.verdict();
+    CHECK(f.mean("mu")[0] == Approx(1.0).margin(0.1));
+    CHECK(v.other_mode.switched);
+    CHECK(v.other_mode.comparable());
+    // The prior N(0, 100^2) moves the modes' heights apart by (36 - 1) / 2e4 nats.
+    CHECK(v.other_mode.gap == Approx(std::log(4.0) + 35.0 / 2e4).epsilon(1e-4));
+    CHECK_FALSE(v.reliable());
+    CHECK_THAT(v.headline(1),
+               Contains("the posterior has two modes (log densities 1.39 nats apart, "
+                        "7 posterior sds from each other)"));
+    CHECK_THAT(f.summary(1), Contains("the start's second search for the mode: a second search "
+                                      "from a random point (L-BFGS, "));
+    std::ostringstream os;
+    write_cmdstan_csv(os, cmdstan_output(f, {.seed = 2, .init = init}));
+    CHECK_THAT(os.str(), Contains("# other_mode = comparable\n"));
+}
+
 TEST_CASE("the verdict in the CSV trailer reads back; cmdstan's layout is kept", "[fit][verdict]") {
     const Gaussian2 g(0.3);
     const Options o{.seed = 5, .output_samples = 200};
@@ -453,6 +482,10 @@ TEST_CASE("the verdict in the CSV trailer reads back; cmdstan's layout is kept",
     CHECK(std::stod(value_of("psis_ess")) == v.psis.ess);
     CHECK(std::stod(value_of("elbo_se")) == v.elbo_se);
     CHECK(value_of("draws") == "q");
+    // The start's second search found the one mode again.
+    CHECK(value_of("other_mode") == "same mode");
+    CHECK(std::stod(value_of("other_mode_distance")) < 1.0);
+    CHECK(value_of("other_mode_distance_unit") == "posterior sds");
     // The trailer still ends as CmdStan's.
     CHECK(os.str().ends_with(" seconds (Total)\n#\n"));
 }

@@ -12,10 +12,10 @@
 #include <fmt/format.h>
 
 #include <advi/base/error.hpp>
+#include <advi/engine/initial_point.hpp>
 #include <advi/engine/options.hpp>
 #include <advi/fit/cmdstan_output.hpp>
 #include <advi/fit/fit.hpp>
-#include <advi/fit/initial_point.hpp>
 #include <advi/fit/resample.hpp>
 #include <advi/fit/runs.hpp>
 #include <advi/io/cmdstan_csv.hpp>
@@ -69,7 +69,7 @@ int run_fit(const FitArgs& args) {
     options.adapt_engaged = args.eta->count() == 0;  // --eta given: that step size, no search
     CsvRunInfo run = csv_run_info(args.model, args.data, args.output);
     if (const auto radius = init_radius(args.init)) {
-        // The same point as `advi optimize --init R --seed S` (fit/initial_point).
+        // The same point as `advi optimize --init R --seed S` (engine/initial_point).
         if (*radius > 0.0)
             options.init = uniform_init(options.seed ^ kInitStream, spec.zeta_dim(), *radius);
     } else {

@@ -398,6 +398,7 @@ AdviResult run_with_start(Target& target, const Options& opts, CurvatureTarget* 
         at.sticking_the_landing = false;
         AdviResult res = run_from_start(target, at);
         res.start = start.description;
+        res.other_mode = start.other_mode;
         res.gradient_evaluations += start.gradient_evaluations;
         res.seconds += start_seconds;
         return res;
@@ -423,6 +424,7 @@ AdviResult run_with_start(Target& target, const Options& opts, CurvatureTarget* 
     res.q = whitened.to_original(res.q);
     res.draws = whitened.to_original_rows(res.draws);
     res.start = start.description;
+    res.other_mode = start.other_mode;
     res.gradient_evaluations += start.gradient_evaluations + start.hessian_vector_products;
     res.seconds += start_seconds;
     return res;

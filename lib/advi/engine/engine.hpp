@@ -11,6 +11,7 @@
 #include <advi/engine/approximation.hpp>
 #include <advi/engine/eta_search.hpp>
 #include <advi/engine/options.hpp>
+#include <advi/engine/other_mode.hpp>
 #include <advi/engine/target.hpp>
 
 namespace advi {
@@ -38,6 +39,8 @@ struct AdviResult {
     bool eta_search_interrupted = false;  // a signal ended the fit during the eta search
     // Where q started (issue 19): "the mode and Hessian (...)" or "the init point (zero)".
     std::string start;
+    // The start's second search for the mode, from a random point (engine/other_mode.hpp).
+    OtherMode other_mode;
     // The Monte Carlo standard error of `elbo` (NaN when not estimated).
     double elbo_se = std::numeric_limits<double>::quiet_NaN();
     // What the fit cost, for the summary and the CSV trailer: log-density evaluations with a

@@ -27,6 +27,20 @@ Start init_start(const Options& opts, int dim, const std::string& why) {
     return s;
 }
 
+// Where the second search rose above the first's end without converging and no mode is found
+// from there: q starts at that highest point with unit scales (nearer the mode than the init
+// point, which the first search left).
+Start highest_point_start(const OptimizerResult& highest, int dim, const std::string& why) {
+    Start s;
+    s.mean = highest.zeta;
+    s.scale = Eigen::VectorXd::Ones(dim);
+    s.description = fmt::format(
+        "the highest point found (L-BFGS, {} iterations, {}) with unit "
+        "scales: {}",
+        highest.iterations, status_name(highest.status), why);
+    return s;
+}
+
 // A refusal's first clause: Laplace's names every direction where -H is not positive definite,
 // which a one-line start description need not repeat.
 std::string first_clause(const std::string& why) {
@@ -68,21 +82,45 @@ Start find_start(Target& target, const Options& opts, CurvatureTarget* curvature
         s.gradient_evaluations = lbfgs_evaluations;
         return s;
     }
+    // The second search, from a random point (other_mode.hpp); q starts at the higher end.
+    ModeSearch search = search_other_mode(*curvature, std::move(mode), settings, opts.seed);
+    lbfgs_evaluations += search.gradient_evaluations;
+    mode = search.kept;
+    long hessian_vector_products = 0;  // the dense Hessians and Newton-CG's
+    // Every Start below carries the second search's outcome and the evaluations so far.
+    const auto finish = [&](Start s, const Eigen::MatrixXd& R = {}) {
+        measure_other_mode(search, R);
+        s.other_mode = search.other;
+        if (!search.other.description.empty())
+            s.description += "; " + search.other.description;
+        return s;
+    };
+    const auto fallback = [&](const std::string& why) {
+        Start s =
+            mode.converged() ? init_start(opts, dim, why) : highest_point_start(mode, dim, why);
+        s.gradient_evaluations = lbfgs_evaluations;
+        s.hessian_vector_products = hessian_vector_products;
+        return finish(std::move(s));
+    };
     if (dim > kMaxStartHessianDim) {
         // Measured on examples/ppca_ard (22021 coordinates, seed 1): the mode with unit scales
         // ends at an ELBO of -34429 after 13000 iterations, the init point at -34462 after
         // 12000. No Newton-CG check here: on examples' nmf_gap (no mode) it went on for
         // minutes to a point 1e19 out.
+        const std::string why =
+            fmt::format("the Hessian of {} coordinates is over the start's budget of {}", dim,
+                        kMaxStartHessianDim);
+        if (!mode.converged())
+            return fallback(why);
         Start s;
         s.from_mode = true;
         s.mean = mode.zeta;
         s.scale = Eigen::VectorXd::Ones(dim);
         s.gradient_evaluations = lbfgs_evaluations;
-        s.description = fmt::format(
-            "the mode (L-BFGS, {} iterations) with unit scales: the Hessian of {} coordinates "
-            "is over the start's budget of {}",
-            mode.iterations, dim, kMaxStartHessianDim);
-        return s;
+        s.hessian_vector_products = hessian_vector_products;
+        s.description = fmt::format("the mode (L-BFGS, {} iterations) with unit scales: {}",
+                                    mode.iterations, why);
+        return finish(std::move(s));
     }
     // The dense Hessian at L-BFGS's point, then Newton steps on it (the chord method: one
     // gradient a step) until the point is within kStartModeTolerance posterior sds of the
@@ -90,7 +128,6 @@ Start find_start(Target& target, const Options& opts, CurvatureTarget* curvature
     // gradients): Newton-CG from L-BFGS's point took 309 Hessian-vector products to move lp
     // by 0.09, then the Hessian at its end 409 more; the chord steps reach the same point
     // on the one Hessian.
-    long hessian_vector_products = 0;
     std::string why_not;
     const auto laplace_at = [&](const Eigen::VectorXd& point) -> std::optional<LaplaceGaussian> {
         LaplaceSettings ls;
@@ -123,36 +160,24 @@ Start find_start(Target& target, const Options& opts, CurvatureTarget* curvature
             try {
                 check = maximize_newton_cg(*curvature, mode.zeta, settings);
             } catch (const FitError& e) {
-                Start s = init_start(opts, dim, fmt::format("no mode (Newton-CG: {})", e.what()));
-                s.gradient_evaluations = lbfgs_evaluations;
-                s.hessian_vector_products = hessian_vector_products;
-                return s;
+                return fallback(fmt::format("no mode (Newton-CG: {})", e.what()));
             }
             lbfgs_evaluations += check.gradient_evaluations;
             hessian_vector_products += check.hessian_vector_products;
             if (!check.converged()) {
-                Start s =
-                    init_start(opts, dim, fmt::format("no mode (Newton-CG: {})", check.message));
-                s.gradient_evaluations = lbfgs_evaluations;
-                s.hessian_vector_products = hessian_vector_products;
-                return s;
+                return fallback(fmt::format("no mode (Newton-CG: {})", check.message));
             }
             check.iterations += mode.iterations;
             mode = std::move(check);
+            search.kept = mode;  // the other end's distance is from here
             finder = "L-BFGS, then Newton-CG";
             laplace = laplace_at(mode.zeta);
         }
     } catch (const SizeError& e) {
-        Start s = init_start(opts, dim, fmt::format("the Hessian is too large ({})", e.what()));
-        s.gradient_evaluations = lbfgs_evaluations;
-        return s;
+        return fallback(fmt::format("the Hessian is too large ({})", e.what()));
     }
-    if (!laplace) {
-        Start s = init_start(opts, dim, fmt::format("no usable mode ({})", why_not));
-        s.gradient_evaluations = lbfgs_evaluations;
-        s.hessian_vector_products = hessian_vector_products;
-        return s;
-    }
+    if (!laplace)
+        return fallback(fmt::format("no usable mode ({})", why_not));
     Start s;
     s.from_mode = true;
     s.curvature = true;
@@ -168,26 +193,20 @@ Start find_start(Target& target, const Options& opts, CurvatureTarget* curvature
         // chol(P^-1): P^-1 = R^-T R^-1; its lower factor, by LLT of the covariance.
         const Eigen::LLT<Eigen::MatrixXd> llt(laplace->covariance());
         if (llt.info() != Eigen::Success) {
-            Start f = init_start(opts, dim,
-                                 "the inverse Hessian at the mode is not positive definite in "
-                                 "double precision");
-            f.gradient_evaluations = s.gradient_evaluations;
-            f.hessian_vector_products = s.hessian_vector_products;
-            return f;
+            return fallback(
+                "the inverse Hessian at the mode is not positive definite in double precision");
         }
         s.factor = llt.matrixL();
     }
     if (!s.mean.allFinite() || (s.scale.size() && !s.scale.allFinite()) ||
-        (s.factor.size() && !s.factor.allFinite())) {
-        Start f = init_start(opts, dim, "the curvature at the mode is not finite");
-        f.gradient_evaluations = s.gradient_evaluations;
-        f.hessian_vector_products = s.hessian_vector_products;
-        return f;
-    }
+        (s.factor.size() && !s.factor.allFinite()))
+        return fallback("the curvature at the mode is not finite");
     s.description = fmt::format(
         "the mode and Hessian ({}, {} iterations; {} Newton step{} on the Hessian at its end)",
         finder, mode.iterations, laplace->newton_steps(), laplace->newton_steps() == 1 ? "" : "s");
-    return s;
+    // The other end's distance from the Newton steps' end, in posterior sds there.
+    search.kept.zeta = s.mean;
+    return finish(std::move(s), R);
 }
 
 }  // namespace advi

@@ -9,6 +9,7 @@
 #include <Eigen/Core>
 
 #include <advi/engine/options.hpp>
+#include <advi/engine/other_mode.hpp>
 #include <advi/engine/target.hpp>
 
 namespace advi {
@@ -43,7 +44,10 @@ struct Start {
     // For AdviResult::start: "the mode and Hessian (L-BFGS, 14 iterations; 2 Newton steps)",
     // "the init point (zero): no mode (L-BFGS: ...)".
     std::string description;
-    long gradient_evaluations = 0;     // L-BFGS and the Newton line searches
+    // The second search for the mode from a random point (other_mode.hpp); `searched` false
+    // where the start sought no mode or the first search found none.
+    OtherMode other_mode;
+    long gradient_evaluations = 0;     // L-BFGS (both searches) and the Newton steps
     long hessian_vector_products = 0;  // the dense Hessians
 };
 

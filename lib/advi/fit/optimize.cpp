@@ -9,12 +9,12 @@
 
 #include <advi/base/error.hpp>
 #include <advi/compile/pipeline.hpp>
+#include <advi/engine/initial_point.hpp>
 #include <advi/engine/lbfgs.hpp>
 #include <advi/engine/newton_cg.hpp>
 #include <advi/engine/target.hpp>
 #include <advi/fit/coordinates.hpp>
 #include <advi/fit/diagnose.hpp>
-#include <advi/fit/initial_point.hpp>
 
 namespace advi {
 
@@ -61,7 +61,7 @@ std::string Optimum::summary(int index_base) const {
 
 namespace {
 
-// CmdStan's random inits (fit/initial_point).
+// CmdStan's random inits (engine/initial_point).
 Eigen::VectorXd initial_point(const ModelSpec& m, const OptimizeOptions& o) {
     if (o.init.size() != 0)
         return o.init;

@@ -15,7 +15,7 @@
 #include <advi/base/error.hpp>
 #include <advi/base/memory_budget.hpp>
 #include <advi/compile/thread_pool.hpp>
-#include <advi/fit/initial_point.hpp>
+#include <advi/engine/initial_point.hpp>
 
 namespace advi {
 

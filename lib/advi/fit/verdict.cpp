@@ -89,7 +89,7 @@ bool RunsAgreement::means_agree() const {
 
 bool Verdict::reliable() const {
     return converged && !interrupted && psis_passes(psis) && !mean_shifted(*this) &&
-           (!runs || runs->agree());
+           (!runs || runs->agree()) && !other_mode.comparable();
 }
 
 std::string Verdict::headline(int index_base) const {
@@ -113,6 +113,16 @@ std::string Verdict::headline(int index_base) const {
     }
     if (runs && !runs->agree())
         why.push_back(runs_disagreement(*runs, index_base));
+    if (other_mode.comparable()) {
+        why.push_back(fmt::format(
+            "the posterior has two modes (log densities {} nats apart{})",
+            number(other_mode.gap, 3),
+            !std::isfinite(other_mode.distance) ? std::string()
+            : other_mode.in_sds
+                ? fmt::format(", {} posterior sds from each other", number(other_mode.distance, 3))
+                : fmt::format(", {} apart in unconstrained root mean square",
+                              number(other_mode.distance, 3))));
+    }
     return fmt::format("not reliable: {}", fmt::join(why, "; "));
 }
 
@@ -158,6 +168,9 @@ std::vector<std::string> Verdict::details(int index_base) const {
                 index_base == 0 ? runs->worst_label : runs->worst_label_stan, kRunsRhatThreshold));
         }
     }
+    if (other_mode.searched && !other_mode.description.empty())
+        out.push_back(
+            fmt::format("the start's second search for the mode: {}", other_mode.description));
     if (resampled) {
         out.push_back(fmt::format(
             "draws resampled by their Pareto-smoothed importance weights (with replacement, "
@@ -195,6 +208,16 @@ std::vector<std::string> Verdict::trailer_lines(int index_base) const {
                                                                    ? runs->worst_label
                                                                    : runs->worst_label_stan));
         out.push_back(fmt::format("runs_elbo_gap = {}", runs->elbo_gap));
+    }
+    if (other_mode.searched) {
+        out.push_back(fmt::format("other_mode = {}", !other_mode.found         ? "not found"
+                                                     : other_mode.copy         ? "same mode"
+                                                     : other_mode.comparable() ? "comparable"
+                                                                               : "lower"));
+        out.push_back(fmt::format("other_mode_gap = {}", other_mode.gap));
+        out.push_back(fmt::format("other_mode_distance = {}", other_mode.distance));
+        out.push_back(fmt::format("other_mode_distance_unit = {}",
+                                  other_mode.in_sds ? "posterior sds" : "rms unconstrained"));
     }
     out.push_back(resampled ? fmt::format("draws = psis_resampled ({} distinct of {})",
                                           distinct_draws, psis.draws)
@@ -244,6 +267,7 @@ Verdict assess(const AdviResult& r, const Eigen::VectorXd& log_p, const Eigen::V
     v.converged = r.converged;
     v.interrupted = r.eta_search_interrupted || r.stop_reason.starts_with("interrupted");
     v.stop_reason = r.stop_reason;
+    v.other_mode = r.other_mode;
     v.distinct_draws = v.psis.draws;
     return v;
 }

@@ -79,6 +79,9 @@ struct Verdict {
     bool interrupted = false;
     std::string stop_reason;
     std::optional<RunsAgreement> runs;
+    // The start's second search for the mode (engine/other_mode.hpp): a different mode within
+    // kOtherModeGap nats of the one q covers makes the fit not reliable.
+    OtherMode other_mode;
     // Where PSIS vouches for the weights (k-hat below threshold), the importance-weighted
     // means estimate the posterior's: the largest distance of q's mean from them, in weighted
     // posterior sds, over the constrained elements (NaN: not measured), which element, and
@@ -95,7 +98,7 @@ struct Verdict {
     int distinct_draws = 0;
 
     // converged, k-hat below threshold (or log ratios constant: q exact up to a constant),
-    // and the runs (if any) agree.
+    // the runs (if any) agree, and no other mode about as high was found.
     [[nodiscard]] bool reliable() const;
     // "reliable" or "not reliable: <why>; <why>" (labels 0- or 1-based by index_base).
     [[nodiscard]] std::string headline(int index_base = 0) const;

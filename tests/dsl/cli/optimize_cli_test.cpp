@@ -10,7 +10,7 @@
 
 #include <Eigen/Core>
 
-#include <advi/fit/initial_point.hpp>
+#include <advi/engine/initial_point.hpp>
 #include <advi/io/csv_reader.hpp>
 
 #include "support/cli_runner.hpp"
@@ -129,7 +129,7 @@ TEST_CASE("advi fit: --init as optimize takes it, from a file or by radius", "[c
     CHECK(csv.values(0, 3) == Approx(3.0).epsilon(1e-9));
     CHECK(csv.values(0, 4) == Approx(2.0).epsilon(1e-9));
     // A radius: CmdStan's uniform draws on (-2, 2), the same point as `advi optimize --init 2`
-    // with that seed (fit/initial_point); sigma's unconstrained coordinate is log sigma.
+    // with that seed (engine/initial_point); sigma's unconstrained coordinate is log sigma.
     r = tool("fit " + m + " --data " + d + " --init 2 --seed 7 --output " + q(out) + steady);
     REQUIRE(r.status == 0);
     csv = advi::read_stan_csv(out);

@@ -1,5 +1,5 @@
 // Uniform initial values in unconstrained space.
-#include <advi/fit/initial_point.hpp>
+#include <advi/engine/initial_point.hpp>
 
 #include <cmath>
 
