@@ -102,10 +102,12 @@ ModeSearch search_other_mode(CurvatureTarget& target, OptimizerResult first,
         out.kept = std::move(second);
         // Kept even where the second search ran out of iterations: higher is nearer the mode
         // (the start takes Newton steps from there, or starts q there with unit scales).
-        out.other.description = fmt::format(
-            "{} rose {} nats above the first search's end{}{}", by, nats(out.other.gap),
-            out.kept.converged() ? "" : fmt::format(" ({})", status_name(out.kept.status)),
-            saddle_note);
+        out.other.description =
+            fmt::format("{} rose {} nats above the first search's end{}{}", by, nats(out.other.gap),
+                        out.kept.converged()
+                            ? ""
+                            : fmt::format(" without converging ({})", status_name(out.kept.status)),
+                        saddle_note);
         return out;
     }
     out.other.gap = first.lp - second.lp;
@@ -139,12 +141,13 @@ void measure_other_mode(ModeSearch& search, const Eigen::MatrixXd& R) {
     const std::string where =
         o.in_sds ? fmt::format("{:.3g} posterior sds away", o.distance)
                  : fmt::format("{:.3g} apart (root mean square, unconstrained)", o.distance);
-    if (o.found && o.copy && !o.switched) {
+    if (o.found && o.copy) {
         o.description = fmt::format("{} reached the same mode ({})", search.by, where);
-    } else if (o.found) {
-        o.description +=
-            fmt::format(", at {} ({})", o.switched ? "a different mode" : "another mode", where);
+    } else if (o.found && !o.switched) {
+        o.description += fmt::format(", at another mode ({})", where);
     } else {
+        // The first search's end, below the kept one (or no mode): how far, and no more; where
+        // it is a mode about as high, the verdict says so (OtherMode::comparable).
         o.description += fmt::format(", {}", where);
     }
 }
