@@ -17,6 +17,7 @@
 #include <advi/stan/report.hpp>
 
 #include <advi/cli/commands.hpp>
+#include <advi/cli/init_option.hpp>
 #include <advi/cli/load.hpp>
 #include <advi/cli/outputs.hpp>
 #include <advi/cli/validators.hpp>
@@ -32,6 +33,7 @@ struct LaplaceArgs {
     std::vector<std::string> data;
     std::string mode;
     std::string jacobian = "1";
+    std::string init = "2";  // where optimize starts without --mode: CmdStan's default
     LaplaceOptions options;
     std::string output = "output.csv";
     bool quiet = false;
@@ -41,6 +43,8 @@ int run_laplace(const LaplaceArgs& args) {
     std::vector<InputFile> inputs = model_and_data_inputs(args.model, args.data);
     if (!args.mode.empty())
         inputs.push_back({args.mode, "mode file"});
+    if (!init_radius(args.init))
+        inputs.push_back({args.init, "init file"});
     check_output_path(args.output, inputs);
     const std::vector<fs::path> data_files(args.data.begin(), args.data.end());
     const auto loaded = load_model(args.model, data_files);
@@ -48,13 +52,19 @@ int run_laplace(const LaplaceArgs& args) {
 
     LaplaceOptions options = args.options;
     options.jacobian = args.jacobian == "1" || args.jacobian == "true";
+    CsvRunInfo run = csv_run_info(args.model, args.data, args.output);
     if (!args.mode.empty()) {
         options.mode = read_mode_file(spec, args.mode);
         options.mode_source = "file " + args.mode;
+    } else if (const auto radius = init_radius(args.init)) {
+        options.optimize.init_radius = *radius;  // drawn with --seed, as `advi optimize`
+        run.init_file = args.init;
+    } else {
+        options.optimize.init = init_from_file(spec, args.init);
+        run.init_file = args.init;
     }
     const LaplaceFit fit = advi::laplace(spec, options);
 
-    const CsvRunInfo run = csv_run_info(args.model, args.data, args.output);
     // Generated quantities per draw, as for ADVI's draws; the _rng calls seeded with --seed.
     const stan::ReportedDraws reported = stan::report(*loaded->lowered, fit.as_fit(), options.seed);
     write_cmdstan_csv_file(
@@ -93,6 +103,12 @@ Command add_laplace_command(CLI::App& parent) {
     app->add_option("--iter", o.optimize.iter,
                     "Without --mode: iterations of optimize (L-BFGS) at most")
         ->check(positive_int())
+        ->capture_default_str()
+        ->excludes(mode);
+    app->add_option("--init", args->init,
+                    "Without --mode: where optimize starts, as `advi optimize --init`: a radius "
+                    "of uniform initial values in unconstrained space, or a JSON / R dump file "
+                    "of every parameter's initial value")
         ->capture_default_str()
         ->excludes(mode);
     app->add_option("--draws", o.draws, "Draws from the approximation")

@@ -28,6 +28,14 @@ std::vector<std::string> cmdstan_laplace_settings(const LaplaceOptions& o, const
     h.push_back("id = 1 (Default)");
     h.push_back("data");
     h.push_back(csv_setting("  ", "file", run.data_file, std::string()));
+    // Where optimize started (no --mode): CmdStan's default radius 2; with a mode, none.
+    if (mode_file.empty() && o.mode.size() == 0) {
+        std::string init = run.init_file;
+        if (init.empty())
+            init =
+                o.optimize.init.size() != 0 ? "user" : fmt::format("{:g}", o.optimize.init_radius);
+        h.push_back(fmt::format("init = {}{}", init, init == "2" ? " (Default)" : ""));
+    }
     h.push_back("random");
     h.push_back(csv_setting("  ", "seed", o.seed, d.seed));
     h.push_back("output");

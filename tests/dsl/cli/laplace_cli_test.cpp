@@ -129,3 +129,56 @@ TEST_CASE("cli: advi laplace on an exactly Gaussian posterior", "[cli][laplace]"
     CHECK((cj.values.leftCols(4) - cc.values.leftCols(4)).cwiseAbs().maxCoeff() == 0.0);
     CHECK(contains(j.out, "mode: file lmode.json"));
 }
+
+TEST_CASE("cli: advi laplace --init: where optimize starts, as `advi optimize --init`",
+          "[cli][laplace]") {
+    if (!cli_built())
+        return;
+    const Data d = make_data();
+    write_file("lreg.stan", kRegression);
+    write_file("lreg.json", d.json);
+    const auto has = [](const advi::StanCsv& csv, const std::string& line) {
+        for (const std::string& c : csv.comments) {
+            if (c == line)
+                return true;
+        }
+        return false;
+    };
+    // The default: CmdStan's radius 2, marked as the default.
+    Run r = tool("laplace lreg.stan --data lreg.json --draws 10 --output li.csv -q");
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    advi::StanCsv csv = advi::read_stan_csv(scratch() / "li.csv");
+    CHECK(has(csv, "# init = 2 (Default)"));
+    // From a file far from the mode and by radius 0 (zeros): the one mode either way, and
+    // optimize's iterations differ (the start was used).
+    write_file("linit.json", R"({"beta": [-50, 3]})");
+    r = tool("laplace lreg.stan --data lreg.json --draws 10 --init linit.json --output lf.csv -q");
+    REQUIRE(r.status == 0);
+    const advi::StanCsv from_file = advi::read_stan_csv(scratch() / "lf.csv");
+    CHECK(has(from_file, "# init = linit.json"));
+    r = tool("laplace lreg.stan --data lreg.json --draws 10 --init 0 --output lz.csv -q");
+    REQUIRE(r.status == 0);
+    const advi::StanCsv from_zero = advi::read_stan_csv(scratch() / "lz.csv");
+    CHECK(has(from_zero, "# init = 0"));
+    const double s2 = 1.5 * 1.5;
+    const Eigen::Matrix2d P = d.X.transpose() * d.X / s2 + Eigen::Matrix2d::Identity() / 100.0;
+    const Eigen::Vector2d mean = P.llt().solve(d.X.transpose() * d.y / s2);
+    const Eigen::Vector2d sd = P.inverse().diagonal().cwiseSqrt();
+    // log_g__ is largest at the mode: the draws' centre is the mode whatever the start (the
+    // same seed, the same standard normals, so the draws agree to the mode's rounding).
+    CHECK((from_file.values.middleCols(2, 2) - from_zero.values.middleCols(2, 2))
+              .cwiseAbs()
+              .maxCoeff() < 1e-6 * sd.minCoeff());
+    CHECK(std::abs(from_zero.values.col(2).mean() - mean[0]) < 2 * sd[0]);
+    // Refusals name the thing at fault; --init with --mode is refused by the parser.
+    check_one_line_error(tool("laplace lreg.stan --data lreg.json --init=-1"), 1,
+                         "--init: expected a radius >= 0 or a file, got `-1`");
+    write_file("lpartial.json", R"({"gamma": 1})");
+    check_one_line_error(tool("laplace lreg.stan --data lreg.json --init lpartial.json"), 1,
+                         "parameter `beta` is not given");
+    write_file("lmode2.json", R"({"beta": [1, 0.02]})");
+    const Run both = tool("laplace lreg.stan --data lreg.json --mode lmode2.json --init 0");
+    CHECK(both.status == 2);
+    CHECK(contains(both.err, "--init"));
+}
