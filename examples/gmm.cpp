@@ -3,7 +3,8 @@
 // standardised dimensions, drawn from the model's own priors with alpha0 = 1000. The fitted
 // weights, means and scales are printed next to the truth, the components matched up to
 // label permutation, with the held-out log predictive density per point. The ELBO has local
-// optima: the best of 8 seeds is kept (gmm_model.hpp's fit_gmm); small takes about 10 s.
+// optima: the best of 8 seeds is kept (gmm_model.hpp's fit_gmm), each started at the higher of
+// two modes (L-BFGS from zero and from a random point of its seed); small takes about 10 s.
 //   ./build/examples/gmm [small|medium]
 #include <algorithm>
 #include <cmath>
