@@ -374,3 +374,35 @@ TEST_CASE("start: a second search from a random point finds the higher mode, or 
         CHECK(r.start == s.description);
     }
 }
+
+TEST_CASE("start: full-rank without a mode to start from starts from the mean-field fit",
+          "[advi]") {
+    // A plain Target (no curvature: no mode is sought), correlated: full-rank's optimum is the
+    // exact covariance, above mean-field's optimum by -KL = 0.5 log det(R) for the correlation R.
+    const Eigen::Vector3d m(1.0, -2.0, 0.5);
+    Eigen::Matrix3d S;
+    S << 1.0, 0.8, 0.3, 0.8, 1.0, 0.5, 0.3, 0.5, 2.0;
+    advi::test::GaussianTarget target(m, S);
+    const advi::AdviResult mf =
+        advi::run_advi(target, Options{.family = Family::MeanField, .seed = 2});
+    const advi::AdviResult fr =
+        advi::run_advi(target, Options{.family = Family::FullRank, .seed = 2});
+    INFO(fr.start << "\n" << fr.stop_reason << "\n" << fr.q);
+    CHECK(fr.start.rfind("the mean-field fit (", 0) == 0);
+    CHECK(fr.start.find("from the init point (zero): the target gives no curvature") !=
+          std::string::npos);
+    REQUIRE(fr.converged);
+    // The ELBOs against the analytic ones: mean-field's optimum is 0.5 log(prod P_dd^-1 /
+    // det S) below 0 (the target is normalised), full-rank's is 0.
+    const Eigen::Matrix3d P = S.inverse();
+    const double mf_optimum = 0.5 * (-P.diagonal().array().log().sum() - std::log(S.determinant()));
+    // (Within the Auto rule's plateau tolerance, 0.05 nats.)
+    CHECK(target.analytic_elbo(mf.q) == Approx(mf_optimum).margin(0.05));
+    CHECK(target.analytic_elbo(fr.q) == Approx(0.0).margin(0.05));
+    CHECK(target.analytic_elbo(fr.q) > target.analytic_elbo(mf.q) + 0.5 * std::abs(mf_optimum));
+    const Eigen::MatrixXd cov = fr.q.covariance();
+    CHECK(((cov - S).array() /
+           (S.diagonal().cwiseSqrt() * S.diagonal().cwiseSqrt().transpose()).array())
+              .abs()
+              .maxCoeff() < 0.1);
+}
