@@ -97,8 +97,8 @@ inline Options gmm_minibatch_options() {
 // from a random point drawn with the seed (engine/other_mode), so that the restarts differ by
 // more than their draws. Measured on sim/gmm/small (`./build/examples/gmm small`, one
 // machine, 2026-11-26): seeds 1..8 end at ELBOs -14595, -14596, -14592, -14594, -16280,
-// -14594, -14596, -16578 (6 of 8 at the truth's optimum, about -14600; each converged in 400
-// iterations or so), 11 s for the eight; gmm_minibatch_options() from the init point: 4 of 8
+// -14594, -14596, -16578 (6 of 8 at the truth's optimum, about -14600; each converged, in 400 to
+// 1,400 iterations), 11 s for the eight; gmm_minibatch_options() from the init point: 4 of 8
 // (-18511 to -14592), 78 s, the kept fit at max_iterations. L-BFGS from zero alone reaches one
 // local mode (ELBO -16300) for every seed.
 inline Options gmm_options() {

@@ -449,7 +449,8 @@ AdviResult run_with_start(Target& target, const Options& opts, CurvatureTarget* 
     Options in_u = opts;
     in_u.init = Eigen::VectorXd::Zero(target.dim());
     in_u.runaway_limits = whitened.limits_in_u(opts.runaway_limits);
-    // The scale is known: no eta search (unless the caller fixed eta, which stands).
+    // The scale is known at a mode: no eta search (unless the caller fixed eta, which stands);
+    // from a mean-field fit's sds it is an estimate, and the search runs.
     if (opts.adapt_engaged && start.from_mode) {
         in_u.adapt_engaged = false;
         in_u.eta = kWhitenedEta;

@@ -35,7 +35,9 @@ inline constexpr double kStartModeTolerance = 0.1;
 inline constexpr double kWhitenedEta = 0.1;
 
 struct Start {
-    // Whether the start came from a mode (mean = mode); with `curvature` also the scales.
+    // Whether the start came from a mode (mean = mode); `curvature`: whether it gives scales
+    // (the Hessian there; or, set by run_advi for full-rank without a mode, a mean-field
+    // fit's sds) to whiten the fit's coordinates by. Only a mode's scales skip the eta search.
     bool from_mode = false;
     bool curvature = false;
     Eigen::VectorXd mean;    // q's starting mean
