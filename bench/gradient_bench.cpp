@@ -121,19 +121,30 @@ void register_model(const BenchModel<Data, Hand>& bm) {
                 return;
             }
             p.set_threads(static_cast<int>(state.range(0)));
+            // range(1) 0: a new point every product (both stages run); 1: the same point (the
+            // direction stage alone, as the K products of a dense Hessian).
+            const bool same_point = state.range(1) == 1;
             Eigen::VectorXd zeta = point(p.dim()), grad(p.dim()), hv(p.dim());
+            const Eigen::VectorXd other = zeta * 0.999;
             const Eigen::VectorXd v = Eigen::VectorXd::LinSpaced(p.dim(), 1.0, -0.3);
-            for (auto _ : state) benchmark::DoNotOptimize(p.hessian_vector(zeta, v, grad, hv));
+            bool flip = false;
+            for (auto _ : state) {
+                flip = !flip && !same_point;
+                benchmark::DoNotOptimize(p.hessian_vector(flip ? other : zeta, v, grad, hv));
+            }
             state.counters["arena_bytes"] =
-                static_cast<double>(p.hessian_vector_program().arena_bytes());
+                static_cast<double>(p.point_program().arena_bytes() +
+                                    p.direction_program().arena_bytes());
             state.counters["instructions"] =
-                static_cast<double>(p.hessian_vector_program().instruction_count());
+                static_cast<double>(p.point_program().instruction_count() +
+                                    p.direction_program().instruction_count());
             state.counters["gradient_instructions"] =
                 static_cast<double>(p.gradient_program().instruction_count());
         })
-        ->ArgName("threads")
+        ->ArgNames({"threads", "same_point"})
         ->UseRealTime()
-        ->Arg(1)
+        ->Args({1, 0})
+        ->Args({1, 1})
         ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark(("BM_" + name + "_hand").c_str(), [bm](benchmark::State& state) {
         Hand h(bm.data());

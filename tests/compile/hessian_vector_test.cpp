@@ -193,4 +193,52 @@ TEST_CASE("the H v graph: v enters as zeta leaves after zeta, H v is written aft
     CHECK(v_leaves == 2);
 }
 
+// The two stages (point once per zeta, direction once per v) against one program of the whole
+// H v graph, at new and repeated points (tau down to e^-20, where lp runs off): the same lp,
+// gradient and H v to rounding, and the point stage runs once per distinct zeta.
+TEST_CASE("the point and direction stages give the whole graph's H v", "[compile][hessian]") {
+    const Eigen::VectorXd y = (Eigen::VectorXd(8) << 28, 8, -3, 7, -1, 1, 18, 12).finished();
+    const Eigen::VectorXd sigma = (Eigen::VectorXd(8) << 15, 10, 16, 11, 9, 11, 10, 18).finished();
+    Model m;
+    auto yd = m.data("y", y);
+    auto sd = m.data("sigma", sigma);
+    auto mu = m.param("mu", normal(0, 5));
+    auto tau = m.param("tau", cauchy(0, 5), {.lower = 0.0});
+    auto theta = m.param("theta", normal(mu, tau), 8);
+    m.observe(yd, normal(theta, sd));
+    const ModelSpec spec = m.spec();
+    const int k = spec.zeta_dim();
+    const CurvatureStages s = curvature_stages(spec);
+    Program whole = Program::compile(s.simplified, spec.data, 2 * k, 2 * k);
+    HessianVectorProgram p = compile_hessian_vector(spec);
+    const HessianVectorStages split = split_hessian_vector(s.simplified, k, 2);
+    CHECK(split.boundary.size() == split.names.size());
+    CHECK(split.boundary_size > 0);
+    CHECK(split.direction.output("hv theta").has_value());
+    CHECK_FALSE(split.point.output("hv theta").has_value());
+    CHECK(split.point.output("grad theta").has_value());
+    Eigen::VectorXd grad(k), hv(k), both(2 * k), out(2 * k);
+    long runs = 0;
+    for (int point = 0; point < 3; ++point) {
+        Eigen::VectorXd z(k);
+        for (int i = 0; i < k; ++i) z[i] = std::sin(1.3 * i + 2.1 * point) * (point + 0.5);
+        z[1] = -10.0 * point;  // log tau; the thetas close to mu, as on the way to the funnel's neck
+        for (int i = 2; i < k; ++i) z[i] = z[0] + 1e-3 * i * (point == 0 ? 1000 : 1);
+        for (int dir = 0; dir < 3; ++dir) {
+            Eigen::VectorXd v(k);
+            for (int i = 0; i < k; ++i) v[i] = std::cos(0.7 * i * (dir + 1) + point);
+            both << z, v;
+            const double lp_whole = whole.run(both, out);
+            const double lp = p.hessian_vector(z, v, grad, hv);
+            INFO("point " << point << ", direction " << dir);
+            CHECK(lp == Approx(lp_whole).epsilon(1e-14));
+            for (int i = 0; i < k; ++i) {
+                CHECK(grad[i] == Approx(out[i]).epsilon(1e-13).margin(1e-13));
+                CHECK(hv[i] == Approx(out[k + i]).epsilon(1e-12).margin(1e-12));
+            }
+        }
+        CHECK(p.point_runs() == ++runs);
+    }
+}
+
 }  // namespace advi

@@ -168,7 +168,17 @@ TEST_CASE("optimize: a centred hierarchical model has no mode, and says so", "[o
         CAPTURE(j.message());
         CHECK(j.status() == OptimizeStatus::NoMode);
         CHECK_THAT(j.message(), Contains("`tau`"));
-        CHECK(steady_rate(j.message()) == Approx(7.0).margin(0.15));
+        // The rate is per unit moved in all coordinates, approaching 7 from below as tau
+        // leads the move. Newton's steps are long: where the rule stops it after a few dozen
+        // (the two-stage H v program rounds differently from the whole graph's, which took
+        // Newton 1,996 steps to tau = e^-46.6, at 7.00), the window still has mu and theta
+        // settling, 5.89 from e^-4 to e^-40. Below 8 either way: the Jacobian's log tau counted.
+        if (a == OptimizerAlgorithm::Lbfgs) {
+            CHECK(steady_rate(j.message()) == Approx(7.0).margin(0.15));
+        } else {
+            CHECK(steady_rate(j.message()) > 5.5);
+            CHECK(steady_rate(j.message()) < 7.15);
+        }
     }
 }
 

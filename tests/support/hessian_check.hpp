@@ -24,8 +24,7 @@ namespace advi::test {
 inline HessianVectorProgram hessian_vector_program(const Graph& g,
                                                    const std::vector<DataSlot>& data, int dim) {
     const Graph gradient = simplify(differentiate(simplify(g)));
-    return HessianVectorProgram(Program::compile(gradient, data, dim, dim),
-                                compile_hessian_vector_graph(gradient, data, dim));
+    return compile_hessian_vector_graph(gradient, data, dim);
 }
 
 // Whether compile() (a callable returning a HessianVectorProgram) stopped because the gradient

@@ -67,10 +67,17 @@ int run_graph(const GraphArgs& args) {
 int run_program(const ProgramArgs& args) {
     const auto loaded = load(args.model, args.data);
     const ModelSpec spec = loaded->lowered->model().spec();
-    const Program program =
-        args.hessian ? compile_hessian_vector(spec).hessian_vector_program() : compile(spec);
     print_loop_report(*loaded->lowered, "#");
-    std::cout << program.str() << std::flush;
+    if (args.hessian) {
+        const HessianVectorProgram p = compile_hessian_vector(spec);
+        std::cout << "# point stage (once per zeta): lp, the gradient and the values the "
+                     "direction stage reads\n"
+                  << p.point_program().str()
+                  << "# direction stage (once per v): H v, reading the point values as data\n"
+                  << p.direction_program().str() << std::flush;
+        return 0;
+    }
+    std::cout << compile(spec).str() << std::flush;
     return 0;
 }
 
@@ -106,7 +113,9 @@ Command add_program_command(CLI::App& parent) {
         parent.add_subcommand("program", "Print the compiled gradient program of a Stan program");
     add_model_and_data(app, args->model, args->data);
     app->add_flag("--hessian", args->hessian,
-                  "The Hessian-vector program instead: input [zeta; v], output [gradient; H v]");
+                  "The Hessian-vector program instead, in its two stages: the point stage (input "
+                  "zeta; output the gradient and the values the second reads) and the direction "
+                  "stage (input v; output H v)");
     return {app, [args] { return run_program(*args); }};
 }
 

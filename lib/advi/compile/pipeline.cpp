@@ -66,20 +66,24 @@ CurvatureStages curvature_stages(const ModelSpec& m, bool jacobian) {
     return s;
 }
 
-Program compile_hessian_vector_graph(const Graph& simplified_gradient, std::vector<DataSlot> data,
-                                     int dim) {
+HessianVectorProgram compile_hessian_vector_graph(const Graph& simplified_gradient,
+                                                  const std::vector<DataSlot>& data, int dim) {
     const Graph g = simplify(hessian_vector_graph(simplified_gradient, dim));
-    return Program::compile(g, std::move(data), 2 * dim, 2 * dim);
+    return HessianVectorProgram(Program::compile(simplified_gradient, data, dim, dim), g, data,
+                                dim);
 }
 
 HessianVectorProgram compile_hessian_vector(const ModelSpec& m, bool jacobian) {
     CurvatureStages s = curvature_stages(m, jacobian);
     Program gradient =
         Program::compile(s.gradient.simplified, m.data, m.zeta_dim(), m.zeta_dim(), 0, true);
-    Program hv = Program::compile(s.simplified, m.data, 2 * m.zeta_dim(), 2 * m.zeta_dim());
-    if (dump_wanted("hessian_program"))
-        std::cerr << "# hessian_vector program\n" << hv.str();
-    return HessianVectorProgram(std::move(gradient), std::move(hv));
+    HessianVectorProgram p(std::move(gradient), s.simplified, m.data, m.zeta_dim());
+    if (dump_wanted("hessian_program")) {
+        std::cerr << "# hessian_vector program, point stage\n"
+                  << p.point_program().str() << "# hessian_vector program, direction stage\n"
+                  << p.direction_program().str();
+    }
+    return p;
 }
 
 Program compile_constrain_map(const ModelSpec& m) {

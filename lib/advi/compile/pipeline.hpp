@@ -37,7 +37,8 @@ struct Stages {
 [[nodiscard]] Stages stages(const ModelSpec& m, bool jacobian = true);
 
 // The curvature program: the gradient program and the H v program compiled from the simplified
-// gradient graph differentiated once more (diff/hessian_vector.hpp), same passes and arena.
+// gradient graph differentiated once more (diff/hessian_vector.hpp), same passes, as a point
+// stage and a direction stage (hessian_vector_program.hpp).
 [[nodiscard]] HessianVectorProgram compile_hessian_vector(const ModelSpec& m, bool jacobian = true);
 
 // The stages of compile_hessian_vector(), for printing: those of compile(), the raw H v graph
@@ -49,9 +50,10 @@ struct CurvatureStages {
 };
 [[nodiscard]] CurvatureStages curvature_stages(const ModelSpec& m, bool jacobian = true);
 
-// The H v program of a simplified gradient graph over zeta of size dim (what
+// The curvature program of a simplified gradient graph over zeta of size dim (what
 // compile_hessian_vector compiles; also for graphs built by hand in tests).
-[[nodiscard]] Program compile_hessian_vector_graph(const Graph& simplified_gradient,
-                                                   std::vector<DataSlot> data, int dim);
+[[nodiscard]] HessianVectorProgram compile_hessian_vector_graph(const Graph& simplified_gradient,
+                                                                const std::vector<DataSlot>& data,
+                                                                int dim);
 
 }  // namespace advi

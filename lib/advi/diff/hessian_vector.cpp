@@ -78,4 +78,81 @@ Graph hessian_vector_graph(const Graph& gradient, int dim) {
     return std::move(out);
 }
 
+HessianVectorStages split_hessian_vector(const Graph& hv, int dim, int first_slot) {
+    const int n = hv.size();
+    // Reads v: a Zeta leaf at or past dim, or a node that reads one.
+    std::vector<bool> direction(n, false);
+    for (NodeId id = 0; id < n; ++id) {
+        const Node& node = hv[id];
+        bool d = node.op == Op::Zeta && node.index >= dim;
+        for (int k = 0; k < node.arity(); ++k) d = d || direction[node.in[k]];
+        direction[id] = d;
+    }
+    const std::vector<bool> live = live_nodes(hv);
+    HessianVectorStages s;
+    // The boundary: values of the point stage (variable, not reading v) that the direction
+    // stage reads. Values of data alone stay in the direction graph, once per data there.
+    std::vector<int> slot(n, -1);
+    std::vector<NodeId> boundary;
+    auto cross = [&](NodeId x) {
+        if (direction[x] || !hv.is_variable(x) || slot[x] >= 0)
+            return;
+        slot[x] = static_cast<int>(boundary.size());
+        boundary.push_back(x);
+    };
+    for (NodeId id = 0; id < n; ++id) {
+        if (!live[id] || !direction[id])
+            continue;
+        for (int k = 0; k < hv[id].arity(); ++k) cross(hv[id].in[k]);
+    }
+    for (const Graph::Output& o : hv.outputs()) {
+        if (o.offset >= dim)
+            cross(o.id);  // an H v that does not read v (a model linear in that coordinate)
+    }
+    Graph point = hv;
+    point.clear_outputs();
+    for (const Graph::Output& o : hv.outputs()) {
+        if (o.offset < dim)
+            point.set_output(o.name, o.id, o.offset);
+    }
+    int offset = dim;
+    for (std::size_t j = 0; j < boundary.size(); ++j) {
+        const NodeId x = boundary[j];
+        point.set_output(fmt::format("point {}", j), x, offset);
+        offset += hv[x].shape.size();
+        s.boundary.push_back(hv[x].shape);
+        s.names.push_back(fmt::format("point value %{} ({})", x, op_name(hv[x].op)));
+    }
+    s.boundary_size = offset - dim;
+    s.point = rebuild(point);
+
+    Graph d;
+    std::vector<NodeId> map(n, kNoNode);
+    for (NodeId id = 0; id < n; ++id) {
+        if (!live[id])
+            continue;
+        if (slot[id] >= 0) {
+            map[id] = d.leaf(Op::Data, hv[id].shape, DType::Real, first_slot + slot[id],
+                             s.names[static_cast<std::size_t>(slot[id])]);
+            continue;
+        }
+        if (!direction[id] && hv.is_variable(id))
+            continue;  // the point stage's alone
+        Node node = hv[id];
+        for (int k = 0; k < node.arity(); ++k) node.in[k] = map[node.in[k]];
+        if (node.arity() == 0 && node.op != Op::Const) {
+            map[id] = d.leaf(node.op, node.shape, node.dtype,
+                             node.op == Op::Zeta ? node.index - dim : node.index, hv.label(id));
+        } else {
+            map[id] = d.intern(node);
+        }
+    }
+    for (const Graph::Output& o : hv.outputs()) {
+        if (o.offset >= dim)
+            d.set_output(o.name, map[o.id], o.offset - dim);
+    }
+    s.direction = rebuild(d);
+    return s;
+}
+
 }  // namespace advi
