@@ -15,24 +15,29 @@ TEST_CASE("mixture written with loops: compiled gradient equals the hand-written
     test::check_same_gradient(p, h, {0.0, 0.2, -0.5});
 }
 
-TEST_CASE("mixture written with loops: N x K x D gathers in blocks, and threads agree bit for bit",
+TEST_CASE("mixture written with loops: N x K x D repeats in blocks, and threads agree bit for bit",
           "[bench]") {
-    // 2000 x 5 x 10 = 100,000 values per gather: a loop of several parts.
+    // 2000 x 5 x 10 = 100,000 values per repeat: a loop of several parts.
     const bench::MixtureLoopsData d(2000, 5, 10);
     auto lowered = bench::lower_mixture_loops(d);
     Program p = compile(lowered->model().spec());
     const std::string listing = p.str();
     INFO(listing);
-    // mu and log sigma gathered into block temporaries of the forward loop; 1 / sigma is
-    // gathered once into a buffer, since the reverse sweep reads it again.
+    // mu[k] and sigma[k] at iterations n + N k are runs of N: mu and log sigma repeated into
+    // block temporaries of the forward loop (no index as long as the loop); 1 / sigma once
+    // into a buffer, since the reverse sweep reads it again. Their adjoints are column sums
+    // added in the loops, not scatter-adds.
     std::size_t in_blocks = 0, stored = 0, at = 0;
-    while ((at = listing.find("vec[100000] = gather", at)) != std::string::npos) {
+    while ((at = listing.find("mat[2000,50] = rep_rows", at)) != std::string::npos) {
         const std::size_t line = listing.rfind('\n', at) + 1;
         ++(listing.compare(line, 10, "     block") == 0 ? in_blocks : stored);
         ++at;
     }
     CHECK(in_blocks == 2);
     CHECK(stored == 1);
+    CHECK(listing.find("vec[100000] = gather") == std::string::npos);
+    CHECK(listing.find("scatter_add") == std::string::npos);
+    CHECK(listing.find("vec[50] = col_sums") != std::string::npos);
     const Eigen::VectorXd zeta = 0.3 * Eigen::VectorXd::LinSpaced(p.dim(), -1, 1);
     Eigen::VectorXd g1(p.dim()), g2(p.dim());
     p.set_threads(1);

@@ -1,5 +1,7 @@
 // The compiler's passes one at a time (aliases, loops, schedule, liveness, slots, emit): each
 // value prints what the pass decided, and the passes in order are Program::compile.
+#include <cmath>
+
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
@@ -9,6 +11,8 @@
 #include <advi/compile/loops.hpp>
 #include <advi/compile/schedule.hpp>
 #include <advi/compile/slots.hpp>
+#include <advi/diff/reverse.hpp>
+#include <advi/diff/simplify.hpp>
 #include <advi/graph/ops_linalg.hpp>
 
 namespace advi {
@@ -128,6 +132,45 @@ TEST_CASE("row sums accumulate in the loop that computes their matrix", "[compil
     const double expected = (zm.array().exp() * x.array()).rowwise().sum().log().sum();
     Eigen::VectorXd out;
     CHECK(p.run(zeta, out) == Approx(expected).epsilon(1e-14));
+}
+
+TEST_CASE("tiles are read and their adjoints summed block by block", "[compile]") {
+    // lp = -sum((tile_rows(Z, 400) - Y)^2) / 2 with Z 3 x 2 and Y 1200 x 2: the tile is read
+    // by a loop over 2,400 values in blocks of 512, which start mid-tile and mid-column, and
+    // its gradient, the sum of (Y - tile) over the tiles, is added back tile by tile.
+    const int p = 3, reps = 400, cols = 2, rows = p * reps;
+    Eigen::MatrixXd y(rows, cols);
+    for (int j = 0; j < cols; ++j)
+        for (int i = 0; i < rows; ++i) y(i, j) = std::sin(0.37 * i + 1.1 * j);
+    std::vector<DataSlot> data{
+        {"Y", Shape::matrix(rows, cols), DType::Real, y.data(), nullptr}
+    };
+    Graph g;
+    const NodeId z = g.leaf(Op::Zeta, Shape::matrix(p, cols), DType::Real, 0, "Z");
+    const NodeId yd = g.leaf(Op::Data, Shape::matrix(rows, cols), DType::Real, 0, "Y");
+    const NodeId d = g.apply(Op::Sub, linalg::tile_rows(g, z, reps), yd);
+    g.set_output("lp",
+                 g.apply(Op::Mul, g.constant(-0.5), g.apply(Op::Sum, g.apply(Op::Square, d))));
+    const Graph gradient = simplify(differentiate(simplify(g)));
+    Program prog = Program::compile(gradient, data, p * cols, p * cols, 1);
+    const std::string listing = prog.str();
+    INFO(listing);
+    CHECK(listing.find("block+0") != std::string::npos);
+    CHECK(listing.find("= tile_rows") != std::string::npos);
+    CHECK(listing.find("(added by tiles)") != std::string::npos);
+    CHECK(listing.find("loop over 2400 values in blocks of 512") != std::string::npos);
+
+    const Eigen::VectorXd zeta = Eigen::VectorXd::LinSpaced(p * cols, -1, 1);
+    const Eigen::Map<const Eigen::MatrixXd> zm(zeta.data(), p, cols);
+    const Eigen::MatrixXd diff = zm.replicate(reps, 1) - y;
+    Eigen::MatrixXd want = Eigen::MatrixXd::Zero(p, cols);
+    for (int t = 0; t < reps; ++t) want -= diff.middleRows(t * p, p);
+    Eigen::VectorXd out, out2;
+    CHECK(prog.run(zeta, out) == Approx(-0.5 * diff.squaredNorm()).epsilon(1e-14));
+    for (int k = 0; k < p * cols; ++k) CHECK(out[k] == Approx(want(k % p, k / p)).epsilon(1e-12));
+    prog.set_threads(2);
+    prog.run(zeta, out2);
+    CHECK((out.array() == out2.array()).all());
 }
 
 }  // namespace advi

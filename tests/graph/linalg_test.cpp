@@ -327,6 +327,35 @@ TEST_CASE("rep_cols, rep_rows, row_sums, col_sums: values and gradients", "[grap
     for (NodeId out : {rc, rr, rs, cs}) check_grad(c, out);
 }
 
+TEST_CASE("tile_rows and tile_sum_rows: values and gradients", "[graph][linalg]") {
+    const MatrixXd M = fill(3, 2, 0.4);
+    const VectorXd v = fill(4, 0.9);
+    Case c;
+    const NodeId m = c.mat(M), x = c.vec(v);
+    const NodeId tm = linalg::tile_rows(c.g, m, 3);
+    const NodeId tv = linalg::tile_rows(c.g, x, 2);
+    CHECK(c.g[tm].shape == Shape::matrix(9, 2));
+    CHECK(c.g[tv].shape == Shape::vector(8));
+    CHECK(linalg::tile_rows(c.g, m, 1) == m);
+    check_close(eval(c, tm), M.replicate(3, 1));
+    check_close(eval(c, tv), v.replicate(2, 1));
+    const MatrixXd G = fill(6, 2, 1.3);
+    const NodeId g = c.mat(G);
+    const NodeId sm = linalg::tile_sum_rows(c.g, g, 2);
+    const NodeId sv = linalg::tile_sum_rows(c.g, x, 2);
+    MatrixXd want = MatrixXd::Zero(2, 2);
+    for (int t = 0; t < 3; ++t) want += G.middleRows(2 * t, 2);
+    check_close(eval(c, sm), want);
+    check_close(eval(c, sv), v.head(2) + v.tail(2));
+    for (NodeId out : {tm, tv, sm, sv}) check_grad(c, out);
+    // The tiles must fit exactly: 7 rows do not tile by 3.
+    Node bad;
+    bad.op = Op::TileSumRows;
+    bad.shape = Shape::vector(3);
+    bad.in = {c.vec(fill(7, 0.1)), kNoNode, kNoNode};
+    CHECK_THROWS_WITH(c.g.intern(bad), Catch::Contains("tile_sum_rows: argument `G` is vec[7]"));
+}
+
 TEST_CASE("gather_rows and scatter_add_rows", "[graph][linalg]") {
     const MatrixXd M = fill(3, 2, 0.3);
     Eigen::VectorXi idx(5);

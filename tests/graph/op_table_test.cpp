@@ -243,6 +243,10 @@ TEST_CASE("the compiler's columns fit their ops' arities", "[graph][op]") {
             case LoopForm::RowsTVec: CHECK(info.arity == 2); break;
             case LoopForm::RepCols:
             case LoopForm::RepRows:
+            case LoopForm::TileRows:
+            case LoopForm::TileSum:
+            case LoopForm::RowSums:
+            case LoopForm::ColSums:
             case LoopForm::Fill:
             case LoopForm::Embed:
             case LoopForm::Sum: CHECK(info.arity == 1); break;

@@ -182,6 +182,8 @@ NodeId sample(Case& c, Op op, double seed) {
         case Op::RepRows: return linalg::rep_rows(c.g, vec(3), 2);
         case Op::GatherRows: return c.g.apply(op, mat(4, 2), c.index(idx));
         case Op::ScatterAddRows: return linalg::scatter_add_rows(c.g, mat(5, 2), c.index(idx), 4);
+        case Op::TileRows: return linalg::tile_rows(c.g, mat(2, 2), 3);
+        case Op::TileSumRows: return linalg::tile_sum_rows(c.g, mat(6, 2), 3);
         case Op::LinearScan:
             return c.g.apply(op, c.vec(fill(4, seed) * 0.9), vec(4), c.scalar(0.4));
         case Op::LinearScanReverse: return c.g.apply(op, c.vec(fill(4, seed) * 0.9), vec(4));

@@ -395,6 +395,13 @@ Expr rep_matrix_rows(const Expr& v, int m) {
     check_size("rep_matrix_rows", "m", m);
     return wrap(v, linalg::rep_rows(graph(v), real(v), m));
 }
+Expr tile_rows(const Expr& x, int reps) {
+    check("tile_rows", "x", x, kVector | kMatrix);
+    check_size("tile_rows", "reps", reps);
+    if (reps == 0)
+        throw ShapeError("tile_rows: argument `reps` is 0 (expected at least one copy)");
+    return wrap(x, linalg::tile_rows(graph(x), real(x), reps));
+}
 Expr append_row(const Arg& a_arg, const Arg& b_arg) {
     const std::vector<Expr> e = detail::operands("append_row", {&a_arg, &b_arg});
     const Expr& a = e[0];

@@ -219,9 +219,10 @@ Expr rep_vector(const Expr& x, int n);               // x a scalar
 Expr rep_matrix(const Expr& x, int rows, int cols);  // x a scalar
 Expr rep_matrix(const Expr& v, int n);               // n columns, each the vector v
 Expr rep_matrix_rows(const Expr& v, int m);          // m rows, each v (Stan's row-vector form)
-Expr append_row(const Arg& a, const Arg& b);         // vectors (or scalars) or matrices
-Expr append_col(const Arg& a, const Arg& b);         // matrices or vectors (as columns)
-Expr to_vector(const Expr& x);                       // column-major, as Stan
+Expr tile_rows(const Expr& x, int reps);      // x (vector or matrix) stacked reps times on itself
+Expr append_row(const Arg& a, const Arg& b);  // vectors (or scalars) or matrices
+Expr append_col(const Arg& a, const Arg& b);  // matrices or vectors (as columns)
+Expr to_vector(const Expr& x);                // column-major, as Stan
 template <ConstantValue C>
 auto to_vector(const C& x) {
     return detail::of_constant<detail::ConstantResult::Vector>(

@@ -583,6 +583,41 @@ struct Pick {
     bool all = false;
 };
 
+// The longest L dividing the positions' count for which they are constant over each run of L
+// in a row (every change of value at a multiple of L); 1 when none is.
+std::int64_t run_length(const std::vector<std::int64_t>& position) {
+    const auto total = static_cast<std::int64_t>(position.size());
+    std::int64_t run = total;
+    for (std::int64_t k = 1; k < total && run > 1; ++k) {
+        if (position[static_cast<std::size_t>(k)] != position[static_cast<std::size_t>(k) - 1])
+            run = std::gcd(run, k);
+    }
+    return std::max<std::int64_t>(run, 1);
+}
+
+// The smallest P dividing `rows` for which the positions, read as a column-major matrix of
+// `rows` rows, repeat every P rows: position(r, c) = position(r mod P, c). `rows` when none
+// does.
+std::int64_t row_period(const std::vector<std::int64_t>& position, std::int64_t rows) {
+    const auto total = static_cast<std::int64_t>(position.size());
+    if (rows <= 1 || total < rows || total % rows != 0)
+        return rows;
+    auto at = [&](std::int64_t k) { return position[static_cast<std::size_t>(k)]; };
+    for (std::int64_t p = 1; p <= rows / 2; ++p) {
+        if (rows % p != 0)
+            continue;
+        bool repeats = true;
+        for (std::int64_t r = p; r < rows && repeats; ++r) repeats = at(r) == at(r - p);
+        for (std::int64_t k = rows; k < total && repeats; ++k) {
+            const std::int64_t r = k % rows;
+            repeats = r < p || at(k) == at(k - p);
+        }
+        if (repeats)
+            return p;
+    }
+    return rows;
+}
+
 }  // namespace
 
 Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc at,
@@ -736,24 +771,51 @@ Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc a
     const Shape bs = base.expr.shape();
     Expr flat = bs.is_matrix() ? to_vector(base.expr) : base.expr;
     const std::int64_t total = static_cast<std::int64_t>(position.size());
-    bool contiguous = true;
-    for (std::int64_t k = 1; k < total && contiguous; ++k) {
-        contiguous = position[static_cast<std::size_t>(k)] == position[0] + k;
-    }
+    auto select = [&](const std::vector<std::int64_t>& at) -> Expr {
+        const auto n = static_cast<std::int64_t>(at.size());
+        bool contiguous = true;
+        for (std::int64_t k = 1; k < n && contiguous; ++k) {
+            contiguous = at[static_cast<std::size_t>(k)] == at[0] + k;
+        }
+        if (contiguous && n == static_cast<std::int64_t>(bs.size()))
+            return flat;
+        if (contiguous) {
+            // An empty selection (`h[3:2]`, `h[:0]`) is an empty segment: Stan's empty slice.
+            return segment(flat, n == 0 ? 0 : static_cast<int>(at[0]), static_cast<int>(n));
+        }
+        Eigen::VectorXi idx(n);
+        for (std::int64_t k = 0; k < n; ++k)
+            idx[k] = static_cast<int>(at[static_cast<std::size_t>(k)]);
+        return flat[m().data(fresh_name("index"), out_.keep(std::move(idx)))];
+    };
+    // A vectorised loop reads a value indexed by its inner variable in runs (mu[k] for n, k
+    // at iterations n + N k: each mu[k] over N iterations in a row), and one indexed by its
+    // outer variable in tiles (the same rows every N iterations). Either way the values
+    // picked once are repeated, not gathered: no index or scatter-add as long as the loop.
+    const std::int64_t batch_rows = level > 0 ? B : total;
     Expr picked;
     if (bs.is_scalar()) {
         picked = base.expr;
-    } else if (contiguous && total == static_cast<std::int64_t>(bs.size())) {
-        picked = flat;
-    } else if (contiguous) {
-        // An empty selection (`h[3:2]`, `h[:0]`) is an empty segment: Stan's empty slice.
-        picked =
-            segment(flat, total == 0 ? 0 : static_cast<int>(position[0]), static_cast<int>(total));
+    } else if (const std::int64_t run = run_length(position); run > 1) {
+        std::vector<std::int64_t> once;
+        for (std::int64_t k = 0; k < total; k += run)
+            once.push_back(position[static_cast<std::size_t>(k)]);
+        picked = to_vector(rep_matrix_rows(select(once), static_cast<int>(run)));
+    } else if (const std::int64_t period = row_period(position, batch_rows); period < batch_rows) {
+        const std::int64_t cols = total / batch_rows;
+        std::vector<std::int64_t> once;
+        for (std::int64_t c = 0; c < cols; ++c) {
+            for (std::int64_t r = 0; r < period; ++r)
+                once.push_back(position[static_cast<std::size_t>(r + batch_rows * c)]);
+        }
+        const Expr one = select(once);
+        const int reps = static_cast<int>(batch_rows / period);
+        picked = cols == 1
+                     ? tile_rows(one, reps)
+                     : to_vector(tile_rows(
+                           to_matrix(one, static_cast<int>(period), static_cast<int>(cols)), reps));
     } else {
-        Eigen::VectorXi idx(total);
-        for (std::int64_t k = 0; k < total; ++k)
-            idx[k] = static_cast<int>(position[static_cast<std::size_t>(k)]);
-        picked = flat[m().data(fresh_name("index"), out_.keep(std::move(idx)))];
+        picked = select(position);
     }
     (void)base_size;
     // Back to the result's layout.

@@ -89,8 +89,11 @@ Program emit(const Slots& slots, std::vector<DataSlot> data, int input_dim, int 
                 st.role = Role::Sum;
                 st.slot = group.sums++;
             } else if (form == LoopForm::ScatterAdd || form == LoopForm::RowsTVec ||
-                       form == LoopForm::RowSums) {
-                // Row sums add each value at its row: a scatter-add whose index is the row.
+                       form == LoopForm::RowSums || form == LoopForm::TileSum ||
+                       form == LoopForm::ColSums) {
+                // Row sums add each value at its row, tile sums at its row in the tile, column
+                // sums at its column: a
+                // scatter-add whose index is computed from the value's position.
                 st.role = form == LoopForm::RowsTVec ? Role::RowsTVec : Role::ScatterAdd;
                 st.slot = group.scatter_doubles;
                 group.scatter_doubles += g[m].shape.size();

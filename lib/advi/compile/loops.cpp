@@ -16,13 +16,16 @@ bool sliced_slot(LoopForm f, int k) {
         case LoopForm::RowsMatVec:
         case LoopForm::RepCols:
         case LoopForm::RepRows:
+        case LoopForm::TileRows:
         case LoopForm::Fill:
         case LoopForm::Embed: return false;
         case LoopForm::None:
         case LoopForm::Elementwise:
         case LoopForm::Sum:
         case LoopForm::ScatterAdd:
-        case LoopForm::RowSums: break;
+        case LoopForm::RowSums:
+        case LoopForm::TileSum:
+        case LoopForm::ColSums: break;
     }
     return true;
 }
@@ -54,6 +57,7 @@ struct Fusion {
             case LoopForm::Gather:
             case LoopForm::RepCols:
             case LoopForm::RepRows:
+            case LoopForm::TileRows:
             case LoopForm::Fill:
             case LoopForm::Embed: return true;
             case LoopForm::RowsMatVec: return rows_operand(node.in[0]);
@@ -61,7 +65,9 @@ struct Fusion {
             case LoopForm::Sum:
             case LoopForm::ScatterAdd:
             case LoopForm::RowsTVec:
-            case LoopForm::RowSums: break;
+            case LoopForm::RowSums:
+            case LoopForm::TileSum:
+            case LoopForm::ColSums: break;
         }
         return false;
     }
@@ -72,7 +78,9 @@ struct Fusion {
         switch (form(r)) {
             case LoopForm::Sum:
             case LoopForm::ScatterAdd:
-            case LoopForm::RowSums: return true;
+            case LoopForm::RowSums:
+            case LoopForm::TileSum:
+            case LoopForm::ColSums: return true;
             case LoopForm::RowsTVec: return rows_operand(g[r].in[0]);
             default: return false;
         }
@@ -97,7 +105,9 @@ int Loops::length(NodeId r) const {
         case LoopForm::RowsTVec: return g[node.in[0]].shape.rows;
         case LoopForm::Sum:
         case LoopForm::ScatterAdd:
-        case LoopForm::RowSums: return g[node.in[0]].shape.size();
+        case LoopForm::RowSums:
+        case LoopForm::TileSum:
+        case LoopForm::ColSums: return g[node.in[0]].shape.size();
         default: return node.shape.size();
     }
 }

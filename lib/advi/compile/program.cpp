@@ -450,6 +450,39 @@ void Program::exec_group(const Group& group, int part, int thread) {
                         }
                         continue;
                     }
+                    if (st.form == LoopForm::ColSums) {  // value b + t of a column-major matrix
+                        const int rows = st.args.in[0].rows;
+                        int i = b % rows;
+                        double* col = target + b / rows;
+                        double run = 0.0;
+                        for (int t = 0; t < len; ++t) {
+                            run += u[t];
+                            if (++i == rows) {
+                                *col++ += run;
+                                run = 0.0;
+                                i = 0;
+                            }
+                        }
+                        if (i != 0)
+                            *col += run;
+                        continue;
+                    }
+                    if (st.form == LoopForm::TileSum) {  // value b + t of a (rows x cols) matrix
+                        const int rows = st.args.in[0].rows, tile = st.args.out_rows;
+                        int i = b % rows, p = i % tile;
+                        double* col = target + static_cast<std::int64_t>(b / rows) * tile;
+                        for (int t = 0; t < len; ++t) {
+                            col[p] += u[t];
+                            if (++p == tile)
+                                p = 0;
+                            if (++i == rows) {
+                                i = 0;
+                                p = 0;
+                                col += tile;
+                            }
+                        }
+                        continue;
+                    }
                     const int* idx = a.in[1].i;
                     for (int t = 0; t < len; ++t) {
                         const int j = idx[t];
@@ -484,7 +517,25 @@ void Program::exec_group(const Group& group, int part, int thread) {
                 case LoopForm::Sum:
                 case LoopForm::ScatterAdd:
                 case LoopForm::RowsTVec:
-                case LoopForm::RowSums: run_kernel(st.kernel, a); break;
+                case LoopForm::RowSums:
+                case LoopForm::TileSum:
+                case LoopForm::ColSums: run_kernel(st.kernel, a); break;
+                case LoopForm::TileRows: {
+                    const int rows = st.args.out_rows, tile = st.args.in[0].rows;
+                    int i = b % rows, p = i % tile;  // out(i, j) = x(i mod tile, j)
+                    const double* col = v + static_cast<std::int64_t>(b / rows) * tile;
+                    for (int t = 0; t < len; ++t) {
+                        out[t] = col[p];
+                        if (++p == tile)
+                            p = 0;
+                        if (++i == rows) {
+                            i = 0;
+                            p = 0;
+                            col += tile;
+                        }
+                    }
+                    break;
+                }
                 case LoopForm::RepCols: {
                     const int rows = st.args.out_rows;  // out(i, j) = v(i)
                     int i = b % rows;
@@ -598,6 +649,8 @@ std::string Program::str() const {
         for (const auto& st : gr.steps) {
             s += "  " + line(st, st.role == Role::Sum              ? "  (summed)"
                                  : st.form == LoopForm::RowSums    ? "  (added by rows)"
+                                 : st.form == LoopForm::TileSum    ? "  (added by tiles)"
+                                 : st.form == LoopForm::ColSums    ? "  (added by columns)"
                                  : st.role == Role::ScatterAdd     ? "  (scatter-added)"
                                  : st.role == Role::RowsTVec       ? "  (row blocks accumulated)"
                                  : st.form == LoopForm::RowsMatVec ? "  (by row blocks)"

@@ -87,7 +87,8 @@ Schedule schedule(const Loops& l) {
         // tests/compile/square_matrix_test.cpp.)
         const LoopForm form = loop_form(g[id].op);
         stored_root[id] = form != LoopForm::Sum && form != LoopForm::ScatterAdd &&
-                          form != LoopForm::RowsTVec && form != LoopForm::RowSums;
+                          form != LoopForm::RowsTVec && form != LoopForm::RowSums &&
+                          form != LoopForm::TileSum && form != LoopForm::ColSums;
     }
     for (Unit& unit : s.units) {
         if (!unit.loop)

@@ -49,14 +49,16 @@ private:
         return g_.broadcast(x, s);
     }
 
-    // x[idx] under reshapes, when the index is longer than x (a loop's parameter spread over
-    // its iterations): {x, idx}.
-    std::optional<std::pair<NodeId, NodeId>> widening_gather(NodeId v) const {
+    // x[idx], tile_rows(x), rep_rows(x) or rep_cols(x) under reshapes, when it is longer than
+    // x (a loop's parameter spread over its iterations): that read's node.
+    std::optional<NodeId> widening_read(NodeId v) const {
         while (g_[v].op == Op::Reshape) v = g_[v].in[0];
         const Node& x = g_[v];
-        if (x.op != Op::Gather || g_[x.in[0]].shape.size() >= x.shape.size())
+        if ((x.op != Op::Gather && x.op != Op::TileRows && x.op != Op::RepRows &&
+             x.op != Op::RepCols) ||
+            g_[x.in[0]].shape.size() >= x.shape.size())
             return std::nullopt;
-        return std::pair{x.in[0], x.in[1]};
+        return v;
     }
     // Ops computed value by value whose kernels cannot throw (a value of x the index never
     // reads can only become a NaN that nothing reads).
@@ -76,7 +78,8 @@ private:
     }
     // f(x[idx]) = f(x)[idx], and s op x[idx] = (s op x)[idx] for a scalar s, when x is shorter
     // than idx: f runs over x's values once instead of once per gathered copy (log sigma_k for
-    // every point of a mixture), and the gradient scatters one adjoint back through f.
+    // every point of a mixture), and the gradient scatters one adjoint back through f. The
+    // same through tiles and repeats.
     std::optional<NodeId> through_gather(const Node& n) {
         if (!per_value(n.op) || n.shape.is_scalar())
             return std::nullopt;
@@ -88,13 +91,14 @@ private:
                 return std::nullopt;
             full = k;
         }
-        const auto gathered = widening_gather(n.in[full]);
-        if (!gathered)
+        const auto read = widening_read(n.in[full]);
+        if (!read)
             return std::nullopt;
+        Node widen = g_[*read];
         NodeId in[2] = {n.in[0], n.in[1]};
-        in[full] = gathered->first;
-        const NodeId fx = apply(n.op, in[0], in[1]);
-        const NodeId y = apply(Op::Gather, fx, gathered->second);
+        in[full] = widen.in[0];
+        widen.in[0] = apply(n.op, in[0], in[1]);
+        const NodeId y = make(widen);
         if (g_[y].shape == n.shape)
             return y;
         Node r;
@@ -299,6 +303,7 @@ private:
             case Op::Broadcast:
             case Op::RepCols:
             case Op::RepRows:
+            case Op::TileRows:
                 if (auto c = cv(a))
                     return g_.constant(*c, n.shape);  // filled constants
                 break;

@@ -101,6 +101,8 @@ enum class Op : std::uint8_t {
     ColSums,
     GatherRows,
     ScatterAddRows,
+    TileRows,
+    TileSumRows,
     // transforms: a constant vector leaf, fused constrain ops, their vector-Jacobian
     // products, Jacobian-vector products and second directional derivatives (ops_constrain.hpp)
     ConstVector,
@@ -194,6 +196,7 @@ enum class LoopForm : std::uint8_t {
     RowsMatVec,   // A x: the block's rows of A read in place, x whole
     RepCols,      // out(i, j) = v(i): index-mapped reads of the whole input
     RepRows,      // out(i, j) = v(j)
+    TileRows,     // out(i, j) = x(i mod x's rows, j)
     Fill,         // a scalar broadcast
     Embed,        // the input placed at an offset, zeros around it
     // Loop roots that accumulate over the loop's values instead of storing them block by block:
@@ -201,6 +204,8 @@ enum class LoopForm : std::uint8_t {
     ScatterAdd,  // the input (at the block's offset) added at data indices (at the block's offset)
     RowsTVec,    // A' r, the block's rows of A times the block of r, added up
     RowSums,     // a matrix's row sums: the block's values (column-major) added at their rows
+    TileSum,     // the sum of a matrix's row tiles: value (i, j) added at (i mod rows, j)
+    ColSums,     // a matrix's column sums: the block's values added at their columns
 };
 // Whether this node of the op can take its loop form (a gather from data indices, an embed
 // that places one contiguous run); nullptr: every node can.

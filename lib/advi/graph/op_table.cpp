@@ -558,9 +558,11 @@ constexpr OpInfo kOps[] = {
     {Op::RepCols,          "rep_cols",                1, false, linalg::rep_cols_shape,          linalg::rep_cols_kernel,                 linalg::adj_rep_cols,                nullptr,             Domain::Real, nullptr, nullptr, LoopForm::RepCols},
     {Op::RepRows,          "rep_rows",                1, false, linalg::rep_rows_shape,          linalg::rep_rows_kernel,                 linalg::adj_rep_rows,                nullptr,             Domain::Real, nullptr, nullptr, LoopForm::RepRows},
     {Op::RowSums,          "row_sums",                1, false, linalg::row_reduce_shape,        linalg::row_sums_kernel,                 linalg::adj_row_sums,                nullptr,             Domain::Real, nullptr, nullptr, LoopForm::RowSums},
-    {Op::ColSums,          "col_sums",                1, false, linalg::col_reduce_shape,        linalg::col_sums_kernel,                 linalg::adj_col_sums,                nullptr,             Domain::Real},
+    {Op::ColSums,          "col_sums",                1, false, linalg::col_reduce_shape,        linalg::col_sums_kernel,                 linalg::adj_col_sums,                nullptr,             Domain::Real, nullptr, nullptr, LoopForm::ColSums},
     {Op::GatherRows,       "gather_rows",             2, false, linalg::gather_rows_shape,       linalg::gather_rows_kernel,              linalg::adj_gather_rows,             nullptr,             Domain::Real},
     {Op::ScatterAddRows,   "scatter_add_rows",        2, false, linalg::scatter_add_rows_shape,  linalg::scatter_add_rows_kernel,         linalg::adj_scatter_add_rows,        nullptr,             Domain::Real},
+    {Op::TileRows,         "tile_rows",               1, false, linalg::tile_rows_shape,         linalg::tile_rows_kernel,                linalg::adj_tile_rows,               nullptr,             Domain::Real, nullptr, nullptr, LoopForm::TileRows},
+    {Op::TileSumRows,      "tile_sum_rows",           1, false, linalg::tile_sum_rows_shape,     linalg::tile_sum_rows_kernel,            linalg::adj_tile_sum_rows,           nullptr,             Domain::Real, nullptr, nullptr, LoopForm::TileSum},
     // fused constrain ops (ops_constrain.hpp: Op1 generates the rows' functions from each
     // kernel struct) and the vector constants they use. Each map f has four ops: f, its
     // vector-Jacobian product J' u, its Jacobian-vector product J h (from the adjoint of J' u

@@ -253,6 +253,22 @@ Shape rep_cols_shape(const Graph& g, const Node& n) {
     }
     return s;
 }
+Shape tile_rows_shape(const Graph& g, const Node& n) {
+    const Shape& x = array_arg(g, n, 0, "x");
+    const Shape& s = proto_shape(n);
+    if (s.is_vector() != x.is_vector() || s.cols != x.cols || x.rows == 0 || s.rows % x.rows != 0) {
+        mismatch(n, "x", x, "result", s, "x's kind and columns, a multiple of x's rows");
+    }
+    return s;
+}
+Shape tile_sum_rows_shape(const Graph& g, const Node& n) {
+    const Shape& x = array_arg(g, n, 0, "G");
+    const Shape& s = proto_shape(n);
+    if (s.is_vector() != x.is_vector() || s.cols != x.cols || s.rows == 0 || x.rows % s.rows != 0) {
+        mismatch(n, "G", x, "result", s, "G's kind and columns, rows dividing G's");
+    }
+    return s;
+}
 Shape rep_rows_shape(const Graph& g, const Node& n) {
     const Shape& v = vector_arg(g, n, 0, "v");
     const Shape& s = proto_shape(n);
@@ -613,6 +629,19 @@ void rep_cols_kernel(const KernelArgs& a) {
 void rep_rows_kernel(const KernelArgs& a) {
     out_mat(a).rowwise() = in_vec(a, 0).transpose();
 }
+void tile_rows_kernel(const KernelArgs& a) {
+    const int p = a.in[0].rows;
+    const CMat x = in_mat(a, 0);
+    Mat out = out_mat(a);
+    for (int t = 0; t < a.out_rows; t += p) out.middleRows(t, p) = x;
+}
+void tile_sum_rows_kernel(const KernelArgs& a) {
+    const int p = a.out_rows;
+    const CMat G = in_mat(a, 0);
+    Mat out = out_mat(a);
+    out = G.topRows(p);
+    for (Eigen::Index t = p; t < G.rows(); t += p) out += G.middleRows(t, p);
+}
 void row_sums_kernel(const KernelArgs& a) {
     out_vec(a) = in_mat(a, 0).rowwise().sum();
 }
@@ -687,6 +716,21 @@ NodeId rep_cols(Graph& g, NodeId v, int cols) {
 }
 NodeId rep_rows(Graph& g, NodeId v, int rows) {
     return make(g, Op::RepRows, Shape::matrix(rows, g[v].shape.rows), v);
+}
+NodeId tile_rows(Graph& g, NodeId x, int reps) {
+    const Shape& s = g[x].shape;
+    if (reps == 1)
+        return x;
+    return make(g, Op::TileRows,
+                s.is_vector() ? Shape::vector(s.rows * reps) : Shape::matrix(s.rows * reps, s.cols),
+                x);
+}
+NodeId tile_sum_rows(Graph& g, NodeId G, int rows) {
+    const Shape& s = g[G].shape;
+    if (s.rows == rows)
+        return G;
+    return make(g, Op::TileSumRows,
+                s.is_vector() ? Shape::vector(rows) : Shape::matrix(rows, s.cols), G);
 }
 NodeId scatter_add_rows(Graph& g, NodeId values, NodeId index, int rows) {
     return make(g, Op::ScatterAddRows, Shape::matrix(rows, g[values].shape.cols), values, index);
@@ -913,6 +957,13 @@ void adj_col_sums(Graph& g, NodeId y, NodeId G, Contrib& c) {
 // Y = M[idx, :]: M_bar = scatter-add of G's rows at idx; and back.
 void adj_gather_rows(Graph& g, NodeId y, NodeId G, Contrib& c) {
     c[0] = scatter_add_rows(g, G, in(g, y, 1), g[in(g, y, 0)].shape.rows);
+}
+// Each value of x is read once per tile: x_bar sums G's tiles; and back.
+void adj_tile_rows(Graph& g, NodeId y, NodeId G, Contrib& c) {
+    c[0] = tile_sum_rows(g, G, g[in(g, y, 0)].shape.rows);
+}
+void adj_tile_sum_rows(Graph& g, NodeId y, NodeId G, Contrib& c) {
+    c[0] = tile_rows(g, G, g[in(g, y, 0)].shape.rows / g[y].shape.rows);
 }
 void adj_scatter_add_rows(Graph& g, NodeId y, NodeId G, Contrib& c) {
     c[0] = apply(g, Op::GatherRows, G, in(g, y, 1));

@@ -15,9 +15,9 @@ class Graph;
 namespace linalg {
 
 // Attributes. Ops whose output shape is not implied by their inputs (block, embed, reshape,
-// rep_cols, rep_rows, scatter_add_rows) read it from Node::shape; block and embed read the
-// first row from Node::index and the first column from Node::aux. Vectors count as
-// one-column matrices wherever an op reads rows and columns.
+// rep_cols, rep_rows, scatter_add_rows, tile_rows, tile_sum_rows) read it from Node::shape; block
+// and embed read the first row from Node::index and the first column from Node::aux. Vectors count
+// as one-column matrices wherever an op reads rows and columns.
 
 // Shape rules (signature of OpInfo::shape): each names the op, the argument and the shapes.
 Shape matmul_shape(const Graph& g, const Node& n);
@@ -46,6 +46,8 @@ Shape rep_cols_shape(const Graph& g, const Node& n);
 Shape rep_rows_shape(const Graph& g, const Node& n);
 Shape gather_rows_shape(const Graph& g, const Node& n);
 Shape scatter_add_rows_shape(const Graph& g, const Node& n);
+Shape tile_rows_shape(const Graph& g, const Node& n);
+Shape tile_sum_rows_shape(const Graph& g, const Node& n);
 
 // Kernels (signature of OpInfo::kernel).
 void matmul_kernel(const KernelArgs& a);
@@ -89,6 +91,8 @@ void row_sums_kernel(const KernelArgs& a);
 void col_sums_kernel(const KernelArgs& a);
 void gather_rows_kernel(const KernelArgs& a);
 void scatter_add_rows_kernel(const KernelArgs& a);
+void tile_rows_kernel(const KernelArgs& a);
+void tile_sum_rows_kernel(const KernelArgs& a);
 
 // Adjoint rules (signature of OpInfo::adjoint).
 using Contrib = std::array<NodeId, 3>;
@@ -127,6 +131,8 @@ void adj_row_sums(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_col_sums(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_gather_rows(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_scatter_add_rows(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_tile_rows(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_tile_sum_rows(Graph& g, NodeId y, NodeId adj, Contrib& c);
 
 // Builders of nodes with attributes (also used by the DSL and the distributions).
 NodeId block(Graph& g, NodeId x, int row, int col, Shape s);
@@ -135,6 +141,12 @@ NodeId reshape(Graph& g, NodeId x, Shape s);
 NodeId rep_cols(Graph& g, NodeId v, int cols);
 NodeId rep_rows(Graph& g, NodeId v, int rows);
 NodeId scatter_add_rows(Graph& g, NodeId values, NodeId index, int rows);
+// x (a vector or a matrix) stacked `reps` times on itself: out(i, j) = x(i mod rows(x), j),
+// what a loop over points reads of a parameter indexed by an inner loop (mu[k] for n, k).
+NodeId tile_rows(Graph& g, NodeId x, int reps);
+// Its adjoint: the sum of the row tiles of G (rows(G) a multiple of `rows`),
+// out(i, j) = sum_t G(i + t rows, j).
+NodeId tile_sum_rows(Graph& g, NodeId G, int rows);
 
 }  // namespace linalg
 }  // namespace advi

@@ -549,3 +549,65 @@ model { mu ~ normal(0, 1); }
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+// A parameter indexed by data in a balanced design: group ids sorted (runs of equal ids) read
+// as repeats, cyclic (the same ids every G rows) as tiles, irregular as a gather; the same log
+// density and gradient every way.
+TEST_CASE("indexing by runs or tiles of ids repeats the values instead of gathering", "[stan]") {
+    const int G = 4, per = 6, N = G * per;
+    const std::string program = R"(
+data { int N; int G; array[N] int<lower=1, upper=G> g; vector[N] y; }
+parameters { vector[G] alpha; }
+model { alpha ~ normal(0, 1); y ~ normal(alpha[g], 2); }
+)";
+    struct Layout {
+        const char* name;
+        std::vector<int> ids;
+        const char* op;
+    };
+    std::vector<Layout> layouts{
+        {"runs",      {}, "rep_rows" },
+        {"tiles",     {}, "tile_rows"},
+        {"irregular", {}, "gather"   }
+    };
+    for (int n = 0; n < N; ++n) {
+        layouts[0].ids.push_back(n / per + 1);
+        layouts[1].ids.push_back(n % G + 1);
+        layouts[2].ids.push_back((n * 7 + n / 5) % G + 1);
+    }
+    const Eigen::VectorXd alpha{
+        {0.3, -1.2, 0.8, 2.0}
+    };
+    for (const Layout& l : layouts) {
+        INFO(l.name);
+        std::string ids, ys;
+        Eigen::VectorXd y(N);
+        for (int n = 0; n < N; ++n) {
+            y[n] = std::sin(1.7 * n) * 3;
+            ids += fmt::format("{}{}", n ? "," : "", l.ids[static_cast<std::size_t>(n)]);
+            ys += fmt::format("{}{}", n ? "," : "", y[n]);
+        }
+        const auto lowered = lower_text(
+            program, fmt::format(R"({{"N": {}, "G": {}, "g": [{}], "y": [{}]}})", N, G, ids, ys));
+        advi::Program p = compile(lowered->model().spec());
+        INFO(p.str());
+        CHECK(p.str().find(fmt::format("= {} ", l.op)) != std::string::npos);
+        if (std::string(l.op) != "gather")
+            CHECK(p.str().find("= gather ") == std::string::npos);
+        double lp = -0.5 * alpha.squaredNorm() - G * 0.5 * std::log(2 * M_PI);
+        Eigen::VectorXd want = -alpha;
+        for (int n = 0; n < N; ++n) {
+            const int j = l.ids[static_cast<std::size_t>(n)] - 1;
+            const double r = y[n] - alpha[j];
+            lp += -0.125 * r * r - std::log(2.0) - 0.5 * std::log(2 * M_PI);
+            want[j] += r / 4;
+        }
+        Eigen::VectorXd grad(G);
+        CHECK(p.run(alpha, grad) == Approx(lp).epsilon(1e-13));
+        for (int j = 0; j < G; ++j) CHECK(grad[j] == Approx(want[j]).epsilon(1e-12));
+    }
+}
+
+}  // namespace advi::stan
