@@ -222,7 +222,8 @@ TEST_CASE("the point and direction stages give the whole graph's H v", "[compile
     for (int point = 0; point < 3; ++point) {
         Eigen::VectorXd z(k);
         for (int i = 0; i < k; ++i) z[i] = std::sin(1.3 * i + 2.1 * point) * (point + 0.5);
-        z[1] = -10.0 * point;  // log tau; the thetas close to mu, as on the way to the funnel's neck
+        z[1] =
+            -10.0 * point;  // log tau; the thetas close to mu, as on the way to the funnel's neck
         for (int i = 2; i < k; ++i) z[i] = z[0] + 1e-3 * i * (point == 0 ? 1000 : 1);
         for (int dir = 0; dir < 3; ++dir) {
             Eigen::VectorXd v(k);

@@ -24,7 +24,8 @@ HessianVectorProgram::HessianVectorProgram(Program gradient, const Graph& hessia
     std::vector<DataSlot> with_point = data;
     const double* at = point_out_.data() + dim;
     for (std::size_t j = 0; j < stages.boundary.size(); ++j) {
-        with_point.push_back(DataSlot{stages.names[j], stages.boundary[j], DType::Real, at, nullptr});
+        with_point.push_back(
+            DataSlot{stages.names[j], stages.boundary[j], DType::Real, at, nullptr});
         at += stages.boundary[j].size();
     }
     direction_ = Program::compile(stages.direction, std::move(with_point), dim, dim);
