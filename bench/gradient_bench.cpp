@@ -132,12 +132,10 @@ void register_model(const BenchModel<Data, Hand>& bm) {
                 flip = !flip && !same_point;
                 benchmark::DoNotOptimize(p.hessian_vector(flip ? other : zeta, v, grad, hv));
             }
-            state.counters["arena_bytes"] =
-                static_cast<double>(p.point_program().arena_bytes() +
-                                    p.direction_program().arena_bytes());
-            state.counters["instructions"] =
-                static_cast<double>(p.point_program().instruction_count() +
-                                    p.direction_program().instruction_count());
+            state.counters["arena_bytes"] = static_cast<double>(
+                p.point_program().arena_bytes() + p.direction_program().arena_bytes());
+            state.counters["instructions"] = static_cast<double>(
+                p.point_program().instruction_count() + p.direction_program().instruction_count());
             state.counters["gradient_instructions"] =
                 static_cast<double>(p.gradient_program().instruction_count());
         })
