@@ -26,6 +26,30 @@ namespace advi {
 
 namespace {
 
+// Walks the values b, b + 1, ... of a column-major matrix of `rows` rows made of tiles of
+// `tile` rows (rows a multiple of tile): at() is each value's position in the tile matrix
+// (tile x cols), (i mod tile) + tile j, kept by increments instead of divisions.
+struct TileWalk {
+    int rows, tile, i, p;
+    std::int64_t col;
+    TileWalk(int rows_, int tile_, int b)
+        : rows(rows_),
+          tile(tile_),
+          i(b % rows_),
+          p(i % tile_),
+          col(static_cast<std::int64_t>(b / rows_) * tile_) {}
+    [[nodiscard]] std::int64_t at() const { return col + p; }
+    void next() {
+        if (++p == tile)
+            p = 0;
+        if (++i == rows) {
+            i = 0;
+            p = 0;
+            col += tile;
+        }
+    }
+};
+
 // A loop over fewer values than this per part runs as one part: below it, waking a worker
 // costs more than the work.
 constexpr int kMinValuesPerPart = 16384;
@@ -467,20 +491,9 @@ void Program::exec_group(const Group& group, int part, int thread) {
                             *col += run;
                         continue;
                     }
-                    if (st.form == LoopForm::TileSum) {  // value b + t of a (rows x cols) matrix
-                        const int rows = st.args.in[0].rows, tile = st.args.out_rows;
-                        int i = b % rows, p = i % tile;
-                        double* col = target + static_cast<std::int64_t>(b / rows) * tile;
-                        for (int t = 0; t < len; ++t) {
-                            col[p] += u[t];
-                            if (++p == tile)
-                                p = 0;
-                            if (++i == rows) {
-                                i = 0;
-                                p = 0;
-                                col += tile;
-                            }
-                        }
+                    if (st.form == LoopForm::TileSum) {  // value b + t of the tiled matrix
+                        TileWalk w(st.args.in[0].rows, st.args.out_rows, b);
+                        for (int t = 0; t < len; ++t, w.next()) target[w.at()] += u[t];
                         continue;
                     }
                     const int* idx = a.in[1].i;
@@ -520,20 +533,9 @@ void Program::exec_group(const Group& group, int part, int thread) {
                 case LoopForm::RowSums:
                 case LoopForm::TileSum:
                 case LoopForm::ColSums: run_kernel(st.kernel, a); break;
-                case LoopForm::TileRows: {
-                    const int rows = st.args.out_rows, tile = st.args.in[0].rows;
-                    int i = b % rows, p = i % tile;  // out(i, j) = x(i mod tile, j)
-                    const double* col = v + static_cast<std::int64_t>(b / rows) * tile;
-                    for (int t = 0; t < len; ++t) {
-                        out[t] = col[p];
-                        if (++p == tile)
-                            p = 0;
-                        if (++i == rows) {
-                            i = 0;
-                            p = 0;
-                            col += tile;
-                        }
-                    }
+                case LoopForm::TileRows: {  // out(i, j) = x(i mod tile, j)
+                    TileWalk w(st.args.out_rows, st.args.in[0].rows, b);
+                    for (int t = 0; t < len; ++t, w.next()) out[t] = v[w.at()];
                     break;
                 }
                 case LoopForm::RepCols: {
