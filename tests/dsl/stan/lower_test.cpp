@@ -610,4 +610,59 @@ model { alpha ~ normal(0, 1); y ~ normal(alpha[g], 2); }
     }
 }
 
+// The same with rows of a matrix parameter (B[g[n]] is a row per iteration: tiles and runs over
+// N x D positions, column by column).
+TEST_CASE("rows of a matrix read in runs or tiles of ids", "[stan]") {
+    const int G = 3, D = 2, per = 4, N = G * per;
+    const std::string program = R"(
+data { int N; int G; int D; array[N] int<lower=1, upper=G> g; array[N] vector[D] x; vector[N] y; }
+parameters { matrix[G, D] B; }
+model {
+  to_vector(B) ~ normal(0, 1);
+  for (n in 1:N) y[n] ~ normal(B[g[n]] * x[n], 1);
+}
+)";
+    for (int layout = 0; layout < 3; ++layout) {
+        INFO("layout " << layout);
+        std::vector<int> ids;
+        for (int n = 0; n < N; ++n) {
+            ids.push_back(layout == 0   ? n / per + 1
+                          : layout == 1 ? n % G + 1
+                                        : (n * 7 + n / 5) % G + 1);
+        }
+        Eigen::MatrixXd x(N, D);
+        Eigen::VectorXd y(N);
+        std::string id_text, x_text, y_text;
+        for (int n = 0; n < N; ++n) {
+            y[n] = std::cos(0.9 * n) * 2;
+            for (int d = 0; d < D; ++d) x(n, d) = std::sin(0.4 * n + d);
+            id_text += fmt::format("{}{}", n ? "," : "", ids[static_cast<std::size_t>(n)]);
+            x_text += fmt::format("{}[{},{}]", n ? "," : "", x(n, 0), x(n, 1));
+            y_text += fmt::format("{}{}", n ? "," : "", y[n]);
+        }
+        const auto lowered = lower_text(
+            program,
+            fmt::format(R"({{"N": {}, "G": {}, "D": {}, "g": [{}], "x": [{}], "y": [{}]}})", N, G,
+                        D, id_text, x_text, y_text));
+        advi::Program p = compile(lowered->model().spec());
+        INFO(p.str());
+        const char* op = layout == 0 ? "= rep_rows " : layout == 1 ? "= tile_rows " : "= gather ";
+        CHECK(p.str().find(op) != std::string::npos);
+        Eigen::VectorXd zeta(G * D);
+        for (int k = 0; k < G * D; ++k) zeta[k] = 0.3 * k - 0.7;
+        const Eigen::Map<const Eigen::MatrixXd> B(zeta.data(), G, D);
+        double lp = -0.5 * zeta.squaredNorm() - G * D * 0.5 * std::log(2 * M_PI);
+        Eigen::MatrixXd want = -B;
+        for (int n = 0; n < N; ++n) {
+            const int j = ids[static_cast<std::size_t>(n)] - 1;
+            const double r = y[n] - B.row(j).dot(x.row(n));
+            lp += -0.5 * r * r - 0.5 * std::log(2 * M_PI);
+            want.row(j) += r * x.row(n);
+        }
+        Eigen::VectorXd grad(G * D);
+        CHECK(p.run(zeta, grad) == Approx(lp).epsilon(1e-13));
+        for (int k = 0; k < G * D; ++k) CHECK(grad[k] == Approx(want(k % G, k / G)).epsilon(1e-12));
+    }
+}
+
 }  // namespace advi::stan
