@@ -115,8 +115,8 @@ Program emit(const Slots& slots, std::vector<DataSlot> data, int input_dim, int 
                 throw InternalError("output lp is not a scalar");
             p.lp_ = refs[o.id];
             p.has_lp_ = true;
-        } else if (o.offset >= 0) {
-            if (o.offset + g[o.id].shape.size() > output_dim) {
+        } else {
+            if (o.offset >= 0 && o.offset + g[o.id].shape.size() > output_dim) {
                 throw InternalError(
                     fmt::format("output `{}` does not fit in {} values", o.name, output_dim));
             }

@@ -16,19 +16,25 @@ HessianVectorProgram::HessianVectorProgram(Program gradient, const Graph& hessia
             "HessianVectorProgram: the gradient program reads {} and writes {} values, not {}",
             gradient_.dim(), gradient_.output_dim(), dim));
     }
-    const HessianVectorStages stages =
+    HessianVectorStages stages =
         split_hessian_vector(hessian_vector, dim, static_cast<int>(data.size()));
-    point_ = Program::compile(stages.point, data, dim, dim + stages.boundary_size);
-    point_out_.setZero(dim + stages.boundary_size);
+    point_ = Program::compile(stages.point, data, dim, dim);
+    point_out_.setZero(dim);
     point_zeta_.setZero(dim);
-    std::vector<DataSlot> with_point = data;
-    const double* at = point_out_.data() + dim;
-    for (std::size_t j = 0; j < stages.boundary.size(); ++j) {
-        with_point.push_back(
-            DataSlot{stages.names[j], stages.boundary[j], DType::Real, at, nullptr});
-        at += stages.boundary[j].size();
+    direction_graph_ = std::move(stages.direction);
+    data_ = data;
+    boundary_ = std::move(stages.boundary);
+    names_ = std::move(stages.names);
+    bind_direction();
+}
+
+void HessianVectorProgram::bind_direction() {
+    std::vector<DataSlot> with_point = data_;
+    for (std::size_t j = 0; j < boundary_.size(); ++j) {
+        with_point.push_back(DataSlot{names_[j], boundary_[j], DType::Real,
+                                      point_.output_buffer(fmt::format("point {}", j)), nullptr});
     }
-    direction_ = Program::compile(stages.direction, std::move(with_point), dim, dim);
+    direction_ = Program::compile(direction_graph_, std::move(with_point), dim(), dim(), threads_);
 }
 
 double HessianVectorProgram::log_density_gradient(const Eigen::VectorXd& zeta,
@@ -58,9 +64,11 @@ double HessianVectorProgram::hessian_vector(const Eigen::VectorXd& zeta, const E
 }
 
 void HessianVectorProgram::set_threads(int threads) {
+    threads_ = threads;
     gradient_.set_threads(threads);
-    point_.set_threads(threads);
-    direction_.set_threads(threads);
+    point_.set_threads(threads);  // a new arena: the point values are gone
+    point_valid_ = false;
+    bind_direction();
 }
 
 void HessianVectorProgram::reload_data() {

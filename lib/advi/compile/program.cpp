@@ -601,10 +601,20 @@ double Program::run(const Eigen::VectorXd& zeta, Eigen::VectorXd& out) {
     exec(body_);
     out.setZero();
     for (const OutputCopy& o : outputs_) {
+        if (o.offset < 0)
+            continue;  // kept in its buffer (output_buffer)
         const View v = view(o.from);
         std::copy(v.x, v.x + v.size(), out.data() + o.offset);
     }
     return has_lp_ ? view(lp_).x[0] : 0.0;
+}
+
+const double* Program::output_buffer(std::string_view name) const {
+    for (const OutputCopy& o : outputs_) {
+        if (o.name == name)
+            return view(o.from).x;
+    }
+    throw InternalError(fmt::format("the program has no output `{}`", name));
 }
 
 std::string Program::ref_str(const Ref& r) const {
@@ -663,6 +673,10 @@ std::string Program::str() const {
     if (has_lp_)
         s += fmt::format("  lp <- {}\n", ref_str(lp_));
     for (const auto& o : outputs_) {
+        if (o.offset < 0) {
+            s += fmt::format("  {} <- {} (kept in place)\n", o.name, ref_str(o.from));
+            continue;
+        }
         s += fmt::format("  out[{}:{}] <- {} ({})\n", o.offset,
                          o.offset + o.from.rows * o.from.cols, ref_str(o.from), o.name);
     }

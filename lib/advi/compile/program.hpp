@@ -5,6 +5,7 @@
 
 #include <array>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <Eigen/Core>
@@ -28,7 +29,8 @@ public:
 
     // Compiles a graph over Zeta leaves (reading `input_dim` inputs) and Data leaves (slots
     // of `data`). Outputs: an optional scalar "lp", returned by run(); every output with
-    // an offset is written into run()'s output vector of size `output_dim`.
+    // an offset is written into run()'s output vector of size `output_dim`; the others stay
+    // in their buffers (output_buffer).
     // `threads`: how many threads run() uses for long loops (0: the hardware's). `dump`:
     // print the passes that ADVI_DUMP names (aliases, loops, schedule, liveness, slots).
     [[nodiscard]] static Program compile(const Graph& g, std::vector<DataSlot> data, int input_dim,
@@ -46,6 +48,11 @@ public:
     double log_density_gradient(const Eigen::VectorXd& zeta, Eigen::VectorXd& grad) {
         return run(zeta, grad);
     }
+
+    // Where the value of output `name` is after run(): an output without an offset is not
+    // copied into run()'s vector but kept there, for another program to read in place. Valid
+    // until the next run(), set_threads() (which reallocates the arena) or copy.
+    [[nodiscard]] const double* output_buffer(std::string_view name) const;
 
     // Recomputes the nodes that depend on data only (they run once, at compile time):
     // call after changing the values of bound data in place.

@@ -115,15 +115,13 @@ HessianVectorStages split_hessian_vector(const Graph& hv, int dim, int first_slo
         if (o.offset < dim)
             point.set_output(o.name, o.id, o.offset);
     }
-    int offset = dim;
     for (std::size_t j = 0; j < boundary.size(); ++j) {
         const NodeId x = boundary[j];
-        point.set_output(fmt::format("point {}", j), x, offset);
-        offset += hv[x].shape.size();
+        point.set_output(fmt::format("point {}", j), x);  // kept in place, not copied
         s.boundary.push_back(hv[x].shape);
         s.names.push_back(fmt::format("point value %{} ({})", x, op_name(hv[x].op)));
+        s.boundary_size += hv[x].shape.size();
     }
-    s.boundary_size = offset - dim;
     s.point = rebuild(point);
 
     Graph d;

@@ -23,11 +23,12 @@ namespace advi {
 // and not v (the forward values and the gradient), which a dense Hessian's K products at one
 // point share; and the direction stage, the nodes that read v, run once per product. The
 // direction graph reads the point values it needs as data slots `first_slot`, `first_slot` +
-// 1, ...: the point graph's outputs past the gradient, in that order. Measured on issue 19's
-// mixture: one product at a new point cost 2.5 gradients; at the same point, 1.2.
+// 1, ...: the point graph's outputs "point 0", "point 1", ..., in that order, which have no
+// offset (a program keeps them in its buffers, Program::output_buffer). Measured on issue
+// 19's mixture: one product at a new point cost 2.5 gradients; at the same point, 1.2.
 struct HessianVectorStages {
-    // Over zeta (size dim): "lp", the gradient (offsets 0..dim-1), then the point values the
-    // direction stage reads ("point 0", "point 1", ... at offsets dim, dim + size of 0, ...).
+    // Over zeta (size dim): "lp", the gradient (offsets 0..dim-1), and the point values the
+    // direction stage reads ("point 0", "point 1", ..., without offsets).
     Graph point;
     // Over v (size dim): H v (offsets 0..dim-1), reading the point values as data.
     Graph direction;
