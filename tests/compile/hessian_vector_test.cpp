@@ -240,6 +240,18 @@ TEST_CASE("the point and direction stages give the whole graph's H v", "[compile
         }
         CHECK(p.point_runs() == ++runs);
     }
+    // set_threads reallocates the point program's arena: the point stage runs again at the
+    // same zeta and the direction stage reads the new buffers.
+    Eigen::VectorXd z = Eigen::VectorXd::Constant(k, 0.2), v = Eigen::VectorXd::LinSpaced(k, -1, 1);
+    both << z, v;
+    whole.run(both, out);
+    p.hessian_vector(z, v, grad, hv);
+    p.set_threads(2);
+    const Eigen::VectorXd before = hv;
+    p.hessian_vector(z, v, grad, hv);
+    CHECK(p.point_runs() == runs + 2);
+    CHECK((hv.array() == before.array()).all());
+    for (int i = 0; i < k; ++i) CHECK(hv[i] == Approx(out[k + i]).epsilon(1e-12).margin(1e-12));
 }
 
 }  // namespace advi
