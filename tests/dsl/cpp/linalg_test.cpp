@@ -331,6 +331,10 @@ TEST_CASE("building vectors and matrices", "[dsl][linalg]") {
     check_fn(
         {V(v)}, [](Model&, auto& xs) { return rep_matrix_rows(xs[0], 4); },
         v.transpose().replicate(4, 1));
+    check_fn(
+        {M(A)}, [](Model&, auto& xs) { return tile_rows(xs[0], 3); }, A.replicate(3, 1));
+    check_fn(
+        {V(v)}, [](Model&, auto& xs) { return tile_rows(xs[0], 2); }, v.replicate(2, 1));
     VectorXd uv(5), su(3);
     uv << u, v;
     su << 0.9, u;
@@ -385,6 +389,9 @@ TEST_CASE("linear algebra errors name the function, the argument and both shapes
     CHECK_THROWS_AS(quad_form(Q, v), ShapeError);
     CHECK_THROWS_WITH(quad_form(Q, v), NAMES("quad_form", "B", "vec[4]", "mat[3,3]"));
     CHECK_THROWS_WITH(quad_form(A, v), NAMES("quad_form", "A", "mat[2,3]", "square"));
+    CHECK_THROWS_WITH(tile_rows(s, 2), NAMES("tile_rows", "x", "real", "vector"));
+    CHECK_THROWS_WITH(tile_rows(v, 0), Catch::Contains("tile_rows: argument `reps` is 0"));
+    CHECK_THROWS_WITH(tile_rows(v, -1), Catch::Contains("tile_rows: argument `reps` is -1"));
     CHECK_THROWS_WITH(A * B, NAMES("matmul", "B", "mat[4,5]", "mat[2,3]"));
     CHECK_THROWS_WITH(diag_pre_multiply(v, A),
                       NAMES("diag_pre_multiply", "v", "vec[4]", "mat[2,3]"));
