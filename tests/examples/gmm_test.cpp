@@ -1,5 +1,6 @@
 // examples/gmm: the Stan program lowers to the C++ model's log density, and on the shared
 // simulated mixture the fit finds the true component means and weights up to label permutation.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -78,13 +79,16 @@ TEST_CASE("gmm: the fit finds the true means and weights up to label permutation
     std::vector<double> elbos;
     Options options = examples::gmm_options();
     options.threads = 1;
-    // gmm_options() starts at the mode: L-BFGS's from zero is one local mode (ELBO -16300) for
-    // every seed; the second search's, from a random point of the seed, is the truth's.
+    // gmm_options() starts at the mode: L-BFGS's search from zero and the second search's, from
+    // a random point of the seed, may end at different local modes (merged or empty components,
+    // ELBO about -16300, or the truth's, about -14595); which one reaches the truth's depends on
+    // the gradient's rounding. The start keeps the higher end, which the means below check.
     REQUIRE(options.start == advi::StartFrom::Auto);
     const Fit fit = examples::fit_gmm(m, 2, &elbos, options);
     INFO("final ELBO of seeds 1..2: " << fmt::format("{:.1f}", fmt::join(elbos, " ")));
     INFO(fit.result().start);
-    CHECK(fit.result().other_mode.switched);
+    CHECK(fit.result().other_mode.searched);
+    CHECK(*std::max_element(elbos.begin(), elbos.end()) > -14700);
     const Eigen::MatrixXd mu = fit.mean("mu").reshaped(K, D);
     const Eigen::VectorXd theta = fit.mean("theta");
     const std::vector<int> perm = examples::match_components(mu, mu_true);

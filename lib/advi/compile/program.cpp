@@ -26,29 +26,44 @@ namespace advi {
 
 namespace {
 
-// Walks the values b, b + 1, ... of a column-major matrix of `rows` rows made of tiles of
-// `tile` rows (rows a multiple of tile): at() is each value's position in the tile matrix
-// (tile x cols), (i mod tile) + tile j, kept by increments instead of divisions.
-struct TileWalk {
-    int rows, tile, i, p;
-    std::int64_t col;
-    TileWalk(int rows_, int tile_, int b)
-        : rows(rows_),
-          tile(tile_),
-          i(b % rows_),
-          p(i % tile_),
-          col(static_cast<std::int64_t>(b / rows_) * tile_) {}
-    [[nodiscard]] std::int64_t at() const { return col + p; }
-    void next() {
-        if (++p == tile)
-            p = 0;
-        if (++i == rows) {
+// Splits the values [b, b + len) of a column-major matrix of `rows` rows into runs that read
+// (or write) contiguous values of a smaller source: value (i, j) of the matrix is value
+// (i mod tile, j) of a source of `tile` rows (rows a multiple of tile). f(t, n, i, j) gets
+// each run: block positions [t, t + n), matrix rows [i, i + n) of column j. Copies, fills
+// and sums then run over whole runs (vectorised) instead of one value at a time.
+template <class F>
+void for_each_run(std::int64_t b, int len, int rows, int tile, F&& f) {
+    int i = static_cast<int>(b % rows);
+    std::int64_t j = b / rows;
+    int p = i % tile;  // runs end on tile boundaries, so after the first p is 0
+    for (int t = 0; t < len;) {
+        const int n = std::min(len - t, tile - p);
+        f(t, n, i, j);
+        t += n;
+        i += n;
+        p = 0;
+        if (i == rows) {
             i = 0;
-            p = 0;
-            col += tile;
+            ++j;
         }
     }
-};
+}
+
+// The sum of n values, in four interleaved partial sums (fixed by position, not by address:
+// the same bits whichever thread's buffer holds them), so that additions do not wait on each
+// other.
+double sum_run(const double* u, int n) {
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    int t = 0;
+    for (; t + 4 <= n; t += 4) {
+        s0 += u[t];
+        s1 += u[t + 1];
+        s2 += u[t + 2];
+        s3 += u[t + 3];
+    }
+    for (; t < n; ++t) s0 += u[t];
+    return (s0 + s1) + (s2 + s3);
+}
 
 // A loop over fewer values than this per part runs as one part: below it, waking a worker
 // costs more than the work.
@@ -465,35 +480,26 @@ void Program::exec_group(const Group& group, int part, int thread) {
                     const int size = st.args.out_size();
                     double* target = part == 0 ? st.args.out : partials + st.slot;
                     const double* u = a.in[0].x;
-                    if (st.form == LoopForm::RowSums) {  // value b + t of a column-major matrix
-                        int i = b % size;
-                        for (int t = 0; t < len; ++t) {
-                            target[i] += u[t];
-                            if (++i == size)
-                                i = 0;
-                        }
+                    if (st.form == LoopForm::RowSums) {  // target(i) += u(i, j)
+                        for_each_run(b, len, size, size, [&](int t, int n, int i, std::int64_t) {
+                            for (int r = 0; r < n; ++r) target[i + r] += u[t + r];
+                        });
                         continue;
                     }
-                    if (st.form == LoopForm::ColSums) {  // value b + t of a column-major matrix
+                    if (st.form == LoopForm::ColSums) {  // target(j) += u(i, j)
                         const int rows = st.args.in[0].rows;
-                        int i = b % rows;
-                        double* col = target + b / rows;
-                        double run = 0.0;
-                        for (int t = 0; t < len; ++t) {
-                            run += u[t];
-                            if (++i == rows) {
-                                *col++ += run;
-                                run = 0.0;
-                                i = 0;
-                            }
-                        }
-                        if (i != 0)
-                            *col += run;
+                        for_each_run(b, len, rows, rows, [&](int t, int n, int, std::int64_t j) {
+                            target[j] += sum_run(u + t, n);
+                        });
                         continue;
                     }
-                    if (st.form == LoopForm::TileSum) {  // value b + t of the tiled matrix
-                        TileWalk w(st.args.in[0].rows, st.args.out_rows, b);
-                        for (int t = 0; t < len; ++t, w.next()) target[w.at()] += u[t];
+                    if (st.form == LoopForm::TileSum) {  // target(i mod tile, j) += u(i, j)
+                        const int tile = st.args.out_rows;
+                        for_each_run(b, len, st.args.in[0].rows, tile,
+                                     [&](int t, int n, int i, std::int64_t j) {
+                                         double* to = target + j * tile + i % tile;
+                                         for (int r = 0; r < n; ++r) to[r] += u[t + r];
+                                     });
                         continue;
                     }
                     const int* idx = a.in[1].i;
@@ -534,31 +540,25 @@ void Program::exec_group(const Group& group, int part, int thread) {
                 case LoopForm::TileSum:
                 case LoopForm::ColSums: run_kernel(st.kernel, a); break;
                 case LoopForm::TileRows: {  // out(i, j) = x(i mod tile, j)
-                    TileWalk w(st.args.out_rows, st.args.in[0].rows, b);
-                    for (int t = 0; t < len; ++t, w.next()) out[t] = v[w.at()];
+                    const int tile = st.args.in[0].rows;
+                    for_each_run(b, len, st.args.out_rows, tile,
+                                 [&](int t, int n, int i, std::int64_t j) {
+                                     std::copy_n(v + j * tile + i % tile, n, out + t);
+                                 });
                     break;
                 }
-                case LoopForm::RepCols: {
-                    const int rows = st.args.out_rows;  // out(i, j) = v(i)
-                    int i = b % rows;
-                    for (int t = 0; t < len; ++t) {
-                        out[t] = v[i];
-                        if (++i == rows)
-                            i = 0;
-                    }
+                case LoopForm::RepCols: {  // out(i, j) = v(i)
+                    const int rows = st.args.out_rows;
+                    for_each_run(b, len, rows, rows, [&](int t, int n, int i, std::int64_t) {
+                        std::copy_n(v + i, n, out + t);
+                    });
                     break;
                 }
-                case LoopForm::RepRows: {
-                    const int rows = st.args.out_rows;  // out(i, j) = v(j)
-                    int i = b % rows;
-                    int j = b / rows;
-                    for (int t = 0; t < len; ++t) {
-                        out[t] = v[j];
-                        if (++i == rows) {
-                            i = 0;
-                            ++j;
-                        }
-                    }
+                case LoopForm::RepRows: {  // out(i, j) = v(j)
+                    const int rows = st.args.out_rows;
+                    for_each_run(b, len, rows, rows, [&](int t, int n, int, std::int64_t j) {
+                        std::fill_n(out + t, n, v[j]);
+                    });
                     break;
                 }
                 case LoopForm::Embed: {
