@@ -113,4 +113,37 @@ TEST_CASE("a per-value op of a widening gather runs on the gathered vector", "[d
           "out c[12:14] = %10\n");
 }
 
+TEST_CASE("scalars move out of sums by rows and columns", "[diff][simplify]") {
+    // row_sums(s X) = s row_sums(X), col_sums(X + c) = col_sums(X) + rows c, row_sums(c - X),
+    // col_sums(-X), and reshape(s X) = s reshape(X) on the way: the scalar meets the sums
+    // (one pass over them) instead of the matrix. Values against the unsimplified program.
+    Graph g;
+    const NodeId x = g.leaf(Op::Zeta, Shape::matrix(4, 3), DType::Real, 0, "X");
+    const NodeId s = g.leaf(Op::Zeta, Shape::scalar(), DType::Real, 12, "s");
+    const NodeId c = g.constant(0.75);
+    g.set_output("a", g.apply(Op::RowSums, g.apply(Op::Mul, s, x)), 0);
+    g.set_output("b", g.apply(Op::ColSums, g.apply(Op::Add, x, c)), 4);
+    g.set_output("c", g.apply(Op::RowSums, g.apply(Op::Sub, c, x)), 7);
+    g.set_output("d", g.apply(Op::ColSums, g.apply(Op::Neg, x)), 11);
+    g.set_output(
+        "e", g.apply(Op::ColSums, linalg::reshape(g, g.apply(Op::Mul, s, x), Shape::matrix(6, 2))),
+        14);
+    const Graph simple = simplify(g);
+    const std::string listing = simple.str();
+    INFO(listing);
+    // No op of the simplified graph reads X with a scalar: only the sums and reshapes read it.
+    CHECK(listing.find("mat[4,3] = mul") == std::string::npos);
+    CHECK(listing.find("mat[4,3] = add") == std::string::npos);
+    CHECK(listing.find("mat[4,3] = sub") == std::string::npos);
+    CHECK(listing.find("mat[4,3] = neg") == std::string::npos);
+    CHECK(listing.find("mat[6,2] = mul") == std::string::npos);
+    const Eigen::VectorXd zeta = Eigen::VectorXd::LinSpaced(13, -1.1, 1.7);
+    Program raw = Program::compile(g, {}, 13, 16);
+    Program simplified = Program::compile(simple, {}, 13, 16);
+    Eigen::VectorXd want, got;
+    raw.run(zeta, want);
+    simplified.run(zeta, got);
+    for (int k = 0; k < 16; ++k) CHECK(got[k] == Approx(want[k]).epsilon(1e-14).margin(1e-14));
+}
+
 }  // namespace advi

@@ -8,6 +8,61 @@
 #include <advi/base/error.hpp>
 
 namespace advi {
+namespace {
+
+// A repeat (rep_cols, rep_rows) of at least this many rows is read by its reader in runs of
+// its input's values instead of copied into a block temporary: below it, the runs are too
+// short for a kernel call each to pay.
+constexpr int kMinRepeatRun = 256;
+
+// The elementwise ops whose kernel takes a one-value operand as a scalar against a longer
+// one (binary_kernel), so that a run of rep_rows (one value) reads as that value.
+bool broadcasts_scalars(Op op) {
+    return op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::Div;
+}
+
+}  // namespace
+
+struct EmitSteps {
+    using Instr = Program::Instr;
+    using Kind = Program::Kind;
+    using Role = Program::Role;
+
+    // Repeats whose one reader is an elementwise step read their input in runs there: the
+    // repeat's step becomes Role::InPlace and its reader's operand Kind::RepCols or RepRows, with
+    // the repeat's input as the operand. One such operand per reader (its runs are the kernel
+    // calls).
+    static void read_repeats_in_place(Program::Group& group, const Graph& g, const Loops& l) {
+        for (std::size_t r = 0; r < group.steps.size(); ++r) {
+            Instr& rep = group.steps[r];
+            const bool cols = rep.form == LoopForm::RepCols;
+            if ((!cols && rep.form != LoopForm::RepRows) || rep.role != Role::Temp ||
+                rep.kind[0] != Kind::Whole || g[rep.id].shape.rows < kMinRepeatRun)
+                continue;
+            for (std::size_t q = r + 1; q < group.steps.size(); ++q) {
+                Instr& reader = group.steps[q];
+                int slot = -1, reads = 0;
+                for (int k = 0; k < reader.arity; ++k) {
+                    if (reader.kind[k] == Kind::Temp && l.values_of(g[reader.id].in[k]) == rep.id) {
+                        slot = k;
+                        ++reads;
+                    }
+                }
+                if (reads == 0)
+                    continue;
+                if (reads == 1 && reader.rep_rows == 0 && reader.form == LoopForm::Elementwise &&
+                    (reader.role == Role::Temp || reader.role == Role::Store) &&
+                    (cols || broadcasts_scalars(g[reader.id].op))) {
+                    reader.kind[slot] = cols ? Kind::RepCols : Kind::RepRows;
+                    reader.in[slot] = rep.in[0];
+                    reader.rep_rows = g[rep.id].shape.rows;
+                    rep.role = Role::InPlace;
+                }
+                break;  // a member has one reader
+            }
+        }
+    }
+};
 
 Program emit(const Slots& slots, std::vector<DataSlot> data, int input_dim, int output_dim,
              int threads) {
@@ -102,6 +157,7 @@ Program emit(const Slots& slots, std::vector<DataSlot> data, int input_dim, int 
             }
             group.steps.push_back(st);
         }
+        EmitSteps::read_repeats_in_place(group, g, l);
         Instr ins = make_instr(unit.roots.front());
         ins.kernel = nullptr;
         ins.group = static_cast<int>(p.groups_.size());

@@ -422,6 +422,45 @@ void Program::exec(std::vector<Instr>& code) {
     }
 }
 
+void Program::run_by_repeat_runs(const Instr& st, const KernelArgs& block, int b, int len,
+                                 double* temps) const {
+    // The block splits where the repeated operand's run changes: within a run, rep_cols reads
+    // consecutive values of its input and rep_rows one value (a scalar to the kernel).
+    double* out = st.role == Role::Temp ? temps + st.out.offset : st.args.out + b;
+    for_each_run(b, len, st.rep_rows, st.rep_rows, [&](int t, int n, int i, std::int64_t j) {
+        KernelArgs a = block;
+        for (int k = 0; k < st.arity; ++k) {
+            View& v = a.in[k];
+            switch (st.kind[k]) {
+                case Kind::Sliced:
+                case Kind::Temp:
+                    if (v.x != nullptr)
+                        v.x += t;
+                    if (v.i != nullptr)
+                        v.i += t;
+                    v.rows = n;
+                    break;
+                case Kind::RepCols:
+                    v.x = st.args.in[k].x + i;
+                    v.rows = n;
+                    v.cols = 1;
+                    break;
+                case Kind::RepRows:
+                    v.x = st.args.in[k].x + j;
+                    v.rows = v.cols = 1;
+                    break;
+                case Kind::Scalar:
+                case Kind::Whole:
+                case Kind::Rows: break;
+            }
+        }
+        a.out = out + t;
+        a.out_rows = n;
+        a.out_cols = 1;
+        run_kernel(st.kernel, a);
+    });
+}
+
 void Program::exec_group(const Group& group, int part, int thread) {
     // Every step sees the block [b, b + len) of its full-size operands; scalars and whole
     // operands as they are; intermediates live in this thread's block-sized temporaries
@@ -465,9 +504,16 @@ void Program::exec_group(const Group& group, int part, int thread) {
                         v.cols = 1;
                         break;
                     case Kind::Rows: v.x += b; break;  // rows [b, b + len), stride v.rows
+                    case Kind::RepCols:
+                    case Kind::RepRows: break;  // by runs, below
                 }
             }
+            if (st.rep_rows > 0) {
+                run_by_repeat_runs(st, a, b, len, temps);
+                continue;
+            }
             switch (st.role) {
+                case Role::InPlace: continue;
                 case Role::Sum: {
                     double partial = 0.0;
                     a.out = &partial;
@@ -666,6 +712,7 @@ std::string Program::str() const {
                                  : st.role == Role::ScatterAdd     ? "  (scatter-added)"
                                  : st.role == Role::RowsTVec       ? "  (row blocks accumulated)"
                                  : st.form == LoopForm::RowsMatVec ? "  (by row blocks)"
+                                 : st.role == Role::InPlace        ? "  (not copied: read in runs)"
                                                                    : "");
         }
     }

@@ -75,6 +75,7 @@ public:
     [[nodiscard]] int prologue_count() const { return static_cast<int>(prologue_.size()); }
 
 private:
+    friend struct EmitSteps;  // emit.cpp: rewrites of a loop's steps
     friend Program emit(const Slots& slots, std::vector<DataSlot> data, int input_dim,
                         int output_dim, int threads);
     using Ref = BufferRef;
@@ -82,12 +83,17 @@ private:
     // operand at the block's offset; a whole operand (a gather's source); a temporary.
     // Rows: the block's rows of a whole matrix operand (a row block of a matrix-vector
     // product), read in place with the matrix's own column stride.
-    enum class Kind : std::uint8_t { Scalar, Sliced, Whole, Temp, Rows };
+    // How a step reads an input: a scalar, the block of a full-size operand, a whole operand,
+    // a block temporary, row blocks of a matrix, or (RepCols, RepRows) the values of a
+    // rep_cols or rep_rows step's input directly, run by run, where that step copies nothing.
+    enum class Kind : std::uint8_t { Scalar, Sliced, Whole, Temp, Rows, RepCols, RepRows };
     // What a step of a loop does with its block: keeps it in a block temporary (a member
     // read only by later steps), stores it into its full buffer, adds its sum to a
     // running total, scatter-adds it, or adds the block's rows of A' r to a vector (the
     // adjoint of a matrix-vector product, accumulated while the rows are in cache).
-    enum class Role : std::uint8_t { Temp, Store, Sum, ScatterAdd, RowsTVec };
+    // A repeat whose reader reads its input in runs (Kind::RepCols, RepRows) is Role::InPlace:
+    // the step stays in the listing and does nothing.
+    enum class Role : std::uint8_t { Temp, Store, Sum, ScatterAdd, RowsTVec, InPlace };
     struct Instr {
         Kernel kernel = nullptr;
         NodeId id = kNoNode;  // the node it computes (index into nodes_)
@@ -107,6 +113,7 @@ private:
         std::array<Kind, 3> kind{};
         Role role = Role::Store;
         std::int64_t slot = 0;  // Sum: its running total; ScatterAdd: offset in the partials
+        int rep_rows = 0;       // an input read as Kind::RepCols or RepRows: the repeat's rows
         KernelArgs args;        // bound at bind(): pointers into the arena and data
         bool scratch = false;   // args.scratch points at the scratch region
         Fold scalar = nullptr;  // set by bind() for elementwise ops on real scalars
@@ -138,6 +145,10 @@ private:
     void bind();
     void exec(std::vector<Instr>& code);
     void exec_plain(const Instr& ins);
+    // A loop step with a repeat read in place (rep_rows > 0), on block [b, b + len): one
+    // kernel call per run of the repeat.
+    void run_by_repeat_runs(const Instr& st, const KernelArgs& block, int b, int len,
+                            double* temps) const;
     void exec_group(const Group& group, int part, int thread);
     // Runs task for parts [0, parts): on the pool, or one after another on one thread.
     // (task has ThreadPool::Task's signature.)

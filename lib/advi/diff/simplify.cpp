@@ -300,6 +300,38 @@ private:
                 }
                 break;
             }
+            case Op::RowSums:
+            case Op::ColSums: {
+                // Scalars move out of sums by rows or columns, as out of sum(): one pass over
+                // the sums instead of one over the matrix (the -0.5 of a normal density and
+                // its constant, summed over a point's coordinates).
+                const Node x = g_[a];
+                const double count = n.op == Op::RowSums ? x.shape.cols : x.shape.rows;
+                if (scaled(a))  // sums(s X) = s sums(X)
+                    return apply(Op::Mul, x.in[0], apply(n.op, x.in[1]));
+                if (x.op == Op::Neg)  // sums(-X) = -sums(X)
+                    return apply(Op::Neg, apply(n.op, x.in[0]));
+                if ((x.op == Op::Add || x.op == Op::Sub) && x.shape.size() > 1) {
+                    const bool s0 = scalar(x.in[0]), s1 = scalar(x.in[1]);
+                    if (s0 != s1) {  // sums(X +- s) = sums(X) +- count s, and s - X likewise
+                        const NodeId s_times_count =
+                            apply(Op::Mul, g_.constant(count), s0 ? x.in[0] : x.in[1]);
+                        const NodeId sums = apply(n.op, s0 ? x.in[1] : x.in[0]);
+                        return s0 ? apply(x.op, s_times_count, sums)
+                                  : apply(x.op, sums, s_times_count);
+                    }
+                }
+                break;
+            }
+            case Op::Reshape:
+                // reshape(s X) = s reshape(X): scalars keep moving outward, to the sums above.
+                if (scaled(a)) {
+                    Node r = n;
+                    r.in[0] = g_[a].in[1];
+                    const NodeId s_ = g_[a].in[0];
+                    return apply(Op::Mul, s_, make(r));
+                }
+                break;
             case Op::Broadcast:
             case Op::RepCols:
             case Op::RepRows:
