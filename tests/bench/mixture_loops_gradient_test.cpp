@@ -23,18 +23,18 @@ TEST_CASE("mixture written with loops: N x K x D repeats in blocks, and threads 
     Program p = compile(lowered->model().spec());
     const std::string listing = p.str();
     INFO(listing);
-    // mu[k] and sigma[k] at iterations n + N k are runs of N: mu and log sigma repeated into
-    // block temporaries of the forward loop (no index as long as the loop); 1 / sigma once
-    // into a buffer, since the reverse sweep reads it again. Their adjoints are column sums
-    // added in the loops, not scatter-adds.
-    std::size_t in_blocks = 0, stored = 0, at = 0;
+    // mu[k] and sigma[k] at iterations n + N k are runs of N: mu, log sigma and 1 / sigma
+    // repeated, each read in runs by its reader (no index as long as the loop, no copy), 1 /
+    // sigma once per reader (the forward loop and the reverse sweep's). Their adjoints are
+    // column sums added in the loops, not scatter-adds.
+    std::size_t in_runs = 0, other = 0, at = 0;
     while ((at = listing.find("mat[2000,50] = rep_rows", at)) != std::string::npos) {
-        const std::size_t line = listing.rfind('\n', at) + 1;
-        ++(listing.compare(line, 10, "     block") == 0 ? in_blocks : stored);
+        const std::size_t end = listing.find('\n', at);
+        ++(listing.compare(end - 26, 26, "(not copied: read in runs)") == 0 ? in_runs : other);
         ++at;
     }
-    CHECK(in_blocks == 2);
-    CHECK(stored == 1);
+    CHECK(in_runs == 4);
+    CHECK(other == 0);
     CHECK(listing.find("vec[100000] = gather") == std::string::npos);
     CHECK(listing.find("scatter_add") == std::string::npos);
     CHECK(listing.find("vec[50] = col_sums") != std::string::npos);

@@ -9,6 +9,7 @@
 #include <advi/compile/emit.hpp>
 #include <advi/compile/liveness.hpp>
 #include <advi/compile/loops.hpp>
+#include <advi/compile/repeats.hpp>
 #include <advi/compile/schedule.hpp>
 #include <advi/compile/slots.hpp>
 #include <advi/diff/reverse.hpp>
@@ -222,6 +223,70 @@ TEST_CASE("repeats of many rows are read in runs by their reader, not copied", "
         prog.run(zeta, out2);
         CHECK((out.array() == out2.array()).all());
     }
+}
+
+TEST_CASE("a long repeat read by several nodes gets a copy per reader, each read in runs",
+          "[compile]") {
+    // R = rep_rows(exp(v), 300) read by Z * R, by reshape(R) + W (a reader through a
+    // whole-size reshape) and by sum(R): three copies (aux 0, 1, 2), none stored; a short
+    // repeat (rep_rows of 3 rows) keeps one node. Values against the graph without copies.
+    const int rows = 300, cols = 4;
+    Graph g;
+    const NodeId z = g.leaf(Op::Zeta, Shape::matrix(rows, cols), DType::Real, 0, "Z");
+    const NodeId v = g.leaf(Op::Zeta, Shape::vector(cols), DType::Real, rows * cols, "v");
+    const NodeId w =
+        g.leaf(Op::Zeta, Shape::matrix(cols * 2, rows / 2), DType::Real, rows * cols + cols, "W");
+    const NodeId r = linalg::rep_rows(g, g.apply(Op::Exp, v), rows);
+    const NodeId a = g.apply(Op::Sum, g.apply(Op::Square, g.apply(Op::Mul, z, r)));
+    const NodeId b = g.apply(
+        Op::Sum,
+        g.apply(Op::Exp,
+                g.apply(Op::Add, linalg::reshape(g, r, Shape::matrix(cols * 2, rows / 2)), w)));
+    const NodeId c = g.apply(Op::Sum, r);
+    const NodeId short_r = linalg::rep_rows(g, v, 3);
+    const NodeId d = g.apply(Op::Add, g.apply(Op::Sum, g.apply(Op::Exp, short_r)),
+                             g.apply(Op::Sum, g.apply(Op::Square, short_r)));
+    g.set_output("lp", g.apply(Op::Add, g.apply(Op::Add, a, b), g.apply(Op::Add, c, d)));
+    const Graph copied = repeats_per_reader(g);
+    const std::string listing = copied.str();
+    INFO(listing);
+    auto count = [&](const std::string& what) {
+        std::size_t n = 0;
+        for (std::size_t at = listing.find(what); at != std::string::npos;
+             at = listing.find(what, at + 1))
+            ++n;
+        return n;
+    };
+    CHECK(count("mat[300,4] = rep_rows") == 3);
+    CHECK(count("mat[3,4] = rep_rows") == 1);
+
+    const int dim = rows * cols + cols + rows * cols;
+    Program p = Program::compile(g, {}, dim, 0, 1);
+    INFO(p.str());
+    // No copy is stored in a full buffer: each lives in its reader's loop (read in runs, or
+    // in a block temporary where the sum reads it).
+    const std::string program = p.str();
+    std::size_t stored = 0, looped = 0;
+    for (std::size_t at = program.find("mat[300,4] = rep_rows"); at != std::string::npos;
+         at = program.find("mat[300,4] = rep_rows", at + 1)) {
+        const std::size_t line = program.rfind('\n', at) + 1;
+        const std::string head = program.substr(line, at - line);
+        ++(head.find('@') != std::string::npos ? stored : looped);
+    }
+    CHECK(stored == 0);
+    CHECK(looped == 3);
+    const Eigen::VectorXd zeta = Eigen::VectorXd::LinSpaced(dim, -0.7, 0.6);
+    const Eigen::Map<const Eigen::MatrixXd> Z(zeta.data(), rows, cols);
+    const Eigen::RowVectorXd ev =
+        Eigen::Map<const Eigen::RowVectorXd>(zeta.data() + rows * cols, cols).array().exp();
+    const Eigen::Map<const Eigen::MatrixXd> W(zeta.data() + rows * cols + cols, cols * 2, rows / 2);
+    const Eigen::MatrixXd R = ev.replicate(rows, 1);
+    const Eigen::Map<const Eigen::MatrixXd> Rr(R.data(), cols * 2, rows / 2);
+    const Eigen::Map<const Eigen::VectorXd> V(zeta.data() + rows * cols, cols);
+    const double want = (Z.array() * R.array()).square().sum() + (Rr + W).array().exp().sum() +
+                        R.sum() + 3 * (V.array().exp().sum() + V.squaredNorm());
+    Eigen::VectorXd none;
+    CHECK(p.run(zeta, none) == Approx(want).epsilon(1e-13));
 }
 
 }  // namespace advi

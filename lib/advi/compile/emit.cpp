@@ -6,14 +6,10 @@
 #include <fmt/format.h>
 
 #include <advi/base/error.hpp>
+#include <advi/compile/repeats.hpp>
 
 namespace advi {
 namespace {
-
-// A repeat (rep_cols, rep_rows) of at least this many rows is read by its reader in runs of
-// its input's values instead of copied into a block temporary: below it, the runs are too
-// short for a kernel call each to pay.
-constexpr int kMinRepeatRun = 256;
 
 // The elementwise ops whose kernel takes a one-value operand as a scalar against a longer
 // one (binary_kernel), so that a run of rep_rows (one value) reads as that value.

@@ -18,6 +18,7 @@
 #include <advi/compile/kernel_guard.hpp>
 #include <advi/compile/liveness.hpp>
 #include <advi/compile/loops.hpp>
+#include <advi/compile/repeats.hpp>
 #include <advi/compile/schedule.hpp>
 #include <advi/compile/slots.hpp>
 #include <advi/compile/thread_pool.hpp>
@@ -152,7 +153,10 @@ Program& Program::operator=(const Program& other) {
 // The compiler: a straight list of passes, each a value printed for ADVI_DUMP.
 Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_dim, int output_dim,
                          int threads, bool dump) {
-    const Aliases aliases = find_aliases(g);
+    // Each long repeat's reader gets its own copy (read in runs, not stored); the passes then
+    // run on that graph, which is `g` itself where no repeat is shared.
+    const Graph copied = repeats_per_reader(g);
+    const Aliases aliases = find_aliases(copied);
     show(dump, "aliases", aliases);
     const Loops loops = fuse_loops(aliases);
     show(dump, "loops", loops);
