@@ -1,6 +1,7 @@
 // Gaussian variational families: entropy against the closed form, moments from L, the flat
 // parameter layout, draws, printing.
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <sstream>
 
@@ -83,6 +84,37 @@ TEST_CASE("approximation: flat parameter layout round-trips", "[advi]") {
     CHECK(mf.omega() == Eigen::Vector2d(3, 4));
     CHECK_THROWS_AS(mf.set_params(Eigen::Vector3d(1, 2, 3)), advi::ShapeError);
     CHECK_THROWS_AS(mf.L(), advi::ModelError);
+}
+
+TEST_CASE("approximation: the in-place step equals params() + rho .* grad", "[advi]") {
+    // Both families: step() changes q as set_params(params() + rho .* grad) does, bit for bit;
+    // add_params_to() adds params(); pack_full_rank() lays out mu and L's lower triangle as
+    // params() does; a step to a non-finite value says so.
+    for (const bool full : {true, false}) {
+        auto q = full ? Approximation::full_rank(Eigen::Vector3d(1, 2, 3), example_L())
+                      : Approximation::mean_field(Eigen::Vector3d(1, 2, 3),
+                                                  Eigen::Vector3d(0.3, -1.2, 0.0));
+        const int n = q.num_params();
+        const Eigen::VectorXd rho = Eigen::VectorXd::LinSpaced(n, 0.1, 0.9);
+        const Eigen::VectorXd grad = Eigen::VectorXd::LinSpaced(n, -2.0, 1.7);
+        auto want = q;
+        want.set_params((q.params().array() + rho.array() * grad.array()).matrix());
+        Eigen::VectorXd sum = Eigen::VectorXd::Constant(n, 0.25);
+        q.add_params_to(sum);
+        CHECK(sum == (q.params().array() + 0.25).matrix());
+        REQUIRE(q.step(rho, grad));
+        CHECK(q.params() == want.params());
+        if (full) {
+            CHECK(q.L() == want.L());  // the strict upper triangle stays zero
+            Eigen::VectorXd packed;
+            Approximation::pack_full_rank(q.mu(), q.L(), packed);
+            CHECK(packed == q.params());
+        }
+        Eigen::VectorXd huge = Eigen::VectorXd::Zero(n);
+        huge[n - 1] = std::numeric_limits<double>::infinity();
+        CHECK_FALSE(q.step(rho, huge));
+        CHECK_THROWS_AS(q.step(rho.head(n - 1), grad.head(n - 1)), advi::ShapeError);
+    }
 }
 
 TEST_CASE("approximation: draws have q's moments", "[advi]") {

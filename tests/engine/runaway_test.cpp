@@ -62,6 +62,15 @@ TEST_CASE("runaway: a mean or scale beyond its limit is named", "[advi]") {
     L << 1, 0, -3e50, 1;
     CHECK_THAT(*ran_off(Approximation::full_rank(Eigen::Vector2d(0, 0), L), opts),
                Contains("entry (1, 0) of the Cholesky factor"));
+    // The factor's rows take their coordinate's limit; a NaN entry runs off too.
+    L << 701, 0, 699, 1;  // row 0's limit is 1e50, row 1's 700
+    CHECK_FALSE(ran_off(Approximation::full_rank(Eigen::Vector2d(0, 0), L), opts));
+    L << 1, 0, 1, 701;
+    CHECK_THAT(*ran_off(Approximation::full_rank(Eigen::Vector2d(0, 0), L), opts),
+               Contains("entry (1, 1) of the Cholesky factor of q, row `sigma`"));
+    L << 1, 0, std::numeric_limits<double>::quiet_NaN(), 1;
+    CHECK_THAT(*ran_off(Approximation::full_rank(Eigen::Vector2d(0, 0), L), opts),
+               Contains("entry (1, 0)"));
 }
 
 TEST_CASE("runaway: a steady rise is one, a levelling or jittering ELBO is not", "[advi]") {

@@ -97,12 +97,7 @@ Eigen::VectorXd Approximation::params() const {
     if (family_ == Family::MeanField) {
         p.tail(d) = omega_;
     } else {
-        int k = d;
-        for (int j = 0; j < d; ++j) {
-            for (int i = j; i < d; ++i) {
-                p[k++] = L_(i, j);
-            }
-        }
+        pack_full_rank(mu_, L_, p);
     }
     return p;
 }
@@ -119,12 +114,66 @@ void Approximation::set_params(const Eigen::VectorXd& p) {
     if (family_ == Family::MeanField) {
         omega_ = p.tail(d);
     } else {
-        int k = d;
+        Eigen::Index k = d;
         for (int j = 0; j < d; ++j) {
-            for (int i = j; i < d; ++i) {
-                L_(i, j) = p[k++];
-            }
+            L_.col(j).tail(d - j) = p.segment(k, d - j);
+            k += d - j;
         }
+    }
+}
+
+bool Approximation::step(const Eigen::VectorXd& rho, const Eigen::VectorXd& grad) {
+    const int d = dim();
+    if (rho.size() != num_params() || grad.size() != num_params()) {
+        throw ShapeError(fmt::format("approximation step: expected vectors({}), got {} and {}",
+                                     num_params(), rho.size(), grad.size()));
+    }
+    mu_.array() += rho.head(d).array() * grad.head(d).array();
+    if (family_ == Family::MeanField) {
+        omega_.array() += rho.tail(d).array() * grad.tail(d).array();
+        return is_finite();
+    }
+    // Column j of the lower triangle is the d - j entries at k in params() layout.
+    bool finite = mu_.allFinite();
+    Eigen::Index k = d;
+    for (int j = 0; j < d; ++j) {
+        const Eigen::Index n = d - j;
+        auto col = L_.col(j).tail(n);
+        col.array() += rho.segment(k, n).array() * grad.segment(k, n).array();
+        finite = finite && col.allFinite();
+        k += n;
+    }
+    return finite;
+}
+
+void Approximation::add_params_to(Eigen::VectorXd& sum) const {
+    const int d = dim();
+    if (sum.size() != num_params()) {
+        throw ShapeError(
+            fmt::format("approximation parameters: expected vector({}), got vector({})",
+                        num_params(), sum.size()));
+    }
+    sum.head(d) += mu_;
+    if (family_ == Family::MeanField) {
+        sum.tail(d) += omega_;
+        return;
+    }
+    Eigen::Index k = d;
+    for (int j = 0; j < d; ++j) {
+        sum.segment(k, d - j) += L_.col(j).tail(d - j);
+        k += d - j;
+    }
+}
+
+void Approximation::pack_full_rank(const Eigen::VectorXd& g_mu, const Eigen::MatrixXd& g_L,
+                                   Eigen::VectorXd& out) {
+    const Eigen::Index d = g_mu.size();
+    out.resize(d + d * (d + 1) / 2);
+    out.head(d) = g_mu;
+    Eigen::Index k = d;
+    for (Eigen::Index j = 0; j < d; ++j) {
+        out.segment(k, d - j) = g_L.col(j).tail(d - j);
+        k += d - j;
     }
 }
 

@@ -40,6 +40,15 @@ public:
     Eigen::VectorXd params() const;
     void set_params(const Eigen::VectorXd& p);
     bool is_finite() const;
+    // params() += rho .* grad, in place (no copy of the D(D+1)/2 entries of a full-rank q
+    // out and back), and then is_finite(): the gradient-ascent step.
+    bool step(const Eigen::VectorXd& rho, const Eigen::VectorXd& grad);
+    // sum += params(), without a copy of them.
+    void add_params_to(Eigen::VectorXd& sum) const;
+    // The gradient of a full-rank q in params() layout from its parts: [g_mu; g_L's lower
+    // triangle, column by column], written into `out` (resized).
+    static void pack_full_rank(const Eigen::VectorXd& g_mu, const Eigen::MatrixXd& g_L,
+                               Eigen::VectorXd& out);
 
     // Analytic: D/2 (1 + log 2 pi) + sum omega, or + sum log|L_ii|.
     double entropy() const;

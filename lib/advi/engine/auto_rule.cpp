@@ -269,7 +269,7 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
         if (opts.monitor_every > 0 && iter % opts.monitor_every == 0)
             monitor(iter, q);
 
-        block_sum += q.params();
+        q.add_params_to(block_sum);
         if (++in_block < block)
             continue;
         last_block_mean = block_sum / block;

@@ -77,19 +77,19 @@ public:
             return result_;
         }
         const double n = result_.used;
-        // Build the gradient as an Approximation so that params() gives the flat layout.
-        Approximation g;
+        // The flat layout of Approximation::params().
         if (q_.family() == Family::MeanField) {
-            Eigen::VectorXd g_omega =
+            const int d = q_.dim();
+            result_.grad.resize(2 * d);
+            result_.grad.head(d) = mu_sum_ / n;
+            result_.grad.tail(d) =
                 (omega_sum_.array() / n * q_.omega().array().exp() + (stl_ ? 0.0 : 1.0)).matrix();
-            g = Approximation::mean_field(mu_sum_ / n, std::move(g_omega));
         } else {
-            Eigen::MatrixXd g_L = L_sum_ / n;
+            L_sum_.triangularView<Eigen::Lower>() = L_sum_ / n;  // in place: no copy of D x D
             if (!stl_)
-                g_L.diagonal().array() += q_.L().diagonal().array().inverse();
-            g = Approximation::full_rank(mu_sum_ / n, std::move(g_L));
+                L_sum_.diagonal().array() += q_.L().diagonal().array().inverse();
+            Approximation::pack_full_rank(mu_sum_ / n, L_sum_, result_.grad);
         }
-        result_.grad = g.params();
         return result_;
     }
 

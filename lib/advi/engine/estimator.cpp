@@ -116,11 +116,7 @@ std::string gradient_step(Estimator& est, Approximation& q, StepSize& steps, int
 }
 
 bool ascend(Approximation& q, StepSize& steps, const Eigen::VectorXd& grad) {
-    const Eigen::VectorXd& rho = steps.next(grad);
-    Eigen::VectorXd p = q.params();
-    p.array() += rho.array() * grad.array();
-    q.set_params(p);
-    return q.is_finite();
+    return q.step(steps.next(grad), grad);
 }
 
 }  // namespace advi

@@ -51,9 +51,15 @@ std::optional<std::string> ran_off(const Approximation& q, const Options& opts) 
         return std::nullopt;
     }
     const Eigen::MatrixXd& L = q.L();
-    for (int j = 0; j < q.dim(); ++j) {
-        for (int i = j; i < q.dim(); ++i) {
-            if (runaway(L(i, j), limit(opts, i))) {
+    const int d = q.dim();
+    Eigen::ArrayXd limits(d);
+    for (int i = 0; i < d; ++i) limits[i] = limit(opts, i);
+    for (int j = 0; j < d; ++j) {
+        // A column at a time (vectorised; a NaN fails <=), then the entry for the message.
+        if ((L.col(j).tail(d - j).array().abs() <= limits.tail(d - j)).all())
+            continue;
+        for (int i = j; i < d; ++i) {
+            if (runaway(L(i, j), limits[i])) {
                 return message(fmt::format("entry ({}, {}) of the Cholesky factor of q, row {} "
                                            "(unconstrained)",
                                            i, j, coordinate(opts, i)),
