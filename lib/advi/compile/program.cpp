@@ -156,6 +156,7 @@ Program Program::compile(const Graph& g, std::vector<DataSlot> data, int input_d
     // Each long repeat's reader gets its own copy (read in runs, not stored); the passes then
     // run on that graph, which is `g` itself where no repeat is shared.
     const Graph copied = repeats_per_reader(g);
+    show(dump, "repeats", copied);
     const Aliases aliases = find_aliases(copied);
     show(dump, "aliases", aliases);
     const Loops loops = fuse_loops(aliases);
