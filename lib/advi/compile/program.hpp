@@ -82,10 +82,8 @@ private:
     // How a fused step reads an input within a block: a scalar as it is; a full-size
     // operand at the block's offset; a whole operand (a gather's source); a temporary.
     // Rows: the block's rows of a whole matrix operand (a row block of a matrix-vector
-    // product), read in place with the matrix's own column stride.
-    // How a step reads an input: a scalar, the block of a full-size operand, a whole operand,
-    // a block temporary, row blocks of a matrix, or (RepCols, RepRows) the values of a
-    // rep_cols or rep_rows step's input directly, run by run, where that step copies nothing.
+    // product), read in place with the matrix's own column stride. RepCols, RepRows: the
+    // input of a rep_cols or rep_rows step that copies nothing, read run by run.
     enum class Kind : std::uint8_t { Scalar, Sliced, Whole, Temp, Rows, RepCols, RepRows };
     // What a step of a loop does with its block: keeps it in a block temporary (a member
     // read only by later steps), stores it into its full buffer, adds its sum to a

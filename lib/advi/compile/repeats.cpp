@@ -39,45 +39,38 @@ Graph repeats_per_reader(const Graph& g) {
     if (!shared)
         return g;
 
-    // Rebuilt in order; a shared repeat's first reader (and the outputs) reads the original,
-    // every other reader a copy of its own, numbered by `aux` (1, 2, ... over the whole graph)
-    // so that interning keeps the copies apart. A reshape of a repeat is copied with it.
-    Graph out;
-    std::vector<NodeId> map(n, kNoNode);
+    // Rebuilt (the pass skeleton: live nodes in order, inputs remapped); a shared repeat's
+    // first reader (and the outputs) reads the original, every other reader a copy of its
+    // own, numbered by `aux` (1, 2, ... over the whole graph) so that interning keeps the
+    // copies apart. A reshape of a repeat is copied with it.
     std::vector<bool> taken(n, false);  // the original has its reader
     int next_copy = 0;
-    auto copy_of = [&](auto&& self, NodeId id, int copy) -> NodeId {
-        Node node = g[id];
-        if (node.op == Op::Reshape) {
-            node.in[0] = self(self, node.in[0], copy);
-        } else {
-            node.in[0] = map[node.in[0]];
+    auto copy_of = [](auto&& self, Graph& out, NodeId original, int copy) -> NodeId {
+        Node node = out[original];  // a copy: interning below may move the nodes
+        if (node.op == Op::Reshape)
+            node.in[0] = self(self, out, node.in[0], copy);
+        else
             node.aux = copy;
-        }
         return out.intern(node);
     };
-    for (NodeId id = 0; id < n; ++id) {
-        if (!live[id])
-            continue;
-        Node node = g[id];
+    Graph out = rebuild(g, [&](Graph& o, const Node& remapped, NodeId id) {
+        Node node = remapped;
         for (int k = 0; k < node.arity(); ++k) {
             const NodeId in = g[id].in[k];
-            int same = -1;  // an earlier slot of this reader that reads the same input
+            int same = -1;  // an earlier slot of this reader that reads it: the same node
             for (int j = 0; j < k && same < 0; ++j) same = g[id].in[j] == in ? j : -1;
             if (same >= 0) {
                 node.in[k] = node.in[same];
-            } else if (readers[in] > 1 && long_repeat(g, in) && taken[in]) {
-                node.in[k] = copy_of(copy_of, in, ++next_copy);
-            } else {
-                taken[in] = true;
-                node.in[k] = map[in];
+                continue;
             }
+            if (readers[in] < 2 || !long_repeat(g, in))
+                continue;
+            if (taken[in])
+                node.in[k] = copy_of(copy_of, o, remapped.in[k], ++next_copy);
+            taken[in] = true;
         }
-        const bool leaf = node.arity() == 0 && node.op != Op::Const;
-        map[id] = leaf ? out.leaf(node.op, node.shape, node.dtype, node.index, g.label(id))
-                       : out.intern(node);
-    }
-    for (const auto& o : g.outputs()) out.set_output(o.name, map[o.id], o.offset);
+        return o.intern(node);
+    });
     return out;
 }
 
