@@ -4,6 +4,7 @@
 #include <limits>
 #include <numbers>
 #include <sstream>
+#include <string>
 
 #include <Eigen/LU>
 #include <catch2/catch.hpp>
@@ -113,7 +114,14 @@ TEST_CASE("approximation: the in-place step equals params() + rho .* grad", "[ad
         Eigen::VectorXd huge = Eigen::VectorXd::Zero(n);
         huge[n - 1] = std::numeric_limits<double>::infinity();
         CHECK_FALSE(q.step(rho, huge));
-        CHECK_THROWS_AS(q.step(rho.head(n - 1), grad.head(n - 1)), advi::ShapeError);
+        CHECK_THROWS_WITH(
+            q.step(rho.head(n - 1), grad.head(n - 1)),
+            Contains("approximation step: expected vectors(" + std::to_string(n) + ")"));
+        Eigen::VectorXd short_sum = Eigen::VectorXd::Zero(n - 1);
+        CHECK_THROWS_WITH(
+            q.add_params_to(short_sum),
+            Contains("approximation parameters: expected vector(" + std::to_string(n) +
+                     "), got vector(" + std::to_string(n - 1) + ")"));
     }
 }
 
