@@ -114,6 +114,7 @@ TEST_CASE("approximation: the in-place step equals params() + rho .* grad", "[ad
         Eigen::VectorXd huge = Eigen::VectorXd::Zero(n);
         huge[n - 1] = std::numeric_limits<double>::infinity();
         CHECK_FALSE(q.step(rho, huge));
+        CHECK_THROWS_AS(q.step(rho.head(n - 1), grad.head(n - 1)), advi::ShapeError);
         CHECK_THROWS_WITH(
             q.step(rho.head(n - 1), grad.head(n - 1)),
             Contains("approximation step: expected vectors(" + std::to_string(n) + ")"));
