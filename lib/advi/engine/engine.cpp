@@ -19,6 +19,7 @@
 #include <advi/engine/auto_rule.hpp>
 #include <advi/engine/counting_target.hpp>
 #include <advi/engine/estimator.hpp>
+#include <advi/engine/gaussian_newton.hpp>
 #include <advi/engine/runaway.hpp>
 #include <advi/engine/start.hpp>
 #include <advi/engine/step_size.hpp>
@@ -416,9 +417,32 @@ AdviResult run_with_start(Target& target, const Options& opts, CurvatureTarget* 
             from_mf.gradient_evaluations = start.gradient_evaluations;
             from_mf.hessian_vector_products = start.hessian_vector_products;
             from_mf.other_mode = start.other_mode;
+            // Then Newton steps on full-rank's ELBO from it (gaussian_newton.hpp), where the
+            // dense Hessians are affordable; else its sds.
+            std::string refined = "its sds";
+            if (curvature != nullptr && target.dim() <= kMaxStartHessianDim) {
+                std::string why_not;
+                GaussianNewtonSettings gn;
+                gn.seed = opts.seed;
+                gn.interrupt = opts.interrupt;
+                gn.log = opts.log;
+                if (opts.log != nullptr)
+                    *opts.log << "Newton steps on full-rank's ELBO from the mean-field fit:\n";
+                if (auto r = gaussian_newton(*curvature, m.q, gn, &why_not)) {
+                    from_mf.mean = std::move(r->mean);
+                    from_mf.factor = std::move(r->factor);
+                    from_mf.hessian_vector_products += r->hessian_vector_products;
+                    refined = fmt::format(
+                        "then {} Newton step{} on full-rank's ELBO, from {:.6g} to {:.6g} ({})",
+                        r->steps, r->steps == 1 ? "" : "s", r->start_elbo, r->elbo, r->stop);
+                } else {
+                    refined =
+                        fmt::format("its sds (no Newton step on full-rank's ELBO: {})", why_not);
+                }
+            }
             from_mf.description = fmt::format(
-                "the mean-field fit ({} iterations, ELBO {:.6g}, {}), from {}", m.iterations,
-                m.elbo, m.converged ? "converged" : "not converged", start.description);
+                "the mean-field fit ({} iterations, ELBO {:.6g}, {}; {}), from {}", m.iterations,
+                m.elbo, m.converged ? "converged" : "not converged", refined, start.description);
             // (Its evaluations went through `target`: run_advi's counter has them.)
             start = std::move(from_mf);
         }
