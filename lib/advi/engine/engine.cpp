@@ -379,65 +379,97 @@ AdviResult run_from_start(Target& target, const Options& opts) {
 // (whitened_target.hpp) when it came from the mode and curvature; q, its draws and the
 // monitor's view are mapped back to the original coordinates, and every ELBO already is the
 // original target's (the whitened density keeps log|det S|).
+// A fit from the init point (no mode, no Newton steps), with what the start did.
+AdviResult from_init(AdviResult res, const Start& start, double start_seconds) {
+    res.start = start.description;
+    res.other_mode = start.other_mode;
+    res.gradient_evaluations += start.gradient_evaluations;
+    res.seconds += start_seconds;
+    return res;
+}
+
 AdviResult run_with_start(Target& target, const Options& opts, CurvatureTarget* curvature) {
     const auto t0 = std::chrono::steady_clock::now();
     validate_options(opts, target.dim());
     require_engine_memory(opts, target.dim());
     Start start = find_start(target, opts, curvature);
-    if (!start.curvature && opts.family == Family::FullRank && opts.start == StartFrom::Auto &&
-        opts.convergence == ConvergenceRule::Auto && opts.minibatch.empty()) {
-        // No mode gave full-rank its start: it starts from the mean-field fit instead, its
-        // means and sds (the factor diagonal), in coordinates whitened by them, as from a
-        // mode. Full-rank from unit scales has D (D + 1) / 2 parameters to move from far off
-        // with one step size: measured on examples/stochastic_volatility (503 coordinates, no
-        // mode), it ended 127 nats below mean-field after 10,000 iterations.
+    // The search for the mode is part of the fit's time.
+    const auto start_seconds = [t0] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
+    // Newton steps on the family's ELBO (gaussian_newton.hpp) need the dense Hessian.
+    const bool newton_steps = curvature != nullptr && target.dim() <= kMaxStartHessianDim;
+    if (!start.curvature && (opts.family == Family::FullRank || newton_steps) &&
+        opts.start == StartFrom::Auto && opts.convergence == ConvergenceRule::Auto &&
+        opts.minibatch.empty()) {
+        // No mode gave q its start: it starts from a first mean-field fit instead, its means and
+        // sds, then Newton steps on the family's ELBO from there where they are affordable,
+        // and the fit runs in coordinates whitened by that q, as from a mode. Full-rank from
+        // unit scales has D (D + 1) / 2 parameters to move from far off with one step size:
+        // measured on examples/stochastic_volatility (503 coordinates, no mode), it ended 127
+        // nats below mean-field after 10,000 iterations; the Newton steps take both families
+        // to where stochastic steps had not reached in 10,000 iterations (README, "Where q
+        // starts").
+        const bool full_rank = opts.family == Family::FullRank;
+        const char* family = full_rank ? "full-rank" : "mean-field";
+        // For mean-field this first fit is the fit from the init point as it would run
+        // without the Newton steps (below), and is the result where they cannot be taken.
         Options mf = opts;
         mf.family = Family::MeanField;
         mf.init = start.mean;
         mf.sticking_the_landing = false;
-        mf.output_samples = 1;
-        mf.monitor = {};
+        if (full_rank) {
+            mf.output_samples = 1;
+            mf.monitor = {};
+        }
         if (opts.log != nullptr)
-            *opts.log << fmt::format("q starts at {}: full-rank starts from a mean-field fit.\n",
-                                     start.description);
+            *opts.log << fmt::format("q starts at {}: {} starts from a mean-field fit.\n",
+                                     start.description, family);
         AdviResult m;
         try {
             m = run_from_start(target, mf);
         } catch (const FitError&) {
-            m.elbo = std::numeric_limits<double>::quiet_NaN();  // full-rank from the init point
+            if (!full_rank)
+                throw;
+            m.elbo = std::numeric_limits<double>::quiet_NaN();  // from the init point
         }
         // Its q where it converged or ran out of iterations; not where it ran off (an improper
-        // posterior: full-rank from there would run off at once) or was interrupted.
+        // posterior: a fit from there would run off at once) or was interrupted.
         const bool usable = m.converged || m.iterations >= mf.max_iterations;
         if (usable && std::isfinite(m.elbo) && m.q.mu().allFinite() && m.q.sd().allFinite()) {
             Start from_mf;
             from_mf.curvature = true;
             from_mf.mean = m.q.mu();
+            from_mf.scale = m.q.sd();
             from_mf.factor = m.q.sd().asDiagonal();
             from_mf.gradient_evaluations = start.gradient_evaluations;
             from_mf.hessian_vector_products = start.hessian_vector_products;
             from_mf.other_mode = start.other_mode;
-            // Then Newton steps on full-rank's ELBO from it (gaussian_newton.hpp), where the
-            // dense Hessians are affordable; else its sds.
             std::string refined = "its sds";
-            if (curvature != nullptr && target.dim() <= kMaxStartHessianDim) {
+            if (newton_steps) {
                 std::string why_not;
                 GaussianNewtonSettings gn;
+                gn.family = opts.family;
                 gn.seed = opts.seed;
                 gn.interrupt = opts.interrupt;
                 gn.log = opts.log;
                 if (opts.log != nullptr)
-                    *opts.log << "Newton steps on full-rank's ELBO from the mean-field fit:\n";
-                if (auto r = gaussian_newton(*curvature, m.q, gn, &why_not)) {
+                    *opts.log << fmt::format("Newton steps on {}'s ELBO from the mean-field fit:\n",
+                                             family);
+                auto r = gaussian_newton(*curvature, m.q, gn, &why_not);
+                if (!r && !full_rank)
+                    return from_init(std::move(m), start, start_seconds() - m.seconds);
+                if (r) {
                     from_mf.mean = std::move(r->mean);
+                    from_mf.scale = r->factor.diagonal().cwiseAbs();
                     from_mf.factor = std::move(r->factor);
                     from_mf.hessian_vector_products += r->hessian_vector_products;
                     refined = fmt::format(
-                        "then {} Newton step{} on full-rank's ELBO, from {:.6g} to {:.6g} ({})",
-                        r->steps, r->steps == 1 ? "" : "s", r->start_elbo, r->elbo, r->stop);
+                        "then {} Newton step{} on {}'s ELBO, from {:.6g} to {:.6g} ({})", r->steps,
+                        r->steps == 1 ? "" : "s", family, r->start_elbo, r->elbo, r->stop);
                 } else {
                     refined =
-                        fmt::format("its sds (no Newton step on full-rank's ELBO: {})", why_not);
+                        fmt::format("its sds (no Newton step on {}'s ELBO: {})", family, why_not);
                 }
             }
             from_mf.description = fmt::format(
@@ -445,11 +477,10 @@ AdviResult run_with_start(Target& target, const Options& opts, CurvatureTarget* 
                 m.elbo, m.converged ? "converged" : "not converged", refined, start.description);
             // (Its evaluations went through `target`: run_advi's counter has them.)
             start = std::move(from_mf);
+        } else if (!full_rank) {
+            return from_init(std::move(m), start, start_seconds() - m.seconds);
         }
     }
-    // The search for the mode is part of the fit's time.
-    const double start_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (opts.log != nullptr)
         *opts.log << fmt::format("q starts at {}.\n", start.description);
     if (!start.curvature) {
@@ -460,13 +491,11 @@ AdviResult run_with_start(Target& target, const Options& opts, CurvatureTarget* 
         // term leaves steps that ran off (examples' nmf_gap at eta 0.3 from the init point:
         // theta at 1e30 after 16 iterations) or stalled (full-rank from L = I).
         at.sticking_the_landing = false;
-        AdviResult res = run_from_start(target, at);
-        res.start = start.description;
-        res.other_mode = start.other_mode;
-        res.gradient_evaluations += start.gradient_evaluations;
-        res.seconds += start_seconds;
-        return res;
+        // (The start's time is taken before the fit: the fit's own seconds are its own.)
+        const double seconds = start_seconds();
+        return from_init(run_from_start(target, at), start, seconds);
     }
+    const double start_seconds_total = start_seconds();
     WhitenedTarget whitened = opts.family == Family::FullRank
                                   ? WhitenedTarget(target, start.mean, start.factor)
                                   : WhitenedTarget(target, start.mean, start.scale);
@@ -491,7 +520,7 @@ AdviResult run_with_start(Target& target, const Options& opts, CurvatureTarget* 
     res.start = start.description;
     res.other_mode = start.other_mode;
     res.gradient_evaluations += start.gradient_evaluations + start.hessian_vector_products;
-    res.seconds += start_seconds;
+    res.seconds += start_seconds_total;
     return res;
 }
 

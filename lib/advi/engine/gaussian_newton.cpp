@@ -112,6 +112,15 @@ std::optional<GaussianNewtonResult> gaussian_newton(CurvatureTarget& target,
         }
         expected_precision /= settings.hessian_draws;
         expected_gradient /= settings.hessian_draws;
+        if (out.steps == 0 &&
+            Eigen::LLT<Eigen::MatrixXd>(expected_precision).info() != Eigen::Success) {
+            // At the optimum E_q[-H] = C^-1 is positive definite. Where it is not at the start,
+            // some direction has no curvature where q is (a flat or unbounded direction of an
+            // improper posterior, or q far out on a funnel's neck): the blend would only
+            // spread q along it, which is the fit's run-off check's to report, not ours to
+            // follow.
+            return refuse("the expected Hessian over the starting q is not negative definite");
+        }
         // The candidate at step size beta; its ELBO on the fixed draws, -inf where the blend
         // or its inverse is not positive definite.
         struct Candidate {
@@ -126,10 +135,16 @@ std::optional<GaussianNewtonResult> gaussian_newton(CurvatureTarget& target,
             const Eigen::LLT<Eigen::MatrixXd> p(c.precision);
             if (p.info() != Eigen::Success)
                 return c;
-            const Eigen::LLT<Eigen::MatrixXd> cov(p.solve(I));
-            if (cov.info() != Eigen::Success)
-                return c;
-            c.factor = cov.matrixL();
+            if (settings.family == Family::MeanField) {
+                // Mean-field's optimum: 1 / sd_d^2 = E_q[-H]_dd; its mean step is still the
+                // full Newton step (the ELBO's Hessian in m is E_q[H] for either family).
+                c.factor = c.precision.diagonal().cwiseInverse().cwiseSqrt().asDiagonal();
+            } else {
+                const Eigen::LLT<Eigen::MatrixXd> cov(p.solve(I));
+                if (cov.info() != Eigen::Success)
+                    return c;
+                c.factor = cov.matrixL();
+            }
             c.mean = out.mean + beta * p.solve(expected_gradient);
             if (c.factor.allFinite() && c.mean.allFinite())
                 c.elbo = elbo_on(target, c.mean, c.factor, eps, out.value_evaluations);

@@ -43,6 +43,8 @@ struct GaussianNewtonSettings {
     double tolerance = 0.01;
     int patience = 3;
     std::uint64_t seed = 1;
+    // The family of the steps' q: full-rank, or mean-field (sd_d = 1 / sqrt(P'_dd)).
+    Family family = Family::FullRank;
     const std::atomic<bool>* interrupt = nullptr;  // ends the steps with the last q
     std::ostream* log = nullptr;                   // a line every 10 steps
 };
