@@ -49,6 +49,8 @@ struct FitArgs {
     bool quiet = false;
     int runs = 1;
     bool psis_resample = false;
+    int dadvi_draws = 30;
+    bool linear_response = false;
     CLI::Option* eta = nullptr;
 };
 
@@ -67,6 +69,9 @@ int run_fit(const FitArgs& args) {
         args.convergence == "stan" ? ConvergenceRule::Stan : ConvergenceRule::Auto;
     options.start = args.start == "init" ? StartFrom::Init : StartFrom::Auto;
     options.adapt_engaged = args.eta->count() == 0;  // --eta given: that step size, no search
+    const bool dadvi = args.algorithm == "dadvi";
+    if (dadvi)
+        options.adapt_engaged = false;  // no step size
     CsvRunInfo run = csv_run_info(args.model, args.data, args.output);
     if (const auto radius = init_radius(args.init)) {
         // The same point as `advi optimize --init R --seed S` (engine/initial_point).
@@ -86,7 +91,10 @@ int run_fit(const FitArgs& args) {
     const StopSignals signals;
     options.interrupt = &signals.flag();
     const Fit fit = [&] {
-        Fit f = advi::fit_runs(spec, options, args.runs);
+        Fit f = dadvi ? advi::fit_dadvi(
+                            spec, options,
+                            {.draws = args.dadvi_draws, .linear_response = args.linear_response})
+                      : advi::fit_runs(spec, options, args.runs);
         return args.psis_resample ? advi::psis_resample(f, options.seed) : f;
     }();
     progress.reset();  // its last line out before anything else
@@ -94,10 +102,12 @@ int run_fit(const FitArgs& args) {
 
     const stan::ReportedDraws reported = stan::report(*loaded->lowered, fit, options.seed);
     write_cmdstan_csv_file(
-        args.output,
-        cmdstan_output(fit, options, extra_blocks(reported),
-                       cmdstan_settings(options, run,
-                                        {.runs = args.runs, .psis_resample = args.psis_resample})));
+        args.output, cmdstan_output(fit, options, extra_blocks(reported),
+                                    cmdstan_settings(options, run,
+                                                     {.runs = args.runs,
+                                                      .psis_resample = args.psis_resample,
+                                                      .dadvi_draws = dadvi ? args.dadvi_draws : 0,
+                                                      .linear_response = args.linear_response})));
     // Stan's labels (beta[1]), then the transformed parameters and generated quantities.
     std::cout << fit.summary(1) << stan::summary_rows(reported) << std::flush;
     if (!args.quiet) {
@@ -126,8 +136,10 @@ Command add_fit_command(CLI::App& parent) {
     app->add_option("--data", args->data,
                     "Data: CmdStan JSON (.json), R dump (.R, .rdump) or CSV (.csv); repeatable")
         ->allow_extra_args(false);
-    app->add_option("--algorithm", args->algorithm, "Gaussian family of q")
-        ->check(CLI::IsMember({"meanfield", "fullrank"}))
+    app->add_option("--algorithm", args->algorithm,
+                    "Gaussian family of q, or dadvi: deterministic ADVI (mean-field q by "
+                    "Newton-CG on the ELBO of fixed draws)")
+        ->check(CLI::IsMember({"meanfield", "fullrank", "dadvi"}))
         ->capture_default_str();
     app->add_option("--iter", o.max_iterations, "Maximum number of iterations")
         ->check(positive_int())
@@ -182,8 +194,22 @@ Command add_fit_command(CLI::App& parent) {
         ->capture_default_str();
     app->add_flag("--psis-resample", args->psis_resample,
                   "Write the draws resampled by their Pareto-smoothed importance weights");
+    app->add_option("--dadvi-draws", args->dadvi_draws,
+                    "--algorithm dadvi: the fixed draws of its ELBO")
+        ->check(CLI::Range(2, 100000))
+        ->capture_default_str();
+    app->add_flag("--linear-response", args->linear_response,
+                  "--algorithm dadvi: q with the linear-response covariance (DADVI's means; the "
+                  "correlations and sds mean-field misses)");
     app->add_option("--output", args->output, "CSV file to write")->capture_default_str();
     app->add_flag("--quiet,-q", args->quiet, "No progress on stderr");
+    // Combinations the options' own checks cannot see: a bad command line (status 2).
+    app->parse_complete_callback([args] {
+        if (args->algorithm == "dadvi" && args->runs != 1)
+            throw CLI::ValidationError("--runs", "is not supported with --algorithm dadvi");
+        if (args->algorithm != "dadvi" && args->linear_response)
+            throw CLI::ValidationError("--linear-response", "needs --algorithm dadvi");
+    });
     return {app, [args] { return run_fit(*args); }};
 }
 

@@ -18,6 +18,9 @@ namespace advi {
 
 struct AdviResult {
     Approximation q;  // the fitted variational parameters
+    // What fitted it: "ADVI" (run_advi), "DADVI" (engine/dadvi.hpp: no step size; iterations
+    // are Newton-CG's).
+    std::string method = "ADVI";
     // The step-size scale the iterations used, chosen or given; NaN when the eta search was
     // interrupted (no eta chosen, no iteration run: q is the initial approximation).
     double eta = 0.0;

@@ -51,8 +51,10 @@ struct CsvRunInfo {
 // How a fit's draws came about beyond Options, for the settings header: the steps around the
 // engine that `advi fit --runs K --psis-resample` takes.
 struct CsvDrawsInfo {
-    int runs = 1;                // fit_runs' K (runs.hpp): K runs, the best kept
-    bool psis_resample = false;  // the draws resampled by psis_resample (resample.hpp)
+    int runs = 1;                  // fit_runs' K (runs.hpp): K runs, the best kept
+    bool psis_resample = false;    // the draws resampled by psis_resample (resample.hpp)
+    int dadvi_draws = 0;           // fit_dadvi's fixed draws; 0: ADVI
+    bool linear_response = false;  // fit_dadvi's q with the linear-response covariance
 };
 
 // The settings comment lines in CmdStan's layout ("model = ...", "method = variational",
@@ -60,7 +62,8 @@ struct CsvDrawsInfo {
 // "random", "  seed = ...", "output", "  file = ..."), with "(Default)" after a value equal to
 // Options{}'s (CsvDrawsInfo{}'s for runs and psis_resample). Our own settings follow CmdStan's
 // in the variational block: "    convergence = auto|stan", "    start = auto|init",
-// "    runs = <K>", "    psis_resample = 1|0".
+// "    runs = <K>", "    psis_resample = 1|0"; after a DADVI fit "    dadvi_draws = <N>" and
+// "    linear_response = 1|0".
 [[nodiscard]] std::vector<std::string> cmdstan_settings(const Options& options,
                                                         const CsvRunInfo& run = {},
                                                         const CsvDrawsInfo& draws = {});

@@ -13,6 +13,7 @@
 #include <advi/base/memory_budget.hpp>
 #include <advi/compile/pipeline.hpp>
 
+#include <advi/engine/dadvi.hpp>
 #include <advi/engine/rng.hpp>
 #include <advi/engine/runaway.hpp>
 
@@ -119,13 +120,15 @@ std::string Fit::summary(int index_base) const {
     // The line a person reads first, then what it rests on.
     std::string s = fmt::format("Verdict: {}\n", verdict_.headline(index_base));
     for (const std::string& line : verdict_.details(index_base)) s += "  " + line + "\n";
-    s +=
-        fmt::format("ADVI {} fit: {} iterations, eta {}, {} ({:.3f} s); final ELBO {}; {} draws\n",
-                    r.q.family() == Family::MeanField ? "mean-field" : "full-rank", r.iterations,
-                    r.eta_search_interrupted ? std::string("none (search interrupted)")
-                                             : fmt::format("{}", r.eta),
-                    r.converged ? "converged: " + r.stop_reason : "not converged: " + r.stop_reason,
-                    r.seconds, elbo_text(r.elbo), theta_draws_.rows());
+    const std::string eta = r.method != "ADVI" ? std::string()
+                            : r.eta_search_interrupted
+                                ? std::string(", eta none (search interrupted)")
+                                : fmt::format(", eta {}", r.eta);
+    s += fmt::format(
+        "{} {} fit: {} iterations{}, {} ({:.3f} s); final ELBO {}; {} draws\n", r.method,
+        r.q.family() == Family::MeanField ? "mean-field" : "full-rank", r.iterations, eta,
+        r.converged ? "converged: " + r.stop_reason : "not converged: " + r.stop_reason, r.seconds,
+        elbo_text(r.elbo), theta_draws_.rows());
     if (!r.start.empty())
         s += fmt::format("q started from {}\n", r.start);
     if (r.gradient_evaluations > 0 || r.value_evaluations > 0) {
@@ -400,6 +403,22 @@ Fit fit(const ModelSpec& m, const Options& given) {
         return finish(m, run_explained(m, target, options, &curvature), target, options.seed);
     }
     return finish(m, run_explained(m, target, options), target, options.seed);
+}
+
+Fit fit_dadvi(const ModelSpec& m, const Options& given, const DadviSettings& settings) {
+    require_fit_memory(m, given);
+    const Options options = with_runaway_limits(m, with_coordinate_names(m, given));
+    if (!options.minibatch.empty())
+        throw ModelError("DADVI's fixed draws need the full data: a minibatch is not supported");
+    Program gradient = compile(m);
+    gradient.set_threads(options.threads);
+    CompiledTarget target(m, gradient, options.threads);
+    HessianVectorProgram hv = compile_hessian_vector(m);
+    hv.set_threads(options.threads);
+    CurvatureTargetRef<HessianVectorProgram> curvature(hv);
+    DadviResult r = run_dadvi(curvature, options, settings);
+    r.fit.method = "DADVI";
+    return finish(m, std::move(r.fit), target, options.seed);
 }
 
 }  // namespace advi

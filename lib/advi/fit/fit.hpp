@@ -9,6 +9,7 @@
 
 #include <Eigen/Core>
 
+#include <advi/engine/dadvi.hpp>
 #include <advi/engine/engine.hpp>
 #include <advi/fit/verdict.hpp>
 #include <advi/model/model_spec.hpp>
@@ -127,5 +128,12 @@ private:
 
 // Compiles the model and fits it with ADVI.
 [[nodiscard]] Fit fit(const ModelSpec& m, const Options& options = {});
+
+// Deterministic ADVI (engine/dadvi.hpp) beside fit(): mean-field q by Newton-CG on the ELBO of
+// `settings.draws` fixed draws, or with `settings.linear_response` q = N(DADVI's means, the
+// linear-response covariance); the same Fit, output draws, log_p/log_g and verdict.
+// options.family must be MeanField; the step-size options do not apply.
+[[nodiscard]] Fit fit_dadvi(const ModelSpec& m, const Options& options = {},
+                            const DadviSettings& settings = {});
 
 }  // namespace advi

@@ -514,7 +514,8 @@ struct BadFitOption {
 
 }  // namespace
 
-TEST_CASE("catalogue of bad input: advi fit --runs and --psis-resample", "[cli][catalogue]") {
+TEST_CASE("catalogue of bad input: advi fit --runs, --psis-resample and DADVI's options",
+          "[cli][catalogue]") {
     if (!cli_built())
         return;
     const fs::path dir = scratch() / "catalogue_fit";
@@ -529,6 +530,10 @@ TEST_CASE("catalogue of bad input: advi fit --runs and --psis-resample", "[cli][
         {"--runs 3000000000", "--runs: expected a positive integer, got `3000000000`"},
         {"--runs", "--runs"},
         {"--psis-resample=maybe", "--psis-resample"},
+        {"--algorithm dadvi --runs 2", "--runs: is not supported with --algorithm dadvi"},
+        {"--linear-response", "--linear-response: needs --algorithm dadvi"},
+        {"--algorithm dadvi --dadvi-draws 1", "--dadvi-draws: Value 1 not in range 2 to 100000"},
+        {"--algorithm dadvi --dadvi-draws many", "--dadvi-draws"},
     };
     // clang-format on
     for (const BadFitOption& row : rows) {

@@ -66,13 +66,14 @@ TEST_CASE("cli: --help of the tool and of every subcommand", "[cli]") {
         {"fit",
          {"--data", "--algorithm", "--iter", "--grad-samples", "--elbo-samples", "--eta",
           "--adapt-iter", "--tol-rel-obj", "--eval-elbo", "--output-samples", "--seed", "--threads",
-          "--runs", "--psis-resample", "--output", "--quiet"}},
+          "--runs", "--psis-resample", "--dadvi-draws", "--linear-response", "--output",
+          "--quiet"}                              },
         {"laplace",
          {"--data", "--mode", "--jacobian", "--iter", "--draws", "--regularization", "--seed",
-          "--threads", "--output", "--quiet"}                },
-        {"graph",   {"--data", "--stage", "--dot"}           },
-        {"program", {"--data", "--hessian"}                  },
-        {"check",   {"--print"}                              },
+          "--threads", "--output", "--quiet"}     },
+        {"graph",   {"--data", "--stage", "--dot"}},
+        {"program", {"--data", "--hessian"}       },
+        {"check",   {"--print"}                   },
     };
     for (const Case& c : cases) {
         for (const char* flag : {"--help", "-h"}) {

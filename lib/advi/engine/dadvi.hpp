@@ -1,0 +1,53 @@
+// Deterministic ADVI (Giordano, Ingram and Broderick, "Black box variational inference with a
+// deterministic objective: faster, more accurate, and even more accurate than you might
+// think", JMLR 2024; issue 20, item 2). The ELBO of a mean-field Gaussian q = N(mu, diag(s^2)),
+// s = exp(omega), is replaced by its estimate on N draws eps_n ~ N(0, I) fixed once,
+//     F(mu, omega) = (1/N) sum_n log p(mu + s .* eps_n) + sum_d omega_d + D (1 + log 2 pi) / 2,
+// a deterministic function that a second-order optimiser takes to numerical convergence:
+// trust-region Newton-CG (engine/newton_cg.hpp) on the Hessian-vector products of F, each N
+// Hessian-vector products of log p. Then, from the Hessian of F at its optimum:
+//   - the linear-response covariance of the posterior, (-H_F^-1)_{mu mu}: the sensitivity of
+//     q's mean to a linear perturbation of log p, which is the posterior's covariance where p
+//     is Gaussian (exact there, where mean-field's own sds are too small along correlations);
+//   - the Monte Carlo error of the fixed draws, by the sandwich H_F^-1 Cov_n(G_n) H_F^-1 / N
+//     of the per-draw gradients G_n: how far another set of N draws would move q's mean.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <Eigen/Core>
+
+#include <advi/engine/engine.hpp>
+#include <advi/engine/options.hpp>
+#include <advi/engine/target.hpp>
+
+namespace advi {
+
+struct DadviSettings {
+    int draws = 30;  // N, the paper's default
+    // Return q with the linear-response covariance (a full-rank Gaussian with DADVI's means),
+    // not mean-field's own sds.
+    bool linear_response = false;
+};
+
+struct DadviResult {
+    AdviResult fit;  // q (mean-field, or full-rank with the linear-response covariance)
+    Eigen::VectorXd mean_field_sd;  // the optimum's s
+    // Per coordinate: the linear-response sds, and the Monte Carlo standard errors of the mean
+    // from the fixed draws; empty where the Hessian of F was not formed (over the dense
+    // budget) or is not negative definite at the optimum (both said in `notes`).
+    Eigen::VectorXd linear_response_sd;
+    Eigen::VectorXd mean_mc_se;
+    std::string notes;
+};
+
+// Fits mean-field q by DADVI on `target` (`opts`: seed, init, output_samples, interrupt,
+// describe_coordinate, runaway_limits; the step-size options do not apply). Throws FitError
+// where the optimiser cannot start (F not finite at the init) or finds no optimum (F rises
+// without bound: an improper posterior), and ModelError for full-rank (not built: the paper's
+// method is mean-field) or a minibatch.
+[[nodiscard]] DadviResult run_dadvi(CurvatureTarget& target, const Options& opts,
+                                    const DadviSettings& settings = {});
+
+}  // namespace advi
