@@ -11,10 +11,13 @@
 //
 // Usage (from the repository root):
 //   ./build/report/compare_fits [--only NAME] [--seed N] [--no-stl] [--auto-only] [--start-init]
+//                               [--dadvi]
 // --no-stl: the Auto rule's fits without the sticking-the-landing gradient (its default);
 // --auto-only: no Stan rows;
 // --start-init: the Auto rule's fits start at the initial values with L = I (`advi fit --start
-// init`), so they run the eta search instead of starting at the mode.
+// init`), so they run the eta search instead of starting at the mode;
+// --dadvi: also DADVI's rows (engine/dadvi.hpp, 30 fixed draws; rule `dadvi`: its mean-field q,
+// `dadvi+lr`: q with the linear-response covariance).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -39,24 +42,15 @@ std::string number(double x) {
 const std::filesystem::path kSource = ADVI_SOURCE_DIR;
 const std::filesystem::path kShared = ADVI_SHARED_DATA;
 
-std::string row(const std::string& model, advi::Family family, advi::ConvergenceRule rule,
-                const advi::ModelSpec& spec, advi::Target& target,
-                const advi::references::Reference& ref, std::uint64_t seed, bool no_stl,
-                bool start_init) {
+// One row: `run` fits the model; `family` is the family of the q it returns (DADVI with the
+// linear response returns a full-rank q, held against full-rank's patient ELBO).
+template <class Run>
+std::string row(const std::string& model, advi::Family family, const char* rule_name, Run run,
+                advi::Target& target, const advi::references::Reference& ref, std::uint64_t seed) {
     const char* fam = family == advi::Family::MeanField ? "mean-field" : "full-rank";
-    const char* rule_name = rule == advi::ConvergenceRule::Stan ? "stan" : "auto";
-    advi::Options o;
-    o.family = family;
-    o.convergence = rule;
-    o.seed = seed;
-    o.threads = 1;
-    if (no_stl)
-        o.sticking_the_landing = false;
-    if (start_init)
-        o.start = advi::StartFrom::Init;
     const auto t0 = std::chrono::steady_clock::now();
     try {
-        const advi::Fit f = advi::fit(spec, o);
+        const advi::Fit f = run();
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const Eigen::MatrixXd& th = f.theta_draws();
@@ -89,7 +83,7 @@ std::string row(const std::string& model, advi::Family family, advi::Convergence
 int main(int argc, char** argv) {
     std::string only;
     std::uint64_t seed = 1;
-    bool no_stl = false, auto_only = false, start_init = false;
+    bool no_stl = false, auto_only = false, start_init = false, dadvi = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--only" && i + 1 < argc)
@@ -102,9 +96,11 @@ int main(int argc, char** argv) {
             auto_only = true;
         else if (a == "--start-init")
             start_init = true;
+        else if (a == "--dadvi")
+            dadvi = true;
         else {
             std::cerr << "usage: compare_fits [--only NAME] [--seed N] [--no-stl] [--auto-only] "
-                         "[--start-init]\n";
+                         "[--start-init] [--dadvi]\n";
             return 2;
         }
     }
@@ -128,10 +124,37 @@ int main(int argc, char** argv) {
                 for (auto rule : {advi::ConvergenceRule::Stan, advi::ConvergenceRule::Auto}) {
                     if (auto_only && rule == advi::ConvergenceRule::Stan)
                         continue;
-                    fmt::print("{}\n", row(m.name, family, rule, model->spec, target, ref, seed,
-                                           no_stl, start_init));
+                    advi::Options o;
+                    o.family = family;
+                    o.convergence = rule;
+                    o.seed = seed;
+                    o.threads = 1;
+                    if (no_stl)
+                        o.sticking_the_landing = false;
+                    if (start_init)
+                        o.start = advi::StartFrom::Init;
+                    const char* rule_name = rule == advi::ConvergenceRule::Stan ? "stan" : "auto";
+                    fmt::print("{}\n",
+                               row(
+                                   m.name, family, rule_name,
+                                   [&] { return advi::fit(model->spec, o); }, target, ref, seed));
                     std::fflush(stdout);
                 }
+            if (dadvi) {
+                advi::Options o;
+                o.seed = seed;
+                o.threads = 1;
+                for (const bool lr : {false, true}) {
+                    const advi::DadviSettings settings{.linear_response = lr};
+                    fmt::print("{}\n",
+                               row(
+                                   m.name, lr ? advi::Family::FullRank : advi::Family::MeanField,
+                                   lr ? "dadvi+lr" : "dadvi",
+                                   [&] { return advi::fit_dadvi(model->spec, o, settings); },
+                                   target, ref, seed));
+                    std::fflush(stdout);
+                }
+            }
         }
     } catch (const std::exception& e) {
         std::cerr << "compare_fits: " << e.what() << "\n";
