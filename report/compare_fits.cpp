@@ -16,8 +16,8 @@
 // --auto-only: no Stan rows;
 // --start-init: the Auto rule's fits start at the initial values with L = I (`advi fit --start
 // init`), so they run the eta search instead of starting at the mode;
-// --dadvi: also DADVI's rows (engine/dadvi.hpp, 30 fixed draws; rule `dadvi`: its mean-field q,
-// `dadvi+lr`: q with the linear-response covariance).
+// --dadvi: also DADVI's rows (engine/dadvi.hpp, 30 fixed draws; rule `dadvi`: its mean-field and
+// full-rank q, `dadvi+lr`: mean-field's means with the linear-response covariance).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -144,14 +144,17 @@ int main(int argc, char** argv) {
                 advi::Options o;
                 o.seed = seed;
                 o.threads = 1;
-                for (const bool lr : {false, true}) {
-                    const advi::DadviSettings settings{.linear_response = lr};
-                    fmt::print("{}\n",
-                               row(
-                                   m.name, lr ? advi::Family::FullRank : advi::Family::MeanField,
-                                   lr ? "dadvi+lr" : "dadvi",
-                                   [&] { return advi::fit_dadvi(model->spec, o, settings); },
-                                   target, ref, seed));
+                // Mean-field, full-rank, mean-field with the linear response.
+                for (const int k : {0, 1, 2}) {
+                    o.family = k == 1 ? advi::Family::FullRank : advi::Family::MeanField;
+                    const advi::DadviSettings settings{.linear_response = k == 2};
+                    fmt::print(
+                        "{}\n",
+                        row(
+                            m.name, k == 0 ? advi::Family::MeanField : advi::Family::FullRank,
+                            k == 2 ? "dadvi+lr" : "dadvi",
+                            [&] { return advi::fit_dadvi(model->spec, o, settings); }, target, ref,
+                            seed));
                     std::fflush(stdout);
                 }
             }

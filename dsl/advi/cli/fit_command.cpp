@@ -50,6 +50,7 @@ struct FitArgs {
     int runs = 1;
     bool psis_resample = false;
     int dadvi_draws = 30;
+    std::string dadvi_family = "meanfield";
     bool linear_response = false;
     CLI::Option* eta = nullptr;
 };
@@ -70,8 +71,10 @@ int run_fit(const FitArgs& args) {
     options.start = args.start == "init" ? StartFrom::Init : StartFrom::Auto;
     options.adapt_engaged = args.eta->count() == 0;  // --eta given: that step size, no search
     const bool dadvi = args.algorithm == "dadvi";
-    if (dadvi)
+    if (dadvi) {
         options.adapt_engaged = false;  // no step size
+        options.family = args.dadvi_family == "fullrank" ? Family::FullRank : Family::MeanField;
+    }
     CsvRunInfo run = csv_run_info(args.model, args.data, args.output);
     if (const auto radius = init_radius(args.init)) {
         // The same point as `advi optimize --init R --seed S` (engine/initial_point).
@@ -198,6 +201,11 @@ Command add_fit_command(CLI::App& parent) {
                     "--algorithm dadvi: the fixed draws of its ELBO")
         ->check(CLI::Range(2, 100000))
         ->capture_default_str();
+    app->add_option("--dadvi-family", args->dadvi_family,
+                    "--algorithm dadvi: the family of q (full-rank needs more draws than "
+                    "unconstrained coordinates)")
+        ->check(CLI::IsMember({"meanfield", "fullrank"}))
+        ->capture_default_str();
     app->add_flag("--linear-response", args->linear_response,
                   "--algorithm dadvi: q with the linear-response covariance (DADVI's means; the "
                   "correlations and sds mean-field misses)");
@@ -209,6 +217,8 @@ Command add_fit_command(CLI::App& parent) {
             throw CLI::ValidationError("--runs", "is not supported with --algorithm dadvi");
         if (args->algorithm != "dadvi" && args->linear_response)
             throw CLI::ValidationError("--linear-response", "needs --algorithm dadvi");
+        if (args->algorithm != "dadvi" && args->dadvi_family != "meanfield")
+            throw CLI::ValidationError("--dadvi-family", "needs --algorithm dadvi");
     });
     return {app, [args] { return run_fit(*args); }};
 }

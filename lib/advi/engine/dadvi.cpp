@@ -21,14 +21,24 @@ namespace advi {
 
 namespace {
 
-// F(mu, omega) on the fixed draws eps (D x N), with its gradient and Hessian-vector products:
-// for the direction (a, b) the draw z_n = mu + s .* eps_n moves along u_n = a + s .* eps_n .* b,
-// so  (H_F v)_mu = mean_n H_n u_n  and  (H_F v)_omega = mean_n s .* eps_n .* (H_n u_n + g_n .* b).
+// F on the fixed draws eps (D x N) in q's own parameters eta = q.params() (mean-field
+// (mu, omega), s = exp(omega); full-rank (mu, L's lower triangle)), with its gradient and
+// Hessian-vector products. The draw z_n = mu + S eps_n moves, along the direction (a, b), by
+// u_n = a + s .* eps_n .* b (mean-field) or a + B eps_n (full-rank), so
+//   (H_F v)_mu = mean_n H_n u_n,
+//   (H_F v)_omega = mean_n s .* eps_n .* (H_n u_n + g_n .* b),
+//   (H_F v)_L = mean_n lower((H_n u_n) eps_n') - diag(B_ii / L_ii^2)   (the entropy's term).
 class FixedDrawElbo final : public CurvatureTarget {
 public:
-    FixedDrawElbo(CurvatureTarget& target, Eigen::MatrixXd eps)
-        : target_(target), eps_(std::move(eps)), D_(static_cast<int>(eps_.rows())) {}
-    int dim() const override { return 2 * D_; }
+    FixedDrawElbo(CurvatureTarget& target, Family family, Eigen::MatrixXd eps)
+        : target_(target),
+          family_(family),
+          eps_(std::move(eps)),
+          D_(static_cast<int>(eps_.rows())),
+          q_(family == Family::MeanField
+                 ? Approximation::mean_field(Eigen::VectorXd::Zero(D_), Eigen::VectorXd::Zero(D_))
+                 : Approximation::initial(Family::FullRank, Eigen::VectorXd::Zero(D_))) {}
+    int dim() const override { return q_.num_params(); }
 
     double log_density_gradient(const Eigen::VectorXd& eta, Eigen::VectorXd& grad) override {
         return evaluate(eta, nullptr, grad, nullptr);
@@ -37,16 +47,17 @@ public:
                           Eigen::VectorXd& grad, Eigen::VectorXd& hv) override {
         return evaluate(eta, &v, grad, &hv);
     }
-    // Per fixed draw n, column n: the gradient of its term of F (the sum of these over n, / N,
-    // plus (0, 1), is F's gradient).
+    // Per fixed draw n, column n: the gradient of its log-density term of F in eta (their mean
+    // plus the entropy's gradient is F's gradient).
     Eigen::MatrixXd per_draw_gradients(const Eigen::VectorXd& eta) {
-        Eigen::MatrixXd G(2 * D_, eps_.cols());
-        const Eigen::VectorXd s = eta.tail(D_).array().exp().matrix();
-        Eigen::VectorXd z(D_), g(D_);
+        q_.set_params(eta);
+        Eigen::MatrixXd G(dim(), eps_.cols());
+        Eigen::VectorXd z(D_), g(D_), column;
         for (Eigen::Index n = 0; n < eps_.cols(); ++n) {
-            z = eta.head(D_) + s.cwiseProduct(eps_.col(n));
+            q_.transform(eps_.col(n), z);
             target_.log_density_gradient(z, g);
-            G.col(n) << g, g.cwiseProduct(s).cwiseProduct(eps_.col(n));
+            pack(g, g, eps_.col(n), column);
+            G.col(n) = column;
         }
         gradients_ += eps_.cols();
         return G;
@@ -55,21 +66,47 @@ public:
     long hessian_vector_products() const { return hessian_vector_products_; }
 
 private:
+    // [m; the scale part of x (the derivative of z along the scale's parameters) for e]:
+    // mean-field s .* e .* x, full-rank lower(x e').
+    void pack(const Eigen::VectorXd& m, const Eigen::VectorXd& x, const Eigen::VectorXd& e,
+              Eigen::VectorXd& out) const {
+        if (family_ == Family::MeanField) {
+            out.resize(2 * D_);
+            out << m, x.cwiseProduct(q_.sd()).cwiseProduct(e);
+        } else {
+            Approximation::pack_full_rank(m, x * e.transpose(), out);
+        }
+    }
+
     double evaluate(const Eigen::VectorXd& eta, const Eigen::VectorXd* v, Eigen::VectorXd& grad,
                     Eigen::VectorXd* hv) {
         const Eigen::Index N = eps_.cols();
-        const Eigen::VectorXd s = eta.tail(D_).array().exp().matrix();
-        grad.setZero(2 * D_);
+        q_.set_params(eta);
+        const bool mf = family_ == Family::MeanField;
+        grad.setZero(dim());
         if (hv != nullptr)
-            hv->setZero(2 * D_);
-        Eigen::VectorXd z(D_), g(D_), u(D_), h(D_);
+            hv->setZero(dim());
+        // The direction's scale part: mean-field b; full-rank B (lower triangular).
+        Eigen::VectorXd b;
+        Eigen::MatrixXd B;
+        if (v != nullptr) {
+            if (mf) {
+                b = v->tail(D_);
+            } else {
+                Approximation dir = Approximation::initial(Family::FullRank, v->head(D_));
+                dir.set_params(*v);
+                B = dir.L();
+            }
+        }
+        Eigen::VectorXd z(D_), g(D_), u(D_), h(D_), part;
         double sum = 0.0;
         for (Eigen::Index n = 0; n < N; ++n) {
-            const auto e = eps_.col(n);
-            z = eta.head(D_) + s.cwiseProduct(e);
+            const Eigen::VectorXd e = eps_.col(n);
+            q_.transform(e, z);
             double lp;
             if (v != nullptr) {
-                u = v->head(D_) + s.cwiseProduct(e).cwiseProduct(v->tail(D_));
+                u = v->head(D_) +
+                    (mf ? Eigen::VectorXd(q_.sd().cwiseProduct(e).cwiseProduct(b)) : B * e);
                 lp = evaluate_or_nan([&] { return target_.hessian_vector(z, u, g, h); });
                 ++hessian_vector_products_;
             } else {
@@ -79,24 +116,38 @@ private:
             if (!std::isfinite(lp) || !g.allFinite())
                 return -std::numeric_limits<double>::infinity();
             sum += lp;
-            grad.head(D_) += g;
-            grad.tail(D_) += g.cwiseProduct(s).cwiseProduct(e);
+            pack(g, g, e, part);
+            grad += part;
             if (hv != nullptr) {
-                hv->head(D_) += h;
-                hv->tail(D_) += s.cwiseProduct(e).cwiseProduct(h + g.cwiseProduct(v->tail(D_)));
+                pack(h, mf ? Eigen::VectorXd(h + g.cwiseProduct(b)) : h, e, part);
+                *hv += part;
             }
         }
-        grad /= static_cast<double>(N);
-        grad.tail(D_).array() += 1.0;
+        const double n = static_cast<double>(N);
+        grad /= n;
         if (hv != nullptr)
-            *hv /= static_cast<double>(N);
-        return sum / static_cast<double>(N) + eta.tail(D_).sum() +
-               0.5 * D_ * (1.0 + std::log(2.0 * std::numbers::pi));
+            *hv /= n;
+        // The entropy: sum omega, or sum log |L_ii|.
+        if (mf) {
+            grad.tail(D_).array() += 1.0;
+        } else {
+            const Eigen::VectorXd d = q_.L().diagonal();
+            Eigen::Index k = D_;
+            for (int j = 0; j < D_; ++j) {
+                grad[k] += 1.0 / d[j];
+                if (hv != nullptr)
+                    (*hv)[k] -= B(j, j) / (d[j] * d[j]);
+                k += D_ - j;
+            }
+        }
+        return sum / n + q_.entropy();
     }
 
     CurvatureTarget& target_;
+    Family family_;
     Eigen::MatrixXd eps_;
     int D_;
+    Approximation q_;  // decodes eta
     long gradients_ = 0;
     long hessian_vector_products_ = 0;
 };
@@ -106,11 +157,7 @@ private:
 DadviResult run_dadvi(CurvatureTarget& target, const Options& opts, const DadviSettings& settings) {
     const auto t0 = std::chrono::steady_clock::now();
     const int D = target.dim();
-    if (opts.family == Family::FullRank) {
-        throw ModelError(
-            "DADVI fits a mean-field q, as its paper does (full-rank DADVI is not built); its "
-            "linear-response covariance (`linear_response`) is the correlated answer");
-    }
+    const bool full_rank = opts.family == Family::FullRank;
     if (!opts.minibatch.empty())
         throw ModelError("DADVI's fixed draws need the full data: a minibatch is not supported");
     if (settings.draws < 2) {
@@ -118,27 +165,49 @@ DadviResult run_dadvi(CurvatureTarget& target, const Options& opts, const DadviS
             fmt::format("DADVI needs at least 2 fixed draws (for its Monte Carlo error); got {}",
                         settings.draws));
     }
+    if (full_rank && settings.draws <= D) {
+        throw ModelError(fmt::format(
+            "full-rank DADVI needs more fixed draws than unconstrained coordinates ({} draws, {} "
+            "coordinates): with fewer, the fixed-draw ELBO has no maximum (q's factor grows "
+            "along directions no draw spans, unseen by the log density, while its entropy rises)",
+            settings.draws, D));
+    }
     // Where q starts: the start of ADVI (the mode and curvature where they exist, else the
     // init point with unit scales); DADVI's Newton-CG then needs few steps.
     Options for_start = opts;
     for_start.convergence = ConvergenceRule::Auto;
     const Start start = find_start(target, for_start);
-    Eigen::VectorXd eta0(2 * D);
-    eta0 << start.mean, start.scale.array().log().matrix();
+    const Approximation q0 =
+        full_rank ? Approximation::full_rank(start.mean, start.factor.size() != 0
+                                                             ? start.factor
+                                                             : Eigen::MatrixXd::Identity(D, D))
+                  : Approximation::mean_field(start.mean, start.scale.array().log().matrix());
+    const Eigen::VectorXd eta0 = q0.params();
+    const int P = q0.num_params();
 
     Rng rng(opts.seed);
-    FixedDrawElbo objective(target, rng.normal_matrix(settings.draws, D).transpose());
+    FixedDrawElbo objective(target, opts.family, rng.normal_matrix(settings.draws, D).transpose());
     OptimizerSettings os;
     os.interrupt = opts.interrupt;
-    os.runaway_limits.resize(2 * D);
-    os.runaway_limits.head(D) =
-        opts.runaway_limits.size() == D ? opts.runaway_limits : Eigen::VectorXd::Constant(D, 1e50);
-    os.runaway_limits.tail(D).setConstant(700.0);  // exp(omega) overflows beyond
-    os.describe_coordinate = [&opts, D](int k) {
-        const int d = k < D ? k : k - D;
-        const std::string name = opts.describe_coordinate ? opts.describe_coordinate(d)
-                                                          : fmt::format("coordinate {}", d);
-        return fmt::format("{} of {}", k < D ? "the mean" : "the log sd", name);
+    os.runaway_limits = Eigen::VectorXd::Constant(P, 1e50);
+    if (opts.runaway_limits.size() == D)
+        os.runaway_limits.head(D) = opts.runaway_limits;
+    if (!full_rank)
+        os.runaway_limits.tail(D).setConstant(700.0);  // exp(omega) overflows beyond
+    // Parameter k of eta: a mean, a log sd, or an element of the factor (column by column).
+    os.describe_coordinate = [&opts, D, full_rank](int k) {
+        const auto name = [&opts](int d) {
+            return opts.describe_coordinate ? opts.describe_coordinate(d)
+                                            : fmt::format("coordinate {}", d);
+        };
+        if (k < D)
+            return fmt::format("the mean of {}", name(k));
+        if (!full_rank)
+            return fmt::format("the log sd of {}", name(k - D));
+        int j = 0, at = D;
+        while (k >= at + (D - j)) at += D - j++;
+        return fmt::format("the factor's element ({}, {}) (rows: {}, columns: {})", j + (k - at), j,
+                           name(j + (k - at)), name(j));
     };
     OptimizerResult opt;
     try {
@@ -151,22 +220,28 @@ DadviResult run_dadvi(CurvatureTarget& target, const Options& opts, const DadviS
                                    settings.draws, opt.message));
     }
     DadviResult out;
-    const Eigen::VectorXd mu = opt.zeta.head(D), omega = opt.zeta.tail(D);
-    out.mean_field_sd = omega.array().exp().matrix();
+    Approximation fitted = q0;
+    fitted.set_params(opt.zeta);
+    const Eigen::VectorXd mu = fitted.mu();
+    out.q_sd = fitted.sd();
 
     // The Hessian of F at the optimum: linear response and the Monte Carlo error.
     long hessian_products = 0;
     Eigen::MatrixXd cov_lr;
     try {
+        if (P > kMaxDadviHessianDim) {
+            throw SizeError(fmt::format("its Hessian in q's {} parameters is over the budget of {}",
+                                        P, kMaxDadviHessianDim));
+        }
         const DenseHessian h = dense_hessian(objective, opt.zeta, os.describe_coordinate);
-        hessian_products = 2L * D * settings.draws;
+        hessian_products = static_cast<long>(P) * settings.draws;
         const Eigen::LLT<Eigen::MatrixXd> neg(-h.H);
         if (neg.info() != Eigen::Success) {
             out.notes =
                 "no linear response or Monte Carlo error: the Hessian of the fixed-draw "
                 "ELBO is not negative definite at its optimum";
         } else {
-            const Eigen::MatrixXd inv = neg.solve(Eigen::MatrixXd::Identity(2 * D, 2 * D));
+            const Eigen::MatrixXd inv = neg.solve(Eigen::MatrixXd::Identity(P, P));
             cov_lr = inv.topLeftCorner(D, D);
             out.linear_response_sd = cov_lr.diagonal().cwiseSqrt();
             const Eigen::MatrixXd G = objective.per_draw_gradients(opt.zeta);
@@ -193,7 +268,7 @@ DadviResult run_dadvi(CurvatureTarget& target, const Options& opts, const DadviS
         const Eigen::LLT<Eigen::MatrixXd> c(cov_lr);
         r.q = Approximation::full_rank(mu, c.matrixL());
     } else {
-        r.q = Approximation::mean_field(mu, omega);
+        r.q = fitted;
     }
     r.eta = std::numeric_limits<double>::quiet_NaN();
     r.iterations = opt.iterations;
@@ -202,8 +277,7 @@ DadviResult run_dadvi(CurvatureTarget& target, const Options& opts, const DadviS
         fmt::format("Newton-CG on the ELBO of {} fixed draws: {}", settings.draws, opt.message);
     if (out.mean_mc_se.size() == D) {
         // In units of the posterior sd the answer gives.
-        const Eigen::VectorXd sd =
-            settings.linear_response ? out.linear_response_sd : out.mean_field_sd;
+        const Eigen::VectorXd sd = settings.linear_response ? out.linear_response_sd : out.q_sd;
         Eigen::Index worst = 0;
         const double rel = out.mean_mc_se.cwiseQuotient(sd).maxCoeff(&worst);
         r.stop_reason += fmt::format(

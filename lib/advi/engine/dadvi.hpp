@@ -1,7 +1,8 @@
 // Deterministic ADVI (Giordano, Ingram and Broderick, "Black box variational inference with a
 // deterministic objective: faster, more accurate, and even more accurate than you might
 // think", JMLR 2024; issue 20, item 2). The ELBO of a mean-field Gaussian q = N(mu, diag(s^2)),
-// s = exp(omega), is replaced by its estimate on N draws eps_n ~ N(0, I) fixed once,
+// s = exp(omega) (or of a full-rank one, N(mu, L L')), is replaced by its estimate on N draws
+// eps_n ~ N(0, I) fixed once,
 //     F(mu, omega) = (1/N) sum_n log p(mu + s .* eps_n) + sum_d omega_d + D (1 + log 2 pi) / 2,
 // a deterministic function that a second-order optimiser takes to numerical convergence:
 // trust-region Newton-CG (engine/newton_cg.hpp) on the Hessian-vector products of F, each N
@@ -24,6 +25,11 @@
 
 namespace advi {
 
+// Beyond this many parameters of q (2 D mean-field, D + D (D + 1) / 2 full-rank) the Hessian of
+// the fixed-draw ELBO is not formed (it costs that many times N Hessian-vector products):
+// no linear response or Monte Carlo error, said in DadviResult::notes.
+inline constexpr int kMaxDadviHessianDim = 4000;
+
 struct DadviSettings {
     int draws = 30;  // N, the paper's default
     // Return q with the linear-response covariance (a full-rank Gaussian with DADVI's means),
@@ -32,8 +38,8 @@ struct DadviSettings {
 };
 
 struct DadviResult {
-    AdviResult fit;  // q (mean-field, or full-rank with the linear-response covariance)
-    Eigen::VectorXd mean_field_sd;  // the optimum's s
+    AdviResult fit;        // q (mean-field, or full-rank with the linear-response covariance)
+    Eigen::VectorXd q_sd;  // the sds of the fixed-draw optimum's q (mean-field's s)
     // Per coordinate: the linear-response sds, and the Monte Carlo standard errors of the mean
     // from the fixed draws; empty where the Hessian of F was not formed (over the dense
     // budget) or is not negative definite at the optimum (both said in `notes`).
@@ -42,11 +48,12 @@ struct DadviResult {
     std::string notes;
 };
 
-// Fits mean-field q by DADVI on `target` (`opts`: seed, init, output_samples, interrupt,
-// describe_coordinate, runaway_limits; the step-size options do not apply). Throws FitError
-// where the optimiser cannot start (F not finite at the init) or finds no optimum (F rises
-// without bound: an improper posterior), and ModelError for full-rank (not built: the paper's
-// method is mean-field) or a minibatch.
+// Fits q of opts.family by DADVI on `target` (`opts`: family, seed, init, output_samples,
+// interrupt, describe_coordinate, runaway_limits; the step-size options do not apply): the
+// paper's mean-field, or full-rank (F in (mu, L); it needs more draws than coordinates).
+// Throws FitError where the optimiser cannot start (F not finite at the init) or finds no
+// optimum (F rises without bound: an improper posterior), and ModelError for a minibatch, fewer
+// than 2 draws, or full-rank with no more draws than coordinates.
 [[nodiscard]] DadviResult run_dadvi(CurvatureTarget& target, const Options& opts,
                                     const DadviSettings& settings = {});
 

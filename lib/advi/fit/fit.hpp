@@ -129,10 +129,11 @@ private:
 // Compiles the model and fits it with ADVI.
 [[nodiscard]] Fit fit(const ModelSpec& m, const Options& options = {});
 
-// Deterministic ADVI (engine/dadvi.hpp) beside fit(): mean-field q by Newton-CG on the ELBO of
+// Deterministic ADVI (engine/dadvi.hpp) beside fit(): q of options.family (mean-field, as the
+// paper; full-rank with more draws than coordinates) by Newton-CG on the ELBO of
 // `settings.draws` fixed draws, or with `settings.linear_response` q = N(DADVI's means, the
-// linear-response covariance); the same Fit, output draws, log_p/log_g and verdict.
-// options.family must be MeanField; the step-size options do not apply.
+// linear-response covariance); the same Fit, output draws, log_p/log_g and verdict. The
+// step-size options do not apply.
 [[nodiscard]] Fit fit_dadvi(const ModelSpec& m, const Options& options = {},
                             const DadviSettings& settings = {});
 

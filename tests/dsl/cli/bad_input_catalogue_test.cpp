@@ -534,6 +534,8 @@ TEST_CASE("catalogue of bad input: advi fit --runs, --psis-resample and DADVI's 
         {"--linear-response", "--linear-response: needs --algorithm dadvi"},
         {"--algorithm dadvi --dadvi-draws 1", "--dadvi-draws: Value 1 not in range 2 to 100000"},
         {"--algorithm dadvi --dadvi-draws many", "--dadvi-draws"},
+        {"--dadvi-family fullrank", "--dadvi-family: needs --algorithm dadvi"},
+        {"--algorithm dadvi --dadvi-family lowrank", "--dadvi-family"},
     };
     // clang-format on
     for (const BadFitOption& row : rows) {

@@ -73,4 +73,13 @@ TEST_CASE("cli: --algorithm dadvi writes CmdStan's CSV with its settings and agr
     const advi::StanCsv l = advi::read_stan_csv(scratch() / "dadvi_lr.csv");
     CHECK(contains(comments_text(l), "#     linear_response = 1\n"));
     CHECK(contains(comments_text(l), "#     dadvi_draws = 30\n"));
+
+    // Full-rank DADVI: the header says the family.
+    const Run fr = tool(common + "--algorithm dadvi --dadvi-family fullrank --output dadvi_fr.csv");
+    INFO("stdout: " << fr.out << "\nstderr: " << fr.err);
+    REQUIRE(fr.status == 0);
+    CHECK(contains(fr.out, "\nDADVI full-rank fit: "));
+    const advi::StanCsv f = advi::read_stan_csv(scratch() / "dadvi_fr.csv");
+    CHECK(contains(comments_text(f), "#     algorithm = fullrank\n"));
+    CHECK(contains(comments_text(f), "#     linear_response = 0\n"));
 }
