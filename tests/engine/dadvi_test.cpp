@@ -146,6 +146,17 @@ TEST_CASE("dadvi: refuses what it does not do", "[advi]") {
     CHECK_THROWS_WITH(advi::run_dadvi(target, fr, four),
                       Catch::Contains("full-rank DADVI needs more fixed draws than unconstrained "
                                       "coordinates (4 draws, 4 coordinates)"));
+    // No optimum: log p = +|z|^2 / 2 rises as q spreads. Not converged, and it says why: no
+    // optimum was reached, so there is no linear response either.
+    advi::test::GaussianCurvatureTarget rising(advi::test::GaussianTarget::unnormalised(
+        Eigen::VectorXd::Zero(2), -Eigen::MatrixXd::Identity(2, 2)));
+    const advi::DadviResult r = advi::run_dadvi(rising, advi::Options{});
+    INFO(r.fit.stop_reason);
+    CHECK_FALSE(r.fit.converged);
+    CHECK(r.fit.stop_reason.rfind("Newton-CG on the ELBO of 30 fixed draws: ", 0) == 0);
+    CHECK(r.fit.stop_reason.find("at Newton-CG's end (no optimum was reached)") !=
+          std::string::npos);
+    CHECK(r.linear_response_sd.size() == 0);
     advi::DadviSettings one;
     one.draws = 1;
     CHECK_THROWS_WITH(advi::run_dadvi(target, advi::Options{}, one),

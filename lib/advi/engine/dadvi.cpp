@@ -5,13 +5,13 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
-#include <numbers>
 
 #include <Eigen/Cholesky>
 #include <fmt/format.h>
 
 #include <advi/base/error.hpp>
 #include <advi/base/memory_budget.hpp>
+#include <advi/engine/elbo.hpp>
 #include <advi/engine/hessian.hpp>
 #include <advi/engine/newton_cg.hpp>
 #include <advi/engine/rng.hpp>
@@ -237,9 +237,10 @@ DadviResult run_dadvi(CurvatureTarget& target, const Options& opts, const DadviS
         hessian_products = static_cast<long>(P) * settings.draws;
         const Eigen::LLT<Eigen::MatrixXd> neg(-h.H);
         if (neg.info() != Eigen::Success) {
-            out.notes =
-                "no linear response or Monte Carlo error: the Hessian of the fixed-draw "
-                "ELBO is not negative definite at its optimum";
+            out.notes = fmt::format(
+                "no linear response or Monte Carlo error: the Hessian of the fixed-draw ELBO is "
+                "not negative definite at {}",
+                opt.converged() ? "its optimum" : "Newton-CG's end (no optimum was reached)");
         } else {
             const Eigen::MatrixXd inv = neg.solve(Eigen::MatrixXd::Identity(P, P));
             cov_lr = inv.topLeftCorner(D, D);
@@ -288,23 +289,17 @@ DadviResult run_dadvi(CurvatureTarget& target, const Options& opts, const DadviS
     }
     r.start = start.description;
     r.other_mode = start.other_mode;
-    // The ELBO of the returned q on fresh draws (not the fixed ones it was fitted to).
+    // The ELBO of the returned q on fresh draws (not the fixed ones it was fitted to), by the
+    // engine's estimator (elbo.hpp), with its standard error from the per-draw log densities.
     Rng fresh(opts.seed ^ 0x4441445649000000ull);
     const int elbo_draws = std::max(opts.elbo_samples, 1000);
-    const Eigen::MatrixXd z = r.q.draw(fresh, elbo_draws).transpose();
-    Eigen::VectorXd lp;
-    target.log_densities(z, lp);
-    const Eigen::ArrayXd finite = lp.array().isFinite().select(lp.array(), 0.0);
-    const long n_finite = lp.array().isFinite().count();
-    r.dropped_draws = elbo_draws - n_finite;
-    if (n_finite > 1) {
-        const double mean = finite.sum() / n_finite;
-        double ss = 0.0;
-        for (Eigen::Index i = 0; i < lp.size(); ++i)
-            if (std::isfinite(lp[i]))
-                ss += (lp[i] - mean) * (lp[i] - mean);
-        r.elbo = mean + r.q.entropy();
-        r.elbo_se = std::sqrt(ss / (n_finite - 1) / n_finite);
+    const ElboEstimate e = elbo_estimate(target, r.q, fresh.normal_matrix(elbo_draws, D));
+    r.dropped_draws = e.dropped;
+    r.elbo = e.value;
+    if (e.used > 1) {
+        const Eigen::ArrayXd lp = e.log_p.array();
+        const Eigen::ArrayXd kept = lp.isNaN().select(0.0, lp - (e.value - r.q.entropy()));
+        r.elbo_se = std::sqrt(kept.square().sum() / (e.used - 1) / e.used);
     }
     r.elbo_iterations = {opt.iterations};
     r.elbo_trace = {r.elbo};

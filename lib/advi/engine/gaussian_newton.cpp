@@ -21,7 +21,9 @@ namespace {
 
 // The ELBO of N(m, L L') on the fixed standard-normal draws `eps` (one per column): the mean
 // log density plus the entropy; -inf where any draw's log density is not finite (a candidate
-// that reaches where the density fails is refused, not averaged over).
+// that reaches where the density fails is refused, not averaged over). Not elbo_estimate
+// (elbo.hpp): at a Gaussian's optimum the next step must tie it to the bit, which that
+// estimator's different summation order does not give (it then takes a rounding-level step).
 double elbo_on(Target& target, const Eigen::VectorXd& m, const Eigen::MatrixXd& L,
                const Eigen::MatrixXd& eps, long& evaluations) {
     const Eigen::MatrixXd z = (L.triangularView<Eigen::Lower>() * eps).colwise() + m;
