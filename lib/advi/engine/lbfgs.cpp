@@ -96,6 +96,8 @@ OptimizerResult maximize_lbfgs(Target& target, const Eigen::VectorXd& init,
     if (!std::isfinite(fx) || !g.allFinite())
         return finish(OptimizeStatus::NonFiniteStart,
                       optimizer::nonfinite_start(-fx, -g, settings));
+    if (settings.on_iterate)
+        settings.on_iterate(x, r.lp, r.grad);
     if (auto c = optimizer::gradient_converged(settings, g.norm(), std::nan(""))) {
         r.criterion = c->criterion;
         return finish(OptimizeStatus::Converged, c->message);
@@ -145,6 +147,8 @@ OptimizerResult maximize_lbfgs(Target& target, const Eigen::VectorXd& init,
         r.zeta = x;
         r.lp = -fx;
         r.grad = -g;
+        if (settings.on_iterate)
+            settings.on_iterate(x, r.lp, r.grad);
         if (auto why = optimizer::ran_off(x, -fx, r.grad, settings))
             return finish(OptimizeStatus::NoMode, *why);
         trend.record(-fx, x);

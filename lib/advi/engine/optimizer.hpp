@@ -41,6 +41,11 @@ struct OptimizerSettings {
     std::function<std::string(int)> describe_coordinate{};
     // Set from elsewhere (SIGINT): the optimiser stops after the current iteration.
     const std::atomic<bool>* interrupt = nullptr;
+    // L-BFGS only: called with each point of the path (the start, then every accepted step),
+    // the log density there and its gradient: what Pathfinder (pathfinder.hpp) builds its
+    // normal approximations from. Empty: nothing is called.
+    std::function<void(const Eigen::VectorXd& zeta, double lp, const Eigen::VectorXd& grad)>
+        on_iterate{};
 };
 
 enum class OptimizeStatus {
