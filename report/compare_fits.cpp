@@ -18,6 +18,8 @@
 // init`), so they run the eta search instead of starting at the mode;
 // --dadvi: also DADVI's rows (engine/dadvi.hpp, 30 fixed draws; rule `dadvi`: its mean-field and
 // full-rank q, `dadvi+lr`: mean-field's means with the linear-response covariance).
+// --pathfinder: also multi-path Pathfinder's row (fit/pathfinder.hpp, CmdStan's defaults: 4
+// paths, PSIS resampling to 1,000 draws; its ELBO the pooled draws' and its k-hat theirs).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -28,6 +30,7 @@
 
 #include <advi/compile/pipeline.hpp>
 #include <advi/fit/fit.hpp>
+#include <advi/fit/pathfinder.hpp>
 #include <advi/fit/psis.hpp>
 
 #include "reference_models.hpp"
@@ -47,7 +50,9 @@ const std::filesystem::path kShared = ADVI_SHARED_DATA;
 template <class Run>
 std::string row(const std::string& model, advi::Family family, const char* rule_name, Run run,
                 advi::Target& target, const advi::references::Reference& ref, std::uint64_t seed) {
-    const char* fam = family == advi::Family::MeanField ? "mean-field" : "full-rank";
+    const char* fam = std::string_view(rule_name) == "pathfinder" ? "normal per path"
+                      : family == advi::Family::MeanField         ? "mean-field"
+                                                                  : "full-rank";
     const auto t0 = std::chrono::steady_clock::now();
     try {
         const advi::Fit f = run();
@@ -62,10 +67,18 @@ std::string row(const std::string& model, advi::Family family, const char* rule_
                 .transpose();
         const double worst = ((mean - ref.mean).array().abs() / ref.sd.array()).maxCoeff();
         const Eigen::ArrayXd ratio = sd.array() / ref.sd.array();
-        const auto elbo = advi::references::precise_elbo(target, f.result().q, 20000, 7 + seed);
+        // Pathfinder's draws come from several normals (one per path, resampled): its ELBO is
+        // the pooled draws' mean of log p - log q before resampling, held against full-rank's.
+        const bool pathfinder = f.result().method == "Pathfinder";
+        const auto elbo =
+            pathfinder ? advi::references::ElboWithSe{f.verdict().draws_elbo, 0.0}
+                       : advi::references::precise_elbo(target, f.result().q, 20000, 7 + seed);
         const double patient =
             family == advi::Family::MeanField ? ref.mean_field.elbo : ref.full_rank.elbo;
-        const advi::Psis w = advi::psis(f.log_p() - f.log_g());
+        // Resampled draws (Pathfinder's) repeat their heaviest draws: their k-hat is the
+        // pooled draws', taken before resampling.
+        const advi::Psis w =
+            f.verdict().resampled ? f.verdict().psis : advi::psis(f.log_p() - f.log_g());
         return fmt::format("| {} | {} | {} | {} | {}-{} | {} | {} | {:.2f} | {:.2f} | {} | {} |",
                            model, fam, rule_name, number(worst), number(ratio.minCoeff()),
                            number(ratio.maxCoeff()), number(elbo.elbo), number(elbo.elbo - patient),
@@ -83,7 +96,7 @@ std::string row(const std::string& model, advi::Family family, const char* rule_
 int main(int argc, char** argv) {
     std::string only;
     std::uint64_t seed = 1;
-    bool no_stl = false, auto_only = false, start_init = false, dadvi = false;
+    bool no_stl = false, auto_only = false, start_init = false, dadvi = false, pathfinder = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--only" && i + 1 < argc)
@@ -98,9 +111,11 @@ int main(int argc, char** argv) {
             start_init = true;
         else if (a == "--dadvi")
             dadvi = true;
+        else if (a == "--pathfinder")
+            pathfinder = true;
         else {
             std::cerr << "usage: compare_fits [--only NAME] [--seed N] [--no-stl] [--auto-only] "
-                         "[--start-init] [--dadvi]\n";
+                         "[--start-init] [--dadvi] [--pathfinder]\n";
             return 2;
         }
     }
@@ -157,6 +172,16 @@ int main(int argc, char** argv) {
                             seed));
                     std::fflush(stdout);
                 }
+            }
+            if (pathfinder) {
+                advi::PathfinderOptions o;
+                o.seed = seed;
+                o.threads = 1;
+                fmt::print("{}\n", row(
+                                       m.name, advi::Family::FullRank, "pathfinder",
+                                       [&] { return advi::pathfinder(model->spec, o).as_fit(); },
+                                       target, ref, seed));
+                std::fflush(stdout);
             }
         }
     } catch (const std::exception& e) {

@@ -24,6 +24,7 @@ void print_error(std::string_view message);
 [[nodiscard]] Command add_fit_command(CLI::App& parent);
 [[nodiscard]] Command add_optimize_command(CLI::App& parent);
 [[nodiscard]] Command add_laplace_command(CLI::App& parent);
+[[nodiscard]] Command add_pathfinder_command(CLI::App& parent);
 [[nodiscard]] Command add_graph_command(CLI::App& parent);
 [[nodiscard]] Command add_program_command(CLI::App& parent);
 [[nodiscard]] Command add_check_command(CLI::App& parent);

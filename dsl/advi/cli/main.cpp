@@ -99,8 +99,9 @@ int run(int argc, char** argv) {
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("advi ") + ADVI_VERSION);
     const std::vector<Command> commands = {add_fit_command(app),     add_optimize_command(app),
-                                           add_laplace_command(app), add_graph_command(app),
-                                           add_program_command(app), add_check_command(app)};
+                                           add_laplace_command(app), add_pathfinder_command(app),
+                                           add_graph_command(app),   add_program_command(app),
+                                           add_check_command(app)};
     app.footer("Run `advi <command> --help` for the options of a command.");  // not inherited
     try {
         app.parse(argc, argv);

@@ -22,6 +22,7 @@
 
 #include <advi/cli/commands.hpp>
 #include <advi/cli/init_option.hpp>
+#include <advi/cli/lbfgs_options.hpp>
 #include <advi/cli/load.hpp>
 #include <advi/cli/outputs.hpp>
 #include <advi/cli/stop_signals.hpp>
@@ -142,29 +143,7 @@ Command add_optimize_command(CLI::App& parent) {
     app->add_option("--iter", o.iter, "Maximum number of iterations")
         ->check(positive_int())
         ->capture_default_str();
-    app->add_option("--tol-obj", o.tol_obj, "Absolute change of lp that ends the search")
-        ->check(non_negative_real())
-        ->capture_default_str();
-    app->add_option("--tol-rel-obj", o.tol_rel_obj,
-                    "Relative change of lp that ends the search, in units of epsilon")
-        ->check(non_negative_real())
-        ->capture_default_str();
-    app->add_option("--tol-grad", o.tol_grad, "Gradient norm that ends the search")
-        ->check(non_negative_real())
-        ->capture_default_str();
-    app->add_option("--tol-rel-grad", o.tol_rel_grad,
-                    "g' H^-1 g / max(|lp|, 1) that ends the search, in units of epsilon")
-        ->check(non_negative_real())
-        ->capture_default_str();
-    app->add_option("--tol-param", o.tol_param, "Parameter change that ends the search")
-        ->check(non_negative_real())
-        ->capture_default_str();
-    app->add_option("--history-size", o.history_size, "L-BFGS: curvature pairs kept")
-        ->check(positive_int())
-        ->capture_default_str();
-    app->add_option("--init-alpha", o.init_alpha, "L-BFGS: first line search step length")
-        ->check(positive_real())
-        ->capture_default_str();
+    add_lbfgs_options(app, o);
     app->add_option("--init", args->init,
                     "Radius of uniform initial values in unconstrained space, or a JSON / R "
                     "dump file of every parameter's initial value")

@@ -14,7 +14,8 @@
 
 namespace advi {
 
-Fit psis_resample(const Fit& fit, std::uint64_t seed) {
+Fit psis_resample(const Fit& fit, std::uint64_t seed, Eigen::Index count,
+                  std::vector<Eigen::Index>* picks) {
     const Verdict& before = fit.verdict();
     const Psis& p = before.psis;
     const Eigen::Index S = fit.theta_draws().rows();
@@ -31,7 +32,8 @@ Fit psis_resample(const Fit& fit, std::uint64_t seed) {
         cumulative[static_cast<std::size_t>(i)] = total;
     }
     Rng rng(seed ^ 0x7073697352650000ull);  // "psisRe": a stream apart from the fit's
-    std::vector<Eigen::Index> pick(static_cast<std::size_t>(S));
+    const Eigen::Index n = count >= 0 ? count : S;
+    std::vector<Eigen::Index> pick(static_cast<std::size_t>(n));
     std::vector<char> chosen(static_cast<std::size_t>(S), 0);
     for (auto& k : pick) {
         // A uniform in [0, total) from the top 53 bits.
@@ -42,10 +44,12 @@ Fit psis_resample(const Fit& fit, std::uint64_t seed) {
         while (k > 0 && p.log_weights[k] == -std::numeric_limits<double>::infinity()) --k;
         chosen[static_cast<std::size_t>(k)] = 1;
     }
-    Eigen::MatrixXd theta(S, fit.theta_draws().cols());
-    Eigen::MatrixXd zeta(S, fit.zeta_draws().cols());
+    Eigen::MatrixXd theta(n, fit.theta_draws().cols());
+    Eigen::MatrixXd zeta(n, fit.zeta_draws().cols());
     DrawDensities dens = fit.densities();
-    for (Eigen::Index i = 0; i < S; ++i) {
+    dens.log_p.resize(n);
+    dens.log_g.resize(n);
+    for (Eigen::Index i = 0; i < n; ++i) {
         const Eigen::Index k = pick[static_cast<std::size_t>(i)];
         theta.row(i) = fit.theta_draws().row(k);
         zeta.row(i) = fit.zeta_draws().row(k);
@@ -57,6 +61,8 @@ Fit psis_resample(const Fit& fit, std::uint64_t seed) {
     v.distinct_draws = static_cast<int>(std::count(chosen.begin(), chosen.end(), 1));
     AdviResult r = fit.result();
     r.draws = std::move(zeta);
+    if (picks != nullptr)
+        *picks = std::move(pick);
     return Fit(fit.model(), std::move(r), std::move(theta), fit.theta_at_mu(), std::move(dens),
                std::move(v));
 }

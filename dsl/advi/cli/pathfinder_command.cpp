@@ -1,0 +1,134 @@
+// `advi pathfinder model.stan --data data.json --output out.csv`: multi-path Pathfinder
+// (fit/pathfinder.hpp) with CmdStan's options by name, written in CmdStan's pathfinder CSV
+// layout (lp_approx__, lp__, path__, then the variables), with the summary and the verdict.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <advi/base/error.hpp>
+#include <advi/fit/pathfinder.hpp>
+#include <advi/fit/pathfinder_output.hpp>
+#include <advi/io/cmdstan_csv.hpp>
+#include <advi/stan/report.hpp>
+
+#include <advi/cli/commands.hpp>
+#include <advi/cli/init_option.hpp>
+#include <advi/cli/lbfgs_options.hpp>
+#include <advi/cli/load.hpp>
+#include <advi/cli/outputs.hpp>
+#include <advi/cli/stop_signals.hpp>
+#include <advi/cli/validators.hpp>
+#include <CLI/CLI.hpp>
+
+namespace advi::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct PathfinderArgs {
+    std::string model;
+    std::vector<std::string> data;
+    std::string init = "2";
+    std::string psis_resample = "1";
+    PathfinderOptions options;
+    std::string output = "output.csv";
+    bool quiet = false;
+};
+
+int run_pathfinder(const PathfinderArgs& args) {
+    std::vector<InputFile> inputs = model_and_data_inputs(args.model, args.data);
+    if (!init_radius(args.init))
+        inputs.push_back({args.init, "init file"});
+    check_output_path(args.output, inputs);
+    const std::vector<fs::path> data_files(args.data.begin(), args.data.end());
+    const auto loaded = load_model(args.model, data_files);
+    const ModelSpec spec = loaded->lowered->model().spec();
+
+    PathfinderOptions options = args.options;
+    options.psis_resample = args.psis_resample == "1" || args.psis_resample == "true";
+    CsvRunInfo run = csv_run_info(args.model, args.data, args.output);
+    if (const auto radius = init_radius(args.init)) {
+        options.init_radius = *radius;
+    } else {
+        options.init = init_from_file(spec, args.init);
+        run.init_file = args.init;
+    }
+    if (!args.quiet)
+        options.log = [](const std::string& line) { std::cerr << line << '\n'; };
+    // A first signal ends the current path after its current iteration; the paths run so
+    // far give the draws, marked not converged.
+    const StopSignals signals;
+    options.interrupt = &signals.flag();
+    const PathfinderFit fit = advi::pathfinder(spec, options);
+
+    // Generated quantities per draw, as for ADVI's draws; the _rng calls seeded with --seed.
+    const stan::ReportedDraws reported = stan::report(*loaded->lowered, fit.as_fit(), options.seed);
+    write_cmdstan_csv_file(args.output,
+                           cmdstan_pathfinder_output(fit, extra_blocks(reported),
+                                                     cmdstan_pathfinder_settings(options, run)));
+    std::cout << fit.summary(1) << stan::summary_rows(reported) << std::flush;
+    if (!args.quiet)
+        std::cerr << fmt::format("Output written to {}\n", args.output);
+    if (const int sig = signals.received()) {
+        std::cerr << "advi: interrupted: the output holds the draws of the paths run so far\n";
+        return 128 + sig;
+    }
+    return 0;
+}
+
+}  // namespace
+
+Command add_pathfinder_command(CLI::App& parent) {
+    auto args = std::make_shared<PathfinderArgs>();
+    CLI::App* app = parent.add_subcommand(
+        "pathfinder",
+        "Multi-path Pathfinder: normal approximations along L-BFGS paths, their draws pooled "
+        "and importance-resampled; CmdStan's pathfinder CSV and the summary");
+    PathfinderOptions& o = args->options;
+    app->add_option("model", args->model, "The Stan program (.stan)")->required();
+    app->add_option("--data", args->data,
+                    "Data: CmdStan JSON (.json), R dump (.R, .rdump) or CSV (.csv); repeatable")
+        ->allow_extra_args(false);
+    app->add_option("--num-paths", o.num_paths, "Single-path Pathfinders run")
+        ->check(positive_int())
+        ->capture_default_str();
+    app->add_option("--num-draws", o.num_draws, "Draws from each path's approximation")
+        ->check(positive_int())
+        ->capture_default_str();
+    app->add_option("--num-psis-draws", o.num_psis_draws,
+                    "Draws kept by importance resampling of the pooled draws (num_paths > 1)")
+        ->check(positive_int())
+        ->capture_default_str();
+    app->add_option("--psis-resample", args->psis_resample,
+                    "1: resample the pooled draws by their Pareto-smoothed importance weights; 0: "
+                    "write every path's draws")
+        ->check(CLI::IsMember({"0", "1", "false", "true"}))
+        ->capture_default_str();
+    app->add_option("--num-elbo-draws", o.num_elbo_draws,
+                    "Draws per ELBO estimate of each approximation along a path")
+        ->check(positive_int())
+        ->capture_default_str();
+    app->add_option("--max-lbfgs-iters", o.max_lbfgs_iters, "L-BFGS iterations per path at most")
+        ->check(positive_int())
+        ->capture_default_str();
+    add_lbfgs_options(app, o);
+    app->add_option("--init", args->init,
+                    "Radius of uniform initial values in unconstrained space (a point per path), "
+                    "or a JSON / R dump file of every parameter's initial value (every path)")
+        ->capture_default_str();
+    app->add_option("--seed", o.seed, "Random seed (initial values, draws, _rng calls)")
+        ->check(seed_value())
+        ->capture_default_str();
+    app->add_option("--threads", o.threads, "Threads of the gradient program (0: all cores)")
+        ->check(non_negative_int())
+        ->capture_default_str();
+    app->add_option("--output", args->output, "CSV file to write")->capture_default_str();
+    app->add_flag("--quiet,-q", args->quiet, "No progress on stderr");
+    return {app, [args] { return run_pathfinder(*args); }};
+}
+
+}  // namespace advi::cli
