@@ -339,7 +339,7 @@ TEST_CASE("integer outcomes outside Stan's range are refused naming the element"
         const std::string text = fmt::format("data {{ array[3] int y; {} }}\n{}model {{ {} }}",
                                              kSharedData, kParameters, model);
         const std::string json = fmt::format(R"({{"y": {}, {}}})", y, kSharedJson);
-        lower(parse_program(text, "m.stan"), read_json_data(json, "m.json"));
+        (void)lower(parse_program(text, "m.stan"), read_json_data(json, "m.json"));
     };
     // categories are 1..K: 0 was accepted vectorised (as category 1) and K refused
     CHECK_THROWS_WITH(
