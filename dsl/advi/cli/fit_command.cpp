@@ -42,6 +42,7 @@ struct FitArgs {
     std::string algorithm = "meanfield";
     std::string convergence = "auto";
     std::string start = "auto";
+    std::string draws = "mc";
     // Not CmdStan's 2: the start at the mode is found from here, and zero (every unconstrained
     // coordinate at its centre) is the better place to look from (README, "Where q starts").
     std::string init = "0";
@@ -69,6 +70,7 @@ int run_fit(const FitArgs& args) {
     options.convergence =
         args.convergence == "stan" ? ConvergenceRule::Stan : ConvergenceRule::Auto;
     options.start = args.start == "init" ? StartFrom::Init : StartFrom::Auto;
+    options.draws = args.draws == "rqmc" ? DrawScheme::Rqmc : DrawScheme::MonteCarlo;
     options.adapt_engaged = args.eta->count() == 0;  // --eta given: that step size, no search
     const bool dadvi = args.algorithm == "dadvi";
     if (dadvi) {
@@ -179,6 +181,11 @@ Command add_fit_command(CLI::App& parent) {
                     "mode exists) or init (at --init's point, unit scales)")
         ->check(CLI::IsMember({"auto", "init"}))
         ->capture_default_str();
+    app->add_option("--draws", args->draws,
+                    "mc (the default: Monte Carlo) or rqmc (randomised quasi-Monte Carlo: "
+                    "scrambled Sobol points for each gradient; needs --grad-samples >= 2)")
+        ->check(CLI::IsMember({"mc", "rqmc"}))
+        ->capture_default_str();
     app->add_option("--init", args->init,
                     "Where the search for the mode starts (--start auto) or q's mean "
                     "(--start init): a radius of uniform initial values in unconstrained space "
@@ -219,6 +226,13 @@ Command add_fit_command(CLI::App& parent) {
             throw CLI::ValidationError("--linear-response", "needs --algorithm dadvi");
         if (args->algorithm != "dadvi" && args->dadvi_family != "meanfield")
             throw CLI::ValidationError("--dadvi-family", "needs --algorithm dadvi");
+        if (args->draws == "rqmc" && args->algorithm == "dadvi")
+            throw CLI::ValidationError("--draws", "rqmc is not supported with --algorithm dadvi");
+        if (args->draws == "rqmc" && args->options.grad_samples < 2)
+            throw CLI::ValidationError(
+                "--draws",
+                "rqmc needs --grad-samples >= 2 (one randomised quasi-Monte Carlo "
+                "point is one Monte Carlo draw)");
     });
     return {app, [args] { return run_fit(*args); }};
 }

@@ -71,21 +71,43 @@ Estimator::Estimator(Target& target, const Options& opts)
     if (rule_ == ConvergenceRule::Auto) {
         common_etas_ = balanced_normal_draws(s.common, elbo_samples_, target.dim());
     }
+    if (opts.draws == DrawScheme::Rqmc)
+        rqmc_.emplace(target.dim());
 }
 
 double Estimator::elbo(const Approximation& q) {
     target_.use_evaluation_batch();
-    last_elbo_ = rule_ == ConvergenceRule::Auto
-                     ? elbo_estimate(target_, q, common_etas_)
-                     : elbo_estimate(target_, q, elbo_rng_, elbo_samples_);
+    last_elbo_ = rule_ == ConvergenceRule::Auto ? elbo_estimate(target_, q, common_etas_)
+                 : rqmc_ ? elbo_estimate(target_, q, rqmc_->draw(elbo_rng_, elbo_samples_))
+                         : elbo_estimate(target_, q, elbo_rng_, elbo_samples_);
     dropped_ += last_elbo_.dropped;
     return last_elbo_.value;
 }
 
 ElboGradient Estimator::gradient(const Approximation& q) {
     target_.next_minibatch();
-    ElboGradient g =
-        elbo_gradient(target_, q, grad_rng_, grad_samples_, max_grad_draws(), estimator_);
+    if (!rqmc_) {
+        ElboGradient g =
+            elbo_gradient(target_, q, grad_rng_, grad_samples_, max_grad_draws(), estimator_);
+        dropped_ += g.dropped;
+        return g;
+    }
+    ElboGradient g = elbo_gradient(target_, q, rqmc_->draw(grad_rng_, grad_samples_), estimator_);
+    if (g.used < grad_samples_ && g.used + g.dropped < max_grad_draws()) {
+        // Points where the density was not finite: made up by Monte Carlo draws, as the plain
+        // estimator redraws, and averaged in by their numbers (the gradients' constant terms
+        // are the same in both, so the weighted mean keeps them).
+        const ElboGradient more = elbo_gradient(target_, q, grad_rng_, grad_samples_ - g.used,
+                                                max_grad_draws() - g.used - g.dropped, estimator_);
+        if (more.used > 0) {
+            g.grad = g.used == 0 ? more.grad
+                                 : ((g.used * g.grad + more.used * more.grad) /
+                                    static_cast<double>(g.used + more.used))
+                                       .eval();
+        }
+        g.used += more.used;
+        g.dropped += more.dropped;
+    }
     dropped_ += g.dropped;
     return g;
 }

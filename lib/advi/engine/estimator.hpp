@@ -3,6 +3,8 @@
 // and the stochastic-gradient update itself.
 #pragma once
 
+#include <optional>
+
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -13,6 +15,7 @@
 #include <advi/engine/elbo.hpp>
 #include <advi/engine/options.hpp>
 #include <advi/engine/rng.hpp>
+#include <advi/engine/rqmc.hpp>
 #include <advi/engine/runaway.hpp>
 #include <advi/engine/step_size.hpp>
 #include <advi/engine/target.hpp>
@@ -68,7 +71,8 @@ private:
     Rng grad_rng_;
     Rng elbo_rng_;
     Rng output_rng_;
-    Eigen::MatrixXd common_etas_;  // elbo_samples x dim, Robust only
+    Eigen::MatrixXd common_etas_;      // elbo_samples x dim, Robust only
+    std::optional<RqmcNormals> rqmc_;  // DrawScheme::Rqmc only
     ElboEstimate last_elbo_;
     long dropped_ = 0;
 };

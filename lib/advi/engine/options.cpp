@@ -59,6 +59,12 @@ void validate_options(const Options& opts, int dim) {
         throw FitError(fmt::format("option `convergence` has unknown value {}",
                                    static_cast<int>(opts.convergence)));
     }
+    if (opts.draws == DrawScheme::Rqmc && opts.grad_samples < 2) {
+        throw FitError(
+            fmt::format("option `draws` = rqmc needs `grad_samples` >= 2 (got {}): one randomised "
+                        "quasi-Monte Carlo point is one Monte Carlo draw",
+                        opts.grad_samples));
+    }
     if (opts.monitor_every < 0 || (opts.monitor_every > 0 && !opts.monitor)) {
         throw FitError(fmt::format(
             "option `monitor_every` must be non-negative and needs a `monitor`, got {}{}",

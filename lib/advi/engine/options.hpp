@@ -29,6 +29,13 @@ enum class ConvergenceRule { Auto, Stan, Robust = Auto };
 // L = I (the paper's and Stan's start).
 enum class StartFrom { Auto, Init };
 
+// Where the gradient's draws (and the ELBO's fresh draws under Stan's rule) come from: plain
+// Monte Carlo, or randomised quasi-Monte Carlo (rqmc.hpp: scrambled Sobol points, a fresh
+// randomisation per gradient; it needs grad_samples >= 2, one point being one Monte Carlo
+// draw). The Auto rule's common ELBO draws (antithetic, whitened) and the output draws stay
+// Monte Carlo.
+enum class DrawScheme { MonteCarlo, Rqmc };
+
 class Approximation;
 
 // Where a fit is, for a monitor (Options::monitor): the iteration just finished (0: q's
@@ -102,6 +109,7 @@ struct Options {  // field order matters: users write {.family = ..., .seed = 1}
     // used only where q starts at the mode and curvature (engine.cpp).
     bool sticking_the_landing = true;
     StartFrom start = StartFrom::Auto;
+    DrawScheme draws = DrawScheme::MonteCarlo;
 
     [[nodiscard]] bool interrupted() const {
         return interrupt != nullptr && interrupt->load(std::memory_order_relaxed);

@@ -35,6 +35,7 @@ std::vector<std::string> cmdstan_settings(const Options& o, const CsvRunInfo& ru
     auto family = [](Family f) { return f == Family::MeanField ? "meanfield" : "fullrank"; };
     auto rule = [](ConvergenceRule r) { return r == ConvergenceRule::Auto ? "auto" : "stan"; };
     auto start = [](StartFrom s) { return s == StartFrom::Auto ? "auto" : "init"; };
+    auto scheme = [](DrawScheme s) { return s == DrawScheme::MonteCarlo ? "mc" : "rqmc"; };
     std::vector<std::string> h;
     h.push_back(fmt::format("model = {}", run.model));
     h.push_back("method = variational");
@@ -60,6 +61,8 @@ std::vector<std::string> cmdstan_settings(const Options& o, const CsvRunInfo& ru
     // resampling), so that the file says how its rows came about.
     h.push_back(
         csv_setting("    ", "start", std::string(start(o.start)), std::string(start(d.start))));
+    h.push_back(csv_setting("    ", "draw_scheme", std::string(scheme(o.draws)),
+                            std::string(scheme(d.draws))));
     const CsvDrawsInfo dd{};
     h.push_back(csv_setting("    ", "runs", draws.runs, dd.runs));
     // 1/0 as `engaged` above.
