@@ -18,6 +18,8 @@
 // init`), so they run the eta search instead of starting at the mode;
 // --dadvi: also DADVI's rows (engine/dadvi.hpp, 30 fixed draws; rule `dadvi`: its mean-field and
 // full-rank q, `dadvi+lr`: mean-field's means with the linear-response covariance).
+// --lowrank R: also the low-rank family's row (rank min(R, dim - 1), the Auto rule; its ELBO held
+// against full-rank's patient one, which bounds it).
 // --pathfinder: also multi-path Pathfinder's row (fit/pathfinder.hpp, CmdStan's defaults: 4
 // paths, PSIS resampling to 1,000 draws; its ELBO the pooled draws' and its k-hat theirs).
 #include <chrono>
@@ -52,6 +54,7 @@ std::string row(const std::string& model, advi::Family family, const char* rule_
                 advi::Target& target, const advi::references::Reference& ref, std::uint64_t seed) {
     const char* fam = std::string_view(rule_name) == "pathfinder" ? "normal per path"
                       : family == advi::Family::MeanField         ? "mean-field"
+                      : family == advi::Family::LowRank           ? "low-rank"
                                                                   : "full-rank";
     const auto t0 = std::chrono::steady_clock::now();
     try {
@@ -97,6 +100,7 @@ int main(int argc, char** argv) {
     std::string only;
     std::uint64_t seed = 1;
     bool no_stl = false, auto_only = false, start_init = false, dadvi = false, pathfinder = false;
+    int lowrank = 0;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--only" && i + 1 < argc)
@@ -113,9 +117,11 @@ int main(int argc, char** argv) {
             dadvi = true;
         else if (a == "--pathfinder")
             pathfinder = true;
+        else if (a == "--lowrank" && i + 1 < argc)
+            lowrank = std::stoi(argv[++i]);
         else {
             std::cerr << "usage: compare_fits [--only NAME] [--seed N] [--no-stl] [--auto-only] "
-                         "[--start-init] [--dadvi] [--pathfinder]\n";
+                         "[--start-init] [--dadvi] [--pathfinder] [--lowrank R]\n";
             return 2;
         }
     }
@@ -172,6 +178,19 @@ int main(int argc, char** argv) {
                             seed));
                     std::fflush(stdout);
                 }
+            }
+            if (lowrank > 0) {
+                advi::Options o;
+                o.family = advi::Family::LowRank;
+                o.rank = std::min(lowrank, model->spec.zeta_dim() - 1);
+                o.seed = seed;
+                o.threads = 1;
+                const std::string name = fmt::format("auto, rank {}", o.rank);
+                fmt::print("{}\n",
+                           row(
+                               m.name, advi::Family::LowRank, name.c_str(),
+                               [&] { return advi::fit(model->spec, o); }, target, ref, seed));
+                std::fflush(stdout);
             }
             if (pathfinder) {
                 advi::PathfinderOptions o;

@@ -66,7 +66,9 @@ int run_fit(const FitArgs& args) {
     const ModelSpec spec = loaded->lowered->model().spec();
 
     Options options = args.options;
-    options.family = args.algorithm == "fullrank" ? Family::FullRank : Family::MeanField;
+    options.family = args.algorithm == "fullrank"  ? Family::FullRank
+                     : args.algorithm == "lowrank" ? Family::LowRank
+                                                   : Family::MeanField;
     options.convergence =
         args.convergence == "stan" ? ConvergenceRule::Stan : ConvergenceRule::Auto;
     options.start = args.start == "init" ? StartFrom::Init : StartFrom::Auto;
@@ -142,9 +144,13 @@ Command add_fit_command(CLI::App& parent) {
                     "Data: CmdStan JSON (.json), R dump (.R, .rdump) or CSV (.csv); repeatable")
         ->allow_extra_args(false);
     app->add_option("--algorithm", args->algorithm,
-                    "Gaussian family of q, or dadvi: deterministic ADVI (mean-field q by "
-                    "Newton-CG on the ELBO of fixed draws)")
-        ->check(CLI::IsMember({"meanfield", "fullrank", "dadvi"}))
+                    "Gaussian family of q (meanfield, fullrank, or lowrank: covariance B B' + "
+                    "diagonal, B of --rank columns), or dadvi: deterministic ADVI (mean-field q "
+                    "by Newton-CG on the ELBO of fixed draws)")
+        ->check(CLI::IsMember({"meanfield", "fullrank", "lowrank", "dadvi"}))
+        ->capture_default_str();
+    app->add_option("--rank", o.rank, "--algorithm lowrank: the columns of B")
+        ->check(positive_int())
         ->capture_default_str();
     app->add_option("--iter", o.max_iterations, "Maximum number of iterations")
         ->check(positive_int())
@@ -226,6 +232,8 @@ Command add_fit_command(CLI::App& parent) {
             throw CLI::ValidationError("--linear-response", "needs --algorithm dadvi");
         if (args->algorithm != "dadvi" && args->dadvi_family != "meanfield")
             throw CLI::ValidationError("--dadvi-family", "needs --algorithm dadvi");
+        if (args->options.rank != Options{}.rank && args->algorithm != "lowrank")
+            throw CLI::ValidationError("--rank", "needs --algorithm lowrank");
         if (args->draws == "rqmc" && args->algorithm == "dadvi")
             throw CLI::ValidationError("--draws", "rqmc is not supported with --algorithm dadvi");
         if (args->draws == "rqmc" && args->options.grad_samples < 2)

@@ -5,6 +5,7 @@
 #include <numbers>
 #include <ostream>
 
+#include <Eigen/Cholesky>
 #include <fmt/format.h>
 
 #include <advi/base/error.hpp>
@@ -28,12 +29,40 @@ double standard_entropy(int dim) {
 
 }  // namespace
 
-Approximation Approximation::initial(Family family, const Eigen::VectorXd& mu) {
+Approximation Approximation::initial(Family family, const Eigen::VectorXd& mu, int rank) {
     const Eigen::Index d = mu.size();
     if (family == Family::MeanField) {
         return mean_field(mu, Eigen::VectorXd::Zero(d));
     }
+    if (family == Family::LowRank)
+        return initial_low_rank(mu, rank);
     return full_rank(mu, Eigen::MatrixXd::Identity(d, d));
+}
+
+Approximation Approximation::initial_low_rank(const Eigen::VectorXd& mu, int rank) {
+    if (rank < 1)
+        throw ModelError(fmt::format("low-rank approximation: rank must be >= 1, got {}", rank));
+    // A fixed stream: the start does not depend on the seed, as omega = 0 and L = I do not.
+    Rng rng(0x6c6f7772616e6bull);  // "lowrank"
+    Eigen::MatrixXd B = rng.normal_matrix(static_cast<int>(mu.size()), rank);
+    B *= 1e-2 / std::sqrt(static_cast<double>(rank));
+    return low_rank(mu, Eigen::VectorXd::Zero(mu.size()), std::move(B));
+}
+
+Approximation Approximation::low_rank(Eigen::VectorXd mu, Eigen::VectorXd omega,
+                                      Eigen::MatrixXd B) {
+    if (mu.size() != omega.size() || B.rows() != mu.size() || B.cols() < 1) {
+        throw ShapeError(fmt::format(
+            "low-rank approximation: expected omega vector({}) and B matrix({}, rank >= 1), "
+            "got vector({}) and matrix({}, {})",
+            mu.size(), mu.size(), omega.size(), B.rows(), B.cols()));
+    }
+    Approximation q;
+    q.family_ = Family::LowRank;
+    q.mu_ = std::move(mu);
+    q.omega_ = std::move(omega);
+    q.B_ = std::move(B);
+    return q;
 }
 
 Approximation Approximation::mean_field(Eigen::VectorXd mu, Eigen::VectorXd omega) {
@@ -65,15 +94,22 @@ Approximation Approximation::full_rank(Eigen::VectorXd mu, Eigen::MatrixXd L) {
 }
 
 const Eigen::VectorXd& Approximation::omega() const {
-    if (family_ != Family::MeanField) {
+    if (family_ == Family::FullRank) {
         throw ModelError("omega() asked of a full-rank approximation; use L()");
     }
     return omega_;
 }
 
+const Eigen::MatrixXd& Approximation::B() const {
+    if (family_ != Family::LowRank) {
+        throw ModelError("B() asked of an approximation that is not low-rank");
+    }
+    return B_;
+}
+
 const Eigen::MatrixXd& Approximation::L() const {
     if (family_ != Family::FullRank) {
-        throw ModelError("L() asked of a mean-field approximation; use omega()");
+        throw ModelError("L() asked of an approximation that is not full-rank; use omega()");
     }
     return L_;
 }
@@ -82,11 +118,17 @@ Eigen::MatrixXd Approximation::cholesky_factor() const {
     if (family_ == Family::MeanField) {
         return omega_.array().exp().matrix().asDiagonal();
     }
+    if (family_ == Family::LowRank) {
+        const Eigen::LLT<Eigen::MatrixXd> llt(covariance());
+        return llt.matrixL();
+    }
     return L_;
 }
 
 int Approximation::num_params() const {
     const int d = dim();
+    if (family_ == Family::LowRank)
+        return 2 * d + d * rank();
     return family_ == Family::MeanField ? 2 * d : d + d * (d + 1) / 2;
 }
 
@@ -96,6 +138,9 @@ Eigen::VectorXd Approximation::params() const {
     p.head(d) = mu_;
     if (family_ == Family::MeanField) {
         p.tail(d) = omega_;
+    } else if (family_ == Family::LowRank) {
+        p.segment(d, d) = omega_;
+        p.tail(B_.size()) = B_.reshaped();
     } else {
         pack_full_rank(mu_, L_, p);
     }
@@ -113,6 +158,9 @@ void Approximation::set_params(const Eigen::VectorXd& p) {
     mu_ = p.head(d);
     if (family_ == Family::MeanField) {
         omega_ = p.tail(d);
+    } else if (family_ == Family::LowRank) {
+        omega_ = p.segment(d, d);
+        B_.reshaped() = p.tail(B_.size());
     } else {
         Eigen::Index k = d;
         for (int j = 0; j < d; ++j) {
@@ -131,6 +179,11 @@ bool Approximation::step(const Eigen::VectorXd& rho, const Eigen::VectorXd& grad
     mu_.array() += rho.head(d).array() * grad.head(d).array();
     if (family_ == Family::MeanField) {
         omega_.array() += rho.tail(d).array() * grad.tail(d).array();
+        return is_finite();
+    }
+    if (family_ == Family::LowRank) {
+        omega_.array() += rho.segment(d, d).array() * grad.segment(d, d).array();
+        B_.reshaped().array() += rho.tail(B_.size()).array() * grad.tail(B_.size()).array();
         return is_finite();
     }
     // Column j of the lower triangle is the d - j entries at k in params() layout.
@@ -158,6 +211,11 @@ void Approximation::add_params_to(Eigen::VectorXd& sum) const {
         sum.tail(d) += omega_;
         return;
     }
+    if (family_ == Family::LowRank) {
+        sum.segment(d, d) += omega_;
+        sum.tail(B_.size()) += B_.reshaped();
+        return;
+    }
     Eigen::Index k = d;
     for (int j = 0; j < d; ++j) {
         sum.segment(k, d - j) += L_.col(j).tail(d - j);
@@ -181,16 +239,33 @@ bool Approximation::is_finite() const {
     if (!mu_.allFinite()) {
         return false;
     }
-    if (family_ == Family::MeanField) {
+    if (family_ == Family::MeanField || family_ == Family::LowRank) {
         // exp(omega) must not overflow either, or draws become inf.
-        return omega_.allFinite() && omega_.array().exp().allFinite();
+        return omega_.allFinite() && omega_.array().exp().allFinite() && B_.allFinite();
     }
     return L_.allFinite();
 }
 
+namespace {
+
+// C = I + B' D^-2 B (R x R) for the low-rank family, D = diag(exp(omega)).
+Eigen::MatrixXd capacitance(const Eigen::VectorXd& omega, const Eigen::MatrixXd& B) {
+    const Eigen::MatrixXd W = (-2.0 * omega.array()).exp().matrix().asDiagonal() * B;
+    Eigen::MatrixXd C = B.transpose() * W;
+    C.diagonal().array() += 1.0;
+    return C;
+}
+
+}  // namespace
+
 double Approximation::entropy() const {
     if (family_ == Family::MeanField) {
         return standard_entropy(dim()) + omega_.sum();
+    }
+    if (family_ == Family::LowRank) {
+        const Eigen::LLT<Eigen::MatrixXd> llt(capacitance(omega_, B_));
+        return standard_entropy(dim()) + omega_.sum() +
+               llt.matrixLLT().diagonal().array().log().sum();
     }
     // log|det L| for triangular L; |.| because the sign of a column of L does not change q.
     return standard_entropy(dim()) + L_.diagonal().array().abs().log().sum();
@@ -200,6 +275,9 @@ Eigen::VectorXd Approximation::sd() const {
     if (family_ == Family::MeanField) {
         return omega_.array().exp();
     }
+    if (family_ == Family::LowRank) {
+        return ((2.0 * omega_.array()).exp() + B_.rowwise().squaredNorm().array()).sqrt();
+    }
     return L_.rowwise().norm();  // sqrt(diag(L L^T))
 }
 
@@ -207,12 +285,62 @@ Eigen::MatrixXd Approximation::covariance() const {
     if (family_ == Family::MeanField) {
         return (2.0 * omega_.array()).exp().matrix().asDiagonal();
     }
+    if (family_ == Family::LowRank) {
+        Eigen::MatrixXd S = B_ * B_.transpose();
+        S.diagonal() += (2.0 * omega_.array()).exp().matrix();
+        return S;
+    }
     return L_ * L_.transpose();
+}
+
+Eigen::VectorXd Approximation::precision_times(const Eigen::VectorXd& v) const {
+    if (family_ != Family::LowRank)
+        return covariance().llt().solve(v);
+    const Eigen::ArrayXd inv_var = (-2.0 * omega_.array()).exp();
+    const Eigen::VectorXd Dv = (inv_var * v.array()).matrix();
+    const Eigen::LLT<Eigen::MatrixXd> llt(capacitance(omega_, B_));
+    const Eigen::VectorXd c = llt.solve(B_.transpose() * Dv);
+    return Dv - (inv_var * (B_ * c).array()).matrix();
+}
+
+Eigen::VectorXd Approximation::log_density(const Eigen::MatrixXd& zeta) const {
+    // With u = S(zeta) the standardised draw (u = (zeta - mu) ./ exp(omega), or the solution of
+    // L u = zeta - mu), the change of variables from N(0, I) gives log q = -|u|^2 / 2 - D/2 log
+    // 2 pi - log|det S^-1|, where log|det S^-1| is sum omega or sum log|L_dd|: the same terms as
+    // entropy(). Low-rank: -(r' Sigma^-1 r) / 2 - D/2 log 2 pi - log det(Sigma) / 2, r = zeta - mu.
+    const Eigen::Index n = zeta.rows();
+    const double log_2pi = std::log(2.0 * std::numbers::pi);
+    Eigen::VectorXd out(n);
+    if (family_ == Family::LowRank) {
+        const double constant = standard_entropy(dim()) - entropy() - 0.5 * dim() * log_2pi;
+        Eigen::VectorXd r(dim());
+        for (Eigen::Index i = 0; i < n; ++i) {
+            r = zeta.row(i).transpose() - mu_;
+            out[i] = constant - 0.5 * r.dot(precision_times(r));
+        }
+        return out;
+    }
+    Eigen::MatrixXd u = (zeta.rowwise() - mu_.transpose()).transpose();  // dim x n
+    double log_det = 0.0;
+    if (family_ == Family::MeanField) {
+        u.array().colwise() *= (-omega_).array().exp();
+        log_det = omega_.sum();
+    } else {
+        L_.triangularView<Eigen::Lower>().solveInPlace(u);
+        log_det = L_.diagonal().array().abs().log().sum();
+    }
+    for (Eigen::Index i = 0; i < n; ++i)
+        out[i] = -0.5 * u.col(i).squaredNorm() - 0.5 * dim() * log_2pi - log_det;
+    return out;
 }
 
 void Approximation::transform(const Eigen::VectorXd& eta, Eigen::VectorXd& zeta) const {
     if (family_ == Family::MeanField) {
         zeta.array() = mu_.array() + omega_.array().exp() * eta.array();
+    } else if (family_ == Family::LowRank) {
+        const int d = dim();
+        zeta.noalias() = B_ * eta.tail(rank());
+        zeta.array() += mu_.array() + omega_.array().exp() * eta.head(d).array();
     } else {
         zeta.noalias() = L_.triangularView<Eigen::Lower>() * eta;
         zeta += mu_;
@@ -222,7 +350,7 @@ void Approximation::transform(const Eigen::VectorXd& eta, Eigen::VectorXd& zeta)
 Eigen::MatrixXd Approximation::draw(Rng& rng, int n) const {
     const int d = dim();
     Eigen::MatrixXd out(n, d);
-    Eigen::VectorXd eta(d);
+    Eigen::VectorXd eta(noise_dim());
     Eigen::VectorXd zeta(d);
     for (int r = 0; r < n; ++r) {
         rng.fill_normal(eta);
@@ -233,11 +361,14 @@ Eigen::MatrixXd Approximation::draw(Rng& rng, int n) const {
 }
 
 std::string Approximation::str() const {
-    std::string s = fmt::format("{} q, dim {}\n",
-                                family_ == Family::MeanField ? "mean-field" : "full-rank", dim());
+    std::string s = fmt::format("{} q, dim {}\n", family_name(family_, rank()), dim());
     s += fmt::format("  mu    = {}\n", vec_str(mu_));
     if (family_ == Family::MeanField) {
         s += fmt::format("  omega = {}\n", vec_str(omega_));
+    } else if (family_ == Family::LowRank) {
+        s += fmt::format("  omega = {}\n", vec_str(omega_));
+        for (int j = 0; j < rank(); ++j)
+            s += fmt::format("  {} {}\n", j == 0 ? "B     =" : "       ", vec_str(B_.col(j)));
     } else {
         for (int i = 0; i < dim(); ++i) {
             s += fmt::format("  {} {}\n", i == 0 ? "L     =" : "       ",
@@ -246,6 +377,15 @@ std::string Approximation::str() const {
     }
     s += fmt::format("  sd    = {}\n", vec_str(sd()));
     return s;
+}
+
+std::string family_name(Family family, int rank) {
+    switch (family) {
+        case Family::MeanField: return "mean-field";
+        case Family::FullRank: return "full-rank";
+        case Family::LowRank: return fmt::format("low-rank (rank {})", rank);
+    }
+    return "unknown";
 }
 
 std::ostream& operator<<(std::ostream& os, const Approximation& q) {

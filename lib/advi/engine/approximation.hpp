@@ -1,5 +1,6 @@
 // The variational family q(zeta; phi) in unconstrained space: mean-field Gaussian
-// (mu, omega = log sigma) or full-rank Gaussian (mu, L lower triangular), paper Section 2.3.
+// (mu, omega = log sigma) or full-rank Gaussian (mu, L lower triangular), paper Section 2.3;
+// or low-rank plus diagonal (mu, omega, B): covariance B B' + diag(exp(2 omega)) (issue 20).
 #pragma once
 
 #include <iosfwd>
@@ -13,27 +14,45 @@
 namespace advi {
 
 // zeta = S^-1(eta) = mu + exp(omega) .* eta (mean-field) or mu + L eta (full-rank), with
-// eta ~ N(0, I). The optimiser sees the parameters as one flat vector (params()):
+// eta ~ N(0, I_D); low-rank: zeta = mu + exp(omega) .* eta[0..D) + B eta[D..D+R), eta ~
+// N(0, I_{D+R}) (noise_dim() = D + R). The optimiser sees the parameters as one flat vector
+// (params()):
 //   mean-field: [mu; omega]                                    (2 D entries)
 //   full-rank:  [mu; L's lower triangle, column by column]     (D + D(D+1)/2 entries)
+//   low-rank:   [mu; omega; B column by column]                (2 D + D R entries)
 // so that the step-size sequence keeps one s per variational parameter.
 class Approximation {
 public:
     Approximation() = default;
     // The paper's starting point: the given mu, omega = 0 or L = I.
-    [[nodiscard]] static Approximation initial(Family family, const Eigen::VectorXd& mu);
+    // Low-rank: initial_low_rank(mu, rank) (rank >= 1, else ModelError).
+    [[nodiscard]] static Approximation initial(Family family, const Eigen::VectorXd& mu,
+                                               int rank = 0);
     [[nodiscard]] static Approximation mean_field(Eigen::VectorXd mu, Eigen::VectorXd omega);
     // Only L's lower triangle is used; the strict upper triangle is set to zero.
     [[nodiscard]] static Approximation full_rank(Eigen::VectorXd mu, Eigen::MatrixXd L);
+    [[nodiscard]] static Approximation low_rank(Eigen::VectorXd mu, Eigen::VectorXd omega,
+                                                Eigen::MatrixXd B);
+    // The low-rank family's start: omega = 0 and B small (1e-2 / sqrt(rank) times a fixed
+    // pseudo-random pattern): B = 0 is a stationary point of the ELBO in B, which gradient
+    // steps would never leave.
+    [[nodiscard]] static Approximation initial_low_rank(const Eigen::VectorXd& mu, int rank);
 
     Family family() const { return family_; }
     int dim() const { return static_cast<int>(mu_.size()); }
+    // The entries of eta: dim(), or dim() + rank() for the low-rank family.
+    int noise_dim() const { return dim() + rank(); }
+    // Low-rank: the columns of B; 0 for the other families.
+    int rank() const { return static_cast<int>(B_.cols()); }
     const Eigen::VectorXd& mu() const { return mu_; }
-    // Mean-field only (ModelError otherwise).
+    // Mean-field and low-rank (ModelError otherwise).
     const Eigen::VectorXd& omega() const;
+    // Low-rank only (ModelError otherwise).
+    const Eigen::MatrixXd& B() const;
     // Full-rank only (ModelError otherwise).
     const Eigen::MatrixXd& L() const;
-    // The scale factor of either family: diag(exp(omega)) or L.
+    // The scale factor: diag(exp(omega)), L, or the Cholesky factor of the low-rank
+    // covariance (dim x dim: for small dims only).
     Eigen::MatrixXd cholesky_factor() const;
 
     int num_params() const;
@@ -50,13 +69,19 @@ public:
     static void pack_full_rank(const Eigen::VectorXd& g_mu, const Eigen::MatrixXd& g_L,
                                Eigen::VectorXd& out);
 
-    // Analytic: D/2 (1 + log 2 pi) + sum omega, or + sum log|L_ii|.
+    // Analytic: D/2 (1 + log 2 pi) + sum omega, or + sum log|L_ii|; low-rank: + sum omega +
+    // log det(I + B' diag(exp(-2 omega)) B) / 2 (the matrix determinant lemma).
     double entropy() const;
+    // log q(zeta) for each row of `zeta`, normalised (low-rank: by the Woodbury identity, in
+    // O(D R) per row).
+    [[nodiscard]] Eigen::VectorXd log_density(const Eigen::MatrixXd& zeta) const;
+    // Low-rank: Sigma^-1 v = D^-2 v - W C^-1 W' v, W = D^-2 B, C = I + B' D^-2 B (Woodbury).
+    [[nodiscard]] Eigen::VectorXd precision_times(const Eigen::VectorXd& v) const;
     Eigen::VectorXd mean() const { return mu_; }
     Eigen::VectorXd sd() const;  // marginal standard deviations
     Eigen::MatrixXd covariance() const;
 
-    // zeta = S^-1(eta); zeta must already have dim() entries.
+    // zeta = S^-1(eta) (eta of noise_dim() entries); zeta must already have dim() entries.
     void transform(const Eigen::VectorXd& eta, Eigen::VectorXd& zeta) const;
     // One row per draw: n draws of zeta from q.
     [[nodiscard]] Eigen::MatrixXd draw(Rng& rng, int n) const;
@@ -67,10 +92,14 @@ public:
 private:
     Family family_ = Family::MeanField;
     Eigen::VectorXd mu_;
-    Eigen::VectorXd omega_;  // mean-field
+    Eigen::VectorXd omega_;  // mean-field, low-rank
     Eigen::MatrixXd L_;      // full-rank
+    Eigen::MatrixXd B_;      // low-rank (0 columns otherwise)
 };
 
 std::ostream& operator<<(std::ostream& os, const Approximation& q);
+
+// "mean-field", "full-rank", "low-rank (rank 10)".
+[[nodiscard]] std::string family_name(Family family, int rank = 0);
 
 }  // namespace advi

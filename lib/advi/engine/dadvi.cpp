@@ -160,6 +160,8 @@ DadviResult run_dadvi(CurvatureTarget& target, const Options& opts, const DadviS
     const bool full_rank = opts.family == Family::FullRank;
     if (!opts.minibatch.empty())
         throw ModelError("DADVI's fixed draws need the full data: a minibatch is not supported");
+    if (opts.family == Family::LowRank)
+        throw ModelError("DADVI is built for the mean-field and full-rank families, not low-rank");
     if (settings.draws < 2) {
         throw ModelError(
             fmt::format("DADVI needs at least 2 fixed draws (for its Monte Carlo error); got {}",

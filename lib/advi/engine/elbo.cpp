@@ -13,7 +13,14 @@
 // pushed through zeta like grad above: g_mu = E[h], g_omega = E[h .* eta] .* sigma, g_L =
 // lower(E[h eta^T]). The expectations equal the standard ones (E[eta eta^T] = I gives back the
 // entropy terms), and where q equals the target h = 0 at every draw: no variance at the optimum.
+//
+// Low-rank (zeta = mu + d .* e + B f, d = exp(omega), eta = [e; f], Sigma = D^2 + B B'): with
+// W = D^-2 B and C = I + B' W, the entropy's gradients are Sigma^-1 B = W C^-1 for B and
+// 1 - d_k^2 (W C^-1 W')_kk for omega_k, and g_omega = E[grad .* e] .* d, g_B = E[grad f'];
+// sticking the landing uses h = grad + Sigma^-1 (zeta - mu) (Woodbury, O(D R) per draw).
 #include <advi/engine/elbo.hpp>
+
+#include <Eigen/Cholesky>
 
 #include <algorithm>
 #include <cmath>
@@ -37,6 +44,9 @@ public:
             if (stl_)
                 inv_sigma_ = (-q.omega().array()).exp();
             omega_sum_ = Eigen::VectorXd::Zero(q.dim());
+        } else if (q.family() == Family::LowRank) {
+            omega_sum_ = Eigen::VectorXd::Zero(q.dim());
+            B_sum_ = Eigen::MatrixXd::Zero(q.dim(), q.rank());
         } else {
             L_sum_ = Eigen::MatrixXd::Zero(q.dim(), q.dim());
         }
@@ -55,6 +65,8 @@ public:
         if (stl_) {
             if (q_.family() == Family::MeanField) {
                 g_.array() += eta.array() * inv_sigma_.array();
+            } else if (q_.family() == Family::LowRank) {
+                g_ += q_.precision_times(zeta_ - q_.mu());
             } else {
                 g_ += q_.L().transpose().triangularView<Eigen::Upper>().solve(eta);
             }
@@ -62,6 +74,9 @@ public:
         mu_sum_ += g_;
         if (q_.family() == Family::MeanField) {
             omega_sum_.array() += g_.array() * eta.array();
+        } else if (q_.family() == Family::LowRank) {
+            omega_sum_.array() += g_.array() * eta.head(q_.dim()).array();
+            B_sum_.noalias() += g_ * eta.tail(q_.rank()).transpose();
         } else {
             L_sum_.triangularView<Eigen::Lower>() += g_ * eta.transpose();
         }
@@ -84,6 +99,26 @@ public:
             result_.grad.head(d) = mu_sum_ / n;
             result_.grad.tail(d) =
                 (omega_sum_.array() / n * q_.omega().array().exp() + (stl_ ? 0.0 : 1.0)).matrix();
+        } else if (q_.family() == Family::LowRank) {
+            const int d = q_.dim();
+            result_.grad.resize(q_.num_params());
+            result_.grad.head(d) = mu_sum_ / n;
+            result_.grad.segment(d, d) =
+                (omega_sum_.array() / n * q_.omega().array().exp()).matrix();
+            Eigen::MatrixXd gB = B_sum_ / n;
+            if (!stl_) {
+                // The entropy's: W C^-1 for B, 1 - d^2 .* diag(W C^-1 W') for omega.
+                const Eigen::ArrayXd inv_var = (-2.0 * q_.omega().array()).exp();
+                const Eigen::MatrixXd W = inv_var.matrix().asDiagonal() * q_.B();
+                Eigen::MatrixXd C = q_.B().transpose() * W;
+                C.diagonal().array() += 1.0;
+                const Eigen::MatrixXd WCinv =
+                    Eigen::LLT<Eigen::MatrixXd>(C).solve(W.transpose()).transpose();
+                gB += WCinv;
+                result_.grad.segment(d, d).array() +=
+                    1.0 - WCinv.cwiseProduct(W).rowwise().sum().array() / inv_var;
+            }
+            result_.grad.tail(gB.size()) = gB.reshaped();
         } else {
             L_sum_.triangularView<Eigen::Lower>() = L_sum_ / n;  // in place: no copy of D x D
             if (!stl_)
@@ -102,6 +137,7 @@ private:
     Eigen::VectorXd mu_sum_;
     Eigen::VectorXd omega_sum_;
     Eigen::MatrixXd L_sum_;
+    Eigen::MatrixXd B_sum_;  // low-rank
     ElboGradient result_;
 };
 
@@ -111,7 +147,7 @@ private:
 Eigen::VectorXd log_densities_at(Target& target, const Approximation& q,
                                  const Eigen::MatrixXd& etas) {
     Eigen::MatrixXd zetas(q.dim(), etas.rows());
-    Eigen::VectorXd eta(q.dim()), zeta(q.dim());
+    Eigen::VectorXd eta(q.noise_dim()), zeta(q.dim());
     for (Eigen::Index r = 0; r < etas.rows(); ++r) {
         eta = etas.row(r).transpose();
         q.transform(eta, zeta);
@@ -139,7 +175,7 @@ ElboEstimate finish_estimate(const Approximation& q, double sum, int used, int d
 ElboGradient elbo_gradient(Target& target, const Approximation& q, const Eigen::MatrixXd& etas,
                            GradientEstimator estimator) {
     GradientAccumulator acc(q, estimator);
-    Eigen::VectorXd eta(q.dim());
+    Eigen::VectorXd eta(q.noise_dim());
     for (Eigen::Index r = 0; r < etas.rows(); ++r) {
         eta = etas.row(r).transpose();
         acc.add(target, eta);
@@ -150,7 +186,7 @@ ElboGradient elbo_gradient(Target& target, const Approximation& q, const Eigen::
 ElboGradient elbo_gradient(Target& target, const Approximation& q, Rng& rng, int grad_samples,
                            int max_draws, GradientEstimator estimator) {
     GradientAccumulator acc(q, estimator);
-    Eigen::VectorXd eta(q.dim());
+    Eigen::VectorXd eta(q.noise_dim());
     while (acc.used() < grad_samples && acc.used() + acc.dropped() < max_draws) {
         rng.fill_normal(eta);
         acc.add(target, eta);
@@ -176,7 +212,7 @@ ElboEstimate elbo_estimate(Target& target, const Approximation& q, const Eigen::
 }
 
 ElboEstimate elbo_estimate(Target& target, const Approximation& q, Rng& rng, int samples) {
-    Eigen::VectorXd eta(q.dim());
+    Eigen::VectorXd eta(q.noise_dim());
     double sum = 0.0;
     int used = 0, dropped = 0;
     // Draws until `samples` are finite or `samples` were dropped, as one draw at a time would:
@@ -184,7 +220,7 @@ ElboEstimate elbo_estimate(Target& target, const Approximation& q, Rng& rng, int
     // draws made, and the generator's state after them, are those of the one-at-a-time loop.
     while (used < samples && dropped < samples) {
         const int n = std::min(samples - used, samples - dropped);
-        Eigen::MatrixXd etas(n, q.dim());
+        Eigen::MatrixXd etas(n, q.noise_dim());
         for (int r = 0; r < n; ++r) {
             rng.fill_normal(eta);
             etas.row(r) = eta.transpose();

@@ -83,6 +83,12 @@ void require_engine_memory(const Options& opts, int dim_int) {
         require_memory(fmt::format("the full-rank approximation of {} dimensions", dim),
                        checked_product({4, dim, dim}));
     }
+    if (opts.family == Family::LowRank) {
+        // B, its gradient, its step sizes and the averages, with omega's and mu's alike.
+        require_memory(
+            fmt::format("the low-rank approximation of {} dimensions, rank {}", dim, opts.rank),
+            checked_product({6, dim, std::int64_t{opts.rank} + 2}));
+    }
     require_memory(fmt::format("option `output_samples` = {} (the output draws: {} x {} values)",
                                opts.output_samples, opts.output_samples, dim),
                    checked_product({opts.output_samples, dim}));
@@ -110,7 +116,7 @@ AdviResult run_from_start(Target& target, const Options& opts) {
 
     Estimator est(target, opts);
     const Eigen::VectorXd mu0 = opts.init.size() != 0 ? opts.init : Eigen::VectorXd::Zero(dim);
-    const Approximation q0 = Approximation::initial(opts.family, mu0);
+    const Approximation q0 = Approximation::initial(opts.family, mu0, opts.rank);
 
     // Fail early and clearly when the model cannot be evaluated around the initial values;
     // otherwise the same fault would surface later as "every eta candidate diverged".
@@ -398,8 +404,10 @@ AdviResult run_with_start(Target& target, const Options& opts, CurvatureTarget* 
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };
     // Newton steps on the family's ELBO (gaussian_newton.hpp) need the dense Hessian.
-    const bool newton_steps = curvature != nullptr && target.dim() <= kMaxStartHessianDim;
-    if (!start.curvature && (opts.family == Family::FullRank || newton_steps) &&
+    // (The low-rank family has no such steps: it starts from the mean-field fit's means and sds.)
+    const bool newton_steps = curvature != nullptr && target.dim() <= kMaxStartHessianDim &&
+                              opts.family != Family::LowRank;
+    if (!start.curvature && (opts.family != Family::MeanField || newton_steps) &&
         opts.start == StartFrom::Auto && opts.convergence == ConvergenceRule::Auto &&
         opts.minibatch.empty()) {
         // No mode gave q its start: it starts from a first mean-field fit instead, its means and
@@ -410,8 +418,9 @@ AdviResult run_with_start(Target& target, const Options& opts, CurvatureTarget* 
         // nats below mean-field after 10,000 iterations; the Newton steps take both families
         // to where stochastic steps had not reached in 10,000 iterations (README, "Where q
         // starts").
-        const bool full_rank = opts.family == Family::FullRank;
-        const char* family = full_rank ? "full-rank" : "mean-field";
+        // (Full-rank or low-rank: a family that starts from the mean-field fit.)
+        const bool full_rank = opts.family != Family::MeanField;
+        const std::string family = family_name(opts.family, opts.rank);
         // For mean-field this first fit is the fit from the init point as it would run
         // without the Newton steps (below), and is the result where they cannot be taken.
         Options mf = opts;

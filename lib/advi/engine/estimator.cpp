@@ -68,11 +68,13 @@ Estimator::Estimator(Target& target, const Options& opts)
     grad_rng_ = std::move(s.grad);
     elbo_rng_ = std::move(s.elbo);
     output_rng_ = std::move(s.output);
+    // eta has a coordinate per dimension, and the low-rank family's rank more.
+    const int noise_dim = target.dim() + (opts.family == Family::LowRank ? opts.rank : 0);
     if (rule_ == ConvergenceRule::Auto) {
-        common_etas_ = balanced_normal_draws(s.common, elbo_samples_, target.dim());
+        common_etas_ = balanced_normal_draws(s.common, elbo_samples_, noise_dim);
     }
     if (opts.draws == DrawScheme::Rqmc)
-        rqmc_.emplace(target.dim());
+        rqmc_.emplace(noise_dim);
 }
 
 double Estimator::elbo(const Approximation& q) {
@@ -116,7 +118,7 @@ ScaleBalance Estimator::scale_balance(const Approximation& q) {
     target_.use_evaluation_batch();
     const Eigen::MatrixXd fresh = rule_ == ConvergenceRule::Auto
                                       ? Eigen::MatrixXd()
-                                      : elbo_rng_.normal_matrix(elbo_samples_, q.dim());
+                                      : elbo_rng_.normal_matrix(elbo_samples_, q.noise_dim());
     const Eigen::MatrixXd& etas = rule_ == ConvergenceRule::Auto ? common_etas_ : fresh;
     ScaleBalance b = advi::scale_balance(target_, q, etas);
     dropped_ += etas.rows() - b.used;  // every failed evaluation is a dropped draw

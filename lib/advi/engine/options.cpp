@@ -51,9 +51,16 @@ void validate_options(const Options& opts, int dim) {
         throw FitError(fmt::format("option `output_samples` must be non-negative, got {}",
                                    opts.output_samples));
     }
-    if (opts.family != Family::MeanField && opts.family != Family::FullRank) {
+    if (opts.family != Family::MeanField && opts.family != Family::FullRank &&
+        opts.family != Family::LowRank) {
         throw FitError(
             fmt::format("option `family` has unknown value {}", static_cast<int>(opts.family)));
+    }
+    if (opts.family == Family::LowRank && (opts.rank < 1 || opts.rank >= dim)) {
+        throw FitError(fmt::format(
+            "option `rank` = {}: the low-rank family needs 1 <= rank < {} (the unconstrained "
+            "coordinates){}",
+            opts.rank, dim, opts.rank >= dim ? "; with rank >= dim use the full-rank family" : ""));
     }
     if (opts.convergence != ConvergenceRule::Auto && opts.convergence != ConvergenceRule::Stan) {
         throw FitError(fmt::format("option `convergence` has unknown value {}",

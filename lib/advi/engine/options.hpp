@@ -12,8 +12,10 @@
 
 namespace advi {
 
-// The Gaussian family in unconstrained space (paper Section 2.3).
-enum class Family { MeanField, FullRank };
+// The Gaussian family in unconstrained space (paper Section 2.3), and the low-rank plus
+// diagonal family (issue 20): covariance B B' + diag(exp(2 omega)), B dim x rank, O(dim rank)
+// memory and time per draw where full-rank needs O(dim^2).
+enum class Family { MeanField, FullRank, LowRank };
 
 // How the engine decides it is done, and how hard it tries to survive bad steps.
 //  Auto:   the default (issue 19): common random numbers for every ELBO estimate, an eta
@@ -110,6 +112,8 @@ struct Options {  // field order matters: users write {.family = ..., .seed = 1}
     bool sticking_the_landing = true;
     StartFrom start = StartFrom::Auto;
     DrawScheme draws = DrawScheme::MonteCarlo;
+    // Family::LowRank: the columns of B (1 <= rank < dim).
+    int rank = 10;
 
     [[nodiscard]] bool interrupted() const {
         return interrupt != nullptr && interrupt->load(std::memory_order_relaxed);

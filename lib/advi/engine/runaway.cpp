@@ -38,7 +38,7 @@ std::optional<std::string> ran_off(const Approximation& q, const Options& opts) 
                            mu[k]);
         }
     }
-    if (q.family() == Family::MeanField) {
+    if (q.family() == Family::MeanField || q.family() == Family::LowRank) {
         // sd = exp(omega): compare omega with the log of the bound, so that sd never
         // overflows here.
         const Eigen::VectorXd& omega = q.omega();
@@ -46,6 +46,19 @@ std::optional<std::string> ran_off(const Approximation& q, const Options& opts) 
             if (!std::isfinite(omega[k]) || omega[k] > std::log(limit(opts, k))) {
                 return message(fmt::format("the sd of {} (unconstrained)", coordinate(opts, k)),
                                std::exp(omega[k]));
+            }
+        }
+        if (q.family() == Family::MeanField)
+            return std::nullopt;
+        const Eigen::MatrixXd& B = q.B();
+        for (int j = 0; j < B.cols(); ++j) {
+            for (int k = 0; k < q.dim(); ++k) {
+                if (runaway(B(k, j), limit(opts, k))) {
+                    return message(fmt::format("entry ({}, {}) of q's low-rank factor, row {} "
+                                               "(unconstrained)",
+                                               k, j, coordinate(opts, k)),
+                                   B(k, j));
+                }
             }
         }
         return std::nullopt;
@@ -111,7 +124,7 @@ bool still_rising(const std::vector<double>& trace, int span, double* rise) {
 
 ScaleBalance scale_balance(Target& target, const Approximation& q, const Eigen::MatrixXd& etas) {
     const int dim = q.dim();
-    Eigen::VectorXd eta(dim), zeta(dim), grad(dim);
+    Eigen::VectorXd eta(q.noise_dim()), zeta(dim), grad(dim);
     Eigen::VectorXd sum = Eigen::VectorXd::Zero(dim), sum_sq = Eigen::VectorXd::Zero(dim);
     Eigen::VectorXd loc_sum = Eigen::VectorXd::Zero(dim), loc_sq = Eigen::VectorXd::Zero(dim);
     const Eigen::ArrayXd sd = q.sd().array();

@@ -42,6 +42,8 @@ ElboGradient score_function_gradient(Target& target, const Approximation& q, int
         throw ModelError("score_function_gradient: M (the number of draws) must be >= 1, got " +
                          std::to_string(M));
     }
+    if (q.family() == Family::LowRank)
+        throw ModelError("score_function_gradient: the low-rank family is not supported");
     const int D = q.dim(), P = q.num_params();
     // log q(zeta) = -|eta|^2 / 2 - D/2 log 2 pi - log|det S^-1|, and entropy() =
     // D/2 (1 + log 2 pi) + log|det S^-1|.

@@ -186,8 +186,9 @@ Start find_start(Target& target, const Options& opts, CurvatureTarget* curvature
     s.hessian_vector_products = hessian_vector_products;
     // Precision P = -H = R R' (R: the Laplace factor, lower triangular).
     const Eigen::MatrixXd& R = laplace->precision_cholesky();
-    if (opts.family == Family::MeanField) {
-        // P_dd = |row d of R|^2; the factorised Gaussian's optimum on N(m, P^-1).
+    if (opts.family != Family::FullRank) {
+        // P_dd = |row d of R|^2; the factorised Gaussian's optimum on N(m, P^-1). (The low-rank
+        // family is whitened by these scales too, and learns its correlations from there.)
         s.scale = R.rowwise().norm().cwiseInverse();
     } else {
         // chol(P^-1): P^-1 = R^-T R^-1; its lower factor, by LLT of the covariance.

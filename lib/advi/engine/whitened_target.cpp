@@ -84,6 +84,14 @@ Approximation WhitenedTarget::to_original(const Approximation& q) const {
     if (q.family() == Family::MeanField && !full_rank_) {
         return Approximation::mean_field(mu, q.omega() + s_.array().log().matrix());
     }
+    if (q.family() == Family::LowRank) {
+        // zeta - m = S u: diag(exp(omega)) and B scale by S's rows; a full-rank whitening
+        // has no low-rank image.
+        if (full_rank_)
+            throw ModelError("whitened target: a low-rank q needs a diagonal whitening");
+        return Approximation::low_rank(mu, q.omega() + s_.array().log().matrix(),
+                                       s_.asDiagonal() * q.B());
+    }
     const Eigen::MatrixXd Lu = q.cholesky_factor();
     if (full_rank_)
         return Approximation::full_rank(mu, L_.triangularView<Eigen::Lower>() * Lu);

@@ -32,7 +32,11 @@ std::vector<std::int64_t> latent_dims(const Shape& s) {
 std::vector<std::string> cmdstan_settings(const Options& o, const CsvRunInfo& run,
                                           const CsvDrawsInfo& draws) {
     const Options d{};
-    auto family = [](Family f) { return f == Family::MeanField ? "meanfield" : "fullrank"; };
+    auto family = [](Family f) {
+        return f == Family::MeanField  ? "meanfield"
+               : f == Family::FullRank ? "fullrank"
+                                       : "lowrank";
+    };
     auto rule = [](ConvergenceRule r) { return r == ConvergenceRule::Auto ? "auto" : "stan"; };
     auto start = [](StartFrom s) { return s == StartFrom::Auto ? "auto" : "init"; };
     auto scheme = [](DrawScheme s) { return s == DrawScheme::MonteCarlo ? "mc" : "rqmc"; };
@@ -43,6 +47,8 @@ std::vector<std::string> cmdstan_settings(const Options& o, const CsvRunInfo& ru
     h.push_back(csv_setting("    ", "algorithm", std::string(family(o.family)),
                             std::string(family(d.family))));
     h.push_back(fmt::format("      {}", family(o.family)));
+    if (o.family == Family::LowRank)  // ours: B's columns
+        h.push_back(csv_setting("        ", "rank", o.rank, d.rank));
     h.push_back(csv_setting("    ", "iter", o.max_iterations, d.max_iterations));
     h.push_back(csv_setting("    ", "grad_samples", o.grad_samples, d.grad_samples));
     h.push_back(csv_setting("    ", "elbo_samples", o.elbo_samples, d.elbo_samples));

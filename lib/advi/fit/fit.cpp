@@ -124,11 +124,11 @@ std::string Fit::summary(int index_base) const {
                             : r.eta_search_interrupted
                                 ? std::string(", eta none (search interrupted)")
                                 : fmt::format(", eta {}", r.eta);
-    s += fmt::format(
-        "{} {} fit: {} iterations{}, {} ({:.3f} s); final ELBO {}; {} draws\n", r.method,
-        r.q.family() == Family::MeanField ? "mean-field" : "full-rank", r.iterations, eta,
-        r.converged ? "converged: " + r.stop_reason : "not converged: " + r.stop_reason, r.seconds,
-        elbo_text(r.elbo), theta_draws_.rows());
+    s +=
+        fmt::format("{} {} fit: {} iterations{}, {} ({:.3f} s); final ELBO {}; {} draws\n",
+                    r.method, family_name(r.q.family(), r.q.rank()), r.iterations, eta,
+                    r.converged ? "converged: " + r.stop_reason : "not converged: " + r.stop_reason,
+                    r.seconds, elbo_text(r.elbo), theta_draws_.rows());
     if (!r.start.empty())
         s += fmt::format("q started from {}\n", r.start);
     if (r.gradient_evaluations > 0 || r.value_evaluations > 0) {
@@ -176,33 +176,6 @@ std::string Fit::summary(int index_base) const {
     }
     return s + latent_summary_table(spec_, theta_draws_, index_base);
 }
-
-namespace {
-
-// log q(zeta) for each row of `zeta`, normalised. With u = S(zeta) the standardised draw
-// (u = (zeta - mu) ./ exp(omega), or the solution of L u = zeta - mu), the change of variables
-// from N(0, I) gives log q = -|u|^2 / 2 - D/2 log 2 pi - log|det S^-1|, where log|det S^-1| is
-// sum omega or sum log|L_dd|: the same terms as Approximation::entropy().
-Eigen::VectorXd log_q(const Approximation& q, const Eigen::MatrixXd& zeta) {
-    const Eigen::Index n = zeta.rows();
-    const double log_2pi = std::log(2.0 * std::numbers::pi);
-    Eigen::MatrixXd u = (zeta.rowwise() - q.mu().transpose()).transpose();  // dim x n
-    double log_det = 0.0;
-    if (q.family() == Family::MeanField) {
-        u.array().colwise() *= (-q.omega()).array().exp();
-        log_det = q.omega().sum();
-    } else {
-        q.L().triangularView<Eigen::Lower>().solveInPlace(u);
-        log_det = q.L().diagonal().array().abs().log().sum();
-    }
-    Eigen::VectorXd out(n);
-    for (Eigen::Index i = 0; i < n; ++i) {
-        out[i] = -0.5 * u.col(i).squaredNorm() - 0.5 * q.dim() * log_2pi - log_det;
-    }
-    return out;
-}
-
-}  // namespace
 
 namespace {
 
@@ -261,13 +234,13 @@ Fit finish(const ModelSpec& m, AdviResult result, Target& target, std::uint64_t 
     result.draws = zeta_kept.topRows(kept);
     theta.conservativeResize(kept, Eigen::NoChange);
     dens.log_p.conservativeResize(kept);
-    dens.log_g = log_q(result.q, result.draws);
+    dens.log_g = result.q.log_density(result.draws);
     to_theta.run(result.q.mean(), t);
     if (!checker.empty() && t.allFinite())  // a q that ran off is reported as such
         dens.mean_tp_violation = checker.violation(t).value_or("");
     dens.log_p_at_mu = evaluate_value(target, result.q.mean());
     ++result.value_evaluations;
-    dens.log_g_at_mu = log_q(result.q, result.q.mean().transpose())[0];
+    dens.log_g_at_mu = result.q.log_density(result.q.mean().transpose())[0];
     return Fit(m, std::move(result), std::move(theta), t, std::move(dens));
 }
 
