@@ -514,8 +514,10 @@ struct BadFitOption {
 
 }  // namespace
 
-TEST_CASE("catalogue of bad input: advi fit --runs, --psis-resample and DADVI's options",
-          "[cli][catalogue]") {
+TEST_CASE(
+    "catalogue of bad input: advi fit --runs, --psis-resample, DADVI's, low-rank's and "
+    "RQMC's options",
+    "[cli][catalogue]") {
     if (!cli_built())
         return;
     const fs::path dir = scratch() / "catalogue_fit";
@@ -536,6 +538,13 @@ TEST_CASE("catalogue of bad input: advi fit --runs, --psis-resample and DADVI's 
         {"--algorithm dadvi --dadvi-draws many", "--dadvi-draws"},
         {"--dadvi-family fullrank", "--dadvi-family: needs --algorithm dadvi"},
         {"--algorithm dadvi --dadvi-family lowrank", "--dadvi-family"},
+        {"--rank 3", "--rank: needs --algorithm lowrank"},
+        {"--algorithm lowrank --rank 0", "--rank: expected a positive integer, got `0`"},
+        {"--algorithm lowrank --rank many", "--rank"},
+        {"--draws rqmc", "--draws: rqmc needs --grad-samples >= 2"},
+        {"--draws rqmc --grad-samples 4 --algorithm dadvi",
+         "--draws: rqmc is not supported with --algorithm dadvi"},
+        {"--draws sobol", "--draws"},
     };
     // clang-format on
     for (const BadFitOption& row : rows) {
@@ -551,5 +560,14 @@ TEST_CASE("catalogue of bad input: advi fit --runs, --psis-resample and DADVI's 
         CHECK(l[0].rfind("advi: error: ", 0) == 0);
         CHECK(contains(l[0], row.fragment));
         CHECK(!fs::exists(output));
-    }
+    }  // A rank the model cannot have (one coordinate): the fit's own error, status 1.
+    const Run r = tool(
+        "fit catalogue_fit/m.stan -q --output catalogue_fit/out.csv --algorithm "
+        "lowrank");
+    INFO("stderr: " << r.err);
+    CHECK(r.status == 1);
+    CHECK(lines(r.err).size() == 1);
+    CHECK(contains(r.err, "option `rank` = 10: the low-rank family needs 1 <= rank < 1"));
+    CHECK(contains(r.err, "use the full-rank family"));
+    CHECK(!fs::exists(dir / "out.csv"));
 }
