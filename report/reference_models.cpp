@@ -171,11 +171,11 @@ Reference read_reference(const std::filesystem::path& file) {
 
 ElboWithSe precise_elbo(Target& target, const Approximation& q, int draws, std::uint64_t seed) {
     Rng rng(seed);
-    Eigen::VectorXd eta(q.dim()), zeta(q.dim()), grad(q.dim());
+    Eigen::VectorXd eta(q.noise_dim()), zeta(q.dim()), grad(q.dim());
     // Welford's running mean and variance of the log density over the draws.
     double mean = 0.0, m2 = 0.0;
     for (int i = 0; i < draws; ++i) {
-        for (int d = 0; d < q.dim(); ++d) eta[d] = rng.normal();
+        for (int d = 0; d < q.noise_dim(); ++d) eta[d] = rng.normal();
         q.transform(eta, zeta);
         const double lp = target.log_density(zeta);
         if (!std::isfinite(lp))

@@ -335,6 +335,14 @@ Eigen::VectorXd Approximation::log_density(const Eigen::MatrixXd& zeta) const {
 }
 
 void Approximation::transform(const Eigen::VectorXd& eta, Eigen::VectorXd& zeta) const {
+    // A draw of the wrong length would read the wrong noise (the low-rank family's last R
+    // entries drive B), never an error of its own.
+    if (eta.size() != noise_dim() || zeta.size() != dim()) {
+        throw ShapeError(
+            fmt::format("approximation: eta has {} entries and zeta {}, expected {} "
+                        "and {}",
+                        eta.size(), zeta.size(), noise_dim(), dim()));
+    }
     if (family_ == Family::MeanField) {
         zeta.array() = mu_.array() + omega_.array().exp() * eta.array();
     } else if (family_ == Family::LowRank) {

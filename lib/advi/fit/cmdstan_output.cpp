@@ -29,6 +29,22 @@ std::vector<std::int64_t> latent_dims(const Shape& s) {
     return {};
 }
 
+std::vector<std::string> cmdstan_run_settings(const CsvRunInfo& run, const std::string& init,
+                                              std::uint64_t seed, int threads) {
+    std::vector<std::string> h;
+    h.push_back("id = 1 (Default)");
+    h.push_back("data");
+    h.push_back(csv_setting("  ", "file", run.data_file, std::string()));
+    if (!init.empty())
+        h.push_back(fmt::format("init = {}{}", init, init == "2" ? " (Default)" : ""));
+    h.push_back("random");
+    h.push_back(csv_setting("  ", "seed", seed, std::uint64_t{0}));
+    h.push_back("output");
+    h.push_back(fmt::format("  file = {}", run.output_file));
+    h.push_back(csv_setting("", "num_threads", threads, 0));
+    return h;
+}
+
 std::vector<std::string> cmdstan_settings(const Options& o, const CsvRunInfo& run,
                                           const CsvDrawsInfo& draws) {
     const Options d{};

@@ -48,6 +48,13 @@ struct CsvRunInfo {
     std::string output_file = "output.csv";
 };
 
+// The lines after a method's own settings that laplace and pathfinder write alike, as CmdStan:
+// "id = 1 (Default)", "data", "  file = ...", "init = <init>" (none when `init` is empty; "2"
+// is CmdStan's default), "random", "  seed = ...", "output", "  file = ...", "num_threads = ...".
+[[nodiscard]] std::vector<std::string> cmdstan_run_settings(const CsvRunInfo& run,
+                                                            const std::string& init,
+                                                            std::uint64_t seed, int threads);
+
 // How a fit's draws came about beyond Options, for the settings header: the steps around the
 // engine that `advi fit --runs K --psis-resample` takes.
 struct CsvDrawsInfo {

@@ -25,22 +25,16 @@ std::vector<std::string> cmdstan_laplace_settings(const LaplaceOptions& o, const
     h.push_back(csv_setting("    ", "draws", o.draws, d.draws));
     // Not CmdStan's: lambda added to -H (0: none).
     h.push_back(csv_setting("    ", "regularization", o.regularization, d.regularization));
-    h.push_back("id = 1 (Default)");
-    h.push_back("data");
-    h.push_back(csv_setting("  ", "file", run.data_file, std::string()));
     // Where optimize started (no --mode): CmdStan's default radius 2; with a mode, none.
+    std::string init;
     if (mode_file.empty() && o.mode.size() == 0) {
-        std::string init = run.init_file;
+        init = run.init_file;
         if (init.empty())
             init =
                 o.optimize.init.size() != 0 ? "user" : fmt::format("{:g}", o.optimize.init_radius);
-        h.push_back(fmt::format("init = {}{}", init, init == "2" ? " (Default)" : ""));
     }
-    h.push_back("random");
-    h.push_back(csv_setting("  ", "seed", o.seed, d.seed));
-    h.push_back("output");
-    h.push_back(fmt::format("  file = {}", run.output_file));
-    h.push_back(csv_setting("", "num_threads", o.threads, d.threads));
+    for (std::string& line : cmdstan_run_settings(run, init, o.seed, o.threads))
+        h.push_back(std::move(line));
     return h;
 }
 

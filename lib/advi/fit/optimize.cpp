@@ -68,20 +68,6 @@ Eigen::VectorXd initial_point(const ModelSpec& m, const OptimizeOptions& o) {
     return uniform_init(o.seed ^ kInitStream, m.zeta_dim(), o.init_radius);
 }
 
-OptimizerSettings settings_of(const ModelSpec& m, const OptimizeOptions& o) {
-    return {.iter = o.iter,
-            .init_alpha = o.init_alpha,
-            .tol_obj = o.tol_obj,
-            .tol_rel_obj = o.tol_rel_obj,
-            .tol_grad = o.tol_grad,
-            .tol_rel_grad = o.tol_rel_grad,
-            .tol_param = o.tol_param,
-            .history_size = o.history_size,
-            .runaway_limits = coordinate_runaway_limits(m),
-            .describe_coordinate = coordinate_namer(m),
-            .interrupt = o.interrupt};
-}
-
 // L-BFGS's convergence tests other than tol_grad rest on its own inverse-Hessian
 // approximation or on small changes, and they are met on badly conditioned models far from
 // the mode, or far down a funnel of a density without one (measured: the centred
@@ -116,7 +102,7 @@ OptimizerResult verified(const ModelSpec& m, const OptimizeOptions& options,
 
 Optimum optimize(const ModelSpec& m, const OptimizeOptions& options) {
     const Eigen::VectorXd init = initial_point(m, options);
-    const OptimizerSettings settings = settings_of(m, options);
+    const OptimizerSettings settings = lbfgs_settings(m, options, options.iter);
     optimizer::validate(settings, m.zeta_dim(), init);
     OptimizerResult result;
     if (options.algorithm == OptimizerAlgorithm::Newton) {

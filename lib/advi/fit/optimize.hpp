@@ -14,6 +14,7 @@
 #include <Eigen/Core>
 
 #include <advi/engine/optimizer.hpp>
+#include <advi/fit/coordinates.hpp>
 #include <advi/model/model_spec.hpp>
 
 namespace advi {
@@ -75,6 +76,25 @@ private:
     OptimizerResult result_;
     Eigen::VectorXd theta_;
 };
+
+// The optimiser's settings from any options struct with CmdStan's L-BFGS fields (init_alpha, the
+// five tolerances, history_size, interrupt: OptimizeOptions, PathfinderOptions), `iter`
+// iterations at most, and the model's coordinate names and runaway limits.
+template <class LbfgsOptions>
+[[nodiscard]] OptimizerSettings lbfgs_settings(const ModelSpec& m, const LbfgsOptions& o,
+                                               int iter) {
+    return {.iter = iter,
+            .init_alpha = o.init_alpha,
+            .tol_obj = o.tol_obj,
+            .tol_rel_obj = o.tol_rel_obj,
+            .tol_grad = o.tol_grad,
+            .tol_rel_grad = o.tol_rel_grad,
+            .tol_param = o.tol_param,
+            .history_size = o.history_size,
+            .runaway_limits = coordinate_runaway_limits(m),
+            .describe_coordinate = coordinate_namer(m),
+            .interrupt = o.interrupt};
+}
 
 // Compiles the model (with or without the log-Jacobian) and finds its mode. Throws FitError
 // for a bad option (naming it), ShapeError for an init of the wrong size; every ending of

@@ -18,6 +18,7 @@
 #include <advi/engine/pathfinder.hpp>
 #include <advi/fit/compiled_target.hpp>
 #include <advi/fit/coordinates.hpp>
+#include <advi/fit/optimize.hpp>
 #include <advi/fit/resample.hpp>
 
 namespace advi {
@@ -52,20 +53,6 @@ void validate(const ModelSpec& m, const PathfinderOptions& o) {
                     o.num_draws, o.num_paths, std::int64_t{o.num_draws} * o.num_paths, K,
                     m.theta_dim()),
         checked_product({o.num_draws, o.num_paths, 2 * std::int64_t{K} + m.theta_dim() + 3}));
-}
-
-OptimizerSettings lbfgs_settings(const ModelSpec& m, const PathfinderOptions& o) {
-    return {.iter = o.max_lbfgs_iters,
-            .init_alpha = o.init_alpha,
-            .tol_obj = o.tol_obj,
-            .tol_rel_obj = o.tol_rel_obj,
-            .tol_grad = o.tol_grad,
-            .tol_rel_grad = o.tol_rel_grad,
-            .tol_param = o.tol_param,
-            .history_size = o.history_size,
-            .runaway_limits = coordinate_runaway_limits(m),
-            .describe_coordinate = coordinate_namer(m),
-            .interrupt = o.interrupt};
 }
 
 PathReport report_of(int k, const PathfinderPath& p) {
@@ -150,7 +137,7 @@ PathfinderFit pathfinder(const ModelSpec& m, const PathfinderOptions& options) {
                 : uniform_init((options.seed ^ kInitStream) + static_cast<std::uint64_t>(k - 1), K,
                                options.init_radius);
         PathfinderSettings settings{
-            .lbfgs = lbfgs_settings(m, options),
+            .lbfgs = lbfgs_settings(m, options, options.max_lbfgs_iters),
             .num_elbo_draws = options.num_elbo_draws,
             .num_draws = options.num_draws,
             .seed = (options.seed ^ kPathStream) + static_cast<std::uint64_t>(k - 1),

@@ -28,18 +28,11 @@ std::vector<std::string> cmdstan_pathfinder_settings(const PathfinderOptions& o,
     h.push_back(csv_setting("    ", "max_lbfgs_iters", o.max_lbfgs_iters, d.max_lbfgs_iters));
     h.push_back(csv_setting("    ", "num_draws", o.num_draws, d.num_draws));
     h.push_back(csv_setting("    ", "num_elbo_draws", o.num_elbo_draws, d.num_elbo_draws));
-    h.push_back("id = 1 (Default)");
-    h.push_back("data");
-    h.push_back(csv_setting("  ", "file", run.data_file, std::string()));
     std::string init = run.init_file;
     if (init.empty())
         init = o.init.size() != 0 ? "user" : fmt::format("{:g}", o.init_radius);
-    h.push_back(fmt::format("init = {}{}", init, init == "2" ? " (Default)" : ""));
-    h.push_back("random");
-    h.push_back(csv_setting("  ", "seed", o.seed, d.seed));
-    h.push_back("output");
-    h.push_back(fmt::format("  file = {}", run.output_file));
-    h.push_back(csv_setting("", "num_threads", o.threads, d.threads));
+    for (std::string& line : cmdstan_run_settings(run, init, o.seed, o.threads))
+        h.push_back(std::move(line));
     return h;
 }
 
