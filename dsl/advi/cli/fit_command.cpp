@@ -18,6 +18,7 @@
 #include <advi/fit/fit.hpp>
 #include <advi/fit/resample.hpp>
 #include <advi/fit/runs.hpp>
+#include <advi/fit/transform_choice.hpp>
 #include <advi/io/cmdstan_csv.hpp>
 #include <advi/stan/report.hpp>
 
@@ -43,6 +44,7 @@ struct FitArgs {
     std::string convergence = "auto";
     std::string start = "auto";
     std::string draws = "mc";
+    std::string transform = "log";
     // Not CmdStan's 2: the start at the mode is found from here, and zero (every unconstrained
     // coordinate at its centre) is the better place to look from (README, "Where q starts").
     std::string init = "0";
@@ -63,7 +65,11 @@ int run_fit(const FitArgs& args) {
     check_output_path(args.output, inputs);
     const std::vector<fs::path> data_files(args.data.begin(), args.data.end());
     const auto loaded = load_model(args.model, data_files);
-    const ModelSpec spec = loaded->lowered->model().spec();
+    ModelSpec spec = loaded->lowered->model().spec();
+    // --transform softplus: T2 for every one-sided bound; auto: chosen per variable below.
+    if (args.transform == "softplus") {
+        for (LatentVariable& v : spec.latents) v.positive = PositiveTransform::Softplus;
+    }
 
     Options options = args.options;
     options.family = args.algorithm == "fullrank"  ? Family::FullRank
@@ -97,7 +103,20 @@ int run_fit(const FitArgs& args) {
     // noted, so that the finished fit is not lost; a second gives up the output whole.
     const StopSignals signals;
     options.interrupt = &signals.flag();
+    std::string transform_summary;
+    std::vector<std::string> transform_lines;
     const Fit fit = [&] {
+        if (args.transform == "auto") {
+            AutoTransformFit a = advi::fit_auto_transform(spec, options);
+            transform_summary = a.summary(1);
+            for (const TransformChoice& c : a.choices) {
+                transform_lines.push_back(fmt::format(
+                    "transform_{} = {} (ELBO with log {}, se {}; with softplus {}, se {})",
+                    c.variable, positive_transform_name(c.chosen), c.elbo_log, c.elbo_log_se,
+                    c.elbo_softplus, c.elbo_softplus_se));
+            }
+            return args.psis_resample ? advi::psis_resample(a.fit, options.seed) : a.fit;
+        }
         Fit f = dadvi ? advi::fit_dadvi(
                             spec, options,
                             {.draws = args.dadvi_draws, .linear_response = args.linear_response})
@@ -108,15 +127,18 @@ int run_fit(const FitArgs& args) {
     options.log = nullptr;
 
     const stan::ReportedDraws reported = stan::report(*loaded->lowered, fit, options.seed);
-    write_cmdstan_csv_file(
-        args.output, cmdstan_output(fit, options, extra_blocks(reported),
-                                    cmdstan_settings(options, run,
-                                                     {.runs = args.runs,
-                                                      .psis_resample = args.psis_resample,
-                                                      .dadvi_draws = dadvi ? args.dadvi_draws : 0,
-                                                      .linear_response = args.linear_response})));
+    CsvOutput csv = cmdstan_output(fit, options, extra_blocks(reported),
+                                   cmdstan_settings(options, run,
+                                                    {.runs = args.runs,
+                                                     .psis_resample = args.psis_resample,
+                                                     .dadvi_draws = dadvi ? args.dadvi_draws : 0,
+                                                     .linear_response = args.linear_response,
+                                                     .transform = args.transform}));
+    // The choices before the trailer's last line (the elapsed time).
+    csv.trailer.insert(csv.trailer.end() - 1, transform_lines.begin(), transform_lines.end());
+    write_cmdstan_csv_file(args.output, csv);
     // Stan's labels (beta[1]), then the transformed parameters and generated quantities.
-    std::cout << fit.summary(1) << stan::summary_rows(reported) << std::flush;
+    std::cout << fit.summary(1) << stan::summary_rows(reported) << transform_summary << std::flush;
     if (!args.quiet) {
         std::cerr << fmt::format("Output written to {}\n", args.output);
     }
@@ -187,6 +209,12 @@ Command add_fit_command(CLI::App& parent) {
                     "mode exists) or init (at --init's point, unit scales)")
         ->check(CLI::IsMember({"auto", "init"}))
         ->capture_default_str();
+    app->add_option("--transform", args->transform,
+                    "log (T1, Stan's, the default), softplus (T2: log(exp(x) - 1)) for every "
+                    "parameter with only a lower or an upper bound, or auto (each chosen by "
+                    "ELBO, one more fit per such parameter; paper section 3.3)")
+        ->check(CLI::IsMember({"log", "softplus", "auto"}))
+        ->capture_default_str();
     app->add_option("--draws", args->draws,
                     "mc (the default: Monte Carlo) or rqmc (randomised quasi-Monte Carlo: "
                     "scrambled Sobol points for each gradient; needs --grad-samples >= 2)")
@@ -234,6 +262,11 @@ Command add_fit_command(CLI::App& parent) {
             throw CLI::ValidationError("--dadvi-family", "needs --algorithm dadvi");
         if (args->options.rank != Options{}.rank && args->algorithm != "lowrank")
             throw CLI::ValidationError("--rank", "needs --algorithm lowrank");
+        if (args->transform == "auto" && args->algorithm == "dadvi")
+            throw CLI::ValidationError("--transform",
+                                       "auto is not supported with --algorithm dadvi");
+        if (args->transform == "auto" && args->runs != 1)
+            throw CLI::ValidationError("--transform", "auto is not supported with --runs");
         if (args->draws == "rqmc" && args->algorithm == "dadvi")
             throw CLI::ValidationError("--draws", "rqmc is not supported with --algorithm dadvi");
         if (args->draws == "rqmc" && args->options.grad_samples < 2)

@@ -90,6 +90,7 @@ std::vector<std::string> cmdstan_settings(const Options& o, const CsvRunInfo& ru
     // 1/0 as `engaged` above.
     h.push_back(
         csv_setting("    ", "psis_resample", int{draws.psis_resample}, int{dd.psis_resample}));
+    h.push_back(csv_setting("    ", "transform", draws.transform, dd.transform));
     if (draws.dadvi_draws > 0) {
         h.push_back(fmt::format("    dadvi_draws = {}", draws.dadvi_draws));
         h.push_back(fmt::format("    linear_response = {}", int{draws.linear_response}));

@@ -62,6 +62,9 @@ struct CsvDrawsInfo {
     bool psis_resample = false;    // the draws resampled by psis_resample (resample.hpp)
     int dadvi_draws = 0;           // fit_dadvi's fixed draws; 0: ADVI
     bool linear_response = false;  // fit_dadvi's q with the linear-response covariance
+    // The transform of one-sided bounds: log (T1, Stan's), softplus (T2), or auto (chosen per
+    // variable by ELBO: transform_choice.hpp).
+    std::string transform = "log";
 };
 
 // The settings comment lines in CmdStan's layout ("model = ...", "method = variational",
