@@ -13,6 +13,8 @@
 #include <advi/base/memory_budget.hpp>
 #include <advi/compile/hessian_vector_program.hpp>
 
+#include "support/known_noise_regression.hpp"
+
 namespace advi {
 namespace {
 
@@ -24,34 +26,10 @@ struct Curvature {
     Curvature(const ModelSpec& m, bool jacobian) : program(compile_hessian_vector(m, jacobian)) {}
 };
 
-struct Regression {
-    Eigen::MatrixXd X;
-    Eigen::VectorXd y;
-    double sigma = 1.5, tau = 10.0;
-    Eigen::MatrixXd precision() const {
-        return X.transpose() * X / (sigma * sigma) +
-               Eigen::MatrixXd::Identity(X.cols(), X.cols()) / (tau * tau);
-    }
-    Eigen::VectorXd mean() const {
-        return precision().llt().solve(X.transpose() * y / (sigma * sigma));
-    }
-};
+using Regression = test::KnownNoiseRegression;
 
-// Correlated, badly scaled predictors (an uncentred "year" column), so that the posterior
-// covariance is far from diagonal.
 Regression make_regression() {
-    Regression r;
-    const int N = 40;
-    r.X.resize(N, 3);
-    r.y.resize(N);
-    for (int i = 0; i < N; ++i) {
-        const double year = 10.0 + 0.5 * i;
-        r.X(i, 0) = 1.0;
-        r.X(i, 1) = year;
-        r.X(i, 2) = std::sin(0.7 * i) + 0.1 * year;
-        r.y[i] = 2.0 - 0.3 * year + 1.2 * r.X(i, 2) + 1.5 * std::cos(1.3 * i);
-    }
-    return r;
+    return test::make_known_noise_regression(10.0, 0.5);
 }
 
 }  // namespace

@@ -14,37 +14,15 @@
 #include <advi/fit/pathfinder.hpp>
 
 #include "support/error_message.hpp"
+#include "support/known_noise_regression.hpp"
 
 namespace advi {
 namespace {
 
-struct Regression {
-    Eigen::MatrixXd X;
-    Eigen::VectorXd y;
-    double sigma = 1.5, tau = 10.0;
-    Eigen::MatrixXd precision() const {
-        return X.transpose() * X / (sigma * sigma) +
-               Eigen::MatrixXd::Identity(X.cols(), X.cols()) / (tau * tau);
-    }
-    Eigen::VectorXd mean() const {
-        return precision().llt().solve(X.transpose() * y / (sigma * sigma));
-    }
-};
+using Regression = test::KnownNoiseRegression;
 
-// Correlated predictors, one uncentred (a "year" column).
 Regression make_regression() {
-    Regression r;
-    const int N = 40;
-    r.X.resize(N, 3);
-    r.y.resize(N);
-    for (int i = 0; i < N; ++i) {
-        const double year = 1.0 + 0.05 * i;
-        r.X(i, 0) = 1.0;
-        r.X(i, 1) = year;
-        r.X(i, 2) = std::sin(0.7 * i) + 0.1 * year;
-        r.y[i] = 2.0 - 0.3 * year + 1.2 * r.X(i, 2) + 1.5 * std::cos(1.3 * i);
-    }
-    return r;
+    return test::make_known_noise_regression(1.0, 0.05);
 }
 
 }  // namespace
