@@ -25,7 +25,10 @@ std::pair<Eigen::VectorXd, Eigen::VectorXd> gauss_hermite(int n) {
 
 // The largest ELBO of N(mu, sigma^2) on zeta for Gamma(alpha, beta) under T1 or T2.
 double best_elbo(double alpha, double beta, bool softplus) {
-    const auto [u, w] = gauss_hermite(60);
+    // (Named, not a structured binding: C++20's clang cannot capture one in a lambda.)
+    const std::pair<Eigen::VectorXd, Eigen::VectorXd> rule = gauss_hermite(60);
+    const Eigen::VectorXd& u = rule.first;
+    const Eigen::VectorXd& w = rule.second;
     const auto log_p = [&](double z) {
         const double theta = softplus ? std::log1p(std::exp(z)) : std::exp(z);
         const double log_jac = softplus ? -std::log1p(std::exp(-z)) : z;
