@@ -293,14 +293,14 @@ Eigen::MatrixXd Approximation::covariance() const {
     return L_ * L_.transpose();
 }
 
-Eigen::VectorXd Approximation::precision_times(const Eigen::VectorXd& v) const {
+Eigen::MatrixXd Approximation::precision_times(const Eigen::MatrixXd& V) const {
     if (family_ != Family::LowRank)
-        return covariance().llt().solve(v);
-    const Eigen::ArrayXd inv_var = (-2.0 * omega_.array()).exp();
-    const Eigen::VectorXd Dv = (inv_var * v.array()).matrix();
+        return covariance().llt().solve(V);
+    const Eigen::VectorXd inv_var = (-2.0 * omega_.array()).exp().matrix();
+    const Eigen::MatrixXd DV = inv_var.asDiagonal() * V;
     const Eigen::LLT<Eigen::MatrixXd> llt(capacitance(omega_, B_));
-    const Eigen::VectorXd c = llt.solve(B_.transpose() * Dv);
-    return Dv - (inv_var * (B_ * c).array()).matrix();
+    const Eigen::MatrixXd c = llt.solve(B_.transpose() * DV);
+    return DV - inv_var.asDiagonal() * (B_ * c);
 }
 
 Eigen::VectorXd Approximation::log_density(const Eigen::MatrixXd& zeta) const {
@@ -313,11 +313,9 @@ Eigen::VectorXd Approximation::log_density(const Eigen::MatrixXd& zeta) const {
     Eigen::VectorXd out(n);
     if (family_ == Family::LowRank) {
         const double constant = standard_entropy(dim()) - entropy() - 0.5 * dim() * log_2pi;
-        Eigen::VectorXd r(dim());
-        for (Eigen::Index i = 0; i < n; ++i) {
-            r = zeta.row(i).transpose() - mu_;
-            out[i] = constant - 0.5 * r.dot(precision_times(r));
-        }
+        const Eigen::MatrixXd r = (zeta.rowwise() - mu_.transpose()).transpose();  // dim x n
+        const Eigen::MatrixXd pr = precision_times(r);
+        for (Eigen::Index i = 0; i < n; ++i) out[i] = constant - 0.5 * r.col(i).dot(pr.col(i));
         return out;
     }
     Eigen::MatrixXd u = (zeta.rowwise() - mu_.transpose()).transpose();  // dim x n

@@ -75,8 +75,9 @@ public:
     // log q(zeta) for each row of `zeta`, normalised (low-rank: by the Woodbury identity, in
     // O(D R) per row).
     [[nodiscard]] Eigen::VectorXd log_density(const Eigen::MatrixXd& zeta) const;
-    // Low-rank: Sigma^-1 v = D^-2 v - W C^-1 W' v, W = D^-2 B, C = I + B' D^-2 B (Woodbury).
-    [[nodiscard]] Eigen::VectorXd precision_times(const Eigen::VectorXd& v) const;
+    // Sigma^-1 V for the columns of V; low-rank: D^-2 V - W C^-1 W' V, W = D^-2 B, C = I + B'
+    // D^-2 B (Woodbury), C factorised once for all the columns: O(D R) per column.
+    [[nodiscard]] Eigen::MatrixXd precision_times(const Eigen::MatrixXd& V) const;
     Eigen::VectorXd mean() const { return mu_; }
     Eigen::VectorXd sd() const;  // marginal standard deviations
     Eigen::MatrixXd covariance() const;

@@ -47,6 +47,14 @@ public:
         } else if (q.family() == Family::LowRank) {
             omega_sum_ = Eigen::VectorXd::Zero(q.dim());
             B_sum_ = Eigen::MatrixXd::Zero(q.dim(), q.rank());
+            if (stl_) {
+                // Sigma^-1 r = D^-2 r - W C^-1 B' D^-2 r: C factorised once, not per draw.
+                inv_var_ = (-2.0 * q.omega().array()).exp();
+                W_ = inv_var_.matrix().asDiagonal() * q.B();
+                Eigen::MatrixXd C = q.B().transpose() * W_;
+                C.diagonal().array() += 1.0;
+                C_llt_.compute(C);
+            }
         } else {
             L_sum_ = Eigen::MatrixXd::Zero(q.dim(), q.dim());
         }
@@ -66,7 +74,8 @@ public:
             if (q_.family() == Family::MeanField) {
                 g_.array() += eta.array() * inv_sigma_.array();
             } else if (q_.family() == Family::LowRank) {
-                g_ += q_.precision_times(zeta_ - q_.mu());
+                dr_ = inv_var_ * (zeta_ - q_.mu()).array();
+                g_ += dr_.matrix() - W_ * C_llt_.solve(q_.B().transpose() * dr_.matrix());
             } else {
                 g_ += q_.L().transpose().triangularView<Eigen::Upper>().solve(eta);
             }
@@ -137,7 +146,10 @@ private:
     Eigen::VectorXd mu_sum_;
     Eigen::VectorXd omega_sum_;
     Eigen::MatrixXd L_sum_;
-    Eigen::MatrixXd B_sum_;  // low-rank
+    Eigen::MatrixXd B_sum_;              // low-rank
+    Eigen::ArrayXd inv_var_, dr_;        // low-rank STL: exp(-2 omega), D^-2 (zeta - mu)
+    Eigen::MatrixXd W_;                  // low-rank STL: D^-2 B
+    Eigen::LLT<Eigen::MatrixXd> C_llt_;  // low-rank STL: I + B' D^-2 B
     ElboGradient result_;
 };
 

@@ -224,7 +224,7 @@ PathfinderFit pathfinder(const ModelSpec& m, const PathfinderOptions& options) {
 
     Program to_theta = compile_constrain_map(m);
     Eigen::MatrixXd theta(S, m.theta_dim());
-    Eigen::VectorXd z(K), t(m.theta_dim()), grad(K);
+    Eigen::VectorXd z(K), t(m.theta_dim());
     for (Eigen::Index i = 0; i < S; ++i) {
         z = r.draws.row(i).transpose();
         to_theta.run(z, t);
