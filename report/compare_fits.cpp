@@ -1,27 +1,35 @@
-// compare_fits: issue 19's table. For each reference model (reference_models.hpp) and family,
-// fits with the default rule (`auto`) and with Stan's (`stan`, the old engine's behaviour), the
-// default options otherwise, one thread, and prints one Markdown row per fit against the stored
-// reference (report/references/<model>.reference.txt):
+// compare_fits: the methods' table (issues 19 and 20). For each reference model
+// (reference_models.hpp) and method, the default options, one thread, one Markdown row per fit
+// against the stored reference (report/references/<model>.reference.txt and .draws.txt):
 //   worst |mean - reference mean| in reference sds, over the constrained elements;
-//   the range of q's sd / the reference sd;
+//   the median and range of the fit's sd / the reference sd;
+//   W1: the 1-Wasserstein distance between 1,000 of the fit's draws and 1,000 reference draws,
+//   every coordinate in reference sds (report/wasserstein.hpp; the Pathfinder paper's metric),
+//   with a row per model for the floor: two independent sets of exact draws;
 //   the final ELBO (re-estimated with 20,000 draws: the fit's own 100-draw estimate is too
-//   noisy to compare with a patient value) and its gap to the patient Adam ELBO;
-//   PSIS k-hat of log_p__ - log_g__ over the fit's 1,000 output draws;
-//   whole-fit wall time (compile, fit, output draws) and iterations.
+//   noisy to compare with a patient value) and its gap to the patient Adam ELBO of its family
+//   (full-rank's for every q that is not mean-field);
+//   PSIS k-hat of log_p__ - log_g__ over the fit's output draws, and the verdict;
+//   gradient evaluations (a Hessian-vector product counts as one), whole-fit wall time
+//   (compile, fit, output draws) and whether the method says it converged.
 //
 // Usage (from the repository root):
 //   ./build/report/compare_fits [--only NAME] [--seed N] [--no-stl] [--auto-only] [--start-init]
-//                               [--dadvi]
+//                               [--dadvi] [--pathfinder] [--laplace] [--lowrank R]
+//                               [--all-methods] [--plot FILE.svg]
 // --no-stl: the Auto rule's fits without the sticking-the-landing gradient (its default);
-// --auto-only: no Stan rows;
+// --auto-only: no rows of Stan's rule (mean-field and full-rank with rule `stan`);
 // --start-init: the Auto rule's fits start at the initial values with L = I (`advi fit --start
 // init`), so they run the eta search instead of starting at the mode;
-// --dadvi: also DADVI's rows (engine/dadvi.hpp, 30 fixed draws; rule `dadvi`: its mean-field and
-// full-rank q, `dadvi+lr`: mean-field's means with the linear-response covariance).
-// --lowrank R: also the low-rank family's row (rank min(R, dim - 1), the Auto rule; its ELBO held
-// against full-rank's patient one, which bounds it).
+// --dadvi: also DADVI's rows (engine/dadvi.hpp, 30 fixed draws): its mean-field and full-rank q,
+// and DADVI+LR, mean-field's means with the linear-response covariance;
+// --lowrank R: also the low-rank family's row (rank min(R, dim - 1), the Auto rule);
 // --pathfinder: also multi-path Pathfinder's row (fit/pathfinder.hpp, CmdStan's defaults: 4
-// paths, PSIS resampling to 1,000 draws; its ELBO the pooled draws' and its k-hat theirs).
+// paths, PSIS resampling to 1,000 draws; its ELBO the pooled draws' and its k-hat theirs);
+// --laplace: also the Laplace approximation's row (fit/laplace.hpp, 1,000 draws);
+// --all-methods: --auto-only --dadvi --pathfinder --laplace --lowrank 10;
+// --plot: W1 against gradient evaluations, every row but Stan's rule, as an SVG.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -30,12 +38,16 @@
 
 #include <fmt/format.h>
 
+#include <advi/base/error.hpp>
 #include <advi/compile/pipeline.hpp>
 #include <advi/fit/fit.hpp>
+#include <advi/fit/laplace.hpp>
 #include <advi/fit/pathfinder.hpp>
 #include <advi/fit/psis.hpp>
 
 #include "reference_models.hpp"
+#include "svg_plot.hpp"
+#include "wasserstein.hpp"
 
 namespace {
 
@@ -47,15 +59,45 @@ std::string number(double x) {
 const std::filesystem::path kSource = ADVI_SOURCE_DIR;
 const std::filesystem::path kShared = ADVI_SHARED_DATA;
 
+// The W1 column compares this many draws of a fit with as many reference draws.
+constexpr Eigen::Index kW1Draws = 1000;
+
+// What a model's rows are held against.
+struct Held {
+    const advi::references::Reference& ref;
+    const Eigen::MatrixXd& draws;  // reference draws, kW1Draws or more
+};
+
+// One method's result on one model, for the table and the plot.
+struct Outcome {
+    std::string method;
+    double w1 = std::numeric_limits<double>::quiet_NaN();
+    long gradient_evaluations = 0;
+    bool reliable = false;
+};
+
+// W1 between the first n rows of two samples, each column divided by the reference's sd.
+double standardised_w1(const Eigen::MatrixXd& fit, const Eigen::MatrixXd& reference,
+                       const Eigen::VectorXd& sd) {
+    const Eigen::Index n = std::min({fit.rows(), reference.rows(), kW1Draws});
+    const Eigen::RowVectorXd scale = sd.cwiseInverse().transpose();
+    return advi::report::wasserstein1(fit.topRows(n).array().rowwise() * scale.array(),
+                                      reference.topRows(n).array().rowwise() * scale.array());
+}
+
+double median(Eigen::ArrayXd x) {
+    std::sort(x.begin(), x.end());
+    const Eigen::Index n = x.size();
+    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
 // One row: `run` fits the model; `family` is the family of the q it returns (DADVI with the
-// linear response returns a full-rank q, held against full-rank's patient ELBO).
+// linear response and Laplace return a full-rank q, held against full-rank's patient ELBO).
 template <class Run>
-std::string row(const std::string& model, advi::Family family, const char* rule_name, Run run,
-                advi::Target& target, const advi::references::Reference& ref, std::uint64_t seed) {
-    const char* fam = std::string_view(rule_name) == "pathfinder" ? "normal per path"
-                      : family == advi::Family::MeanField         ? "mean-field"
-                      : family == advi::Family::LowRank           ? "low-rank"
-                                                                  : "full-rank";
+std::string row(const std::string& model, advi::Family family, const std::string& method, Run run,
+                advi::Target& target, const Held& held, std::uint64_t seed,
+                std::vector<Outcome>& outcomes) {
+    const advi::references::Reference& ref = held.ref;
     const auto t0 = std::chrono::steady_clock::now();
     try {
         const advi::Fit f = run();
@@ -70,6 +112,7 @@ std::string row(const std::string& model, advi::Family family, const char* rule_
                 .transpose();
         const double worst = ((mean - ref.mean).array().abs() / ref.sd.array()).maxCoeff();
         const Eigen::ArrayXd ratio = sd.array() / ref.sd.array();
+        const double w1 = standardised_w1(th, held.draws, ref.sd);
         // Pathfinder's draws come from several normals (one per path, resampled): its ELBO is
         // the pooled draws' mean of log p - log q before resampling, held against full-rank's.
         const bool pathfinder = f.result().method == "Pathfinder";
@@ -82,24 +125,74 @@ std::string row(const std::string& model, advi::Family family, const char* rule_
         // pooled draws', taken before resampling.
         const advi::Psis w =
             f.verdict().resampled ? f.verdict().psis : advi::psis(f.log_p() - f.log_g());
-        return fmt::format("| {} | {} | {} | {} | {}-{} | {} | {} | {:.2f} | {:.2f} | {} | {} |",
-                           model, fam, rule_name, number(worst), number(ratio.minCoeff()),
-                           number(ratio.maxCoeff()), number(elbo.elbo), number(elbo.elbo - patient),
-                           w.k_hat, seconds, f.result().iterations,
-                           f.result().converged ? "yes" : "no");
+        const long evaluations = f.result().gradient_evaluations;
+        // Constant log ratios (q is the posterior up to a constant) have no tail to fit.
+        const std::string k_hat = w.constant ? "const" : fmt::format("{:.2f}", w.k_hat);
+        outcomes.push_back({method, w1, evaluations, f.verdict().reliable()});
+        return fmt::format(
+            "| {} | {} | {} | {} ({}-{}) | {} | {} | {} | {} | {} | {} | {:.2f} | {} |", model,
+            method, number(worst), number(median(ratio)), number(ratio.minCoeff()),
+            number(ratio.maxCoeff()), number(w1), number(elbo.elbo), number(elbo.elbo - patient),
+            k_hat, f.verdict().reliable() ? "reliable" : "not reliable", evaluations, seconds,
+            f.result().converged ? "yes" : "no");
     } catch (const std::exception& e) {
         std::string what = e.what();
-        return fmt::format("| {} | {} | {} | error: {} | | | | | | | |", model, fam, rule_name,
+        return fmt::format("| {} | {} | error: {} | | | | | | | | | |", model, method,
                            what.substr(0, what.find('\n')));
     }
+}
+
+// The plot: W1 against gradient evaluations, a colour per method, hollow where the verdict
+// says not reliable; the floor (two exact samples' W1) as a dashed line per model would crowd
+// it, so the smallest and largest floors bound a grey band.
+void write_plot(const std::filesystem::path& file, const std::vector<Outcome>& outcomes,
+                double floor_lo, double floor_hi) {
+    static const std::vector<std::pair<std::string, std::string>> kColours = {
+        {"mean-field", advi::report::colours::kMeanField},
+        {"full-rank",  advi::report::colours::kFullRank },
+        {"low-rank",   "#9467bd"                        },
+        {"DADVI",      "#ff7f0e"                        },
+        {"DADVI+LR",   "#8c564b"                        },
+        {"Pathfinder", "#e377c2"                        },
+        {"Laplace",    "#17becf"                        }
+    };
+    advi::report::Plot plot("Distance to the reference posterior against cost",
+                            "gradient evaluations (a Hessian-vector product counts as one)",
+                            "1-Wasserstein distance of the draws (reference sds)");
+    plot.log_x().log_y().size(760, 480);
+    double lo = std::numeric_limits<double>::infinity(), hi = 0.0;
+    for (const Outcome& o : outcomes)
+        if (o.gradient_evaluations > 0) {
+            lo = std::min(lo, static_cast<double>(o.gradient_evaluations));
+            hi = std::max(hi, static_cast<double>(o.gradient_evaluations));
+        }
+    if (hi > 0.0)
+        plot.band({lo, hi}, {floor_lo, floor_lo}, {floor_hi, floor_hi}, "floor: two exact samples",
+                  {.colour = advi::report::colours::kGrey});
+    for (const auto& [prefix, colour] : kColours)
+        for (const bool reliable : {true, false}) {
+            std::vector<double> x, y;
+            for (const Outcome& o : outcomes)
+                if (o.method == prefix && o.reliable == reliable && o.gradient_evaluations > 0 &&
+                    std::isfinite(o.w1) && o.w1 > 0) {
+                    x.push_back(static_cast<double>(o.gradient_evaluations));
+                    y.push_back(o.w1);
+                }
+            if (!x.empty())
+                plot.points(x, y, prefix + (reliable ? "" : " (not reliable)"),
+                            {.colour = colour, .radius = 4.0, .hollow = !reliable});
+        }
+    advi::report::save_atomically(file, plot.svg());
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
     std::string only;
+    std::filesystem::path plot_file;
     std::uint64_t seed = 1;
-    bool no_stl = false, auto_only = false, start_init = false, dadvi = false, pathfinder = false;
+    bool no_stl = false, auto_only = false, start_init = false, dadvi = false, pathfinder = false,
+         laplace = false;
     int lowrank = 0;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -117,18 +210,27 @@ int main(int argc, char** argv) {
             dadvi = true;
         else if (a == "--pathfinder")
             pathfinder = true;
+        else if (a == "--laplace")
+            laplace = true;
         else if (a == "--lowrank" && i + 1 < argc)
             lowrank = std::stoi(argv[++i]);
+        else if (a == "--all-methods")
+            auto_only = dadvi = pathfinder = laplace = true, lowrank = 10;
+        else if (a == "--plot" && i + 1 < argc)
+            plot_file = argv[++i];
         else {
             std::cerr << "usage: compare_fits [--only NAME] [--seed N] [--no-stl] [--auto-only] "
-                         "[--start-init] [--dadvi] [--pathfinder] [--lowrank R]\n";
+                         "[--start-init] [--dadvi] [--pathfinder] [--laplace] [--lowrank R] "
+                         "[--all-methods] [--plot FILE.svg]\n";
             return 2;
         }
     }
     fmt::print(
-        "| model | family | rule | worst mean error (ref sds) | sd ratio | ELBO | "
-        "vs patient | k-hat | seconds | iterations | converged |\n");
-    fmt::print("|---|---|---|---|---|---|---|---|---|---|---|\n");
+        "| model | method | worst mean error (ref sds) | sd ratio, median (range) | W1 (ref sds) | "
+        "ELBO | vs patient | k-hat | verdict | gradient evaluations | seconds | converged |\n");
+    fmt::print("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    std::vector<Outcome> outcomes;
+    double floor_lo = std::numeric_limits<double>::infinity(), floor_hi = 0.0;
     try {
         if (!only.empty())
             (void)advi::references::reference_model(only);  // refuses an unknown name
@@ -138,6 +240,22 @@ int main(int argc, char** argv) {
             auto model = advi::references::load(m, kSource, kShared);
             const auto ref = advi::references::read_reference(kSource / "report/references" /
                                                               (m.name + ".reference.txt"));
+            const auto ref_draws = advi::references::read_reference_draws(
+                kSource / "report/references" / (m.name + ".draws.txt"));
+            if (ref_draws.labels != ref.labels || ref_draws.theta.rows() < 2 * kW1Draws)
+                throw advi::Error(fmt::format(
+                    "{}: the reference draws do not match the reference (columns or fewer than "
+                    "{} draws): rerun make_references --draws-only --only {}",
+                    m.name, 2 * kW1Draws, m.name));
+            const Held held{ref, ref_draws.theta};
+            // The floor: W1 between the two independent halves of the reference draws, what an
+            // exact sampler's 1,000 draws would score.
+            const double floor =
+                standardised_w1(ref_draws.theta.bottomRows(kW1Draws), ref_draws.theta, ref.sd);
+            floor_lo = std::min(floor_lo, floor);
+            floor_hi = std::max(floor_hi, floor);
+            fmt::print("| {} | exact draws (the floor) | | | {} | | | | | | | |\n", m.name,
+                       number(floor));
             advi::Program gradient = advi::compile(model->spec);
             gradient.set_threads(1);
             advi::TargetRef<advi::Program> target(gradient);
@@ -154,13 +272,28 @@ int main(int argc, char** argv) {
                         o.sticking_the_landing = false;
                     if (start_init)
                         o.start = advi::StartFrom::Init;
-                    const char* rule_name = rule == advi::ConvergenceRule::Stan ? "stan" : "auto";
-                    fmt::print("{}\n",
-                               row(
-                                   m.name, family, rule_name,
-                                   [&] { return advi::fit(model->spec, o); }, target, ref, seed));
+                    std::string method =
+                        family == advi::Family::MeanField ? "mean-field" : "full-rank";
+                    if (rule == advi::ConvergenceRule::Stan)
+                        method += " (Stan's rule)";
+                    fmt::print("{}\n", row(
+                                           m.name, family, method,
+                                           [&] { return advi::fit(model->spec, o); }, target, held,
+                                           seed, outcomes));
                     std::fflush(stdout);
                 }
+            if (lowrank > 0) {
+                advi::Options o;
+                o.family = advi::Family::LowRank;
+                o.rank = std::min(lowrank, model->spec.zeta_dim() - 1);
+                o.seed = seed;
+                o.threads = 1;
+                fmt::print("{}\n", row(
+                                       m.name, advi::Family::LowRank, "low-rank",
+                                       [&] { return advi::fit(model->spec, o); }, target, held,
+                                       seed, outcomes));
+                std::fflush(stdout);
+            }
             if (dadvi) {
                 advi::Options o;
                 o.seed = seed;
@@ -173,36 +306,37 @@ int main(int argc, char** argv) {
                         "{}\n",
                         row(
                             m.name, k == 0 ? advi::Family::MeanField : advi::Family::FullRank,
-                            k == 2 ? "dadvi+lr" : "dadvi",
-                            [&] { return advi::fit_dadvi(model->spec, o, settings); }, target, ref,
-                            seed));
+                            k == 2   ? "DADVI+LR"
+                            : k == 1 ? "DADVI (full-rank)"
+                                     : "DADVI",
+                            [&] { return advi::fit_dadvi(model->spec, o, settings); }, target, held,
+                            seed, outcomes));
                     std::fflush(stdout);
                 }
-            }
-            if (lowrank > 0) {
-                advi::Options o;
-                o.family = advi::Family::LowRank;
-                o.rank = std::min(lowrank, model->spec.zeta_dim() - 1);
-                o.seed = seed;
-                o.threads = 1;
-                const std::string name = fmt::format("auto, rank {}", o.rank);
-                fmt::print("{}\n",
-                           row(
-                               m.name, advi::Family::LowRank, name.c_str(),
-                               [&] { return advi::fit(model->spec, o); }, target, ref, seed));
-                std::fflush(stdout);
             }
             if (pathfinder) {
                 advi::PathfinderOptions o;
                 o.seed = seed;
                 o.threads = 1;
                 fmt::print("{}\n", row(
-                                       m.name, advi::Family::FullRank, "pathfinder",
+                                       m.name, advi::Family::FullRank, "Pathfinder",
                                        [&] { return advi::pathfinder(model->spec, o).as_fit(); },
-                                       target, ref, seed));
+                                       target, held, seed, outcomes));
+                std::fflush(stdout);
+            }
+            if (laplace) {
+                advi::LaplaceOptions o;
+                o.seed = seed;
+                o.threads = 1;
+                fmt::print("{}\n", row(
+                                       m.name, advi::Family::FullRank, "Laplace",
+                                       [&] { return advi::laplace(model->spec, o).as_fit(); },
+                                       target, held, seed, outcomes));
                 std::fflush(stdout);
             }
         }
+        if (!plot_file.empty())
+            write_plot(plot_file, outcomes, floor_lo, floor_hi);
     } catch (const std::exception& e) {
         std::cerr << "compare_fits: " << e.what() << "\n";
         return 1;

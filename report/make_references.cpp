@@ -12,7 +12,10 @@
 //    (engine/elbo.hpp), its final ELBO estimated with 100,000 draws and their standard error.
 //
 // Usage (from the repository root):
-//   ./build/report/make_references [--only NAME] [--steps N]
+//   ./build/report/make_references [--only NAME] [--steps N] [--draws-only]
+// --draws-only: only the reference draws (report/references/<name>.draws.txt, 2,000 draws of the
+// same reference posterior: resampled from the importance weights, or thinned from the chain),
+// not the patient ELBOs.
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -55,6 +58,9 @@ constexpr int kGradSamples = 4;
 constexpr double kFastRate = 1e-2, kSlowRate = 1e-3;
 constexpr int kAveraged = 5000;  // the last steps, averaged (Polyak): the noise floor's mean
 constexpr int kElboDraws = 100000;
+// Reference draws kept for compare_fits' 1-Wasserstein column: two independent sets of 1,000
+// (one to compare fits with, one to measure the distance's floor between two exact samples).
+constexpr int kReferenceDraws = 2000;
 
 // The target in coordinates u with zeta = center + scale .* u (a fixed affine map): both
 // families are closed under it and the ELBO is invariant (the log-Jacobian sum log scale is
@@ -168,6 +174,36 @@ double worst_mcse_in_sds(const Eigen::MatrixXd& x) {
     return worst;
 }
 
+// kReferenceDraws rows of x: evenly spaced through a chain (its kept draws are nearly
+// independent when there are many more), so the two halves are independent samples.
+Eigen::MatrixXd thinned(const Eigen::MatrixXd& x) {
+    Eigen::MatrixXd out(kReferenceDraws, x.cols());
+    for (int i = 0; i < kReferenceDraws; ++i)
+        out.row(i) = x.row(static_cast<Eigen::Index>(i) * x.rows() / kReferenceDraws);
+    return out;
+}
+
+// kReferenceDraws rows of x drawn in proportion to the weights w (systematic resampling: one
+// uniform, then evenly spaced points on the weights' cumulative sum), in a random order so
+// that the two halves are alike.
+Eigen::MatrixXd resampled(const Eigen::MatrixXd& x, const Eigen::VectorXd& w, std::uint64_t seed) {
+    Rng rng(seed);
+    auto uniform = [&rng] { return static_cast<double>(rng.next_u64() >> 11) * 0x1.0p-53; };
+    const double total = w.sum();
+    Eigen::MatrixXd out(kReferenceDraws, x.cols());
+    double cumulative = 0.0, point = uniform() / kReferenceDraws;
+    Eigen::Index j = -1;
+    for (int i = 0; i < kReferenceDraws; ++i, point += 1.0 / kReferenceDraws) {
+        while (cumulative <= point && j + 1 < x.rows()) cumulative += w[++j] / total;
+        out.row(i) = x.row(j);
+    }
+    for (int i = kReferenceDraws - 1; i > 0; --i) {  // Fisher-Yates
+        const auto k = static_cast<Eigen::Index>(uniform() * (i + 1)) % (i + 1);
+        out.row(i).swap(out.row(k));
+    }
+    return out;
+}
+
 Eigen::MatrixXd to_theta(const advi::ModelSpec& spec, const Eigen::MatrixXd& zeta) {
     Program map = advi::compile_constrain_map(spec);
     map.set_threads(1);
@@ -185,7 +221,8 @@ struct Posterior {
     Moments theta;
     Eigen::VectorXd zeta_mean, zeta_sd;  // for the patient runs' affine map
     std::string method;
-    Eigen::MatrixXd zeta_draws;  // the chain, when there is one
+    Eigen::MatrixXd zeta_draws;   // the chain, when there is one
+    Eigen::MatrixXd theta_draws;  // kReferenceDraws draws (constrained), for the W1 column
     // log p(x) by importance sampling from the Laplace approximation, where trusted; NaN else.
     double log_evidence = std::numeric_limits<double>::quiet_NaN();
 };
@@ -205,6 +242,7 @@ Posterior posterior_by_random_walk(const ReferenceModel& m, const LoadedModel& m
     p.zeta_draws = random_walk(target, start, chol, steps, 19, &acceptance);
     const Eigen::MatrixXd theta = to_theta(model.spec, p.zeta_draws);
     p.theta = weighted_moments(theta, Eigen::VectorXd::Ones(theta.rows()));
+    p.theta_draws = thinned(theta);
     const Moments z = weighted_moments(p.zeta_draws, Eigen::VectorXd::Ones(theta.rows()));
     p.zeta_mean = z.mean;
     p.zeta_sd = z.sd;
@@ -243,6 +281,7 @@ Posterior centred_from_noncentred(Target& centred_target) {
     Eigen::MatrixXd theta = zeta;
     theta.col(1) = tau;
     p.theta = weighted_moments(theta, ones);
+    p.theta_draws = thinned(theta);
     p.method = "the non-centred model's chain mapped, theta = mu + tau eta: " + chain.method;
     (void)centred_target;
     return p;
@@ -269,6 +308,7 @@ Posterior reference_posterior(const ReferenceModel& m, const LoadedModel& model,
             Posterior p;
             Eigen::VectorXd weights = w.log_weights.array().exp();
             p.theta = weighted_moments(laplace->theta_draws(), weights);
+            p.theta_draws = resampled(laplace->theta_draws(), weights, 23);
             p.zeta_mean = laplace->mode();
             p.zeta_sd = laplace->gaussian().covariance().diagonal().cwiseSqrt();
             // log mean exp(log p - log g): every ELBO is below it (ELBO = log p(x) - KL).
@@ -351,14 +391,17 @@ PatientElbo patient_elbo(Target& target, const Posterior& post, Family family, i
 int main(int argc, char** argv) {
     std::string only;
     int steps = 20000;
+    bool draws_only = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--only" && i + 1 < argc)
             only = argv[++i];
         else if (a == "--steps" && i + 1 < argc)
             steps = std::stoi(argv[++i]);
+        else if (a == "--draws-only")
+            draws_only = true;
         else {
-            std::cerr << "usage: make_references [--only NAME] [--steps N]\n";
+            std::cerr << "usage: make_references [--only NAME] [--steps N] [--draws-only]\n";
             return 2;
         }
     }
@@ -373,6 +416,15 @@ int main(int argc, char** argv) {
             gradient.set_threads(1);
             TargetRef<Program> target(gradient);
             const Posterior post = reference_posterior(m, *model, target);
+            const auto draws_file = kSource / "report/references" / (m.name + ".draws.txt");
+            advi::references::write_reference_draws(
+                draws_file,
+                {post.method, advi::references::theta_labels(model->spec), post.theta_draws});
+            fmt::print("{}: {} reference draws written: {}\n", m.name, post.theta_draws.rows(),
+                       post.method);
+            std::fflush(stdout);
+            if (draws_only)
+                continue;
             Reference r;
             r.method = post.method;
             r.command = "./build/report/make_references --only " + m.name +

@@ -169,6 +169,56 @@ Reference read_reference(const std::filesystem::path& file) {
     return r;
 }
 
+void write_reference_draws(const std::filesystem::path& file, const ReferenceDraws& d) {
+    std::ofstream out(file);
+    if (!out)
+        throw Error(fmt::format("cannot write `{}`", file.string()));
+    out << "# " << d.theta.rows() << " draws, " << d.method << "\n";
+    for (std::size_t j = 0; j < d.labels.size(); ++j) out << (j ? "\t" : "") << d.labels[j];
+    out << "\n";
+    for (Eigen::Index i = 0; i < d.theta.rows(); ++i) {
+        for (Eigen::Index j = 0; j < d.theta.cols(); ++j)
+            out << (j ? "\t" : "") << fmt::format("{:.6g}", d.theta(i, j));
+        out << "\n";
+    }
+}
+
+ReferenceDraws read_reference_draws(const std::filesystem::path& file) {
+    std::ifstream in(file);
+    if (!in)
+        throw Error(
+            fmt::format("cannot read reference draws `{}` (written by make_references "
+                        "--draws-only)",
+                        file.string()));
+    ReferenceDraws d;
+    std::string line;
+    if (!std::getline(in, line) || line.rfind("# ", 0) != 0)
+        throw Error(fmt::format("{}:1: expected `# N draws, <method>`", file.string()));
+    d.method = line.substr(2);
+    if (!std::getline(in, line) || line.empty())
+        throw Error(fmt::format("{}:2: expected the column names", file.string()));
+    std::istringstream names(line);
+    for (std::string label; std::getline(names, label, '\t');) d.labels.push_back(label);
+    std::vector<double> values;
+    int number = 2;
+    while (std::getline(in, line)) {
+        ++number;
+        std::istringstream words(line);
+        std::size_t k = 0;
+        for (double x; words >> x; ++k) values.push_back(x);
+        if (k != d.labels.size() || !words.eof())
+            throw Error(
+                fmt::format("{}:{}: expected {} numbers", file.string(), number, d.labels.size()));
+    }
+    const auto cols = static_cast<Eigen::Index>(d.labels.size());
+    const auto rows = static_cast<Eigen::Index>(values.size()) / cols;
+    if (rows == 0)
+        throw Error(fmt::format("`{}` has no draws", file.string()));
+    d.theta = Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+        values.data(), rows, cols);
+    return d;
+}
+
 ElboWithSe precise_elbo(Target& target, const Approximation& q, int draws, std::uint64_t seed) {
     Rng rng(seed);
     Eigen::VectorXd eta(q.noise_dim()), zeta(q.dim()), grad(q.dim());

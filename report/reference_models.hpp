@@ -76,6 +76,19 @@ void write_reference(const std::filesystem::path& file, const Reference& r);
 // Throws advi::Error naming the file and line it cannot read.
 [[nodiscard]] Reference read_reference(const std::filesystem::path& file);
 
+// Draws from the reference posterior (constrained, theta order; one row per draw), for the
+// 1-Wasserstein column of compare_fits: report/references/<name>.draws.txt, written by
+// `make_references --draws-only`. The first line says how they were made, the second names the
+// columns, then one draw per line (6 significant digits).
+struct ReferenceDraws {
+    std::string method;
+    std::vector<std::string> labels;
+    Eigen::MatrixXd theta;
+};
+void write_reference_draws(const std::filesystem::path& file, const ReferenceDraws& d);
+// Throws advi::Error naming the file and line it cannot read.
+[[nodiscard]] ReferenceDraws read_reference_draws(const std::filesystem::path& file);
+
 // ELBO of q on `target` over `draws` fresh standard-normal draws (seeded), with the Monte Carlo
 // standard error of the mean log density; draws whose log density is not finite make the
 // ELBO -inf (q puts mass where p has none).

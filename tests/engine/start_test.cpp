@@ -426,3 +426,36 @@ TEST_CASE("start: full-rank without a mode to start from starts from the mean-fi
               .abs()
               .maxCoeff() < 0.1);
 }
+
+TEST_CASE("start: from Pathfinder's point, then as Auto", "[advi]") {
+    // With a mode: Pathfinder's point, then L-BFGS on to the mode and the Hessian there: the
+    // same start as Auto's, to the mode's tolerance, and the fit says where it came from.
+    const Eigen::Vector3d m(3.0, -200.0, 0.05);
+    const Eigen::MatrixXd P = test_precision();
+    auto target = gaussian_curvature(m, P);
+    const Eigen::VectorXd sd = P.inverse().diagonal().cwiseSqrt();
+    const advi::AdviResult r = advi::run_advi(
+        target,
+        Options{.family = Family::FullRank, .seed = 3, .start = advi::StartFrom::Pathfinder});
+    INFO(r.start << "\n" << r.stop_reason);
+    CHECK(r.start.rfind("Pathfinder's point (iterate ", 0) == 0);
+    CHECK(r.start.find("then the mode and Hessian (L-BFGS") != std::string::npos);
+    CHECK(((r.q.mu() - m).array() / sd.array()).abs().maxCoeff() < 0.1);
+    // The path's evaluations are counted: more than Auto's start alone.
+    const advi::AdviResult a =
+        advi::run_advi(target, Options{.family = Family::FullRank, .seed = 3});
+    CHECK(r.gradient_evaluations > a.gradient_evaluations);
+
+    // Without a mode (the funnel): the mean-field fit starts from Pathfinder's point.
+    Funnel funnel;
+    const advi::AdviResult f = advi::run_advi(
+        funnel, Options{.seed = 1, .max_iterations = 200, .start = advi::StartFrom::Pathfinder});
+    INFO(f.start);
+    CHECK(f.start.rfind("Pathfinder's point (iterate ", 0) == 0);
+    CHECK(f.start.find("no mode (L-BFGS: ") != std::string::npos);
+
+    // Pathfinder's L-BFGS needs the whole log density, and it is not Stan's start.
+    CHECK_THROWS_WITH(advi::run_advi(target, Options{.convergence = advi::ConvergenceRule::Stan,
+                                                     .start = advi::StartFrom::Pathfinder}),
+                      Catch::Contains("not Stan's start"));
+}

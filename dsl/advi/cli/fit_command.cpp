@@ -77,7 +77,9 @@ int run_fit(const FitArgs& args) {
                                                    : Family::MeanField;
     options.convergence =
         args.convergence == "stan" ? ConvergenceRule::Stan : ConvergenceRule::Auto;
-    options.start = args.start == "init" ? StartFrom::Init : StartFrom::Auto;
+    options.start = args.start == "init"         ? StartFrom::Init
+                    : args.start == "pathfinder" ? StartFrom::Pathfinder
+                                                 : StartFrom::Auto;
     options.draws = args.draws == "rqmc" ? DrawScheme::Rqmc : DrawScheme::MonteCarlo;
     options.adapt_engaged = args.eta->count() == 0;  // --eta given: that step size, no search
     const bool dadvi = args.algorithm == "dadvi";
@@ -206,8 +208,9 @@ Command add_fit_command(CLI::App& parent) {
         ->capture_default_str();
     app->add_option("--start", args->start,
                     "auto (the default: q starts at the mode with the Hessian's scales where a "
-                    "mode exists) or init (at --init's point, unit scales)")
-        ->check(CLI::IsMember({"auto", "init"}))
+                    "mode exists), init (at --init's point, unit scales) or pathfinder (as auto "
+                    "from the best point of one Pathfinder path from --init's point)")
+        ->check(CLI::IsMember({"auto", "init", "pathfinder"}))
         ->capture_default_str();
     app->add_option("--transform", args->transform,
                     "log (T1, Stan's, the default), softplus (T2: log(exp(x) - 1)) for every "

@@ -20,6 +20,7 @@
 #include <advi/engine/counting_target.hpp>
 #include <advi/engine/estimator.hpp>
 #include <advi/engine/gaussian_newton.hpp>
+#include <advi/engine/pathfinder.hpp>
 #include <advi/engine/runaway.hpp>
 #include <advi/engine/start.hpp>
 #include <advi/engine/step_size.hpp>
@@ -398,6 +399,37 @@ AdviResult run_with_start(Target& target, const Options& opts, CurvatureTarget* 
     const auto t0 = std::chrono::steady_clock::now();
     validate_options(opts, target.dim());
     require_engine_memory(opts, target.dim());
+    if (opts.start == StartFrom::Pathfinder) {
+        // One Pathfinder path from the init point (engine/pathfinder.hpp); the start is then
+        // Auto's from the mean of the path's best normal approximation. Where there is a mode,
+        // L-BFGS goes on to it from there; where there is none, the mean-field fit below
+        // starts there instead of at the init point.
+        PathfinderSettings ps;
+        ps.lbfgs.runaway_limits = opts.runaway_limits;
+        ps.lbfgs.describe_coordinate = opts.describe_coordinate;
+        ps.lbfgs.interrupt = opts.interrupt;
+        ps.num_draws = 1;
+        ps.seed = opts.seed;
+        const Eigen::VectorXd init =
+            opts.init.size() != 0 ? opts.init : Eigen::VectorXd::Zero(target.dim());
+        const PathfinderPath path = pathfinder_path(target, init, ps);
+        Options from_path = opts;
+        from_path.start = StartFrom::Auto;
+        std::string how;
+        if (path.ok()) {
+            from_path.init = path.gaussian.mean();
+            how = fmt::format("Pathfinder's point (iterate {} of {}, ELBO {:.6g}), then ",
+                              path.best, path.elbo.size(), path.best_elbo);
+        } else {
+            how = fmt::format("the init point (Pathfinder gave no point: {}), then ", path.failure);
+        }
+        if (opts.log != nullptr)
+            *opts.log << "Start from " << how << "as --start auto.\n";
+        AdviResult r = run_with_start(target, from_path, curvature);
+        r.start = how + r.start;
+        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return r;
+    }
     Start start = find_start(target, opts, curvature);
     // The search for the mode is part of the fit's time.
     const auto start_seconds = [t0] {

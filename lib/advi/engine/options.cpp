@@ -72,6 +72,16 @@ void validate_options(const Options& opts, int dim) {
                         "quasi-Monte Carlo point is one Monte Carlo draw",
                         opts.grad_samples));
     }
+    if (opts.start == StartFrom::Pathfinder && !opts.minibatch.empty()) {
+        throw FitError(
+            "option `start` = pathfinder needs the full data: its L-BFGS path on a minibatch's "
+            "noisy log density would end anywhere");
+    }
+    if (opts.start == StartFrom::Pathfinder && opts.convergence == ConvergenceRule::Stan) {
+        throw FitError(
+            "option `start` = pathfinder is not Stan's start: with `convergence` = stan use "
+            "start = init (Stan's rule keeps Stan's start)");
+    }
     if (opts.monitor_every < 0 || (opts.monitor_every > 0 && !opts.monitor)) {
         throw FitError(fmt::format(
             "option `monitor_every` must be non-negative and needs a `monitor`, got {}{}",

@@ -28,8 +28,10 @@ enum class ConvergenceRule { Auto, Stan, Robust = Auto };
 
 // Where q starts (engine/start.hpp). Auto: at the mode with the curvature there, when the
 // target gives curvature and has a mode, else as Init; Init: the init point, omega = 0 or
-// L = I (the paper's and Stan's start).
-enum class StartFrom { Auto, Init };
+// L = I (the paper's and Stan's start); Pathfinder: Auto from the mean of the best normal
+// approximation along one Pathfinder path from the init point (issue 20; for targets without
+// a mode, where Auto starts from the init point; measured in the README, "Where q starts").
+enum class StartFrom { Auto, Init, Pathfinder };
 
 // Where the gradient's draws (and the ELBO's fresh draws under Stan's rule) come from: plain
 // Monte Carlo, or randomised quasi-Monte Carlo (rqmc.hpp: scrambled Sobol points, a fresh

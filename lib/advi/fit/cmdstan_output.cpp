@@ -54,7 +54,9 @@ std::vector<std::string> cmdstan_settings(const Options& o, const CsvRunInfo& ru
                                        : "lowrank";
     };
     auto rule = [](ConvergenceRule r) { return r == ConvergenceRule::Auto ? "auto" : "stan"; };
-    auto start = [](StartFrom s) { return s == StartFrom::Auto ? "auto" : "init"; };
+    auto start = [](StartFrom s) {
+        return s == StartFrom::Auto ? "auto" : s == StartFrom::Init ? "init" : "pathfinder";
+    };
     auto scheme = [](DrawScheme s) { return s == DrawScheme::MonteCarlo ? "mc" : "rqmc"; };
     std::vector<std::string> h;
     h.push_back(fmt::format("model = {}", run.model));

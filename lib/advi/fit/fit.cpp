@@ -369,7 +369,7 @@ Fit fit(const ModelSpec& m, const Options& given) {
     CompiledTarget target(m, gradient, options.threads);
     // The start from the mode and curvature (engine/start.hpp) needs Hessian-vector products:
     // compiled only when that start will be looked for.
-    if (options.start == StartFrom::Auto && options.convergence == ConvergenceRule::Auto) {
+    if (options.start != StartFrom::Init && options.convergence == ConvergenceRule::Auto) {
         HessianVectorProgram hv = compile_hessian_vector(m);
         hv.set_threads(options.threads);
         CurvatureTargetRef<HessianVectorProgram> curvature(hv);

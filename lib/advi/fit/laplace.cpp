@@ -13,6 +13,7 @@
 #include <advi/base/memory_budget.hpp>
 #include <advi/compile/hessian_vector_program.hpp>
 #include <advi/compile/pipeline.hpp>
+#include <advi/engine/counting_target.hpp>
 #include <advi/engine/hessian.hpp>
 #include <advi/engine/rng.hpp>
 #include <advi/fit/coordinates.hpp>
@@ -73,7 +74,8 @@ void require_laplace_memory(const ModelSpec& m, const LaplaceOptions& options) {
 }  // namespace
 
 LaplaceFit laplace_at(const ModelSpec& m, CurvatureTarget& curvature, const Eigen::VectorXd& mode,
-                      const LaplaceOptions& options, std::string mode_source) {
+                      const LaplaceOptions& options, std::string mode_source,
+                      long mode_gradient_evaluations) {
     const auto start = std::chrono::steady_clock::now();
     const int K = m.zeta_dim();
     if (options.draws < 1) {
@@ -96,8 +98,9 @@ LaplaceFit laplace_at(const ModelSpec& m, CurvatureTarget& curvature, const Eige
     }
     require_laplace_memory(m, options);
 
+    CountingCurvatureTarget counted(curvature);
     const LaplaceGaussian gaussian = laplace_gaussian(
-        curvature, mode, {.regularization = options.regularization, .describe_coordinate = name});
+        counted, mode, {.regularization = options.regularization, .describe_coordinate = name});
 
     Rng rng(options.seed);
     Eigen::MatrixXd zeta = gaussian.draw(rng, options.draws);
@@ -134,6 +137,10 @@ LaplaceFit laplace_at(const ModelSpec& m, CurvatureTarget& curvature, const Eige
     r.converged = true;
     r.stop_reason = "Laplace approximation at the mode (" + mode_source + ")";
     r.draws = std::move(zeta);
+    // What it cost: finding the mode, the Newton steps and the dense Hessian (a Hessian-vector
+    // product each) and the log density at the mode; the draws' log densities are values.
+    r.gradient_evaluations = mode_gradient_evaluations + counted.gradient_evaluations() + 1;
+    r.value_evaluations = options.draws;
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     r.seconds = seconds;
@@ -150,6 +157,7 @@ LaplaceFit laplace(const ModelSpec& m, const LaplaceOptions& options) {
     require_laplace_memory(m, options);
     Eigen::VectorXd mode = options.mode;
     std::string source = options.mode_source;
+    long mode_evaluations = 0;
     if (mode.size() == 0) {
         OptimizeOptions o = options.optimize;
         o.jacobian = options.jacobian;
@@ -162,6 +170,7 @@ LaplaceFit laplace(const ModelSpec& m, const LaplaceOptions& options) {
                             optimum.message()));
         }
         mode = optimum.zeta();
+        mode_evaluations = optimum.gradient_evaluations();
         source =
             fmt::format("optimize, {} iterations, {} gradient evaluations: {}",
                         optimum.iterations(), optimum.gradient_evaluations(), optimum.message());
@@ -169,7 +178,7 @@ LaplaceFit laplace(const ModelSpec& m, const LaplaceOptions& options) {
     HessianVectorProgram program = compile_hessian_vector(m, options.jacobian);
     program.set_threads(options.threads);
     CurvatureTargetRef<HessianVectorProgram> curvature(program);
-    return laplace_at(m, curvature, mode, options, std::move(source));
+    return laplace_at(m, curvature, mode, options, std::move(source), mode_evaluations);
 }
 
 }  // namespace advi

@@ -90,13 +90,15 @@ private:
 // The Laplace approximation at a given mode (unconstrained; refined by Newton steps on the exact
 // Hessian when it is not within 1e-6 posterior sds of the maximum, laplace_gaussian), with
 // `curvature` the model's log density in zeta (with the log-Jacobian when options.jacobian, without
-// otherwise) giving H v. `mode_source` says where the mode came from, for the summary and the CSV.
+// otherwise) giving H v. `mode_source` says where the mode came from, for the summary and the CSV,
+// and `mode_gradient_evaluations` what finding it cost (added to the fit's count).
 // Throws SizeError before allocating when the dense Hessian or the draws exceed the memory budget,
 // ModelError for bad options or a mode of the wrong size or not finite, FitError where -H is not
 // positive definite (laplace_gaussian).
 [[nodiscard]] LaplaceFit laplace_at(const ModelSpec& m, CurvatureTarget& curvature,
                                     const Eigen::VectorXd& mode, const LaplaceOptions& options,
-                                    std::string mode_source = "given");
+                                    std::string mode_source = "given",
+                                    long mode_gradient_evaluations = 0);
 
 // Compiles the model's Hessian-vector program (with the log-Jacobian when options.jacobian)
 // and takes laplace_at at options.mode, or at the mode optimize finds with the same jacobian;
