@@ -162,3 +162,40 @@ TEST_CASE("dadvi: refuses what it does not do", "[advi]") {
     CHECK_THROWS_WITH(advi::run_dadvi(target, advi::Options{}, one),
                       Catch::Contains("at least 2 fixed draws"));
 }
+
+TEST_CASE("dadvi: the number of draws is chosen by the Monte Carlo error of the means", "[advi]") {
+    // A correlated Gaussian: mean-field's optimum has the exact means, so every error of DADVI's
+    // means is the fixed draws' Monte Carlo error, which the chosen N brings under the target.
+    const int D = 4;
+    Eigen::MatrixXd S(D, D);
+    S << 1.0, 0.8, 0.2, 0.0, 0.8, 1.0, 0.3, 0.1, 0.2, 0.3, 2.0, -0.5, 0.0, 0.1, -0.5, 0.5;
+    Eigen::VectorXd m(D);
+    m << 1.0, -2.0, 0.5, 3.0;
+    advi::test::GaussianCurvatureTarget target(m, S);
+    for (const bool lr : {false, true}) {
+        advi::Options opts;
+        opts.seed = 5;
+        const advi::DadviResult r =
+            advi::run_dadvi(target, opts, {.linear_response = lr, .mc_error_target = 0.05});
+        INFO(r.fit.stop_reason);
+        REQUIRE(r.fit.converged);
+        CHECK(r.fit.stop_reason.find("fixed draws chosen: 30 -> ") != std::string::npos);
+        CHECK(r.fit.stop_reason.find("until every mean's Monte Carlo error was at most 0.05 sds") !=
+              std::string::npos);
+        const Eigen::VectorXd sd = lr ? r.linear_response_sd : r.q_sd;
+        CHECK(r.mean_mc_se.cwiseQuotient(sd).maxCoeff() <= 0.05);
+        // Four standard errors of 0.05 sds.
+        CHECK(((r.fit.q.mu() - m).array() / sd.array()).abs().maxCoeff() < 0.2);
+    }
+    // A target it cannot meet within the cap: it stops there and says so.
+    const advi::DadviResult capped =
+        advi::run_dadvi(target, advi::Options{}, {.mc_error_target = 1e-4, .max_draws = 45});
+    INFO(capped.fit.stop_reason);
+    CHECK(capped.fit.stop_reason.find("Newton-CG on the ELBO of 45 fixed draws") == 0);
+    CHECK(capped.fit.stop_reason.find("fixed draws chosen: 30 -> 45 (stopped at the cap of 45 "
+                                      "draws") != std::string::npos);
+    // A fixed N is kept as given.
+    const advi::DadviResult fixed = advi::run_dadvi(target, advi::Options{}, {.draws = 12});
+    CHECK(fixed.fit.stop_reason.find("Newton-CG on the ELBO of 12 fixed draws") == 0);
+    CHECK(fixed.fit.stop_reason.find("fixed draws chosen") == std::string::npos);
+}

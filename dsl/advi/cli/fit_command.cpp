@@ -52,7 +52,7 @@ struct FitArgs {
     bool quiet = false;
     int runs = 1;
     bool psis_resample = false;
-    int dadvi_draws = 30;
+    std::string dadvi_draws = "auto";
     std::string dadvi_family = "meanfield";
     bool linear_response = false;
     CLI::Option* eta = nullptr;
@@ -121,7 +121,8 @@ int run_fit(const FitArgs& args) {
         }
         Fit f = dadvi ? advi::fit_dadvi(
                             spec, options,
-                            {.draws = args.dadvi_draws, .linear_response = args.linear_response})
+                            {.draws = args.dadvi_draws == "auto" ? 0 : std::stoi(args.dadvi_draws),
+                             .linear_response = args.linear_response})
                       : advi::fit_runs(spec, options, args.runs);
         return args.psis_resample ? advi::psis_resample(f, options.seed) : f;
     }();
@@ -133,7 +134,7 @@ int run_fit(const FitArgs& args) {
                                    cmdstan_settings(options, run,
                                                     {.runs = args.runs,
                                                      .psis_resample = args.psis_resample,
-                                                     .dadvi_draws = dadvi ? args.dadvi_draws : 0,
+                                                     .dadvi_draws = dadvi ? args.dadvi_draws : "",
                                                      .linear_response = args.linear_response,
                                                      .transform = args.transform}));
     // The choices before the trailer's last line (the elapsed time).
@@ -242,8 +243,10 @@ Command add_fit_command(CLI::App& parent) {
     app->add_flag("--psis-resample", args->psis_resample,
                   "Write the draws resampled by their Pareto-smoothed importance weights");
     app->add_option("--dadvi-draws", args->dadvi_draws,
-                    "--algorithm dadvi: the fixed draws of its ELBO")
-        ->check(CLI::Range(2, 100000))
+                    "--algorithm dadvi: the fixed draws of its ELBO, or auto (30, then more until "
+                    "the Monte Carlo error of every mean is at most 0.1 posterior sds; at most "
+                    "1000)")
+        ->check(CLI::IsMember({"auto"}) | CLI::Range(2, 100000))
         ->capture_default_str();
     app->add_option("--dadvi-family", args->dadvi_family,
                     "--algorithm dadvi: the family of q (full-rank needs more draws than "

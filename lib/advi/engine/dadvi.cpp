@@ -162,17 +162,26 @@ DadviResult run_dadvi(CurvatureTarget& target, const Options& opts, const DadviS
         throw ModelError("DADVI's fixed draws need the full data: a minibatch is not supported");
     if (opts.family == Family::LowRank)
         throw ModelError("DADVI is built for the mean-field and full-rank families, not low-rank");
-    if (settings.draws < 2) {
+    if (settings.draws != 0 && settings.draws < 2) {
         throw ModelError(
             fmt::format("DADVI needs at least 2 fixed draws (for its Monte Carlo error); got {}",
                         settings.draws));
     }
-    if (full_rank && settings.draws <= D) {
+    if (settings.draws == 0 && !(settings.mc_error_target > 0.0 && settings.max_draws >= 2)) {
+        throw ModelError(fmt::format(
+            "DADVI's choice of draws needs mc_error_target > 0 and max_draws >= 2; got {} and {}",
+            settings.mc_error_target, settings.max_draws));
+    }
+    // Full-rank needs more draws than coordinates; where the number is chosen, it starts there.
+    const int first_draws = settings.draws != 0 ? settings.draws
+                            : full_rank         ? std::max(kDadviFirstDraws, 2 * D)
+                                                : kDadviFirstDraws;
+    if (full_rank && first_draws <= D) {
         throw ModelError(fmt::format(
             "full-rank DADVI needs more fixed draws than unconstrained coordinates ({} draws, {} "
             "coordinates): with fewer, the fixed-draw ELBO has no maximum (q's factor grows "
             "along directions no draw spans, unseen by the log density, while its entropy rises)",
-            settings.draws, D));
+            first_draws, D));
     }
     // Where q starts: the start of ADVI (the mode and curvature where they exist, else the
     // init point with unit scales); DADVI's Newton-CG then needs few steps.
@@ -187,8 +196,6 @@ DadviResult run_dadvi(CurvatureTarget& target, const Options& opts, const DadviS
     const Eigen::VectorXd eta0 = q0.params();
     const int P = q0.num_params();
 
-    Rng rng(opts.seed);
-    FixedDrawElbo objective(target, opts.family, rng.normal_matrix(settings.draws, D).transpose());
     OptimizerSettings os;
     os.interrupt = opts.interrupt;
     os.runaway_limits = Eigen::VectorXd::Constant(P, 1e50);
@@ -211,54 +218,106 @@ DadviResult run_dadvi(CurvatureTarget& target, const Options& opts, const DadviS
         return fmt::format("the factor's element ({}, {}) (rows: {}, columns: {})", j + (k - at), j,
                            name(j + (k - at)), name(j));
     };
-    OptimizerResult opt;
-    try {
-        opt = maximize_newton_cg(objective, eta0, os);
-    } catch (const FitError& e) {
-        throw FitError(fmt::format("DADVI ({} fixed draws): {}", settings.draws, e.what()));
-    }
-    if (opt.status == OptimizeStatus::NoMode || opt.status == OptimizeStatus::NonFiniteStart) {
-        throw FitError(fmt::format("DADVI ({} fixed draws): no optimum of the fixed-draw ELBO: {}",
-                                   settings.draws, opt.message));
-    }
-    DadviResult out;
-    Approximation fitted = q0;
-    fitted.set_params(opt.zeta);
-    const Eigen::VectorXd mu = fitted.mu();
-    out.q_sd = fitted.sd();
 
-    // The Hessian of F at the optimum: linear response and the Monte Carlo error.
-    long hessian_products = 0;
-    Eigen::MatrixXd cov_lr;
-    try {
-        if (P > kMaxDadviHessianDim) {
-            throw SizeError(fmt::format("its Hessian in q's {} parameters is over the budget of {}",
-                                        P, kMaxDadviHessianDim));
+    // One round: the fixed-draw ELBO of N draws maximised from eta_start, then its Hessian at
+    // the optimum for the linear response and the Monte Carlo error.
+    struct Round {
+        int draws = 0;
+        OptimizerResult opt;
+        DadviResult out;  // q_sd, linear_response_sd, mean_mc_se, notes
+        Eigen::MatrixXd cov_lr;
+        Approximation fitted;
+        long evaluations = 0;
+        // The largest Monte Carlo error of a mean in sds of the answer's sds (NaN: none).
+        double worst_mc_error = std::numeric_limits<double>::quiet_NaN();
+        Eigen::Index worst = 0;
+    };
+    Rng rng(opts.seed);
+    const auto round = [&](int N, const Eigen::VectorXd& eta_start) {
+        Round rd;
+        rd.draws = N;
+        FixedDrawElbo objective(target, opts.family, rng.normal_matrix(N, D).transpose());
+        try {
+            rd.opt = maximize_newton_cg(objective, eta_start, os);
+        } catch (const FitError& e) {
+            throw FitError(fmt::format("DADVI ({} fixed draws): {}", N, e.what()));
         }
-        const DenseHessian h = dense_hessian(objective, opt.zeta, os.describe_coordinate);
-        hessian_products = static_cast<long>(P) * settings.draws;
-        const Eigen::LLT<Eigen::MatrixXd> neg(-h.H);
-        if (neg.info() != Eigen::Success) {
-            out.notes = fmt::format(
-                "no linear response or Monte Carlo error: the Hessian of the fixed-draw ELBO is "
-                "not negative definite at {}",
-                opt.converged() ? "its optimum" : "Newton-CG's end (no optimum was reached)");
-        } else {
-            const Eigen::MatrixXd inv = neg.solve(Eigen::MatrixXd::Identity(P, P));
-            cov_lr = inv.topLeftCorner(D, D);
-            out.linear_response_sd = cov_lr.diagonal().cwiseSqrt();
-            const Eigen::MatrixXd G = objective.per_draw_gradients(opt.zeta);
-            const Eigen::MatrixXd centred = G.colwise() - G.rowwise().mean();
-            const Eigen::MatrixXd cov_g =
-                centred * centred.transpose() / static_cast<double>(G.cols() - 1);
-            const Eigen::MatrixXd cov_eta = inv * cov_g * inv / static_cast<double>(settings.draws);
-            out.mean_mc_se = cov_eta.topLeftCorner(D, D).diagonal().cwiseSqrt();
+        if (rd.opt.status == OptimizeStatus::NoMode ||
+            rd.opt.status == OptimizeStatus::NonFiniteStart) {
+            throw FitError(
+                fmt::format("DADVI ({} fixed draws): no optimum of the fixed-draw ELBO: {}", N,
+                            rd.opt.message));
         }
-    } catch (const SizeError& e) {
-        out.notes = fmt::format("no linear response or Monte Carlo error: {}", e.what());
-    } catch (const FitError& e) {
-        out.notes = fmt::format("no linear response or Monte Carlo error: {}", e.what());
+        DadviResult& out = rd.out;
+        rd.fitted = q0;
+        rd.fitted.set_params(rd.opt.zeta);
+        out.q_sd = rd.fitted.sd();
+        long hessian_products = 0;
+        try {
+            if (P > kMaxDadviHessianDim) {
+                throw SizeError(
+                    fmt::format("its Hessian in q's {} parameters is over the budget of {}", P,
+                                kMaxDadviHessianDim));
+            }
+            const DenseHessian h = dense_hessian(objective, rd.opt.zeta, os.describe_coordinate);
+            hessian_products = static_cast<long>(P) * N;
+            const Eigen::LLT<Eigen::MatrixXd> neg(-h.H);
+            if (neg.info() != Eigen::Success) {
+                out.notes = fmt::format(
+                    "no linear response or Monte Carlo error: the Hessian of the fixed-draw ELBO "
+                    "is not negative definite at {}",
+                    rd.opt.converged() ? "its optimum"
+                                       : "Newton-CG's end (no optimum was reached)");
+            } else {
+                const Eigen::MatrixXd inv = neg.solve(Eigen::MatrixXd::Identity(P, P));
+                rd.cov_lr = inv.topLeftCorner(D, D);
+                out.linear_response_sd = rd.cov_lr.diagonal().cwiseSqrt();
+                const Eigen::MatrixXd G = objective.per_draw_gradients(rd.opt.zeta);
+                const Eigen::MatrixXd centred = G.colwise() - G.rowwise().mean();
+                const Eigen::MatrixXd cov_g =
+                    centred * centred.transpose() / static_cast<double>(G.cols() - 1);
+                const Eigen::MatrixXd cov_eta = inv * cov_g * inv / static_cast<double>(N);
+                out.mean_mc_se = cov_eta.topLeftCorner(D, D).diagonal().cwiseSqrt();
+                // In units of the posterior sd the answer gives.
+                const Eigen::VectorXd sd =
+                    settings.linear_response ? out.linear_response_sd : out.q_sd;
+                rd.worst_mc_error = out.mean_mc_se.cwiseQuotient(sd).maxCoeff(&rd.worst);
+            }
+        } catch (const SizeError& e) {
+            out.notes = fmt::format("no linear response or Monte Carlo error: {}", e.what());
+        } catch (const FitError& e) {
+            out.notes = fmt::format("no linear response or Monte Carlo error: {}", e.what());
+        }
+        rd.evaluations =
+            objective.gradients() + objective.hessian_vector_products() + hessian_products;
+        return rd;
+    };
+
+    // A fixed N, or N chosen: kDadviFirstDraws, then more (from the last optimum: few Newton
+    // steps) while the Monte Carlo error of some mean is over the target. The error falls as
+    // 1/sqrt(N), so the next N is the one that would meet the target, with a margin of 20%.
+    Round rd = round(first_draws, eta0);
+    long evaluations = rd.evaluations;
+    std::string chosen;
+    if (settings.draws == 0) {
+        chosen = fmt::format("{}", rd.draws);
+        while (std::isfinite(rd.worst_mc_error) && rd.worst_mc_error > settings.mc_error_target &&
+               rd.draws < settings.max_draws && !opts.interrupted()) {
+            const double grow = 1.2 * (rd.worst_mc_error / settings.mc_error_target) *
+                                (rd.worst_mc_error / settings.mc_error_target);
+            const int next = static_cast<int>(
+                std::min<double>(settings.max_draws, std::ceil(std::max(2.0, grow) * rd.draws)));
+            const Eigen::VectorXd from = rd.opt.zeta;
+            rd = round(next, from);
+            evaluations += rd.evaluations;
+            chosen += fmt::format(" -> {}", rd.draws);
+        }
     }
+    DadviResult out = std::move(rd.out);
+    const OptimizerResult& opt = rd.opt;
+    const Eigen::MatrixXd& cov_lr = rd.cov_lr;
+    const Eigen::VectorXd mu = rd.fitted.mu();
+    const Approximation& fitted = rd.fitted;
     if (settings.linear_response && cov_lr.size() == 0) {
         throw FitError(
             fmt::format("DADVI: the linear-response covariance was asked for but "
@@ -277,15 +336,11 @@ DadviResult run_dadvi(CurvatureTarget& target, const Options& opts, const DadviS
     r.iterations = opt.iterations;
     r.converged = opt.converged();
     r.stop_reason =
-        fmt::format("Newton-CG on the ELBO of {} fixed draws: {}", settings.draws, opt.message);
+        fmt::format("Newton-CG on the ELBO of {} fixed draws: {}", rd.draws, opt.message);
     if (out.mean_mc_se.size() == D) {
-        // In units of the posterior sd the answer gives.
-        const Eigen::VectorXd sd = settings.linear_response ? out.linear_response_sd : out.q_sd;
-        Eigen::Index worst = 0;
-        const double rel = out.mean_mc_se.cwiseQuotient(sd).maxCoeff(&worst);
         r.stop_reason += fmt::format(
-            "; Monte Carlo error of the means from the fixed draws: at most {:.3g} sds ({})", rel,
-            os.describe_coordinate(static_cast<int>(worst)));
+            "; Monte Carlo error of the means from the fixed draws: at most {:.3g} sds ({})",
+            rd.worst_mc_error, os.describe_coordinate(static_cast<int>(rd.worst)));
     } else if (!out.notes.empty()) {
         r.stop_reason += "; " + out.notes;
     }
@@ -306,9 +361,18 @@ DadviResult run_dadvi(CurvatureTarget& target, const Options& opts, const DadviS
     r.elbo_iterations = {opt.iterations};
     r.elbo_trace = {r.elbo};
     r.draws = r.q.draw(fresh, opts.output_samples);
-    r.gradient_evaluations = start.gradient_evaluations + start.hessian_vector_products +
-                             objective.gradients() + objective.hessian_vector_products() +
-                             hessian_products;
+    if (!chosen.empty()) {
+        r.stop_reason += fmt::format(
+            "; fixed draws chosen: {} ({})", chosen,
+            !std::isfinite(rd.worst_mc_error) ? "no Monte Carlo error to choose by"
+            : rd.worst_mc_error <= settings.mc_error_target
+                ? fmt::format("until every mean's Monte Carlo error was at most {:.3g} sds",
+                              settings.mc_error_target)
+                : fmt::format("stopped at the cap of {} draws, over the target of {:.3g} sds",
+                              settings.max_draws, settings.mc_error_target));
+    }
+    r.gradient_evaluations =
+        start.gradient_evaluations + start.hessian_vector_products + evaluations;
     r.value_evaluations = elbo_draws;
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;

@@ -93,8 +93,9 @@ std::vector<std::string> cmdstan_settings(const Options& o, const CsvRunInfo& ru
     h.push_back(
         csv_setting("    ", "psis_resample", int{draws.psis_resample}, int{dd.psis_resample}));
     h.push_back(csv_setting("    ", "transform", draws.transform, dd.transform));
-    if (draws.dadvi_draws > 0) {
-        h.push_back(fmt::format("    dadvi_draws = {}", draws.dadvi_draws));
+    if (!draws.dadvi_draws.empty()) {
+        h.push_back(fmt::format("    dadvi_draws = {}{}", draws.dadvi_draws,
+                                draws.dadvi_draws == "auto" ? " (Default)" : ""));
         h.push_back(fmt::format("    linear_response = {}", int{draws.linear_response}));
     }
     h.push_back("id = 1 (Default)");

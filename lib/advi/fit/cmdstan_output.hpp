@@ -60,7 +60,7 @@ struct CsvRunInfo {
 struct CsvDrawsInfo {
     int runs = 1;                  // fit_runs' K (runs.hpp): K runs, the best kept
     bool psis_resample = false;    // the draws resampled by psis_resample (resample.hpp)
-    int dadvi_draws = 0;           // fit_dadvi's fixed draws; 0: ADVI
+    std::string dadvi_draws;       // fit_dadvi's fixed draws, N or "auto"; empty: ADVI
     bool linear_response = false;  // fit_dadvi's q with the linear-response covariance
     // The transform of one-sided bounds: log (T1, Stan's), softplus (T2), or auto (chosen per
     // variable by ELBO: transform_choice.hpp).
@@ -71,8 +71,8 @@ struct CsvDrawsInfo {
 // "  variational", "    algorithm = meanfield (Default)", ..., "id = 1", "data", "  file = ...",
 // "random", "  seed = ...", "output", "  file = ..."), with "(Default)" after a value equal to
 // Options{}'s (CsvDrawsInfo{}'s for runs and psis_resample). Our own settings follow CmdStan's
-// in the variational block: "    convergence = auto|stan", "    start = auto|init",
-// "    runs = <K>", "    psis_resample = 1|0"; after a DADVI fit "    dadvi_draws = <N>" and
+// in the variational block: "    convergence = auto|stan", "    start = auto|init|pathfinder",
+// "    runs = <K>", "    psis_resample = 1|0"; after a DADVI fit "    dadvi_draws = <N>|auto" and
 // "    linear_response = 1|0".
 [[nodiscard]] std::vector<std::string> cmdstan_settings(const Options& options,
                                                         const CsvRunInfo& run = {},

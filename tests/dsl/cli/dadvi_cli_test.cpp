@@ -72,7 +72,9 @@ TEST_CASE("cli: --algorithm dadvi writes CmdStan's CSV with its settings and agr
     CHECK(contains(lr.out, "\nDADVI full-rank fit: "));
     const advi::StanCsv l = advi::read_stan_csv(scratch() / "dadvi_lr.csv");
     CHECK(contains(comments_text(l), "#     linear_response = 1\n"));
-    CHECK(contains(comments_text(l), "#     dadvi_draws = 30\n"));
+    // The number of draws chosen (the default): the trailer says how many and why.
+    CHECK(contains(comments_text(l), "#     dadvi_draws = auto (Default)\n"));
+    CHECK(contains(lr.out, "fixed draws chosen: 30"));
 
     // Full-rank DADVI: the header says the family.
     const Run fr = tool(common + "--algorithm dadvi --dadvi-family fullrank --output dadvi_fr.csv");
