@@ -83,6 +83,45 @@ private:
     GaussianTarget g_;
 };
 
+// The centred eight schools: y_j ~ N(theta_j, sigma_j), theta_j ~ N(mu, tau), mu ~ N(0, 5),
+// log tau unconstrained with its Jacobian and a N(0, 5) prior on tau.
+// As tau -> 0 with every theta_j = mu the density grows like -(J - 1) log tau: no mode.
+class CentredEightSchools final : public CurvatureTarget {
+public:
+    int dim() const override { return 2 + J; }
+    double log_density_gradient(const Eigen::VectorXd& z, Eigen::VectorXd& g) override {
+        const double mu = z[0], lt = z[1], tau = std::exp(lt);
+        g = Eigen::VectorXd::Zero(dim());
+        double lp = -mu * mu / 50.0 - tau * tau / 50.0 + lt - J * lt;
+        g[0] = -mu / 25.0;
+        g[1] = -tau * tau / 25.0 + 1.0 - J;
+        for (int j = 0; j < J; ++j) {
+            const double th = z[2 + j], r = (th - mu) / tau;
+            const double e = (y[j] - th) / sigma[j];
+            lp += -0.5 * e * e - 0.5 * r * r;
+            g[2 + j] = e / sigma[j] - r / tau;
+            g[0] += r / tau;
+            g[1] += r * r;
+        }
+        return lp;
+    }
+    // Central differences of the gradient: only reached if a mode were (wrongly) found.
+    double hessian_vector(const Eigen::VectorXd& z, const Eigen::VectorXd& v, Eigen::VectorXd& g,
+                          Eigen::VectorXd& hv) override {
+        Eigen::VectorXd gp(dim()), gm(dim());
+        const double h = 1e-5;
+        log_density_gradient(z + h * v, gp);
+        log_density_gradient(z - h * v, gm);
+        hv = (gp - gm) / (2 * h);
+        return log_density_gradient(z, g);
+    }
+
+private:
+    static constexpr int J = 8;
+    static constexpr double y[J] = {28, 8, -3, 7, -1, 1, 18, 12};
+    static constexpr double sigma[J] = {15, 10, 16, 11, 9, 11, 10, 18};
+};
+
 inline double softplus(double x) {
     return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
 }

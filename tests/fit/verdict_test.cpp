@@ -3,6 +3,7 @@
 // k-hat above its threshold), a fit stopped early (not converged); the ELBO's standard error
 // and R-hat against their formulas; PSIS resampling against exact means; K runs on a Gaussian
 // (agree) and on two separated modes (disagree), run k being the fit of seed + k - 1.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <numbers>
@@ -172,6 +173,14 @@ TEST_CASE("verdict: the ELBO's standard error, the engine's or the draws', and t
     // No draws at all.
     CHECK_THAT(assess(r, Eigen::VectorXd(), Eigen::VectorXd()).headline(),
                Contains("no output draw with a finite log density"));
+    // The method's own doubts: each makes it not reliable, in the headline and the trailer.
+    r.doubts = {"the linear response fits worse"};
+    const Verdict doubted = assess(r, log_p, log_g);
+    CHECK_FALSE(doubted.reliable());
+    CHECK(doubted.headline() == "not reliable: the linear response fits worse");
+    const std::vector<std::string> lines = doubted.trailer_lines();
+    CHECK(std::find(lines.begin(), lines.end(), "doubt = the linear response fits worse") !=
+          lines.end());
 }
 
 // Commit fd1b8dd: on posteriordb's earnings a q far off gave log ratios spanning 1e11 over 1000

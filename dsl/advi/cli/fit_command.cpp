@@ -244,7 +244,7 @@ Command add_fit_command(CLI::App& parent) {
                   "Write the draws resampled by their Pareto-smoothed importance weights");
     app->add_option("--dadvi-draws", args->dadvi_draws,
                     "--algorithm dadvi: the fixed draws of its ELBO, or auto (30, then more until "
-                    "the Monte Carlo error of every mean is at most 0.1 posterior sds; at most "
+                    "the Monte Carlo error of every mean is at most 0.05 posterior sds; at most "
                     "1000)")
         ->check(CLI::IsMember({"auto"}) | CLI::Range(2, 100000))
         ->capture_default_str();

@@ -50,6 +50,10 @@ struct AdviResult {
     // gradient (gradient draws, eta search, curvature) and without (ELBO and output draws).
     long gradient_evaluations = 0;
     long value_evaluations = 0;
+    // What the method found that makes its answer doubtful beyond the verdict's own statistics
+    // (one sentence each; fit/verdict.hpp: each makes the fit not reliable), e.g. DADVI's
+    // linear response fitting worse than the mean-field q it corrects.
+    std::vector<std::string> doubts;
 };
 
 // Fits q to the target. Throws FitError when the fit cannot proceed (log density not finite

@@ -89,7 +89,7 @@ bool RunsAgreement::means_agree() const {
 
 bool Verdict::reliable() const {
     return converged && !interrupted && psis_passes(psis) && !mean_shifted(*this) &&
-           (!runs || runs->agree()) && !other_mode.comparable();
+           (!runs || runs->agree()) && !other_mode.comparable() && doubts.empty();
 }
 
 std::string Verdict::headline(int index_base) const {
@@ -123,6 +123,7 @@ std::string Verdict::headline(int index_base) const {
                 : fmt::format(", {} apart in unconstrained root mean square",
                               number(other_mode.distance, 3))));
     }
+    why.insert(why.end(), doubts.begin(), doubts.end());
     return fmt::format("not reliable: {}", fmt::join(why, "; "));
 }
 
@@ -219,6 +220,7 @@ std::vector<std::string> Verdict::trailer_lines(int index_base) const {
         out.push_back(fmt::format("other_mode_distance_unit = {}",
                                   other_mode.in_sds ? "posterior sds" : "rms unconstrained"));
     }
+    for (const std::string& d : doubts) out.push_back(fmt::format("doubt = {}", d));
     out.push_back(resampled ? fmt::format("draws = psis_resampled ({} distinct of {})",
                                           distinct_draws, psis.draws)
                             : std::string("draws = q"));
@@ -268,6 +270,7 @@ Verdict assess(const AdviResult& r, const Eigen::VectorXd& log_p, const Eigen::V
     v.interrupted = r.eta_search_interrupted || r.stop_reason.starts_with("interrupted");
     v.stop_reason = r.stop_reason;
     v.other_mode = r.other_mode;
+    v.doubts = r.doubts;
     v.distinct_draws = v.psis.draws;
     return v;
 }

@@ -96,9 +96,11 @@ struct Verdict {
     // above are of q's draws before resampling; `distinct_draws` of them were kept.
     bool resampled = false;
     int distinct_draws = 0;
+    // The method's own doubts (AdviResult::doubts): each makes the fit not reliable.
+    std::vector<std::string> doubts;
 
     // converged, k-hat below threshold (or log ratios constant: q exact up to a constant),
-    // the runs (if any) agree, and no other mode about as high was found.
+    // the runs (if any) agree, no other mode about as high was found, and no doubts.
     [[nodiscard]] bool reliable() const;
     // "reliable" or "not reliable: <why>; <why>" (labels 0- or 1-based by index_base).
     [[nodiscard]] std::string headline(int index_base = 0) const;
