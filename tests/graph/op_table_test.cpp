@@ -25,7 +25,7 @@ std::vector<std::vector<double>> points(Domain d) {
             };
         case Domain::Unit:
             return {
-                {0.2, 0.5, 0.9}
+                {0.2, 0.45, 0.9}
             };
         // near 0 (within the finite-difference step's reach), both sides of -log 2, far out
         case Domain::Negative:

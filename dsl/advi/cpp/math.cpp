@@ -43,6 +43,49 @@ Expr cos(const Expr& x) {
 Expr tanh(const Expr& x) {
     return unary(Op::Tanh, x);
 }
+Expr tan(const Expr& x) {
+    return unary(Op::Tan, x);
+}
+Expr asin(const Expr& x) {
+    return unary(Op::Asin, x);
+}
+Expr acos(const Expr& x) {
+    return unary(Op::Acos, x);
+}
+Expr atan(const Expr& x) {
+    return unary(Op::Atan, x);
+}
+Expr sinh(const Expr& x) {
+    return unary(Op::Sinh, x);
+}
+Expr cosh(const Expr& x) {
+    return unary(Op::Cosh, x);
+}
+Expr asinh(const Expr& x) {
+    return unary(Op::Asinh, x);
+}
+Expr acosh(const Expr& x) {
+    const Expr d = x - 1.0;
+    return log1p(d + sqrt(d * (x + 1.0)));
+}
+Expr atanh(const Expr& x) {
+    return unary(Op::Atanh, x);
+}
+Expr tgamma(const Expr& x) {
+    return unary(Op::Tgamma, x);
+}
+Expr floor(const Expr& x) {
+    return unary(Op::Floor, x);
+}
+Expr ceil(const Expr& x) {
+    return unary(Op::Ceil, x);
+}
+Expr round(const Expr& x) {
+    return unary(Op::Round, x);
+}
+Expr trunc(const Expr& x) {
+    return unary(Op::Trunc, x);
+}
 Expr cbrt(const Expr& x) {
     return unary(Op::Cbrt, x);
 }

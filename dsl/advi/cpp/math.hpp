@@ -45,6 +45,91 @@ auto tanh(const C& x) {
     return detail::of_constant<detail::ConstantResult::Elementwise>(
         static_cast<Expr (*)(const Expr&)>(&tanh), x);
 }
+Expr tan(const Expr& x);
+template <ConstantValue C>
+auto tan(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&tan), x);
+}
+Expr asin(const Expr& x);
+template <ConstantValue C>
+auto asin(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&asin), x);
+}
+Expr acos(const Expr& x);
+template <ConstantValue C>
+auto acos(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&acos), x);
+}
+Expr atan(const Expr& x);
+template <ConstantValue C>
+auto atan(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&atan), x);
+}
+Expr sinh(const Expr& x);
+template <ConstantValue C>
+auto sinh(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&sinh), x);
+}
+Expr cosh(const Expr& x);
+template <ConstantValue C>
+auto cosh(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&cosh), x);
+}
+Expr asinh(const Expr& x);
+template <ConstantValue C>
+auto asinh(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&asinh), x);
+}
+// acosh(x) = log1p((x - 1) + sqrt((x - 1)(x + 1))), x >= 1: a composition, exact near 1
+Expr acosh(const Expr& x);
+template <ConstantValue C>
+auto acosh(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&acosh), x);
+}
+Expr atanh(const Expr& x);
+template <ConstantValue C>
+auto atanh(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&atanh), x);
+}
+Expr tgamma(const Expr& x);
+template <ConstantValue C>
+auto tgamma(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&tgamma), x);
+}
+Expr floor(const Expr& x);
+template <ConstantValue C>
+auto floor(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&floor), x);
+}
+Expr ceil(const Expr& x);
+template <ConstantValue C>
+auto ceil(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&ceil), x);
+}
+Expr round(const Expr& x);
+template <ConstantValue C>
+auto round(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&round), x);
+}
+Expr trunc(const Expr& x);
+template <ConstantValue C>
+auto trunc(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&trunc), x);
+}
 Expr cbrt(const Expr& x);
 template <ConstantValue C>
 auto cbrt(const C& x) {

@@ -162,6 +162,51 @@ void adj_cos(Graph& gr, NodeId y, NodeId g, Contrib& c) {
 void adj_tanh(Graph& gr, NodeId y, NodeId g, Contrib& c) {
     c[0] = mul(gr, g, sub(gr, num(gr, 1), f(gr, Op::Square, y)));
 }
+// d tan(x) = (1 + tan(x)^2) dx
+void adj_tan(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    c[0] = mul(gr, g, add(gr, num(gr, 1), f(gr, Op::Square, y)));
+}
+// d asin(x) = dx / sqrt(1 - x^2)
+void adj_asin(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    const NodeId x = in(gr, y, 0);
+    c[0] = div(gr, g, f(gr, Op::Sqrt, sub(gr, num(gr, 1), f(gr, Op::Square, x))));
+}
+// d acos(x) = -dx / sqrt(1 - x^2)
+void adj_acos(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    const NodeId x = in(gr, y, 0);
+    c[0] = neg(gr, div(gr, g, f(gr, Op::Sqrt, sub(gr, num(gr, 1), f(gr, Op::Square, x)))));
+}
+// d atan(x) = dx / (1 + x^2)
+void adj_atan(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    c[0] = div(gr, g, add(gr, num(gr, 1), f(gr, Op::Square, in(gr, y, 0))));
+}
+// d sinh(x) = cosh(x) dx
+void adj_sinh(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    c[0] = mul(gr, g, f(gr, Op::Cosh, in(gr, y, 0)));
+}
+// d cosh(x) = sinh(x) dx
+void adj_cosh(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    c[0] = mul(gr, g, f(gr, Op::Sinh, in(gr, y, 0)));
+}
+// d asinh(x) = dx / sqrt(x^2 + 1)
+void adj_asinh(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    const NodeId x = in(gr, y, 0);
+    c[0] = div(gr, g, f(gr, Op::Sqrt, add(gr, f(gr, Op::Square, x), num(gr, 1))));
+}
+// d atanh(x) = dx / (1 - x^2)
+void adj_atanh(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    c[0] = div(gr, g, sub(gr, num(gr, 1), f(gr, Op::Square, in(gr, y, 0))));
+}
+// d Gamma(x) = Gamma(x) digamma(x) dx
+void adj_tgamma(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    c[0] = mul(gr, g, mul(gr, y, f(gr, Op::Digamma, in(gr, y, 0))));
+}
+// floor, ceil, round and trunc are piecewise constant: as step, nothing flows (Stan's
+// derivative, 0 wherever it exists).
+void adj_floor(Graph&, NodeId, NodeId, Contrib&) {}
+void adj_ceil(Graph&, NodeId, NodeId, Contrib&) {}
+void adj_round(Graph&, NodeId, NodeId, Contrib&) {}
+void adj_trunc(Graph&, NodeId, NodeId, Contrib&) {}
 // y = x^(1/3): dy = dx / (3 y^2)
 void adj_cbrt(Graph& gr, NodeId y, NodeId g, Contrib& c) {
     c[0] = div(gr, g, mul(gr, num(gr, 3), f(gr, Op::Square, y)));

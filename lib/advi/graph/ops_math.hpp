@@ -1,7 +1,8 @@
 // Scalar special functions of the op table (Stan's names): step, fabs, fmin, fmax, sin, cos,
-// tanh, cbrt, erf, erfc, Phi, log_Phi, log1m_exp, lmultiply, log I0 and I1/I0, and
-// polygamma(n, x) (not a Stan function: the derivatives of digamma and trigamma). Their rows
-// live in op_table.cpp; the scalar functors, kernels and adjoint rules live here.
+// tanh, tan, asin, acos, atan, sinh, cosh, asinh, atanh, tgamma, floor, ceil, round, trunc, cbrt,
+// erf, erfc, Phi, log_Phi, log1m_exp, lmultiply, log I0 and I1/I0, and polygamma(n, x) (not a Stan
+// function: the derivatives of digamma and trigamma). Their rows live in op_table.cpp; the scalar
+// functors, kernels and adjoint rules live here.
 #pragma once
 
 #include <array>
@@ -41,6 +42,19 @@ struct LogPhiF { static double f(double x, double) { return log_phi_cdf(x); } };
 struct Log1mExpF { static double f(double x, double) { return log1m_exp(x); } };
 struct LogBesselI0F { static double f(double x, double) { return log_bessel_i0(x); } };
 struct BesselI1OverI0F { static double f(double x, double) { return bessel_i1_over_i0(x); } };
+struct TanF { static double f(double x, double) { return std::tan(x); } };
+struct AsinF { static double f(double x, double) { return std::asin(x); } };
+struct AcosF { static double f(double x, double) { return std::acos(x); } };
+struct AtanF { static double f(double x, double) { return std::atan(x); } };
+struct SinhF { static double f(double x, double) { return std::sinh(x); } };
+struct CoshF { static double f(double x, double) { return std::cosh(x); } };
+struct AsinhF { static double f(double x, double) { return std::asinh(x); } };
+struct AtanhF { static double f(double x, double) { return std::atanh(x); } };
+struct TgammaF { static double f(double x, double) { return std::tgamma(x); } };
+struct FloorF { static double f(double x, double) { return std::floor(x); } };
+struct CeilF { static double f(double x, double) { return std::ceil(x); } };
+struct RoundF { static double f(double x, double) { return std::round(x); } };
+struct TruncF { static double f(double x, double) { return std::trunc(x); } };
 struct FminF { static double f(double x, double y) { return std::fmin(x, y); } };
 struct FmaxF { static double f(double x, double y) { return std::fmax(x, y); } };
 struct LmultiplyF { static double f(double x, double y) { return lmultiply(x, y); } };
@@ -54,6 +68,19 @@ void adj_fabs(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_sin(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_cos(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_tanh(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_tan(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_asin(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_acos(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_atan(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_sinh(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_cosh(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_asinh(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_atanh(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_tgamma(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_floor(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_ceil(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_round(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_trunc(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_cbrt(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_erf(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_erfc(Graph& g, NodeId y, NodeId adj, Contrib& c);

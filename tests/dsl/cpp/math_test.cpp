@@ -8,10 +8,14 @@
 #include <vector>
 
 #include <boost/math/distributions/normal.hpp>
+#include <boost/math/special_functions/acosh.hpp>
+#include <boost/math/special_functions/asinh.hpp>
+#include <boost/math/special_functions/atanh.hpp>
 #include <boost/math/special_functions/bessel.hpp>
 #include <boost/math/special_functions/beta.hpp>
 #include <boost/math/special_functions/digamma.hpp>
 #include <boost/math/special_functions/erf.hpp>
+#include <boost/math/special_functions/gamma.hpp>
 #include <boost/math/special_functions/trigamma.hpp>
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -100,6 +104,21 @@ const std::vector<Case>& cases() {
         {"log1m_inv_logit", [](const Expr& x) { return log1m_inv_logit(x); },
          [](double x) { return std::log(1 - inv_logit(x)); }, Where::Real},
         {"inv_cloglog", [](const Expr& x) { return inv_cloglog(x); }, [](double x) { return 1 - std::exp(-std::exp(x)); }, Where::Real},
+        {"tan", [](const Expr& x) { return tan(x); }, [](double x) { return std::sin(x) / std::cos(x); }, Where::Real},
+        {"asin", [](const Expr& x) { return asin(x); }, [](double x) { return std::atan2(x, std::sqrt(1 - x * x)); }, Where::Unit},
+        {"acos", [](const Expr& x) { return acos(x); }, [](double x) { return std::atan2(std::sqrt(1 - x * x), x); }, Where::Unit},
+        {"atan", [](const Expr& x) { return atan(x); }, [](double x) { return std::atan2(x, 1.0); }, Where::Real},
+        {"sinh", [](const Expr& x) { return sinh(x); }, [](double x) { return std::expm1(x) / 2 + std::expm1(-x) / -2; }, Where::Real},
+        {"cosh", [](const Expr& x) { return cosh(x); }, [](double x) { return (std::exp(x) + std::exp(-x)) / 2; }, Where::Real},
+        {"asinh", [](const Expr& x) { return asinh(x); }, [](double x) { return bm::asinh(x); }, Where::Real},
+        {"acosh", [](const Expr& x) { return acosh(x + 1.0); }, [](double x) { return bm::acosh(x + 1); }, Where::Positive},
+        {"atanh", [](const Expr& x) { return atanh(x); }, [](double x) { return bm::atanh(x); }, Where::Unit},
+        // Gamma(12) = 4e7 would swamp the other points' finite differences in round-off: x / 4.
+        {"tgamma", [](const Expr& x) { return tgamma(x / 4.0); }, [](double x) { return bm::tgamma(x / 4); }, Where::Positive},
+        {"floor", [](const Expr& x) { return floor(x); }, [](double x) { return static_cast<double>(static_cast<long>(x + 100) - 100); }, Where::Real},
+        {"ceil", [](const Expr& x) { return ceil(x); }, [](double x) { return static_cast<double>(static_cast<long>(x + 100) - 99); }, Where::Real},
+        {"round", [](const Expr& x) { return round(x * 3.0); }, [](double x) { return static_cast<double>(static_cast<long>(3 * x + 100.5) - 100); }, Where::Real},
+        {"trunc", [](const Expr& x) { return trunc(x); }, [](double x) { return static_cast<double>(static_cast<long>(x)); }, Where::Real},
         {"log2", [](const Expr& x) { return log2(x); }, [](double x) { return std::log2(x); }, Where::Positive},
         {"log10", [](const Expr& x) { return log10(x); }, [](double x) { return std::log10(x); }, Where::Positive},
         {"exp2", [](const Expr& x) { return exp2(x); }, [](double x) { return std::exp2(x); }, Where::Real},
