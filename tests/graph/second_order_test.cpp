@@ -129,6 +129,13 @@ NodeId sample(Case& c, Op op, double seed) {
     auto vec = [&](int n) { return c.vec(fill(n, seed + 0.3 * n)); };
     switch (op) {
         case Op::ToReal: return c.g.apply(op, vec(3));
+        // a / b between 1.4 and 9, far from whole numbers (where d/db = -trunc(a / b) jumps)
+        case Op::Fmod: {
+            VectorXd a(3), b(3);
+            a << 3.3 + seed, 7.9, 2.15 * seed + 1.0;
+            b << 1.1, 2.05 + 0.1 * seed, 0.7;
+            return c.g.apply(op, c.vec(a), c.vec(b));
+        }
         case Op::Polygamma:
             return c.g.apply(op, c.g.constant(2), c.vec(in_domain(Domain::Positive, 3, seed)));
         case Op::Sum:

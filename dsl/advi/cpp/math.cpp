@@ -122,6 +122,15 @@ Expr fmax(const Arg& x, const Arg& y) {
 Expr lmultiply(const Arg& x, const Arg& y) {
     return binary(Op::Lmultiply, "lmultiply", x, y);
 }
+Expr atan2(const Arg& y, const Arg& x) {
+    return binary(Op::Atan2, "atan2", y, x);
+}
+Expr hypot(const Arg& x, const Arg& y) {
+    return binary(Op::Hypot, "hypot", x, y);
+}
+Expr fmod(const Arg& x, const Arg& y) {
+    return binary(Op::Fmod, "fmod", x, y);
+}
 
 // log1p(-x) keeps the digits of a small x that 1 - x would round away.
 Expr log1m(const Expr& x) {

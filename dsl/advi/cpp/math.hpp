@@ -188,6 +188,9 @@ auto trigamma(const C& x) {
 Expr fmin(const Arg& x, const Arg& y);       // on a tie the gradient goes to x
 Expr fmax(const Arg& x, const Arg& y);       // on a tie the gradient goes to x
 Expr lmultiply(const Arg& x, const Arg& y);  // x log y, with 0 log 0 = 0
+Expr atan2(const Arg& y, const Arg& x);      // the angle of the point (x, y), in (-pi, pi]
+Expr hypot(const Arg& x, const Arg& y);      // sqrt(x^2 + y^2) without overflow
+Expr fmod(const Arg& x, const Arg& y);       // x - trunc(x / y) y
 
 // Compositions of ops.
 Expr log1m(const Expr& x);  // log(1 - x) = log1p(-x)

@@ -68,6 +68,9 @@ enum class Op : std::uint8_t {
     Fmin,
     Fmax,
     Lmultiply,
+    Atan2,
+    Hypot,
+    Fmod,
     Polygamma,
     // reductions, linear algebra, indexing
     Sum,

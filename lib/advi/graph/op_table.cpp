@@ -526,6 +526,13 @@ constexpr OpInfo kOps[] = {
     {Op::Fmin,        "fmin",           2, true,  broadcast_shapes,  binary_kernel<math::FminF>, math::adj_fmin,    fold<math::FminF>,   Domain::Real},
     {Op::Fmax,        "fmax",           2, true,  broadcast_shapes,  binary_kernel<math::FmaxF>, math::adj_fmax,    fold<math::FmaxF>,   Domain::Real},
     {Op::Lmultiply,   "lmultiply",      2, true,  broadcast_shapes,  binary_kernel<math::LmultiplyF>, math::adj_lmultiply, fold<math::LmultiplyF>, Domain::Positive},
+    // fmod has no test domain here: d/db = -trunc(a / b) jumps where a / b is a whole number, which
+    // the Positive points' (60, 0.0011) puts within a step (tests/graph/second_order_test.cpp and
+    // tests/dsl/cpp/math_test.cpp check it at safe points); atan2 and hypot on positive points: the Real points put (1e-7, 1.1e-7) where their curvature, 1 / r, defeats
+    // the finite differences (tests/dsl/cpp/math_test.cpp checks it in every quadrant)
+    {Op::Atan2, "atan2", 2, true, broadcast_shapes, binary_kernel<math::Atan2F>, math::adj_atan2, fold<math::Atan2F>, Domain::Positive},
+    {Op::Hypot, "hypot", 2, true, broadcast_shapes, binary_kernel<math::HypotF>, math::adj_hypot, fold<math::HypotF>, Domain::Positive},
+    {Op::Fmod, "fmod", 2, true, broadcast_shapes, binary_kernel<math::FmodF>, math::adj_fmod, fold<math::FmodF>, Domain::None},
     // the order n (input 0) a constant whole number; tested in tests/graph/second_order_test.cpp
     {Op::Polygamma,   "polygamma",      2, true,  broadcast_shapes,  binary_kernel<math::PolygammaF>, math::adj_polygamma, fold<math::PolygammaF>, Domain::None},
     {Op::Sum,         "sum",            1, false, sum_shape,         sum_kernel,                adj_sum,            nullptr,             Domain::Real, nullptr, nullptr, LoopForm::Sum, sum_of_many},

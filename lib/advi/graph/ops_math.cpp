@@ -264,6 +264,35 @@ void adj_lmultiply(Graph& gr, NodeId y, NodeId g, Contrib& c) {
         c[1] = mul(gr, g, div(gr, a, b));
 }
 
+// atan2(a, b) = the angle of (b, a): d = (b da - a db) / (a^2 + b^2)
+void adj_atan2(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    const NodeId a = in(gr, y, 0);
+    const NodeId b = in(gr, y, 1);
+    const NodeId r2 = add(gr, f(gr, Op::Square, a), f(gr, Op::Square, b));
+    if (gr.is_variable(a))
+        c[0] = div(gr, mul(gr, g, b), r2);
+    if (gr.is_variable(b))
+        c[1] = neg(gr, div(gr, mul(gr, g, a), r2));
+}
+// hypot(a, b) = sqrt(a^2 + b^2): d = (a da + b db) / hypot
+void adj_hypot(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    const NodeId a = in(gr, y, 0);
+    const NodeId b = in(gr, y, 1);
+    if (gr.is_variable(a))
+        c[0] = div(gr, mul(gr, g, a), y);
+    if (gr.is_variable(b))
+        c[1] = div(gr, mul(gr, g, b), y);
+}
+// fmod(a, b) = a - trunc(a / b) b: d = da - trunc(a / b) db (trunc piecewise constant)
+void adj_fmod(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    const NodeId a = in(gr, y, 0);
+    const NodeId b = in(gr, y, 1);
+    if (gr.is_variable(a))
+        c[0] = g;
+    if (gr.is_variable(b))
+        c[1] = neg(gr, mul(gr, g, f(gr, Op::Trunc, div(gr, a, b))));
+}
+
 // d polygamma(n, x) / dx = polygamma(n + 1, x): every order's derivative is the next order,
 // so the chain of rules is closed (digamma -> trigamma -> polygamma(2) -> polygamma(3) ...).
 // The order is an integer: it has no derivative, and a parameter must not flow into it.

@@ -1,5 +1,6 @@
 // Scalar special functions of the op table (Stan's names): step, fabs, fmin, fmax, sin, cos,
-// tanh, tan, asin, acos, atan, sinh, cosh, asinh, atanh, tgamma, floor, ceil, round, trunc, cbrt,
+// tanh, tan, asin, acos, atan, atan2, hypot, fmod, sinh, cosh, asinh, atanh, tgamma, floor, ceil,
+// round, trunc, cbrt,
 // erf, erfc, Phi, log_Phi, log1m_exp, lmultiply, log I0 and I1/I0, and polygamma(n, x) (not a Stan
 // function: the derivatives of digamma and trigamma). Their rows live in op_table.cpp; the scalar
 // functors, kernels and adjoint rules live here.
@@ -58,6 +59,9 @@ struct TruncF { static double f(double x, double) { return std::trunc(x); } };
 struct FminF { static double f(double x, double y) { return std::fmin(x, y); } };
 struct FmaxF { static double f(double x, double y) { return std::fmax(x, y); } };
 struct LmultiplyF { static double f(double x, double y) { return lmultiply(x, y); } };
+struct Atan2F { static double f(double x, double y) { return std::atan2(x, y); } };
+struct HypotF { static double f(double x, double y) { return std::hypot(x, y); } };
+struct FmodF { static double f(double x, double y) { return std::fmod(x, y); } };
 struct PolygammaF { static double f(double n, double x) { return polygamma(n, x); } };
 // clang-format on
 
@@ -92,6 +96,9 @@ void adj_bessel_i1_over_i0(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_fmin(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_fmax(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_lmultiply(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_atan2(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_hypot(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_fmod(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_polygamma(Graph& g, NodeId y, NodeId adj, Contrib& c);
 // d trigamma(x) = polygamma(2, x) dx: trigamma's rule lives here beside polygamma's.
 void adj_trigamma(Graph& g, NodeId y, NodeId adj, Contrib& c);
