@@ -230,6 +230,9 @@ TEST_CASE("dadvi: the number of draws is chosen by the Monte Carlo error of the 
     CHECK(capped.fit.stop_reason.find("Newton-CG on the ELBO of 45 fixed draws") == 0);
     CHECK(capped.fit.stop_reason.find("fixed draws chosen: 30 -> 45 (stopped at the cap of 45 "
                                       "draws") != std::string::npos);
+    // A choice of draws with nothing to aim at is refused, naming the settings.
+    CHECK_THROWS_WITH(advi::run_dadvi(target, advi::Options{}, {.mc_error_target = 0.0}),
+                      Catch::Contains("needs mc_error_target > 0 and max_draws >= 2"));
     // A fixed N is kept as given.
     const advi::DadviResult fixed = advi::run_dadvi(target, advi::Options{}, {.draws = 12});
     CHECK(fixed.fit.stop_reason.find("Newton-CG on the ELBO of 12 fixed draws") == 0);

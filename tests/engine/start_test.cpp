@@ -419,6 +419,11 @@ TEST_CASE("start: from Pathfinder's point, then as Auto", "[advi]") {
     CHECK(f.start.find("no mode (L-BFGS: ") != std::string::npos);
 
     // Pathfinder's L-BFGS needs the whole log density, and it is not Stan's start.
+    const Eigen::VectorXd rows = Eigen::VectorXd::LinSpaced(10, 0.0, 1.0);
+    Options on_batches{.start = advi::StartFrom::Pathfinder};
+    on_batches.minibatch.emplace_back("y", rows);
+    CHECK_THROWS_WITH(advi::validate_options(on_batches, 3),
+                      Catch::Contains("option `start` = pathfinder needs the full data"));
     CHECK_THROWS_WITH(advi::run_advi(target, Options{.convergence = advi::ConvergenceRule::Stan,
                                                      .start = advi::StartFrom::Pathfinder}),
                       Catch::Contains("not Stan's start"));
