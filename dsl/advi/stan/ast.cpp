@@ -126,13 +126,16 @@ std::string_view name(PrintKind kind) {
 }
 
 bool is_reserved_word(std::string_view word) {
-    // Sorted, for binary search. `transformed`, `generated` and `quantities` are not reserved:
-    // Stan only reads them as part of a block name. `T` (truncation) is an ordinary name.
-    static constexpr std::array<std::string_view, 41> words = {
+    // Sorted, for binary search: stanc3's keywords (its lexer's) and the words its type
+    // checker keeps for the future (`generated`, `struct`, `true`, ...). `T` (truncation) is an
+    // ordinary name.
+    static constexpr std::array<std::string_view, 61> words = {
         "array",
+        "auto",
         "break",
         "cholesky_factor_corr",
         "cholesky_factor_cov",
+        "column_stochastic_matrix",
         "complex",
         "complex_matrix",
         "complex_row_vector",
@@ -142,12 +145,17 @@ bool is_reserved_word(std::string_view word) {
         "cov_matrix",
         "data",
         "else",
+        "export",
+        "extern",
+        "false",
         "fatal_error",
         "for",
         "functions",
+        "generated",
         "if",
         "in",
         "int",
+        "jacobian",
         "lower",
         "matrix",
         "model",
@@ -158,15 +166,28 @@ bool is_reserved_word(std::string_view word) {
         "positive_ordered",
         "print",
         "profile",
+        "quantities",
         "real",
         "reject",
+        "repeat",
         "return",
+        "row_stochastic_matrix",
         "row_vector",
         "simplex",
+        "static",
+        "struct",
+        "sum_to_zero_matrix",
+        "sum_to_zero_vector",
         "target",
+        "then",
+        "transformed",
+        "true",
         "tuple",
+        "typedef",
         "unit_vector",
+        "until",
         "upper",
+        "var",
         "vector",
         "void",
         "while",

@@ -174,10 +174,10 @@ enum class BaseType {
     CovMatrix,
 };
 
-// A declared type: `array[N, M] vector<lower = 0>[K]`; the old `vector<lower=0>[K] x[N, M]`
-// gives the same. Sizes: vector-like [n], matrix [rows, cols], cholesky_factor_cov [M] or
-// [M, N], the square ones [K]. Bounds and offset/multiplier are never mixed (the parser
-// checks); only int, real, vector, row_vector and matrix take them, and int not
+// A declared type: `array[N, M] vector<lower = 0>[K]` (the parser refuses the old
+// `vector<lower=0>[K] x[N, M]`, removed from Stan). Sizes: vector-like [n], matrix [rows, cols],
+// cholesky_factor_cov [M] or [M, N], the square ones [K]. Bounds and offset/multiplier are never
+// mixed (the parser checks); only int, real, vector, row_vector and matrix take them, and int not
 // offset/multiplier.
 struct SizedType {
     Loc loc;

@@ -9,7 +9,9 @@
 
 #include <fmt/format.h>
 
+#include <advi/base/error.hpp>
 #include <advi/stan/functions.hpp>
+#include <advi/stan/stan_library.hpp>
 #include <advi/stan/types.hpp>
 
 namespace advi::stan {
@@ -128,22 +130,25 @@ private:
     }
 
     void builtin_name(const FunctionDef& f) const {
-        std::span<const Signature> builtin;
-        if (const FunctionRow* row = find_function(f.name))
-            builtin = row->signatures;
-        else if (const RandomRow* rng = find_random_function(f.name))
-            builtin = rng->signatures;
-        else if (const DensityRow* d = find_density(density_family(f.name)))
-            builtin = d->signatures;
-        else if (unavailable_reason(f.name).empty())
+        const LibraryFunction* library = find_library_function(f.name);
+        if (library == nullptr && unavailable_reason(f.name).empty())
             return;
+        if (library != nullptr && library->variadic) {
+            fail(f.name_loc, fmt::format("`{}` is a Stan library function that cannot be "
+                                         "overloaded",
+                                         f.name));
+        }
+        const std::span<const Signature> builtin =
+            library != nullptr ? std::span<const Signature>(library->signatures)
+                               : std::span<const Signature>();
         const auto args = argument_types(f);
         for (const Signature& s : builtin) {
             int promotions = 0;
             if (const auto r = match(s, args, &promotions); r && promotions == 0) {
-                fail(f.name_loc, fmt::format("`{}` is a built-in function with signature {} => "
-                                             "{}; a user function cannot redefine it",
-                                             f.name, str(args, s.density), str(*r)));
+                fail(f.name_loc,
+                     fmt::format("`{}` is a built-in function with signature {} => "
+                                 "{}; a user function cannot redefine it",
+                                 f.name, str(args, !density_suffix(f.name).empty()), str(*r)));
             }
         }
         fail(f.name_loc, fmt::format("`{}` is the name of a built-in function; advi does not let "
@@ -258,6 +263,59 @@ private:
                                                                  : "real or " + str(element),
                                             str(b)));
             }
+        }
+    }
+
+    // Stan: the sizes of a block's variables are known before the parameters are, so they read
+    // only data and transformed data (and functions of them).
+    void data_sizes(const SizedType& t) const {
+        for (const auto* list : {&t.dims, &t.sizes}) {
+            for (const Expression& e : *list) {
+                visit_variables(e, [&](const Variable& v, Loc at) {
+                    const Name* n = find(v.name);
+                    if (n != nullptr && n->block != BlockKind::Data &&
+                        n->block != BlockKind::TransformedData) {
+                        fail(at, fmt::format("the size of a block's variable can only read data "
+                                             "and transformed data; `{}` is a {} variable",
+                                             v.name, stan::name(n->block)));
+                    }
+                });
+            }
+        }
+    }
+    // Calls `f(variable, loc)` for every variable that `e` reads.
+    template <class F>
+    static void visit_variables(const Expression& e, const F& f) {
+        auto all = [&](const std::vector<Expression>& xs) {
+            for (const auto& x : xs) visit_variables(x, f);
+        };
+        if (const auto* v = e.as<Variable>()) {
+            f(*v, e.loc);
+        } else if (const auto* c = e.as<Call>()) {
+            all(c->args);
+        } else if (const auto* u = e.as<Unary>()) {
+            visit_variables(*u->operand, f);
+        } else if (const auto* b = e.as<Binary>()) {
+            visit_variables(*b->lhs, f);
+            visit_variables(*b->rhs, f);
+        } else if (const auto* c = e.as<Conditional>()) {
+            visit_variables(*c->condition, f);
+            visit_variables(*c->if_true, f);
+            visit_variables(*c->if_false, f);
+        } else if (const auto* ix = e.as<Indexed>()) {
+            visit_variables(*ix->base, f);
+            for (const auto& i : ix->indices) {
+                for (const auto* bound : {&i.lower, &i.upper}) {
+                    if (*bound)
+                        visit_variables(***bound, f);
+                }
+            }
+        } else if (const auto* t = e.as<Transpose>()) {
+            visit_variables(*t->operand, f);
+        } else if (const auto* a = e.as<ArrayExpr>()) {
+            all(a->elements);
+        } else if (const auto* r = e.as<RowVectorExpr>()) {
+            all(r->elements);
         }
     }
 
@@ -388,9 +446,16 @@ private:
 
     // --- calls
     StanType call(const Call& c, Loc at) {
+        const std::string& f = c.name;
+        const bool user_function = functions_.count(user_density(f, [&](const std::string& n) {
+            return functions_.count(n) > 0;
+        })) > 0;
+        // A library function advi cannot lower is refused before its arguments are read: those
+        // of a higher-order function name functions, which are no values here.
+        if (const std::string why = unavailable_reason(f); !why.empty() && !user_function)
+            fail(at, why);
         std::vector<StanType> args;
         for (const auto& a : c.args) args.push_back(expr(a));
-        const std::string& f = c.name;
         const std::string_view suffix = density_suffix(f);
         if (c.conditional && suffix.empty() && !is_cdf_name(f)) {
             fail(at,
@@ -423,20 +488,48 @@ private:
             data_arguments(*it->second, given);
             return r;
         }
-        if (const std::string why = unavailable_reason(f); !why.empty())
-            fail(at, why);
         if (const FunctionRow* row = find_function(f))
-            return resolved(f, row->signatures, args, at);
+            return library_call(f, f, row->signatures, args, at);
         if (const RandomRow* row = find_random_function(f))
-            return resolved(f, row->signatures, args, at);
+            return library_call(f, f, row->signatures, args, at);
         if (!suffix.empty()) {
             const std::string_view d = density_family(f);
             if (const DensityRow* row = find_density(d)) {
                 variate_kind(d, suffix, *row, at);
-                return resolved(f, row->signatures, args, at);
+                return library_call(f, f, row->signatures, args, at);
             }
         }
         fail(at, fmt::format("unknown function `{}`", f));
+    }
+
+    // A call of a function of Stan's library that advi lowers: Stan's signatures say whether
+    // the program is valid Stan (stan_library.hpp), the lowering's (functions.hpp) whether advi
+    // can build it; a valid call that advi cannot build is refused as not supported yet.
+    // `f` is the full name (`normal_lpdf`); `shown` the name the program wrote (`normal` in
+    // `y ~ normal(...)`). A call Stan refuses is described by the lowering's signatures, which
+    // read better than Stan's dozens (`reals` for real, vector, row_vector, array[] real).
+    StanType library_call(std::string_view f, std::string_view shown,
+                          std::span<const Signature> lowered, std::span<const StanType> args,
+                          Loc at) const {
+        const LibraryFunction* library = find_library_function(f);
+        if (library == nullptr) {
+            throw InternalError(
+                fmt::format("`{}` has a lowering but is not in Stan's library "
+                            "(stan_library_signatures.inc)",
+                            f));
+        }
+        const auto stan = resolve(library->signatures, args);
+        const bool density = !lowered.empty() && lowered.front().density;
+        if (!stan) {
+            fail(at, fmt::format("{} takes {}; got {}", shown, str_arguments(lowered),
+                                 str(args, density)));
+        }
+        const auto ours = resolve(lowered, args);
+        if (!ours) {
+            fail(at, fmt::format("`{}` with arguments {} is not supported yet: advi lowers {}",
+                                 shown, str(args, density), str_arguments(lowered)));
+        }
+        return *stan;
     }
 
     StanType resolved(std::string_view f, std::span<const Signature> signatures,
@@ -521,6 +614,14 @@ private:
             fail(at, fmt::format("{} takes {}; got {}", def.name, str(params, density),
                                  str(args, density)));
         }
+        const bool in_jacobian_function =
+            function_ != nullptr && ends_with(function_->name, "_jacobian");
+        if (ends_with(def.name, "_jacobian") && !in_jacobian_function &&
+            !(function_ == nullptr && block_ == BlockKind::TransformedParameters)) {
+            fail(at, fmt::format("`{}` adds to the Jacobian: it can only be called in transformed "
+                                 "parameters or in another `_jacobian` function",
+                                 def.name));
+        }
         if (ends_with(def.name, "_lp") && !in_model_) {
             fail(at, fmt::format("`{}` adds to target: it can only be called in the model block "
                                  "or in another `_lp` function",
@@ -575,6 +676,8 @@ private:
                  fmt::format("`{}`: a local variable cannot have a constrained type", n.name));
         }
         top_level_ = false;
+        if (global)
+            data_sizes(n.type);
         declared_type(n.type, t);
         if (n.initial_value) {
             const StanType v = expr(*n.initial_value);
@@ -601,6 +704,7 @@ private:
                  fmt::format("`{}` cannot be assigned here ({} variable)", v->name,
                              function_ != nullptr ? "function argument" : stan::name(name->block)));
         }
+        assigned_indices(n.lhs, v->name);
         const StanType lhs = expr(n.lhs), rhs = expr(n.rhs);
         if (const auto op = binary_of(n.op)) {
             const bool elementwise = n.op == AssignOp::EltMultiply || n.op == AssignOp::EltDivide;
@@ -613,6 +717,35 @@ private:
                  fmt::format("cannot assign {} to `{}` of type {}", str(rhs), v->name, str(lhs)));
         }
         return Ending::Open;
+    }
+    // Stan's rules for the indices of an assignment's left side: only the last brackets may
+    // hold a multi-index (`y[:][1] = ...` is refused), and they do not read the variable
+    // being assigned (`x[x[1]] = ...`), whose value they would see half-written.
+    void assigned_indices(const Expression& lhs, const std::string& name) {
+        bool outermost = true;
+        for (const Expression* x = &lhs; const auto* ix = x->as<Indexed>(); x = &*ix->base) {
+            for (const auto& i : ix->indices) {
+                const bool multi = i.is_range || (i.lower && expr(**i.lower) == int_type(1));
+                if (multi && !outermost) {
+                    fail(i.loc,
+                         "the left side of an assignment cannot index a multi-index "
+                         "again (`y[:][1]`): write the indices in one pair of brackets "
+                         "(`y[:, 1]`)");
+                }
+                for (const auto* bound : {&i.lower, &i.upper}) {
+                    if (!*bound)
+                        continue;
+                    visit_variables(***bound, [&](const Variable& u, Loc at) {
+                        if (u.name == name) {
+                            fail(at, fmt::format("`{}` is assigned here: the indices on the left "
+                                                 "side cannot read it",
+                                                 name));
+                        }
+                    });
+                }
+            }
+            outermost = false;
+        }
     }
     Ending node(const Tilde& n, Loc at) {
         if (!in_model_)
@@ -631,11 +764,14 @@ private:
         }
         const DensityRow* row = find_density(d);
         if (row == nullptr) {
-            const std::string why = unavailable_reason(d + "_lpdf");
+            std::string why = unavailable_reason(d + "_lpdf");
+            if (why.empty())
+                why = unavailable_reason(d + "_lpmf");
             fail(n.distribution_loc,
                  why.empty() ? fmt::format("unknown distribution `{}`", d) : why);
         }
-        resolved(d, row->signatures, args, n.distribution_loc);
+        library_call(d + (integer_variate(*row) ? "_lpmf" : "_lpdf"), d, row->signatures, args,
+                     n.distribution_loc);
         return truncation(n);
     }
     Ending truncation(const Tilde& n) {

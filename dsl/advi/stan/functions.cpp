@@ -16,6 +16,7 @@
 
 #include <advi/stan/int_arithmetic.hpp>
 #include <advi/stan/lowerer.hpp>
+#include <advi/stan/stan_library.hpp>
 
 namespace advi::stan {
 
@@ -435,7 +436,7 @@ constexpr std::pair<std::string_view, std::string_view> kMultivariateSignatures[
     {"dirichlet",             "(vector | vector) => real; (row_vector | row_vector) => real; (vector | row_vector) => real; (row_vector | vector) => real; (array[] vector | vector) => real"},
     {"categorical",           "(ints | vector) => real"},
     {"categorical_logit",     "(ints | vector) => real"},
-    {"ordered_logistic",      "(int | real, vector) => real; (ints | vector, vector) => real"},
+    {"ordered_logistic",      "(int | real, vector) => real; (array[] int | vector, vector) => real"},
     {"lkj_corr_cholesky",     "(matrix | real) => real"},
     {"lkj_corr",              "(matrix | real) => real"},
     {"wishart",               "(matrix | real, matrix) => real"},
@@ -491,8 +492,7 @@ std::span<const FunctionRow> functions() {
         {"log_inv_logit",      sigs("(T) => R"), unary<log_inv_logit>},
         {"log1p_exp",          sigs("(T) => R"), unary<log1p_exp>},
         {"lgamma",             sigs("(T) => R"), unary<lgamma>},
-        {"step",               sigs("(T) => R"), unary<step>},
-        {"fabs",               sigs("(T) => R"), unary<fabs>},
+        {"step",               sigs("(real) => real"), unary<step>},
         {"abs",                sigs("(int) => int; (T) => R"), abs_of},
         {"sin",                sigs("(T) => R"), unary<sin>},
         {"cos",                sigs("(T) => R"), unary<cos>},
@@ -542,7 +542,7 @@ std::span<const FunctionRow> functions() {
         {"lbeta",        sigs("(T1, T2) => R"), binary<[](E x, E y) { return lbeta(x, y); }>},
         {"lchoose",      sigs("(T1, T2) => R"), binary<[](E x, E y) { return lchoose(x, y); }>},
         {"fdim",         sigs("(T1, T2) => R"), binary<[](E x, E y) { return fmax(x - y, 0.0); }>},
-        {"log_mix",      sigs("(T1, T2, T3) => R"), log_mix},
+        {"log_mix",      sigs("(real, real, real) => real"), log_mix},
         // cumulative distribution functions of the library's (Stan's name for log Phi)
         {"std_normal_lcdf", sigs("(reals) => real"), std_normal_lcdf},
         // sizes: known ints
@@ -631,7 +631,6 @@ std::span<const RandomRow> random_functions() {
         {"poisson_rng",            sigs("(reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::PoissonQuantile, {d.uniform(), d.arg(0)}); }},
         {"poisson_log_rng",        sigs("(reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::PoissonQuantile, {d.uniform(), exp(d.arg(0))}); }},
         {"binomial_rng",           sigs("(ints, reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::BinomialQuantile, {d.uniform(), d.arg(0), d.arg(1)}); }},
-        {"binomial_logit_rng",     sigs("(ints, reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::BinomialQuantile, {d.uniform(), d.arg(0), inv_logit(d.arg(1))}); }},
         {"neg_binomial_2_rng",     sigs("(reals, reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::NegBinomial2Quantile, {d.uniform(), d.arg(0), d.arg(1)}); }},
         {"neg_binomial_2_log_rng", sigs("(reals, reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::NegBinomial2Quantile, {d.uniform(), exp(d.arg(0)), d.arg(1)}); }},
   // clang-format on
@@ -646,6 +645,10 @@ std::span<const DensityRow> densities() {
         };
         static std::deque<std::string> texts;  // derived signatures, kept for their views
         for (const DistInfo& info : distributions()) {
+            // Stan's distributions only (the library's `flat` is not one)
+            if (find_library_function(std::string(info.name) + "_lpdf") == nullptr &&
+                find_library_function(std::string(info.name) + "_lpmf") == nullptr)
+                continue;
             std::string text;
             for (const auto& [name, signature] : kMultivariateSignatures) {
                 if (name == info.name)
@@ -698,13 +701,6 @@ std::string_view density_family(std::string_view name) {
 std::string unavailable_reason(std::string_view f) {
     if (find_function(f) != nullptr)
         return {};
-    for (std::string_view suffix : {"_lcdf", "_lccdf", "_cdf"}) {
-        if (f.size() > suffix.size() && f.ends_with(suffix) &&
-            is_known_distribution(f.substr(0, f.size() - suffix.size()))) {
-            return fmt::format("`{}` is not available: the library has no {} functions yet", f,
-                               suffix.substr(1));
-        }
-    }
     if (f == "target" || f == "get_lp")
         return "`target()` is not supported: the lowering has no running total";
     if (f.size() > 4 && f.ends_with("_log")) {
@@ -715,7 +711,22 @@ std::string unavailable_reason(std::string_view f) {
                                pmf ? "_lpmf" : "_lpdf");
         }
     }
-    return {};
+    if (f == "fabs")
+        return "`fabs` was removed from Stan (2.33): write `abs`";
+    const LibraryFunction* library = find_library_function(f);
+    if (library == nullptr || is_known_function(f))
+        return {};
+    if (library->variadic || library->higher_order()) {
+        return fmt::format(
+            "`{}` is not supported yet: advi does not lower Stan's higher-order "
+            "functions (ODE and algebraic solvers, integrate_1d, map_rect, "
+            "reduce_sum, ...)",
+            f);
+    }
+    return fmt::format(
+        "`{}` is not supported yet: a Stan library function that advi does not "
+        "lower",
+        f);
 }
 
 bool is_known_function(std::string_view f) {

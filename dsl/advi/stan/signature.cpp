@@ -13,11 +13,15 @@ namespace {
 
 // clang-format off
 constexpr std::pair<std::string_view, TypeKind> kTypeNames[] = {
-    {"int",        TypeKind::Int},
-    {"real",       TypeKind::Real},
-    {"vector",     TypeKind::Vector},
-    {"row_vector", TypeKind::RowVector},
-    {"matrix",     TypeKind::Matrix},
+    {"int",                TypeKind::Int},
+    {"real",               TypeKind::Real},
+    {"complex",            TypeKind::Complex},
+    {"vector",             TypeKind::Vector},
+    {"row_vector",         TypeKind::RowVector},
+    {"matrix",             TypeKind::Matrix},
+    {"complex_vector",     TypeKind::ComplexVector},
+    {"complex_row_vector", TypeKind::ComplexRowVector},
+    {"complex_matrix",     TypeKind::ComplexMatrix},
     {"ints",       TypeKind::Ints},
     {"reals",      TypeKind::Reals},
     {"vectors",    TypeKind::Vectors},
@@ -31,6 +35,16 @@ public:
     explicit SignatureParser(std::string_view text) : text_(text) {}
 
     Signature signature() {
+        Signature s = arguments_and_result();
+        skip_space();
+        if (at_ != text_.size())
+            bad("trailing text");
+        return s;
+    }
+
+private:
+    // `(args) => result`, at the top or as the type of a higher-order function's argument.
+    Signature arguments_and_result() {
         Signature s;
         expect('(');
         if (!next_is(')')) {
@@ -49,16 +63,24 @@ public:
         expect('=');
         expect('>');
         s.result = type();
-        skip_space();
-        if (at_ != text_.size())
-            bad("trailing text");
         return s;
     }
 
-private:
     StanType type() {
         StanType t;
+        if (next_is('(')) {  // a function type
+            Signature f = arguments_and_result();
+            t.kind = TypeKind::Function;
+            t.parts = std::move(f.args);
+            t.parts.push_back(std::move(f.result));
+            return t;
+        }
         std::string_view w = word();
+        if (w == "data") {
+            t = type();
+            t.data_only = true;
+            return t;
+        }
         if (w == "array") {
             expect('[');
             t.array_dims = 1;
@@ -68,6 +90,17 @@ private:
             }
             expect(']');
             w = word();
+        }
+        if (w == "tuple") {
+            t.kind = TypeKind::Tuple;
+            expect('(');
+            t.parts.push_back(type());
+            while (next_is(',')) {
+                ++at_;
+                t.parts.push_back(type());
+            }
+            expect(')');
+            return t;
         }
         for (const auto& [name, kind] : kTypeNames) {
             if (w == name) {
@@ -114,9 +147,18 @@ private:
 }  // namespace
 
 std::string str(const StanType& t) {
-    std::string s;
+    std::string s = t.data_only ? "data " : "";
     if (t.array_dims > 0)
-        s = "array[" + std::string(t.array_dims - 1, ',') + "] ";
+        s += "array[" + std::string(t.array_dims - 1, ',') + "] ";
+    if (t.kind == TypeKind::Tuple || t.kind == TypeKind::Function) {
+        s += t.kind == TypeKind::Tuple ? "tuple(" : "(";
+        const std::size_t n = t.parts.size() - (t.kind == TypeKind::Function ? 1 : 0);
+        for (std::size_t k = 0; k < n; ++k) s += (k > 0 ? ", " : "") + str(t.parts[k]);
+        s += ")";
+        if (t.kind == TypeKind::Function)
+            s += " => " + str(t.parts.back());
+        return s;
+    }
     if (t.kind == TypeKind::Any)
         return s + std::string(t.variable);
     for (const auto& [name, kind] : kTypeNames) {

@@ -1,6 +1,7 @@
 // The types of Stan's function signatures, as the function table (functions.hpp) writes them:
-// "(real, int) => vector", "(T) => R", "(reals | reals, reals) => real". A small vocabulary
-// meant to grow (complex, tuples, arrays of any dimension are already spelled `array[,,]`).
+// "(real, int) => vector", "(T) => R", "(reals | reals, reals) => real", and as stanc3 prints
+// the whole library (stan_library.hpp): complex types, tuples, function types of higher-order
+// functions (`(vector, data array[] real) => vector`), arrays of any dimension.
 #pragma once
 
 #include <string>
@@ -13,9 +14,15 @@ enum class TypeKind {
     // Stan's types; `StanType::array_dims` makes arrays of them.
     Int,
     Real,
+    Complex,
     Vector,
     RowVector,
     Matrix,
+    ComplexVector,
+    ComplexRowVector,
+    ComplexMatrix,
+    Tuple,     // `tuple(real, vector)`: `parts` are the element types
+    Function,  // `(real, vector) => vector`: `parts` are the argument types, then the result
     // The families Stan's reference writes vectorised signatures with.
     Ints,     // `ints`: int or array[] int
     Reals,    // `reals`: real, vector, row_vector or array[] real (ints promote)
@@ -32,7 +39,9 @@ enum class TypeKind {
 struct StanType {
     TypeKind kind = TypeKind::Real;
     int array_dims = 0;
-    std::string_view variable;  // the spelling of a type variable (`T1`); empty otherwise
+    std::string_view variable;    // the spelling of a type variable (`T1`); empty otherwise
+    std::vector<StanType> parts;  // Tuple and Function only
+    bool data_only = false;       // an argument of a function type written `data real`
 
     friend bool operator==(const StanType&, const StanType&) = default;
 };

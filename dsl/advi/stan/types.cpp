@@ -2,6 +2,8 @@
 
 #include <climits>
 
+#include <fmt/format.h>
+
 namespace advi::stan {
 
 namespace {
@@ -20,8 +22,39 @@ bool is_linear_algebra(const StanType& t) {  // vector, row_vector or matrix, no
     return t.array_dims == 0 && (is_vector_like(t) || t.kind == TypeKind::Matrix);
 }
 bool is_numeric(const StanType& t) {  // any value a function could take
-    return t.kind == TypeKind::Int || t.kind == TypeKind::Real || t.kind == TypeKind::Vector ||
-           t.kind == TypeKind::RowVector || t.kind == TypeKind::Matrix;
+    switch (t.kind) {
+        case TypeKind::Int:
+        case TypeKind::Real:
+        case TypeKind::Complex:
+        case TypeKind::Vector:
+        case TypeKind::RowVector:
+        case TypeKind::Matrix:
+        case TypeKind::ComplexVector:
+        case TypeKind::ComplexRowVector:
+        case TypeKind::ComplexMatrix: return true;
+        default: return false;
+    }
+}
+
+// Stan's promotions of a value of kind `from` where `to` is expected (arrays elementwise, with
+// the same dimensions): int to real and complex, real to complex, and a real vector, row vector
+// or matrix to its complex form. 0: the same kind; 1: one promotion; nullopt: none.
+std::optional<int> promotion(TypeKind to, TypeKind from) {
+    if (to == from)
+        return 0;
+    switch (to) {
+        case TypeKind::Real: return from == TypeKind::Int ? std::optional(1) : std::nullopt;
+        case TypeKind::Complex:
+            return from == TypeKind::Int || from == TypeKind::Real ? std::optional(1)
+                                                                   : std::nullopt;
+        case TypeKind::ComplexVector:
+            return from == TypeKind::Vector ? std::optional(1) : std::nullopt;
+        case TypeKind::ComplexRowVector:
+            return from == TypeKind::RowVector ? std::optional(1) : std::nullopt;
+        case TypeKind::ComplexMatrix:
+            return from == TypeKind::Matrix ? std::optional(1) : std::nullopt;
+        default: return std::nullopt;
+    }
 }
 
 // The same type with real elements (int -> real, array[] int -> array[] real).
@@ -43,15 +76,20 @@ public:
             return false;
         switch (p.kind) {
             case TypeKind::Int:
+            case TypeKind::Real:
+            case TypeKind::Complex:
             case TypeKind::Vector:
             case TypeKind::RowVector:
-            case TypeKind::Matrix: return a.kind == p.kind && a.array_dims == p.array_dims;
-            case TypeKind::Real:
-                if (a.array_dims != p.array_dims)
+            case TypeKind::Matrix:
+            case TypeKind::ComplexVector:
+            case TypeKind::ComplexRowVector:
+            case TypeKind::ComplexMatrix: {
+                const auto n = promotion(p.kind, a.kind);
+                if (!n || a.array_dims != p.array_dims)
                     return false;
-                if (a.kind == TypeKind::Int)
-                    ++promotions;
-                return a.kind == TypeKind::Int || a.kind == TypeKind::Real;
+                promotions += *n;
+                return true;
+            }
             case TypeKind::Ints: return a.kind == TypeKind::Int && a.array_dims <= 1;
             case TypeKind::Reals:
                 return ((a.kind == TypeKind::Int || a.kind == TypeKind::Real) &&
@@ -168,8 +206,8 @@ bool is_int(const StanType& t) {
 bool assignable(const StanType& to, const StanType& from) {
     if (to == from)
         return is_numeric(to);
-    return to.kind == TypeKind::Real && from.kind == TypeKind::Int &&
-           to.array_dims == from.array_dims;
+    return is_numeric(to) && is_numeric(from) && to.array_dims == from.array_dims &&
+           promotion(to.kind, from.kind).has_value();
 }
 
 std::optional<StanType> match(const Signature& s, std::span<const StanType> args, int* promotions) {
@@ -209,13 +247,15 @@ std::string str(std::span<const StanType> args, bool density) {
     return out + ")";
 }
 
-std::string str_arguments(std::span<const Signature> signatures) {
+std::string str_arguments(std::span<const Signature> signatures, std::size_t at_most) {
     std::string out;
-    for (const Signature& s : signatures) {
+    for (std::size_t k = 0; k < signatures.size() && k < at_most; ++k) {
         if (!out.empty())
             out += " or ";
-        out += str(s.args, s.density);
+        out += str(signatures[k].args, signatures[k].density);
     }
+    if (signatures.size() > at_most)
+        out += fmt::format(" or {} more", signatures.size() - at_most);
     return out;
 }
 

@@ -6,6 +6,7 @@
 // row_vector, matrix, arrays of them, and void.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -41,7 +42,10 @@ namespace advi::stan {
 [[nodiscard]] std::string str(std::span<const StanType> args, bool density = false);
 // "(reals | reals, reals)" or, for several, "(vector, int) or (row_vector, int)": the argument
 // lists that a call may take, for "f takes ...; got (...)".
-[[nodiscard]] std::string str_arguments(std::span<const Signature> signatures);
+// With `at_most`, the first that many and how many more: Stan's vectorised functions have
+// dozens of signatures.
+[[nodiscard]] std::string str_arguments(std::span<const Signature> signatures,
+                                        std::size_t at_most = SIZE_MAX);
 
 // Operators; nullopt if Stan has no such operation.
 [[nodiscard]] std::optional<StanType> unary_type(UnaryOp op, const StanType& a);

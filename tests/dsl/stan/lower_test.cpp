@@ -413,7 +413,8 @@ TEST_CASE("errors in the model name the place and the problem", "[stan]") {
     CHECK(error_of("  y ~ normal(mu, 1) T[0, ];") ==
           "model.stan:4:21: truncation T[,] is not supported yet");
     CHECK(error_of("  target += normal_lcdf(mu | 0, 1);") ==
-          "model.stan:4:13: `normal_lcdf` is not available: the library has no lcdf functions yet");
+          "model.stan:4:13: `normal_lcdf` is not supported yet: a Stan library function that advi "
+          "does not lower");
     // break and continue belong in a loop (found by fuzz/stan_model).
     CHECK(error_of("  continue;") == "model.stan:4:3: `continue` outside a loop");
     CHECK(error_of("  if (N > 1) break;") == "model.stan:4:14: `break` outside a loop");

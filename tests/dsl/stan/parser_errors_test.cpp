@@ -162,10 +162,18 @@ TEST_CASE("types: unknown, missing or wrong sizes, constraints", "[stan][parser]
                 "expected `lower`, `upper`, `offset` or `multiplier`");
     check_error("parameters { real<lower=0 x; }", 1, 27, "expected `>`");
     check_error("parameters { real<lower 0> x; }", 1, 25, "expected `=`");
+    // Stan 2.33 removed the old spellings; each is refused with the new one.
     check_error("data { array[2] real x[3]; }", 1, 23,
-                "array dimensions are given both before the type");
-    check_error("data { real x[3], y; }", 1, 14,
-                "dimensions after the name declare a single variable");
+                "array dimensions after the name were removed from Stan (2.33): write "
+                "`array[...] type name`");
+    check_error("data { real x[3], y; }", 1, 14, "array dimensions after the name were removed");
+    check_error("functions { real f(real[] x) { return 1; } }", 1, 24,
+                "array types after the element type (`real[]`) were removed from Stan (2.33): "
+                "write `array[] real`");
+    check_error("data { int N; # a comment\n }", 1, 15,
+                "`#` comments were removed from Stan (2.33): write `//`");
+    check_error("functions { real f() reject(\"\"); }", 1, 22,
+                "expected a function body `{ ... }` or `;`");
     check_error("parameters { real; }", 1, 18, "expected a name");
 }
 

@@ -492,31 +492,23 @@ TEST_CASE("declarations: every type with its sizes", "[stan][parser]") {
     }
 }
 
-TEST_CASE("declarations: both array syntaxes land as array dimensions", "[stan][parser]") {
+TEST_CASE("declarations: array dimensions land before the type", "[stan][parser]") {
     const auto decl = [](const std::string& text) {
         Program p = parse_program("data {\n" + text + "\n}\n");
         REQUIRE(p.data->statements.size() == 1);
         return *p.data->statements[0].as<VarDecl>();
     };
     const VarDecl a = decl("array[N, M] real y;");
-    const VarDecl b = decl("real y[N, M];");
-    for (const VarDecl* d : {&a, &b}) {
-        CHECK(d->name == "y");
-        CHECK(d->type.base == BaseType::Real);
-        REQUIRE(d->type.dims.size() == 2);
-        CHECK(to_stan(d->type.dims[0]) == "N");
-        CHECK(to_stan(d->type.dims[1]) == "M");
-        CHECK(to_stan(d->type) == "array[N, M] real");
-    }
-    const VarDecl c = decl("vector<lower=0>[K] theta[J];");
-    CHECK(to_stan(c.type) == "array[J] vector<lower=0>[K]");
+    CHECK(a.name == "y");
+    CHECK(a.type.base == BaseType::Real);
+    REQUIRE(a.type.dims.size() == 2);
+    CHECK(to_stan(a.type.dims[0]) == "N");
+    CHECK(to_stan(a.type.dims[1]) == "M");
+    CHECK(to_stan(a.type) == "array[N, M] real");
     const VarDecl e = decl("array[J] vector<lower=0>[K] theta;");
     CHECK(to_stan(e.type) == "array[J] vector<lower=0>[K]");
-    CHECK(to_stan(decl("int<lower=1, upper=J> county[N];").type) ==
-          "array[N] int<lower=1, upper=J>");
     // The declaration starts at its first word, its name where it is written.
     CHECK(a.name_loc.offset == std::string("data {\narray[N, M] real ").size());
-    CHECK(b.name_loc.offset == std::string("data {\nreal ").size());
 }
 
 TEST_CASE("declarations: constraints of every kind, either order", "[stan][parser]") {
@@ -638,7 +630,7 @@ TEST_CASE("functions: return types, data arguments, arrays, forward declarations
         "  real foo(real x, vector y) { return x + sum(y); }\n"
         "  void say(data int n) { print(n); }\n"
         "  array[] real twice(array[] real xs, data array[,] int idx) { return xs; }\n"
-        "  real[] old(real[] xs, matrix[,] ms) { return xs; }\n"
+        "  array[] real old(array[] real xs, array[,] matrix ms) { return xs; }\n"
         "  vector f_lpdf(vector y, row_vector mu) { return y; }\n"
         "  matrix g(int k) {\n"
         "    matrix[k, k] m;\n"
@@ -678,7 +670,7 @@ TEST_CASE("functions: return types, data arguments, arrays, forward declarations
 TEST_CASE("comments of every kind, whitespace", "[stan][parser]") {
     Program p = parse_program(
         "// line comment\n"
-        "/* block\n   comment */ data { int N; # old-style comment\n"
+        "/* block\n   comment */ data { int N; // another\n"
         "  real/*inline*/x; }\r\n"
         "\tmodel{ }");
     REQUIRE(p.data);

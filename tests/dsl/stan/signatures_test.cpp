@@ -19,6 +19,7 @@
 #include <advi/stan/functions.hpp>
 #include <advi/stan/lower.hpp>
 #include <advi/stan/parser.hpp>
+#include <advi/stan/stan_library.hpp>
 #include <advi/stan/types.hpp>
 
 namespace advi::stan {
@@ -201,7 +202,16 @@ void run_case(const Case& c) {
         CHECK_THAT(check_message(text), Catch::Contains(c.name + " takes "));
         return;
     }
+    // A row says only what Stan says: the call is valid Stan, with the same result.
+    const LibraryFunction* library = find_library_function(c.name);
+    REQUIRE(library != nullptr);
+    const auto stan = resolve(library->signatures, args);
+    if (!stan) {
+        FAIL_CHECK("the row accepts a call that Stan's library does not");
+        return;
+    }
     const StanType r = expected_result(*c.signature, args);
+    CHECK(str(*stan) == str(r));
     auto program = [&](bool int_elements) {
         return data + kModel + "generated quantities {\n  " +
                result_declaration(r, call, int_elements) + "\n}\n";

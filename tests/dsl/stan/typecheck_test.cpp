@@ -54,8 +54,10 @@ TEST_CASE("calls of built-ins: argument count and types against the table's sign
 
 TEST_CASE("results: abs of an int is an int, reductions of ints are ints", "[stan]") {
     CHECK(first_line_of_error(model("int k = abs(-3);")) == "ok");
-    CHECK(first_line_of_error(model("int k = fabs(-3);")) ==
+    CHECK(first_line_of_error(model("int k = exp(-3);")) ==
           "m.stan:3:17: `k` is declared int; cannot assign real");
+    CHECK(first_line_of_error(model("real k = fabs(-3);")) ==
+          "m.stan:3:18: `fabs` was removed from Stan (2.33): write `abs`");
     CHECK(first_line_of_error(model("int k = sum({1, 2});")) == "ok");
     CHECK(first_line_of_error(model("int k = sum({1, 2.0});")) ==
           "m.stan:3:17: `k` is declared int; cannot assign real");
@@ -90,7 +92,8 @@ TEST_CASE("densities: _lpdf for reals, _lpmf for ints, no _log", "[stan]") {
 TEST_CASE("what the lowering cannot do, check refuses in the lowering's words", "[stan]") {
     const std::string lcdf = model("target += normal_lcdf(y | mu, 1);");
     const std::string message =
-        "m.stan:3:19: `normal_lcdf` is not available: the library has no lcdf functions yet";
+        "m.stan:3:19: `normal_lcdf` is not supported yet: a Stan library function that advi does "
+        "not lower";
     CHECK(first_line_of_error(lcdf) == message);
     // the lowering (which runs the checker first) says the same
     CHECK_THROWS_WITH(
@@ -328,6 +331,66 @@ TEST_CASE("statements: assignments, conditions, loops, indexes, sizes", "[stan]"
           "m.stan:3:26: no operator array[] int + int");
     CHECK(first_line_of_error(model("target += 1 % 2.0;")) ==
           "m.stan:3:21: no operator int % real");
+}
+
+TEST_CASE("Stan's library decides what is valid Stan; advi's table what it lowers", "[stan]") {
+    // Stan has step(real) only: a vector is refused as Stan refuses it
+    CHECK(first_line_of_error(model("real s = step(y);")) ==
+          "m.stan:3:18: step takes (real); got (vector)");
+    // valid Stan that advi does not lower yet: named, "not supported yet"
+    CHECK(first_line_of_error(model("real p = gamma_p(2.0, mu);")) ==
+          "m.stan:3:18: `gamma_p` is not supported yet: a Stan library function that advi does "
+          "not lower");
+    CHECK(first_line_of_error(model("y ~ wiener(1, 0.2, 0.5, mu);")) ==
+          "m.stan:3:13: `wiener_lpdf` is not supported yet: a Stan library function that advi "
+          "does not lower");
+    CHECK_THAT(first_line_of_error(model("vector[1] x = solve_newton(f, y);")),
+               Catch::StartsWith("m.stan:3:23: `solve_newton` is not supported yet: advi does not "
+                                 "lower Stan's higher-order functions"));
+    // a signature Stan has that advi's lowering does not take
+    CHECK(first_line_of_error(model("real s = softmax(y')[1];")) ==
+          "m.stan:3:18: `softmax` with arguments (row_vector) is not supported yet: advi lowers "
+          "(vector)");
+    // names Stan does not have at all
+    CHECK(first_line_of_error(model("real s = no_such_function(mu);")) ==
+          "m.stan:3:18: unknown function `no_such_function`");
+    CHECK(first_line_of_error(model("real s = binomial_logit_lcdf(3 | 5, mu);")) ==
+          "m.stan:3:18: unknown function `binomial_logit_lcdf`");
+}
+
+TEST_CASE("user functions cannot take the names of Stan's non-overloadable functions", "[stan]") {
+    CHECK(first_line_of_error(with_functions("real reduce_sum(real x) { return x; }", "")) ==
+          "m.stan:1:18: `reduce_sum` is a Stan library function that cannot be overloaded");
+    CHECK(first_line_of_error(with_functions(
+              "real laplace_marginal_tol_poisson_log_lpmf(int y) { return 1; }", "")) ==
+          "m.stan:1:18: `laplace_marginal_tol_poisson_log_lpmf` is a "
+          "Stan library function that cannot be overloaded");
+}
+
+TEST_CASE("stanc's rules on sizes, assignments' indices, _jacobian functions", "[stan]") {
+    // a block variable's size reads only data and transformed data
+    CHECK(first_line_of_error("parameters { array[3] real x;\n  array[size(x)] real z; }") ==
+          "m.stan:2:14: the size of a block's variable can only read data and transformed data; "
+          "`x` is a parameters variable");
+    CHECK(first_line_of_error("data { int N; }\nparameters { vector[N] x; }\n"
+                              "model { vector[size(x)] local = x; }") == "ok");
+    // indices on the left: one multi-index group, last; no reading of the assigned variable
+    const std::string head = "data { array[5] vector[5] x; }\ntransformed data {\n";
+    CHECK(first_line_of_error(head + "  array[5] vector[5] y;\n  y[:][1] = x[:][1];\n}") ==
+          "m.stan:4:5: the left side of an assignment cannot index a multi-index again "
+          "(`y[:][1]`): write the indices in one pair of brackets (`y[:, 1]`)");
+    CHECK(first_line_of_error(head + "  array[5] vector[5] y;\n  y[1][:] = x[1];\n}") == "ok");
+    CHECK(first_line_of_error("generated quantities {\n  array[2] int x = {1, 2};\n"
+                              "  x[x[1]] = 2;\n}") ==
+          "m.stan:3:5: `x` is assigned here: the indices on the left side cannot read it");
+    // a _jacobian function: only from transformed parameters or another _jacobian function
+    const std::string jacobian = "functions {\n  real bar_jacobian(real x) { return x; }\n";
+    CHECK(first_line_of_error(jacobian + "  real bar(real x) { return bar_jacobian(x); }\n}\n") ==
+          "m.stan:3:29: `bar_jacobian` adds to the Jacobian: it can only be called in "
+          "transformed parameters or in another `_jacobian` function");
+    CHECK(first_line_of_error(jacobian + "}\nparameters { real mu; }\n"
+                                         "transformed parameters { real t = bar_jacobian(mu); }") ==
+          "ok");
 }
 
 }  // namespace advi::stan

@@ -1,5 +1,6 @@
-// Stan variable declarations: `array[N] vector<lower=0>[K] x = e, y;` and the old
-// `vector<lower=0>[K] x[N];`, with the checks on sizes and constraints that need the type.
+// Stan variable declarations: `array[N] vector<lower=0>[K] x = e, y;` (the old
+// `vector<lower=0>[K] x[N];` is refused with the new spelling), with the checks on sizes and
+// constraints that need the type.
 #include <advi/stan/grammar/grammar.hpp>
 
 namespace advi::stan::grammar {
@@ -126,21 +127,17 @@ struct DeclGroup {
 std::vector<Statement> expand(const ParseState& state, DeclGroup group) {
     std::vector<Statement> out;
     for (DeclVar& v : group.vars) {
-        if (v.old_dims && group.array_syntax)
+        if (v.old_dims)
             throw SyntaxError{state.at(v.dims_loc),
-                              "array dimensions are given both before the type (array[...]) and "
-                              "after the name"};
-        if (v.old_dims && group.vars.size() > 1)
-            throw SyntaxError{state.at(v.dims_loc),
-                              "dimensions after the name declare a single variable; for several, "
-                              "write array[...] type a, b;"};
+                              "array dimensions after the name were removed from Stan (2.33): "
+                              "write `array[...] type name`"};
         Statement s;
         s.loc = group.loc;
         VarDecl d;
         d.type = group.type;
         d.type.loc = group.loc;
         // Each name gets its own copy of the shared dimensions.
-        for (const Term& dim : v.old_dims ? *v.old_dims : group.dims) d.type.dims.push_back(dim.e);
+        for (const Term& dim : group.dims) d.type.dims.push_back(dim.e);
         d.name = std::move(v.name.name);
         d.name_loc = v.name.loc;
         d.initial_value = take(v.value);

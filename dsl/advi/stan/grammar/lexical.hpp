@@ -77,8 +77,9 @@ inline std::string_view word_at(Iterator p, Iterator last) {
     return {p, static_cast<std::size_t>(q - p)};
 }
 
-// Whitespace, `//` and `#` line comments, `/* */` comments. `#include` is refused rather than
-// read as a comment, and an unterminated `/*` is an error at the `/*`.
+// Whitespace, `//` line comments, `/* */` comments. `#include` is refused rather than read as
+// a comment, so is a `#` comment (removed from Stan), and an unterminated `/*` is an error at the
+// `/*`.
 struct Skipper : x3::parser<Skipper> {
     using attribute_type = x3::unused_type;
     static bool const has_attribute = false;
@@ -91,10 +92,12 @@ struct Skipper : x3::parser<Skipper> {
             const char next = first + 1 != last ? first[1] : '\0';
             if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
                 ++first;
-            } else if ((c == '/' && next == '/') || c == '#') {
-                if (c == '#' && std::string_view(first, last - first).starts_with("#include"))
-                    throw SyntaxError{first, "#include is not supported"};
+            } else if (c == '/' && next == '/') {
                 while (first != last && *first != '\n') ++first;
+            } else if (c == '#') {
+                if (std::string_view(first, last - first).starts_with("#include"))
+                    throw SyntaxError{first, "#include is not supported"};
+                throw SyntaxError{first, "`#` comments were removed from Stan (2.33): write `//`"};
             } else if (c == '/' && next == '*') {
                 const std::string_view rest(first + 2, last - first - 2);
                 const auto end = rest.find("*/");
@@ -234,9 +237,17 @@ struct NotAnExpression : x3::parser<NotAnExpression> {
         if (w.empty() || !is_reserved_word(w))
             return false;
         if (w.starts_with("complex"))
-            throw SyntaxError{first, "complex numbers are not supported"};
+            throw SyntaxError{first, "complex numbers are not supported yet"};
         if (w == "tuple")
-            throw SyntaxError{first, "tuples are not supported"};
+            throw SyntaxError{first, "tuples are not supported yet"};
+        // Stan's newer types and statements, which advi does not read yet
+        for (std::string_view later : {"sum_to_zero_vector", "sum_to_zero_matrix",
+                                       "column_stochastic_matrix", "row_stochastic_matrix"}) {
+            if (w == later)
+                throw SyntaxError{first, fmt::format("`{}` is not supported yet", w)};
+        }
+        if (w == "jacobian")
+            throw SyntaxError{first, "`jacobian +=` is not supported yet"};
         throw SyntaxError{first,
                           fmt::format("expected an expression, found the reserved word `{}`", w)};
     }
@@ -290,7 +301,7 @@ struct Number : x3::parser<Number> {
             }
         }
         if (q != last && *q == 'i' && (q + 1 == last || !is_word_char(q[1])))
-            throw SyntaxError{first, "complex numbers are not supported"};
+            throw SyntaxError{first, "complex numbers are not supported yet"};
         // Letters straight after a numeral (`1e`, `2x`, `3.5f`) make no token Stan knows.
         if (q != last && is_word_char(*q)) {
             It end = q;

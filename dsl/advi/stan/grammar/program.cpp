@@ -110,6 +110,11 @@ const auto argument_action = [](auto& ctx) {
 const auto array_dim = [](auto& ctx) { x3::_val(ctx).array_dims = 1; };
 const auto type_base = [](auto& ctx) { x3::_val(ctx).base = x3::_attr(ctx); };
 const auto add_dim = [](auto& ctx) { ++x3::_val(ctx).array_dims; };
+const auto old_array_type = [](auto& ctx) {
+    throw SyntaxError{state_of(ctx).at(x3::_attr(ctx)),
+                      "array types after the element type (`real[]`) were removed from Stan "
+                      "(2.33): write `array[] real`"};
+};
 const auto set_base = [](auto& ctx) {
     auto& a = x3::_attr(ctx);
     const BaseType base = fusion::at_c<1>(a);
@@ -156,15 +161,16 @@ const auto program_def = *((pos >> kw_functions > lbrace > *((!rbrace >> !x3::eo
 const auto function_def_def = (pos >> return_type > declared_name > lparen > arguments > rparen >
                                function_body)[function_action];
 const auto return_type_def = kw_void | unsized_type[set];
-// `array[,] real`, or the old `real[,]`.
+// `array[,] real`; the old `real[,]` is refused with the new spelling.
 const auto unsized_type_def =
     (kw_array[array_dim] > lbracket > *comma[add_dim] > rbracket > unsized_base[type_base]) |
-    (unsized_base[type_base] >> -(lbracket[array_dim] > *comma[add_dim] > rbracket));
+    (unsized_base[type_base] >> -(pos >> lbracket)[old_array_type]);
 const auto unsized_base_def = (pos >> base_type)[set_base];
 const auto arguments_def = -(argument[push] > *(comma > argument[push]));
 const auto argument_def =
     (pos >> x3::matches[kw_data] >> unsized_type > declared_name)[argument_action];
-const auto function_body_def = semicolon | statement[set];
+// Stan's body is a block: `real f() reject("");` is refused.
+const auto function_body_def = semicolon | (&lbrace > statement[set]);
 
 BOOST_SPIRIT_DEFINE(function_def, return_type, unsized_type, unsized_base, arguments, argument,
                     function_body)
