@@ -446,6 +446,43 @@ constexpr std::pair<std::string_view, std::string_view> kMultivariateSignatures[
 };
 // clang-format on
 
+// Stan's GLM densities: the density `base` of the linear predictor alpha + x * beta (x * beta
+// for ordered_logistic_glm), with the GLM's other arguments in place: binomial's N before x,
+// a scale or dispersion after beta. One lowering for all, through Stan's operators, so each
+// takes every combination of argument types Stan allows, and its signatures are Stan's own.
+struct Glm {
+    std::string_view name, base;
+    int x;  // x's position among the arguments after the variate
+    bool alpha;
+};
+constexpr Glm kGlms[] = {
+    {"bernoulli_logit_glm",    "bernoulli_logit",    0, true },
+    {"poisson_log_glm",        "poisson_log",        0, true },
+    {"neg_binomial_2_log_glm", "neg_binomial_2_log", 0, true },
+    {"normal_id_glm",          "normal",             0, true },
+    {"binomial_logit_glm",     "binomial_logit",     1, true },
+    {"ordered_logistic_glm",   "ordered_logistic",   0, false},
+};
+
+Expr glm_density(DensitySite& s) {
+    const Glm* glm = nullptr;
+    for (const Glm& g : kGlms) {
+        if (g.name == s.name)
+            glm = &g;
+    }
+    if (glm == nullptr)
+        throw InternalError(fmt::format("glm_density: `{}` is not a GLM", s.name));
+    Lowerer& L = s.lowerer;
+    const std::size_t x = static_cast<std::size_t>(glm->x), beta = x + (glm->alpha ? 2 : 1);
+    Value eta = L.binary(BinaryOp::Multiply, s.args[x], s.args[beta], s.at);
+    if (glm->alpha)
+        eta = L.binary(BinaryOp::Add, s.args[x + 1], eta, s.at);
+    std::vector<Value> args(s.args.begin(), s.args.begin() + static_cast<std::ptrdiff_t>(x));
+    args.push_back(std::move(eta));
+    args.insert(args.end(), s.args.begin() + static_cast<std::ptrdiff_t>(beta) + 1, s.args.end());
+    return L.density(std::string(glm->base), s.y, args, s.at, s.per_iteration, s.variate);
+}
+
 Expr std_normal_density(DensitySite& s) {
     if (!s.args.empty())
         s.lowerer.fail(s.at, "std_normal takes no arguments");
@@ -662,6 +699,16 @@ std::span<const DensityRow> densities() {
                 text += ") => real";
             }
             rows.push_back({info.name, sigs(texts.emplace_back(std::move(text))), library_density});
+        }
+        for (const Glm& g : kGlms) {
+            const bool ints = g.base != "normal";
+            const LibraryFunction* stan =
+                find_library_function(std::string(g.name) + (ints ? "_lpmf" : "_lpdf"));
+            if (stan == nullptr)
+                throw InternalError(fmt::format("`{}` is not in Stan's library", g.name));
+            std::vector<Signature> signatures = stan->signatures;
+            for (Signature& sig : signatures) sig.density = true;
+            rows.push_back({g.name, std::move(signatures), glm_density});
         }
         return rows;
     }();

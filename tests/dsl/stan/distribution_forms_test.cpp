@@ -159,6 +159,10 @@ TEST_CASE(
     for (const DensityRow& row : densities()) {
         const std::string d(row.name);
         INFO("distribution " << d);
+        if (d.ends_with("_glm")) {  // compositions of the densities here: glm_test.cpp
+            ++covered;
+            continue;
+        }
         const auto it = cases().find(d);
         if (it == cases().end()) {
             FAIL("no case for " << d << " in tests/dsl/stan/distribution_forms_test.cpp: add one");
