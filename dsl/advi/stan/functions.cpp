@@ -277,6 +277,42 @@ Value rep_matrix_of(CallSite& c) {
     return CallSite::mat(rep_matrix(c.real_of(0), c.int_arg(1)));
 }
 
+// gp_exp_quad_cov(x1[, x2], sigma, l): sigma^2 exp(-|x1_i - x2_j|^2 / (2 l^2)), with one
+// length scale per dimension where l is an array (ARD). Points are reals (an array: a vector)
+// or vectors (an array of them: a matrix, one point per row); the squared distances are sums
+// over the dimensions of squared differences, so that the diagonal is exactly 0 (the expansion
+// |a|^2 + |b|^2 - 2 a.b is not).
+Value gp_exp_quad_cov_of(CallSite& c) {
+    const bool two_sets = c.args.size() == 4;
+    const Expr x1 = c.real_of(0), x2 = two_sets ? c.real_of(1) : x1;
+    const std::size_t s = two_sets ? 2 : 1;
+    const Expr sigma = c.real_of(s), l = c.real_of(s + 1);
+    const bool points_are_vectors = c.args[0].base == Base::Vector;
+    const int n1 = c.args[0].dims[0], n2 = c.args[two_sets ? 1 : 0].dims[0];
+    const int dims = points_are_vectors ? c.args[0].sizes[0] : 1;
+    if (points_are_vectors && two_sets && c.args[1].sizes[0] != dims) {
+        c.fail(fmt::format("gp_exp_quad_cov: the points have {} and {} dimensions", dims,
+                           c.args[1].sizes[0]));
+    }
+    const bool ard = c.args[s + 1].dims.size() == 1;
+    if (ard && c.args[s + 1].dims[0] != dims) {
+        c.fail(fmt::format("gp_exp_quad_cov: {} length scales for points of {} dimensions",
+                           c.args[s + 1].dims[0], dims));
+    }
+    Expr scaled;  // sum over dimensions of (difference / length scale)^2
+    for (int k = 0; k < dims; ++k) {
+        const Expr a = points_are_vectors ? col(x1, k) : x1;
+        const Expr b = points_are_vectors ? col(x2, k) : x2;
+        Expr d = square(rep_matrix(a, n2) - rep_matrix_rows(b, n1));
+        if (ard)
+            d = d / square(sum(segment(l, k, 1)));
+        scaled = k == 0 ? d : scaled + d;
+    }
+    if (!ard)
+        scaled = scaled / square(l);
+    return CallSite::mat(square(sigma) * exp(-0.5 * scaled));
+}
+
 Value to_vector_of(CallSite& c, Base b) {
     c.arity(1);
     const Expr x = c.real_of(0);
@@ -614,6 +650,8 @@ std::span<const FunctionRow> functions() {
         // slices (1-based, as Stan)
         {"col",   sigs("(matrix, int) => vector"), whole<[](CallSite& c) { c.arity(2); return CallSite::vec(col(c.real_of(0), c.int_arg(1) - 1), c.args[0].sizes[0]); }>},
         {"row",   sigs("(matrix, int) => row_vector"), whole<[](CallSite& c) { c.arity(2); return CallSite::vec(row(c.real_of(0), c.int_arg(1) - 1), c.args[0].sizes[1], Base::RowVector); }>},
+        {"sub_col", sigs("(matrix, int, int, int) => vector"), whole<[](CallSite& c) { c.arity(4); return CallSite::vec(col(block(c.real_of(0), c.int_arg(1) - 1, c.int_arg(2) - 1, c.int_arg(3), 1), 0), c.int_arg(3)); }>},
+        {"sub_row", sigs("(matrix, int, int, int) => row_vector"), whole<[](CallSite& c) { c.arity(4); return CallSite::vec(row(block(c.real_of(0), c.int_arg(1) - 1, c.int_arg(2) - 1, 1, c.int_arg(3)), 0), c.int_arg(3), Base::RowVector); }>},
         {"block", sigs("(matrix, int, int, int, int) => matrix"), whole<[](CallSite& c) { c.arity(5); return CallSite::mat(block(c.real_of(0), c.int_arg(1) - 1, c.int_arg(2) - 1, c.int_arg(3), c.int_arg(4))); }>},
         // linear algebra
         {"diag_matrix",                       sigs("(vector) => matrix"), whole<matrix1<diag_matrix>>},
@@ -621,6 +659,8 @@ std::span<const FunctionRow> functions() {
         {"diag_pre_multiply",                 sigs("(vector, matrix) => matrix; (row_vector, matrix) => matrix"), whole<matrix2<diag_pre_multiply>>},
         {"diag_post_multiply",                sigs("(matrix, vector) => matrix; (matrix, row_vector) => matrix"), whole<matrix2<diag_post_multiply>>},
         {"quad_form",                         sigs("(matrix, matrix) => matrix; (matrix, vector) => real"), whole<quad_form_of>},
+        {"quad_form_diag",                    sigs("(matrix, vector) => matrix; (matrix, row_vector) => matrix"), whole<[](CallSite& c) { c.arity(2); return CallSite::mat(diag_pre_multiply(c.real_of(1), diag_post_multiply(c.real_of(0), c.real_of(1)))); }>},
+        {"gp_exp_quad_cov",                   sigs("(array[] real, real, real) => matrix; (array[] real, array[] real, real, real) => matrix; (array[] vector, real, real) => matrix; (array[] vector, real, array[] real) => matrix; (array[] vector, array[] vector, real, real) => matrix; (array[] vector, array[] vector, real, array[] real) => matrix"), whole<gp_exp_quad_cov_of>},
         {"crossprod",                         sigs("(matrix) => matrix"), whole<matrix1<crossprod>>},
         {"tcrossprod",                        sigs("(matrix) => matrix"), whole<matrix1<tcrossprod>>},
         {"transpose",                         sigs("(matrix) => matrix; (vector) => row_vector; (row_vector) => vector"), whole<transpose_of>},

@@ -61,3 +61,53 @@ TEST_CASE("dot_product of arrays, append_row of row vectors, segment of ints", "
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("sub_col, sub_row and quad_form_diag are their elements written out", "[stan]") {
+    const std::string head = "parameters { matrix[3, 3] A; vector[3] x; }\n";
+    check_same(head, "target += dot_product(sub_col(A, 2, 3, 2), x[1:2]);",
+               "target += A[2, 3] * x[1] + A[3, 3] * x[2];");
+    check_same(head, "target += sub_row(A, 3, 1, 3) * x;",
+               "target += A[3, 1] * x[1] + A[3, 2] * x[2] + A[3, 3] * x[3];");
+    check_same(head, "target += sum(quad_form_diag(A, x));",
+               "for (i in 1:3) for (j in 1:3) target += x[i] * A[i, j] * x[j];");
+    check_same(head, "target += sum(quad_form_diag(A, x'));",
+               "target += sum(diag_matrix(x) * A * diag_matrix(x));");
+}
+
+TEST_CASE("gp_exp_quad_cov is sigma^2 exp(-|xi - xj|^2 / (2 l^2)), elementwise", "[stan]") {
+    const std::string head =
+        "data { array[3] real t; array[2] real t2; array[3] vector[2] p; }\n"
+        "parameters { real<lower=0> sigma; real<lower=0> l; array[2] real<lower=0> ls;"
+        " array[3] real u; }\n";
+    const std::string json =
+        R"({"t": [0.5, -1, 2], "t2": [0.1, 1.3], "p": [[0, 1], [0.5, -0.3], [2, 0.7]]})";
+    // points as reals; data and parameters
+    check_same(head, "target += sum(gp_exp_quad_cov(t, sigma, l));",
+               "for (i in 1:3) for (j in 1:3)"
+               " target += sigma^2 * exp(-square(t[i] - t[j]) / (2 * l^2));",
+               json);
+    check_same(head, "target += sum(gp_exp_quad_cov(u, sigma, l));",
+               "for (i in 1:3) for (j in 1:3)"
+               " target += sigma^2 * exp(-square(u[i] - u[j]) / (2 * l^2));",
+               json);
+    check_same(head, "matrix[3, 2] K = gp_exp_quad_cov(t, t2, sigma, l); target += K[3, 2];",
+               "target += sigma^2 * exp(-square(t[3] - t2[2]) / (2 * l^2));", json);
+    // points as vectors; one length scale, then one per dimension (ARD)
+    check_same(head, "target += sum(gp_exp_quad_cov(p, sigma, l));",
+               "for (i in 1:3) for (j in 1:3)"
+               " target += sigma^2 * exp(-dot_self(p[i] - p[j]) / (2 * l^2));",
+               json);
+    check_same(head, "target += sum(gp_exp_quad_cov(p, sigma, ls));",
+               "for (i in 1:3) for (j in 1:3)"
+               " target += sigma^2 * exp(-0.5 * (square((p[i, 1] - p[j, 1]) / ls[1])"
+               " + square((p[i, 2] - p[j, 2]) / ls[2])));",
+               json);
+    check_same(head, "target += gp_exp_quad_cov(p, p[1:2], sigma, ls)[3, 1];",
+               "target += sigma^2 * exp(-0.5 * (square((p[3, 1] - p[1, 1]) / ls[1])"
+               " + square((p[3, 2] - p[1, 2]) / ls[2])));",
+               json);
+}
+
+}  // namespace advi::stan
