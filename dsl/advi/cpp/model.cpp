@@ -410,6 +410,59 @@ Expr Model::log_density(const Expr& y, const Dist& d, bool elementwise) {
     return wrap(id);
 }
 
+Expr Model::log_cdf(const Expr& y, const Dist& d, Tail tail, bool elementwise) {
+    const std::vector<NodeId> args = density_arguments(y, d);
+    const std::string_view what = tail == Tail::Lower ? "lcdf" : "lccdf";
+    if (has_graph_cdf(d.info->name, tail))
+        return wrap(advi::log_cdf(graph_, *d.info, y.id(), args, tail, elementwise));
+    const CdfInfo* c = find_cdf(d.info->name);
+    if (c == nullptr)
+        throw ModelError(fmt::format("{}: no {}", d.info->name, what));
+    bool known = !graph_.is_variable(y.id());
+    for (NodeId a : args) known = known && !graph_.is_variable(a);
+    if (!known) {
+        throw ModelError(fmt::format("{}_{} of values that depend on the parameters is not "
+                                     "supported yet: advi computes it only from data and "
+                                     "constants",
+                                     d.info->name, what));
+    }
+    // Numbers, over the broadcast of y and the arguments.
+    Shape shape = graph_[y.id()].shape;
+    for (NodeId a : args) {
+        if (shape.is_scalar())
+            shape = graph_[a].shape;
+    }
+    check_arguments(graph_, *d.info, args, &shape);
+    const std::vector<double> ys = known_values(y.id());
+    std::vector<std::vector<double>> as;
+    for (NodeId a : args) as.push_back(known_values(a));
+    const int n = shape.size();
+    Eigen::VectorXd values(n);
+    std::vector<double> at(args.size());
+    for (int k = 0; k < n; ++k) {
+        for (std::size_t j = 0; j < args.size(); ++j) {
+            at[j] = as[j].size() == 1 ? as[j][0] : as[j][static_cast<std::size_t>(k)];
+            check_argument_value(*d.info, static_cast<int>(j), at[j]);
+        }
+        const double x = ys.size() == 1 ? ys[0] : ys[static_cast<std::size_t>(k)];
+        try {
+            values[k] = std::log(c->probability(x, at, tail));
+        } catch (const std::exception& e) {
+            throw ModelError(fmt::format("{}_{}({} | ...): {}", d.info->name, what, x, e.what()));
+        }
+    }
+    if (!elementwise)
+        return constant(values.sum());
+    if (shape.is_scalar())
+        return constant(values[0]);
+    if (shape.cols > 1) {
+        const Eigen::MatrixXd m = Eigen::Map<const Eigen::MatrixXd>(values.data(), shape.rows,
+                                                                     shape.cols);
+        return wrap(resolve(Arg(m)));
+    }
+    return wrap(resolve(Arg(values)));
+}
+
 std::vector<double> Model::evaluate(const Expr& e) const {
     if (&e.model() != this)
         throw ModelError("an expression of another model was used here");

@@ -10,6 +10,7 @@
 #include <Eigen/Core>
 
 #include <advi/compile/program.hpp>
+#include <advi/dist/cdf.hpp>
 #include <advi/model/model_spec.hpp>
 
 #include <advi/cpp/distributions.hpp>
@@ -79,6 +80,11 @@ public:
     // log p(y | d) as an expression, not added to the target (Stan's normal_lpdf(y | ...)
     // inside an expression): summed over y's elements, or one value per element.
     [[nodiscard]] Expr log_density(const Expr& y, const Dist& d, bool elementwise = false);
+    // log P(Y <= y) (Tail::Lower) or log P(Y > y) (Tail::Upper) for Y ~ d, summed over y's
+    // elements or one value per element (lib/advi/dist/cdf.hpp): graph terms where the
+    // distribution has them, else numbers when y and the arguments are known before the fit;
+    // a ModelError where they depend on a latent variable and there are no graph terms.
+    [[nodiscard]] Expr log_cdf(const Expr& y, const Dist& d, Tail tail, bool elementwise = false);
     // The values (column-major) of an expression of data and constants: a ModelError if it
     // depends on a latent variable.
     [[nodiscard]] std::vector<double> evaluate(const Expr& e) const;

@@ -12,6 +12,7 @@
 #include <advi/base/error.hpp>
 #include <advi/stan/functions.hpp>
 #include <advi/stan/stan_library.hpp>
+#include <advi/stan/truncation.hpp>
 #include <advi/stan/types.hpp>
 
 namespace advi::stan {
@@ -488,8 +489,16 @@ private:
             data_arguments(*it->second, given);
             return r;
         }
-        if (const FunctionRow* row = find_function(f))
-            return library_call(f, f, row->signatures, args, at);
+        if (const FunctionRow* row = find_function(f)) {
+            const StanType r = library_call(f, f, row->signatures, args, at);
+            if (const std::string why = numbers_only_reason(f); !why.empty()) {
+                for (const auto& a : c.args) {
+                    if (reads_parameters(a))
+                        fail(a.loc, why);
+                }
+            }
+            return r;
+        }
         if (const RandomRow* row = find_random_function(f))
             return library_call(f, f, row->signatures, args, at);
         if (!suffix.empty()) {
@@ -781,8 +790,19 @@ private:
             if (*b && !is_scalar(expr(**b)))
                 fail((*b)->loc, "a truncation bound must be int or real");
         }
-        // the lowering's word (lower.cpp): no CDFs to normalise with yet
-        fail(n.truncation->loc, "truncation T[,] is not supported yet");
+        // the normalising term the lowering adds (truncation.hpp), typed here: D's CDFs exist
+        // and take these arguments
+        const bool ints = functions_.count(n.distribution + "_lpmf") > 0 ||
+                          (functions_.count(n.distribution + "_lpdf") == 0 &&
+                           find_density(n.distribution) != nullptr &&
+                           integer_variate(*find_density(n.distribution)));
+        if (const auto e = truncation_normaliser(n, ints)) {
+            const StanType t = expr(*e);
+            if (t != real_type())
+                fail(n.truncation->loc,
+                     fmt::format("the truncation's CDF is {}, not real", str(t)));
+        }
+        return Ending::Open;
     }
     Ending node(const TargetPlus& n, Loc at) {
         if (!in_model_)

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include <advi/dist/cdf.hpp>
 #include <advi/stan/int_arithmetic.hpp>
 #include <advi/stan/lowerer.hpp>
 #include <advi/stan/stan_library.hpp>
@@ -543,8 +544,43 @@ const Row* find_in(std::span<const Row> rows, std::string_view name) {
 
 }  // namespace
 
+// `normal_lcdf(y | mu, sigma)`, `_lccdf`, `_cdf` (and std_normal's, as normal(0, 1)): the sum
+// over the elements of log P(Y <= y), of log P(Y > y), and the product of P(Y <= y), as Stan's
+// (lib/advi/dist/cdf.hpp). Inside a vectorised loop, of scalars per iteration.
+Value cdf_function(CallSite& c) {
+    const std::string& f = c.name();
+    const std::size_t cut = f.rfind('_');
+    const std::string suffix = f.substr(cut + 1), family = f.substr(0, cut);
+    const Tail tail = suffix == "lccdf" ? Tail::Upper : Tail::Lower;
+    const bool standard = family == "std_normal";
+    const DistInfo& info = distribution(standard ? "normal" : family);
+    Model& m = c.m();
+    const int level = c.level;
+    std::vector<Arg> args;
+    Expr y;
+    if (level == 0) {
+        y = c.real_of(0);
+        for (std::size_t k = 1; k < c.args.size(); ++k) args.emplace_back(c.real_of(k));
+    } else {
+        for (const Value& a : c.args) {
+            if (Lowerer::rank_of_value(a) != 0)
+                throw NotVectorisable(c.at, f + " of containers that differ between iterations");
+        }
+        const Value like = CallSite::real_scalar(Expr(), level);
+        y = c.lowerer.spread(c.args[0], like, level, c.call.args[0].loc);
+        for (std::size_t k = 1; k < c.args.size(); ++k)
+            args.emplace_back(c.lowerer.spread(c.args[k], like, level, c.call.args[k].loc));
+    }
+    if (standard) {
+        args = {Arg(0.0), Arg(1.0)};
+    }
+    const Expr log_p = m.log_cdf(y, Dist{&info, args}, tail, level > 0);
+    return CallSite::real_scalar(suffix == "cdf" ? exp(log_p) : log_p, level);
+}
+
 std::span<const FunctionRow> functions() {
-    static const std::vector<FunctionRow> table = {
+    static const std::vector<FunctionRow> table = [] {
+        std::vector<FunctionRow> rows = {
   // clang-format off
         // constants
         {"pi",                sigs("() => real"), [](CallSite& c) { return constant(c, M_PI); }},
@@ -680,7 +716,24 @@ std::span<const FunctionRow> functions() {
         {"log_softmax",                       sigs("(vector) => vector"), whole<softmaxes<log_softmax>>},
         {"cumulative_sum",                    sigs("(array[] real) => array[] real; (vector) => vector; (row_vector) => row_vector"), whole<cumulative_sum_of>},
   // clang-format on
-    };
+        };
+        // The CDFs of every distribution with a row in lib/advi/dist/cdf_table.cpp, under
+        // Stan's names where Stan has them, with the density's signatures.
+        static std::deque<std::string> names;  // kept for the rows' views
+        for (const CdfInfo& cdf : cdfs()) {
+            const DensityRow* density = find_density(cdf.name);
+            if (density == nullptr)
+                continue;
+            for (const char* suffix : {"_lcdf", "_lccdf", "_cdf"}) {
+                const std::string name = std::string(cdf.name) + suffix;
+                if (find_library_function(name) != nullptr)
+                    rows.push_back({names.emplace_back(name), density->signatures, cdf_function});
+            }
+        }
+        for (const char* name : {"std_normal_lccdf", "std_normal_cdf"})
+            rows.push_back({name, sigs("(reals) => real"), cdf_function});
+        return rows;
+    }();
     return table;
 }
 
@@ -814,6 +867,24 @@ std::string unavailable_reason(std::string_view f) {
         "`{}` is not supported yet: a Stan library function that advi does not "
         "lower",
         f);
+}
+
+std::string numbers_only_reason(std::string_view f) {
+    for (const auto& [suffix, tail] : {
+             std::pair<std::string_view, Tail>{"_lcdf", Tail::Lower},
+             {"_lccdf", Tail::Upper},
+             {"_cdf", Tail::Lower}
+    }) {
+        if (f.size() <= suffix.size() || !f.ends_with(suffix))
+            continue;
+        const std::string_view family = f.substr(0, f.size() - suffix.size());
+        if (find_cdf(family) != nullptr && !has_graph_cdf(family, tail)) {
+            return fmt::format("`{}` of values that depend on the parameters is not supported "
+                               "yet: advi computes it only from data and constants",
+                               f);
+        }
+    }
+    return {};
 }
 
 bool is_known_function(std::string_view f) {

@@ -22,6 +22,7 @@
 
 #include <advi/stan/ast_printer.hpp>
 #include <advi/stan/lowerer.hpp>
+#include <advi/stan/truncation.hpp>
 
 namespace advi::stan {
 
@@ -821,8 +822,6 @@ void Lowerer::assign_indexed(const std::string& name, Var& var, const std::vecto
 }
 
 void Lowerer::tilde(const Tilde& t, Loc at) {
-    if (t.truncation)
-        fail(t.truncation->loc, "truncation T[,] is not supported yet");
     if (block_ != BlockKind::Model)
         fail(at, "`~` statements belong in the model block");
     const Value y = expr(t.lhs);
@@ -839,10 +838,128 @@ void Lowerer::tilde(const Tilde& t, Loc at) {
             if (!x.shape().is_scalar())
                 x = sum(x);
             add_target(x, std::max(level, r->level));
+            if (t.truncation)
+                truncate(t, y, args, at);
             return;
         }
     }
     add_target(density(t.distribution, y, args, t.distribution_loc, false, &t.lhs), level);
+    if (t.truncation)
+        truncate(t, y, args, at);
+}
+
+void Lowerer::truncate(const Tilde& t, const Value& y, const std::vector<Value>& args, Loc at) {
+    const Truncation& tr = *t.truncation;
+    const DensityRow* row = find_density(t.distribution);
+    const bool ints =
+        has_user_function(t.distribution + "_lpmf") ||
+        (!has_user_function(t.distribution + "_lpdf") && row != nullptr && integer_variate(*row));
+    // y in [L, U]: data are checked now, other values by a term that is -inf outside
+    const auto bound = [&](const std::optional<Expression>& e) -> std::optional<Arg> {
+        if (!e)
+            return std::nullopt;
+        const Value b = expr(*e);
+        if (b.is_known_int())
+            return Arg(static_cast<double>(b.ints[0]));
+        return Arg(real(b, e->loc));
+    };
+    // known values (data): checked here, naming the element
+    const auto known = [&](const Expr& e) -> std::optional<std::vector<double>> {
+        try {
+            return m().evaluate(e);
+        } catch (const ModelError&) {
+            return std::nullopt;
+        }
+    };
+    const auto lo = tr.lower ? known(real(expr(*tr.lower), tr.lower->loc))
+                             : std::optional<std::vector<double>>{{-INFINITY}};
+    const auto hi = tr.upper ? known(real(expr(*tr.upper), tr.upper->loc))
+                             : std::optional<std::vector<double>>{{INFINITY}};
+    if (const auto ys = known(real(y, t.lhs.loc)); ys && lo && hi) {
+        for (std::size_t k = 0; k < ys->size(); ++k) {
+            const double v = (*ys)[k];
+            if (v < (*lo)[0] || v > (*hi)[0]) {
+                fail(t.lhs.loc,
+                     fmt::format("`{}`{} is {}, outside its truncation [{}, {}]", to_stan(t.lhs),
+                                 ys->size() > 1 ? fmt::format(" (element {})", k + 1) : "", v,
+                                 (*lo)[0], (*hi)[0]));
+            }
+        }
+        return truncation_terms(t, y, args, ints, at);
+    }
+    if (tr.lower || tr.upper) {
+        try {
+            m().check_constraint(fmt::format("the truncated `{}`", to_stan(t.lhs)),
+                                 real(y, t.lhs.loc), Constraint::Bounds, bound(tr.lower),
+                                 bound(tr.upper), false, true);
+        } catch (const ParseError&) {
+            throw;
+        } catch (const Error& e) {
+            fail(tr.loc, e.what());
+        }
+    }
+    truncation_terms(t, y, args, ints, at);
+}
+
+void Lowerer::truncation_terms(const Tilde& t, const Value& y, const std::vector<Value>& args,
+                               bool ints, Loc at) {
+    const Truncation& tr = *t.truncation;
+    // One term per element of y or of a container argument (vectors and 1-D arrays).
+    int n = 0;
+    std::vector<bool> indexed;
+    for (const Value* v : {&y}) {
+        if (rank_of_value(*v) > 1)
+            fail(tr.loc,
+                 "truncation of a matrix or a multi-dimensional array is not supported yet");
+        if (rank_of_value(*v) == 1)
+            n = static_cast<int>(v->size());
+    }
+    for (const Value& a : args) {
+        if (rank_of_value(a) > 1)
+            fail(tr.loc, "truncation with matrix arguments is not supported yet");
+        indexed.push_back(rank_of_value(a) == 1);
+        if (rank_of_value(a) == 1)
+            n = static_cast<int>(a.size());
+    }
+    if (n == 0) {
+        if (const auto e = truncation_normaliser(t, ints)) {
+            const Value v = expr(*e);
+            add_target(-real(v, tr.loc), v.level);
+        }
+        return;
+    }
+    // for (truncated__ in 1:n) target += -normaliser(args[truncated__]);
+    Expression index;
+    index.loc = tr.loc;
+    index.node = Variable{"truncated__"};
+    const auto e = truncation_normaliser(t, ints, indexed, index);
+    if (!e)
+        return;
+    auto literal = [&](int v) {
+        Expression x;
+        x.loc = tr.loc;
+        x.node = IntLiteral{v};
+        return x;
+    };
+    Unary minus;
+    minus.op = UnaryOp::Minus;
+    minus.operand = Box<Expression>(*e);
+    Expression negated;
+    negated.loc = tr.loc;
+    negated.node = std::move(minus);
+    Statement body;
+    body.loc = at;
+    body.node = TargetPlus{std::move(negated)};
+    For loop;
+    loop.variable = "truncated__";
+    loop.variable_loc = tr.loc;
+    loop.lower = literal(1);
+    loop.upper = literal(n);
+    loop.body = Box<Statement>(std::move(body));
+    Statement s;
+    s.loc = at;
+    s.node = std::move(loop);
+    statement(s);
 }
 
 void Lowerer::add_target(Expr term, int level) {

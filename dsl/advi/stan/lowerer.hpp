@@ -175,6 +175,11 @@ private:
     void assign_indexed(const std::string& name, Var& var, const std::vector<Index>& indices,
                         const Value& value, Loc at, const Expression* lhs = nullptr);
     void tilde(const Tilde& t, Loc at);
+    // `T[L, U]` of `y ~ D(args)`: the normalising term (truncation.hpp), one per element, and
+    // y checked to lie in [L, U].
+    void truncate(const Tilde& t, const Value& y, const std::vector<Value>& args, Loc at);
+    void truncation_terms(const Tilde& t, const Value& y, const std::vector<Value>& args,
+                          bool ints, Loc at);
     void target_plus(const Expression& e, Loc at);
     // print, reject, fatal_error with values known before the fit.
     void print(const Print& p, Loc at);

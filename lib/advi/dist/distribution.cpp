@@ -61,8 +61,10 @@ bool in_domain(ArgDomain d, double v) {
     return false;
 }
 
-void check_args(const Graph& g, const DistInfo& d, std::span<const NodeId> args,
-                const Shape* variate) {
+}  // namespace
+
+void check_arguments(const Graph& g, const DistInfo& d, std::span<const NodeId> args,
+                     const Shape* variate) {
     if (static_cast<int>(args.size()) != d.arity) {
         throw ModelError(
             fmt::format("{}: expects {} arguments, got {}", d.name, d.arity, args.size()));
@@ -78,8 +80,6 @@ void check_args(const Graph& g, const DistInfo& d, std::span<const NodeId> args,
             check_argument_value(d, k, *v);
     }
 }
-
-}  // namespace
 
 void check_argument_value(const DistInfo& d, int k, double v, std::string_view where) {
     if (in_domain(d.arg_domains[k], v))
@@ -103,7 +103,7 @@ const DistInfo& distribution(std::string_view name) {
 NodeId log_density(Graph& g, const DistInfo& d, NodeId x, std::span<const NodeId> args,
                    bool propto) {
     const Shape variate = g[x].shape;
-    check_args(g, d, args, d.multivariate ? nullptr : &variate);
+    check_arguments(g, d, args, d.multivariate ? nullptr : &variate);
     if (d.variate == DType::Int && g[x].dtype != DType::Int) {
         throw ModelError(
             fmt::format("{}: the variate must be integer data (counts or outcomes), "
@@ -135,7 +135,7 @@ NodeId log_density_elementwise(Graph& g, const DistInfo& d, NodeId x,
             fmt::format("{}: a multivariate density has no per-element values", d.name));
     }
     const Shape variate = g[x].shape;
-    check_args(g, d, args, &variate);
+    check_arguments(g, d, args, &variate);
     if (d.variate == DType::Int && g[x].dtype != DType::Int) {
         throw ModelError(
             fmt::format("{}: the variate must be integer data (counts or outcomes), "
@@ -154,7 +154,7 @@ NodeId log_density_elementwise(Graph& g, const DistInfo& d, NodeId x,
 }
 
 Support natural_support(const Graph& g, const DistInfo& d, std::span<const NodeId> args) {
-    check_args(g, d, args, nullptr);
+    check_arguments(g, d, args, nullptr);
     return d.support(g, args);
 }
 

@@ -83,6 +83,12 @@ private:
 [[nodiscard]] NodeId log_density_elementwise(Graph& g, const DistInfo& d, NodeId x,
                                              std::span<const NodeId> args);
 
+// Checks the arity, that every argument is a scalar or has the variate's shape (where
+// `variate` is given), and the domain of constant arguments; errors name the distribution
+// and the argument.
+void check_arguments(const Graph& g, const DistInfo& d, std::span<const NodeId> args,
+                     const Shape* variate);
+
 // Checks a known value of argument k (a constant, or computed from data before the fit):
 // a ModelError naming the distribution and the argument unless it lies in its domain.
 // `where` says where the value came from (e.g. "element 3 of data").

@@ -410,11 +410,12 @@ TEST_CASE("errors in the model name the place and the problem", "[stan]") {
         "model.stan:4:10: a comparison involving a parameter: conditions must depend on data only");
     CHECK(error_of("  y[4] ~ normal(mu, 1);") ==
           "model.stan:4:5: index 4 of `y[4]` is outside 1..3");
-    CHECK(error_of("  y ~ normal(mu, 1) T[0, ];") ==
-          "model.stan:4:21: truncation T[,] is not supported yet");
-    CHECK(error_of("  target += normal_lcdf(mu | 0, 1);") ==
-          "model.stan:4:13: `normal_lcdf` is not supported yet: a Stan library function that advi "
-          "does not lower");
+    CHECK(error_of("  y ~ von_mises(mu, 1) T[0, ];") ==
+          "model.stan:4:24: `von_mises_lccdf` is not supported yet: a Stan library function that "
+          "advi does not lower");
+    CHECK(error_of("  target += von_mises_lcdf(mu | 0, 1);") ==
+          "model.stan:4:13: `von_mises_lcdf` is not supported yet: a Stan library function that "
+          "advi does not lower");
     // break and continue belong in a loop (found by fuzz/stan_model).
     CHECK(error_of("  continue;") == "model.stan:4:3: `continue` outside a loop");
     CHECK(error_of("  if (N > 1) break;") == "model.stan:4:14: `break` outside a loop");

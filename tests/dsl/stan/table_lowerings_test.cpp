@@ -111,3 +111,95 @@ TEST_CASE("gp_exp_quad_cov is sigma^2 exp(-|xi - xj|^2 / (2 l^2)), elementwise",
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("CDFs: sums of log P, products of P, per iteration in loops", "[stan]") {
+    const std::string head = "data { vector[3] y; array[3] int n; }\n"
+                             "parameters { real mu; real<lower=0> sigma; vector[3] m; }\n";
+    const std::string json = R"({"y": [0.5, -1, 2], "n": [0, 2, 5]})";
+    // vectorised: the sum over the elements (a scalar variate repeats)
+    check_same(head, "target += normal_lcdf(y | mu, sigma);",
+               "for (i in 1:3) target += log(Phi((y[i] - mu) / sigma));", json);
+    check_same(head, "target += normal_lccdf(y | m, sigma);",
+               "for (i in 1:3) target += log(Phi(-(y[i] - m[i]) / sigma));", json);
+    check_same(head, "target += logistic_lccdf(0.5 | m, sigma);",
+               "for (i in 1:3) target += log1m_inv_logit((0.5 - m[i]) / sigma);", json);
+    check_same(head, "target += log(normal_cdf(y | mu, sigma));",
+               "target += normal_lcdf(y | mu, sigma);", json);
+    check_same(head, "target += std_normal_lccdf(y - mu);", "target += normal_lccdf(y | mu, 1);",
+               json);
+    // in a vectorised loop, one value per iteration
+    check_same(head, "for (i in 1:3) target += exponential_lccdf(y[i] + 2 | sigma);",
+               "target += -sigma * sum(y + 2);", json);
+    check_same(head, "for (i in 1:3) target += gumbel_lcdf(y[i] | m[i], sigma);",
+               "for (i in 1:3) target += -exp(-(y[i] - m[i]) / sigma);", json);
+    // numbers where the arguments are known: P(T > 0) = 1/2 for a t centred at 0
+    check_same(head, "target += student_t_lccdf(0 | 3, 0, 2.5) + normal_lpdf(mu | 0, 1);",
+               "target += log(0.5) + normal_lpdf(mu | 0, 1);", json);
+    check_same(head, "target += poisson_lcdf(n | 2.5) + normal_lpdf(mu | 0, 1);",
+               "target += log(exp(-2.5)) + log(exp(-2.5) * (1 + 2.5 + 2.5^2 / 2))"
+               " + log(exp(-2.5) * (1 + 2.5 + 2.5^2 / 2 + 2.5^3 / 6 + 2.5^4 / 24 + 2.5^5 / 120))"
+               " + normal_lpdf(mu | 0, 1);",
+               json);
+}
+
+}  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("truncation T[L, U] is the density less the log probability of [L, U]", "[stan]") {
+    const std::string head = "data { vector[3] y; real x; array[3] int k; }\n"
+                             "parameters { real mu; real<lower=0> sigma; vector[3] m; }\n";
+    const std::string json = R"({"y": [0.5, -1, 2], "x": 0.25, "k": [3, 4, 6]})";
+    check_same(head, "x ~ normal(mu, sigma) T[-2, 3];",
+               "x ~ normal(mu, sigma);"
+               " target += -log_diff_exp(normal_lcdf(3 | mu, sigma), normal_lcdf(-2 | mu, sigma));",
+               json);
+    check_same(head, "x ~ normal(mu, sigma) T[-2, ];",
+               "x ~ normal(mu, sigma); target += -normal_lccdf(-2 | mu, sigma);", json);
+    check_same(head, "x ~ normal(mu, sigma) T[, 3];",
+               "x ~ normal(mu, sigma); target += -normal_lcdf(3 | mu, sigma);", json);
+    check_same(head, "x ~ normal(mu, sigma) T[, ];", "x ~ normal(mu, sigma);", json);
+    // a vector variate with scalar arguments: one term per element
+    check_same(head, "y ~ logistic(mu, sigma) T[-3, ];",
+               "y ~ logistic(mu, sigma); target += -3 * logistic_lccdf(-3 | mu, sigma);", json);
+    // container arguments: one term per element, each with its own argument
+    check_same(head, "y ~ normal(m, sigma) T[-3, 4];",
+               "y ~ normal(m, sigma); for (i in 1:3) target += -log_diff_exp("
+               "normal_lcdf(4 | m[i], sigma), normal_lcdf(-3 | m[i], sigma));",
+               json);
+    // in a loop, per iteration
+    check_same(head, "for (i in 1:3) y[i] ~ normal(m[i], sigma) T[-3, 4];",
+               "y ~ normal(m, sigma); for (i in 1:3) target += -log_diff_exp("
+               "normal_lcdf(4 | m[i], sigma), normal_lcdf(-3 | m[i], sigma));",
+               json);
+    // integers: the lower bound is included, P(K >= L) = P(K > L - 1); numbers where known
+    check_same(head, "k ~ poisson(3.5) T[2, 8]; mu ~ normal(0, 1);",
+               "k ~ poisson(3.5); mu ~ normal(0, 1);"
+               " target += -3 * log_diff_exp(poisson_lcdf(8 | 3.5), poisson_lcdf(1 | 3.5));",
+               json);
+    // a user's density with the user's CDFs
+    const std::string user =
+        "functions {\n"
+        "  real foo_lpdf(real y, real s) { return normal_lpdf(y | 0, s); }\n"
+        "  real foo_lcdf(real y, real s) { return normal_lcdf(y | 0, s); }\n"
+        "  real foo_lccdf(real y, real s) { return normal_lccdf(y | 0, s); }\n"
+        "}\n";
+    check_same(user + head, "x ~ foo(sigma) T[-1, ];",
+               "x ~ normal(0, sigma); target += -normal_lccdf(-1 | 0, sigma);", json);
+}
+
+TEST_CASE("truncation refuses data outside its bounds and CDFs it cannot build", "[stan]") {
+    const std::string head = "data { real x; }\nparameters { real mu; }\n";
+    CHECK_THROWS_WITH(lower_text(head + "model { x ~ normal(mu, 1) T[0, 1]; }", R"({"x": 2.5})"),
+                      Catch::Contains("m.stan:3:9: `x` is 2.5, outside its truncation [0, 1]"));
+    CHECK_THROWS_WITH(lower_text(head + "model { x ~ student_t(3, mu, 1) T[0, ]; }",
+                                 R"({"x": 0.5})"),
+                      Catch::Contains("`student_t_lccdf` of values that depend on the parameters "
+                                      "is not supported yet"));
+    CHECK_THROWS_WITH(lower_text(head + "model { x ~ von_mises(mu, 1) T[0, ]; }", R"({"x": 0.5})"),
+                      Catch::Contains("`von_mises_lccdf` is not supported yet"));
+}
+
+}  // namespace advi::stan

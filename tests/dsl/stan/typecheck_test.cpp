@@ -90,10 +90,10 @@ TEST_CASE("densities: _lpdf for reals, _lpmf for ints, no _log", "[stan]") {
 }
 
 TEST_CASE("what the lowering cannot do, check refuses in the lowering's words", "[stan]") {
-    const std::string lcdf = model("target += normal_lcdf(y | mu, 1);");
+    const std::string lcdf = model("target += von_mises_lcdf(y | mu, 1);");
     const std::string message =
-        "m.stan:3:19: `normal_lcdf` is not supported yet: a Stan library function that advi does "
-        "not lower";
+        "m.stan:3:19: `von_mises_lcdf` is not supported yet: a Stan library function that advi "
+        "does not lower";
     CHECK(first_line_of_error(lcdf) == message);
     // the lowering (which runs the checker first) says the same
     CHECK_THROWS_WITH(
@@ -102,10 +102,19 @@ TEST_CASE("what the lowering cannot do, check refuses in the lowering's words", 
     CHECK(first_line_of_error(model("target += std_normal_log_cdf(mu);")) ==
           "m.stan:3:19: unknown function `std_normal_log_cdf`");
     CHECK(first_line_of_error(model("target += std_normal_lcdf(y);")) == "ok");
+    // CDFs: with graph terms of every argument (normal), or numbers only (student_t), which
+    // take data and constants but no parameter
+    CHECK(first_line_of_error(model("target += normal_lcdf(y | mu, 1);")) == "ok");
+    CHECK(first_line_of_error(model("target += -student_t_lccdf(0 | 3, 0, 2.5);")) == "ok");
+    CHECK(first_line_of_error(model("target += student_t_lccdf(y | 3, mu, 2.5);")) ==
+          "m.stan:3:42: `student_t_lccdf` of values that depend on the parameters is not "
+          "supported yet: advi computes it only from data and constants");
     CHECK(first_line_of_error(model("target += target();")) ==
           "m.stan:3:19: `target()` is not supported: the lowering has no running total");
-    CHECK(first_line_of_error(model("y ~ normal(mu, 1) T[0, ];")) ==
-          "m.stan:3:27: truncation T[,] is not supported yet");
+    CHECK(first_line_of_error(model("y ~ normal(mu, 1) T[0, ];")) == "ok");
+    CHECK(first_line_of_error(model("y ~ von_mises(mu, 1) T[0, ];")) ==
+          "m.stan:3:30: `von_mises_lccdf` is not supported yet: a Stan library function that advi "
+          "does not lower");
     // _rng: Stan allows transformed data, advi draws in generated quantities only
     CHECK(first_line_of_error("data { int N; vector[N] y; }\n"
                               "transformed data { real z = normal_rng(0, 1); }\n"

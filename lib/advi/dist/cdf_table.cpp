@@ -1,0 +1,353 @@
+// The cumulative distribution functions, one row per distribution (Stan's parameterisations,
+// as the density rows of distribution_table.cpp). Graph terms are written in the stable form
+// of each tail: log Phi(-z) rather than log(1 - Phi(z)), log1m_exp(-u) rather than
+// log(1 - exp(-u)), Cauchy's F(z) = atan2(1, -z) / pi, which keeps its relative accuracy in
+// both tails where 1/2 + atan(z)/pi cancels. Piecewise CDFs (double exponential, pareto,
+// uniform) blend branches whose inputs are clamped, so that the branch not taken is finite
+// and a step of 0 or 1 selects it without NaN.
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include <boost/math/distributions.hpp>
+#include <fmt/format.h>
+
+#include <advi/base/error.hpp>
+#include <advi/dist/cdf.hpp>
+
+namespace advi {
+namespace {
+
+using Args = std::span<const NodeId>;
+using Numbers = std::span<const double>;
+
+NodeId op(Terms& t, Op o, NodeId a, NodeId b) {
+    return t.g().apply(o, a, b);
+}
+NodeId log_pi(Terms& t) {
+    return t.c(std::log(std::numbers::pi));
+}
+
+// ---- graph terms
+
+// normal(mu, sigma): Phi(z), z = (x - mu) / sigma
+NodeId normal_z(Terms& t, NodeId x, Args a) {
+    return t.div(t.sub(x, a[0]), a[1]);
+}
+void normal_lcdf(Terms& t, NodeId x, Args a) {
+    t.add(t.f(Op::LogPhi, normal_z(t, x, a)));
+}
+void normal_lccdf(Terms& t, NodeId x, Args a) {
+    t.add(t.f(Op::LogPhi, t.neg(normal_z(t, x, a))));
+}
+// lognormal(mu, sigma): Phi((log x - mu) / sigma)
+void lognormal_lcdf(Terms& t, NodeId x, Args a) {
+    normal_lcdf(t, t.f(Op::Log, x), a);
+}
+void lognormal_lccdf(Terms& t, NodeId x, Args a) {
+    normal_lccdf(t, t.f(Op::Log, x), a);
+}
+// cauchy(mu, sigma): F = atan2(1, -z) / pi, 1 - F = atan2(1, z) / pi
+void cauchy_lcdf(Terms& t, NodeId x, Args a) {
+    t.add(t.sub(t.f(Op::Log, op(t, Op::Atan2, t.c(1), t.neg(normal_z(t, x, a)))), log_pi(t)));
+}
+void cauchy_lccdf(Terms& t, NodeId x, Args a) {
+    t.add(t.sub(t.f(Op::Log, op(t, Op::Atan2, t.c(1), normal_z(t, x, a))), log_pi(t)));
+}
+// logistic(mu, sigma): F = inv_logit(z)
+void logistic_lcdf(Terms& t, NodeId x, Args a) {
+    t.add(t.f(Op::LogInvLogit, normal_z(t, x, a)));
+}
+void logistic_lccdf(Terms& t, NodeId x, Args a) {
+    t.add(t.f(Op::LogInvLogit, t.neg(normal_z(t, x, a))));
+}
+// exponential(beta): 1 - F = exp(-beta x) on x >= 0
+void exponential_lcdf(Terms& t, NodeId x, Args a) {
+    t.add(t.f(Op::Log1mExp, t.neg(t.mul(a[0], x))));
+}
+void exponential_lccdf(Terms& t, NodeId x, Args a) {
+    t.add(t.neg(t.mul(a[0], x)));
+}
+// weibull(alpha, sigma): 1 - F = exp(-(x / sigma)^alpha)
+NodeId weibull_u(Terms& t, NodeId x, Args a) {
+    return t.g().apply(Op::Pow, t.div(x, a[1]), a[0]);
+}
+void weibull_lcdf(Terms& t, NodeId x, Args a) {
+    t.add(t.f(Op::Log1mExp, t.neg(weibull_u(t, x, a))));
+}
+void weibull_lccdf(Terms& t, NodeId x, Args a) {
+    t.add(t.neg(weibull_u(t, x, a)));
+}
+// frechet(alpha, sigma): F = exp(-(x / sigma)^-alpha)
+NodeId frechet_u(Terms& t, NodeId x, Args a) {
+    return t.g().apply(Op::Pow, t.div(x, a[1]), t.neg(a[0]));
+}
+void frechet_lcdf(Terms& t, NodeId x, Args a) {
+    t.add(t.neg(frechet_u(t, x, a)));
+}
+void frechet_lccdf(Terms& t, NodeId x, Args a) {
+    t.add(t.f(Op::Log1mExp, t.neg(frechet_u(t, x, a))));
+}
+// gumbel(mu, beta): F = exp(-exp(-z))
+NodeId gumbel_u(Terms& t, NodeId x, Args a) {
+    return t.f(Op::Exp, t.neg(normal_z(t, x, a)));
+}
+void gumbel_lcdf(Terms& t, NodeId x, Args a) {
+    t.add(t.neg(gumbel_u(t, x, a)));
+}
+void gumbel_lccdf(Terms& t, NodeId x, Args a) {
+    t.add(t.f(Op::Log1mExp, t.neg(gumbel_u(t, x, a))));
+}
+// pareto(y_min, alpha): 1 - F = (y_min / x)^alpha on x >= y_min, 1 below: the log is
+// alpha * min(0, log y_min - log x)
+NodeId pareto_log_tail(Terms& t, NodeId x, Args a) {
+    const NodeId d = t.sub(t.f(Op::Log, a[0]), t.f(Op::Log, x));
+    return t.mul(a[1], op(t, Op::Fmin, d, t.c(0)));
+}
+void pareto_lcdf(Terms& t, NodeId x, Args a) {
+    t.add(t.f(Op::Log1mExp, pareto_log_tail(t, x, a)));
+}
+void pareto_lccdf(Terms& t, NodeId x, Args a) {
+    t.add(pareto_log_tail(t, x, a));
+}
+// pareto_type_2(mu, lambda, alpha): 1 - F = (1 + (x - mu) / lambda)^-alpha on x >= mu
+NodeId pareto2_log_tail(Terms& t, NodeId x, Args a) {
+    return t.neg(t.mul(a[2], t.f(Op::Log1p, t.div(t.sub(x, a[0]), a[1]))));
+}
+void pareto_type_2_lcdf(Terms& t, NodeId x, Args a) {
+    t.add(t.f(Op::Log1mExp, pareto2_log_tail(t, x, a)));
+}
+void pareto_type_2_lccdf(Terms& t, NodeId x, Args a) {
+    t.add(pareto2_log_tail(t, x, a));
+}
+// uniform(alpha, beta): F = (x - alpha) / (beta - alpha), clamped to [0, 1]
+NodeId uniform_f(Terms& t, NodeId x, Args a) {
+    const NodeId f = t.div(t.sub(x, a[0]), t.sub(a[1], a[0]));
+    return op(t, Op::Fmin, op(t, Op::Fmax, f, t.c(0)), t.c(1));
+}
+void uniform_lcdf(Terms& t, NodeId x, Args a) {
+    t.add(t.f(Op::Log, uniform_f(t, x, a)));
+}
+void uniform_lccdf(Terms& t, NodeId x, Args a) {
+    t.add(t.f(Op::Log, t.sub(t.c(1), uniform_f(t, x, a))));
+}
+// double_exponential(mu, sigma): F = exp(z) / 2 for z < 0, 1 - exp(-z) / 2 for z >= 0; each
+// branch on a clamped z, selected by step(z)
+NodeId double_exponential_log_f(Terms& t, NodeId z) {
+    const NodeId below = t.add(t.c(-std::numbers::ln2), op(t, Op::Fmin, z, t.c(0)));
+    const NodeId above = t.f(Op::Log1p, t.mul(t.c(-0.5), t.f(Op::Exp, t.neg(op(t, Op::Fmax, z,
+                                                                               t.c(0))))));
+    const NodeId s = t.f(Op::Step, z);
+    return t.add(t.mul(s, above), t.mul(t.sub(t.c(1), s), below));
+}
+void double_exponential_lcdf(Terms& t, NodeId x, Args a) {
+    t.add(double_exponential_log_f(t, normal_z(t, x, a)));
+}
+void double_exponential_lccdf(Terms& t, NodeId x, Args a) {
+    t.add(double_exponential_log_f(t, t.neg(normal_z(t, x, a))));
+}
+
+// ---- numbers (Boost.Math)
+
+template <class Dist>
+double tail_of(const Dist& d, double x, Tail tail) {
+    return tail == Tail::Lower ? boost::math::cdf(d, x)
+                               : boost::math::cdf(boost::math::complement(d, x));
+}
+// For distributions on [lo, inf): below lo, P(X <= x) = 0.
+template <class Dist>
+double above(const Dist& d, double lo, double x, Tail tail) {
+    if (x < lo || (x == lo && !std::isfinite(x)))
+        return tail == Tail::Lower ? 0.0 : 1.0;
+    if (std::isinf(x))
+        return tail == Tail::Lower ? 1.0 : 0.0;
+    return tail_of(d, x, tail);
+}
+using boost::math::normal_distribution;
+
+double normal_p(double x, Numbers a, Tail tail) {
+    if (std::isinf(x))
+        return (x > 0) == (tail == Tail::Lower) ? 1.0 : 0.0;
+    return tail_of(normal_distribution<>(a[0], a[1]), x, tail);
+}
+double lognormal_p(double x, Numbers a, Tail tail) {
+    return above(boost::math::lognormal_distribution<>(a[0], a[1]), 0.0, x, tail);
+}
+double cauchy_p(double x, Numbers a, Tail tail) {
+    if (std::isinf(x))
+        return (x > 0) == (tail == Tail::Lower) ? 1.0 : 0.0;
+    return tail_of(boost::math::cauchy_distribution<>(a[0], a[1]), x, tail);
+}
+double logistic_p(double x, Numbers a, Tail tail) {
+    if (std::isinf(x))
+        return (x > 0) == (tail == Tail::Lower) ? 1.0 : 0.0;
+    return tail_of(boost::math::logistic_distribution<>(a[0], a[1]), x, tail);
+}
+double exponential_p(double x, Numbers a, Tail tail) {
+    return above(boost::math::exponential_distribution<>(a[0]), 0.0, x, tail);
+}
+double weibull_p(double x, Numbers a, Tail tail) {
+    return above(boost::math::weibull_distribution<>(a[0], a[1]), 0.0, x, tail);
+}
+double frechet_p(double x, Numbers a, Tail tail) {  // F = exp(-(x / sigma)^-alpha)
+    if (x <= 0)
+        return tail == Tail::Lower ? 0.0 : 1.0;
+    const double u = std::pow(x / a[1], -a[0]);
+    return tail == Tail::Lower ? std::exp(-u) : -std::expm1(-u);
+}
+double gumbel_p(double x, Numbers a, Tail tail) {
+    if (std::isinf(x))
+        return (x > 0) == (tail == Tail::Lower) ? 1.0 : 0.0;
+    return tail_of(boost::math::extreme_value_distribution<>(a[0], a[1]), x, tail);
+}
+double pareto_p(double x, Numbers a, Tail tail) {
+    return above(boost::math::pareto_distribution<>(a[0], a[1]), a[0], x, tail);
+}
+double pareto_type_2_p(double x, Numbers a, Tail tail) {  // 1 - F = (1 + (x - mu)/lambda)^-alpha
+    if (x <= a[0])
+        return tail == Tail::Lower ? 0.0 : 1.0;
+    const double log_tail = -a[2] * std::log1p((x - a[0]) / a[1]);
+    return tail == Tail::Lower ? -std::expm1(log_tail) : std::exp(log_tail);
+}
+double uniform_p(double x, Numbers a, Tail tail) {
+    const double f = std::clamp((x - a[0]) / (a[1] - a[0]), 0.0, 1.0);
+    return tail == Tail::Lower ? f : 1 - f;
+}
+double double_exponential_p(double x, Numbers a, Tail tail) {
+    if (std::isinf(x))
+        return (x > 0) == (tail == Tail::Lower) ? 1.0 : 0.0;
+    return tail_of(boost::math::laplace_distribution<>(a[0], a[1]), x, tail);
+}
+double student_t_p(double x, Numbers a, Tail tail) {
+    if (std::isinf(x))
+        return (x > 0) == (tail == Tail::Lower) ? 1.0 : 0.0;
+    return tail_of(boost::math::students_t_distribution<>(a[0]), (x - a[1]) / a[2], tail);
+}
+double gamma_p(double x, Numbers a, Tail tail) {  // shape alpha, rate beta
+    return above(boost::math::gamma_distribution<>(a[0], 1 / a[1]), 0.0, x, tail);
+}
+double inv_gamma_p(double x, Numbers a, Tail tail) {  // shape alpha, scale beta
+    return above(boost::math::inverse_gamma_distribution<>(a[0], a[1]), 0.0, x, tail);
+}
+double chi_square_p(double x, Numbers a, Tail tail) {
+    return above(boost::math::chi_squared_distribution<>(a[0]), 0.0, x, tail);
+}
+double inv_chi_square_p(double x, Numbers a, Tail tail) {
+    return above(boost::math::inverse_chi_squared_distribution<>(a[0]), 0.0, x, tail);
+}
+double scaled_inv_chi_square_p(double x, Numbers a, Tail tail) {
+    return above(boost::math::inverse_chi_squared_distribution<>(a[0], a[1] * a[1]), 0.0, x,
+                 tail);
+}
+double beta_p(double x, Numbers a, Tail tail) {
+    if (x <= 0)
+        return tail == Tail::Lower ? 0.0 : 1.0;
+    if (x >= 1)
+        return tail == Tail::Lower ? 1.0 : 0.0;
+    return tail_of(boost::math::beta_distribution<>(a[0], a[1]), x, tail);
+}
+double skew_normal_p(double x, Numbers a, Tail tail) {
+    if (std::isinf(x))
+        return (x > 0) == (tail == Tail::Lower) ? 1.0 : 0.0;
+    return tail_of(boost::math::skew_normal_distribution<>(a[0], a[1], a[2]), x, tail);
+}
+// Discrete rows: P(X <= n) and P(X > n) at integer n.
+template <class Dist>
+double discrete(const Dist& d, double n, double hi, Tail tail) {
+    if (n < 0)
+        return tail == Tail::Lower ? 0.0 : 1.0;
+    if (n >= hi)
+        return tail == Tail::Lower ? 1.0 : 0.0;
+    return tail_of(d, std::floor(n), tail);
+}
+double poisson_p(double n, Numbers a, Tail tail) {
+    return discrete(boost::math::poisson_distribution<>(a[0]), n, INFINITY, tail);
+}
+double bernoulli_p(double n, Numbers a, Tail tail) {
+    return discrete(boost::math::bernoulli_distribution<>(a[0]), n, 1, tail);
+}
+double binomial_p(double n, Numbers a, Tail tail) {
+    return discrete(boost::math::binomial_distribution<>(a[0], a[1]), n, a[0], tail);
+}
+double neg_binomial_2_p(double n, Numbers a, Tail tail) {  // mean mu, dispersion phi
+    const double mu = a[0], phi = a[1];
+    return discrete(boost::math::negative_binomial_distribution<>(phi, phi / (mu + phi)), n,
+                    INFINITY, tail);
+}
+
+// clang-format off
+const CdfInfo kCdfs[] = {
+    {"normal",                normal_lcdf,             normal_lccdf,             normal_p},
+    {"lognormal",             lognormal_lcdf,          lognormal_lccdf,          lognormal_p},
+    {"cauchy",                cauchy_lcdf,             cauchy_lccdf,             cauchy_p},
+    {"logistic",              logistic_lcdf,           logistic_lccdf,           logistic_p},
+    {"exponential",           exponential_lcdf,        exponential_lccdf,        exponential_p},
+    {"weibull",               weibull_lcdf,            weibull_lccdf,            weibull_p},
+    {"frechet",               frechet_lcdf,            frechet_lccdf,            frechet_p},
+    {"gumbel",                gumbel_lcdf,             gumbel_lccdf,             gumbel_p},
+    {"pareto",                pareto_lcdf,             pareto_lccdf,             pareto_p},
+    {"pareto_type_2",         pareto_type_2_lcdf,      pareto_type_2_lccdf,      pareto_type_2_p},
+    {"uniform",               uniform_lcdf,            uniform_lccdf,            uniform_p},
+    {"double_exponential",    double_exponential_lcdf, double_exponential_lccdf, double_exponential_p},
+    // numbers only: the shape parameters' derivatives (of incomplete gamma and beta
+    // functions, Owen's T) are not ops yet
+    {"student_t",             nullptr,                 nullptr,                  student_t_p},
+    {"gamma",                 nullptr,                 nullptr,                  gamma_p},
+    {"inv_gamma",             nullptr,                 nullptr,                  inv_gamma_p},
+    {"chi_square",            nullptr,                 nullptr,                  chi_square_p},
+    {"inv_chi_square",        nullptr,                 nullptr,                  inv_chi_square_p},
+    {"scaled_inv_chi_square", nullptr,                 nullptr,                  scaled_inv_chi_square_p},
+    {"beta",                  nullptr,                 nullptr,                  beta_p},
+    {"skew_normal",           nullptr,                 nullptr,                  skew_normal_p},
+    {"poisson",               nullptr,                 nullptr,                  poisson_p},
+    {"bernoulli",             nullptr,                 nullptr,                  bernoulli_p},
+    {"binomial",              nullptr,                 nullptr,                  binomial_p},
+    {"neg_binomial_2",        nullptr,                 nullptr,                  neg_binomial_2_p},
+};
+// clang-format on
+
+}  // namespace
+
+std::span<const CdfInfo> cdfs() {
+    return kCdfs;
+}
+
+const CdfInfo* find_cdf(std::string_view name) {
+    for (const CdfInfo& c : kCdfs) {
+        if (c.name == name)
+            return &c;
+    }
+    return nullptr;
+}
+
+bool has_graph_cdf(std::string_view name, Tail tail) {
+    const CdfInfo* c = find_cdf(name);
+    return c != nullptr && (tail == Tail::Lower ? c->log_cdf : c->log_ccdf) != nullptr;
+}
+
+NodeId log_cdf(Graph& g, const DistInfo& d, NodeId x, std::span<const NodeId> args, Tail tail,
+               bool elementwise) {
+    const CdfInfo* c = find_cdf(d.name);
+    const auto f = c == nullptr ? nullptr : tail == Tail::Lower ? c->log_cdf : c->log_ccdf;
+    if (f == nullptr) {
+        throw ModelError(fmt::format("{}: no {} of values that depend on the latent variables",
+                                     d.name, tail == Tail::Lower ? "lcdf" : "lccdf"));
+    }
+    // over the broadcast of x and the arguments (a scalar x with vector arguments too)
+    Shape shape = g[x].shape;
+    for (NodeId a : args) {
+        if (shape.is_scalar())
+            shape = g[a].shape;
+    }
+    check_arguments(g, d, args, &shape);
+    if (!g[x].shape.is_scalar() && g[x].shape != shape) {
+        throw ShapeError(fmt::format("{}: the variate is {} but the arguments are {}", d.name,
+                                     g[x].shape.str(), shape.str()));
+    }
+    Terms t(g, shape, false, elementwise);
+    const NodeId xr = g[x].dtype == DType::Int ? g.apply(Op::ToReal, x) : x;
+    f(t, xr, args);
+    return t.total();
+}
+
+}  // namespace advi

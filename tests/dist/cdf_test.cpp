@@ -1,0 +1,180 @@
+// The CDF table (lib/advi/dist/cdf.hpp): the graph terms of each tail against the numbers
+// (Boost.Math) at points that include far tails, with gradients and Hessians by finite
+// differences in the variate and every argument; the numbers against the distribution table's
+// own densities (the derivative of P(X <= x) is the density; for integers the difference of
+// consecutive values is the mass); the two tails sum to one.
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include <advi/base/error.hpp>
+#include <advi/dist/cdf.hpp>
+#include <advi/dist/distribution.hpp>
+
+#include "support/gradient_check.hpp"
+
+namespace advi {
+namespace {
+
+struct Points {
+    std::vector<double> args;
+    std::vector<double> xs;  // in the support, interior; far tails included
+};
+
+// clang-format off
+const std::map<std::string_view, Points>& points() {
+    static const std::map<std::string_view, Points> p = {
+        {"normal",                {{0.5, 2.0},      {-1.3, 0.4, 3.0, -25.0, 28.0}}},
+        {"lognormal",             {{0.2, 0.7},      {0.3, 1.1, 4.0, 1e-4, 200.0}}},
+        {"cauchy",                {{0.5, 2.0},      {-1.3, 0.4, 3.0, -1e6, 1e6}}},
+        {"logistic",              {{0.5, 2.0},      {-1.3, 0.4, 3.0, -60.0, 60.0}}},
+        {"exponential",           {{1.7},           {0.1, 0.8, 3.0, 1e-4, 20.0}}},
+        {"weibull",               {{1.5, 2.0},      {0.1, 0.8, 3.0, 1e-5, 12.0}}},
+        {"frechet",               {{1.5, 2.0},      {0.5, 2.0, 6.0, 0.15, 400.0}}},
+        {"gumbel",                {{0.5, 2.0},      {-1.3, 0.4, 3.0, -3.5, 30.0}}},
+        {"pareto",                {{1.2, 2.5},      {1.5, 3.0, 10.0, 1.201, 1e4}}},
+        {"pareto_type_2",         {{0.5, 2.0, 3.0}, {0.7, 2.0, 9.0, 0.501, 1e4}}},
+        {"uniform",               {{-1.0, 2.0},     {-0.5, 0.3, 1.7, -0.99, 1.99}}},
+        {"double_exponential",    {{0.5, 2.0},      {-3.0, 0.2, 0.9, 4.0, -40.0, 40.0}}},
+        {"student_t",             {{3.0, 0.5, 2.0}, {-1.3, 0.4, 3.0, -200.0}}},
+        {"gamma",                 {{2.5, 1.5},      {0.2, 1.1, 4.0}}},
+        {"inv_gamma",             {{2.5, 1.5},      {0.2, 1.1, 4.0}}},
+        {"chi_square",            {{3.5},           {0.2, 1.1, 4.0}}},
+        {"inv_chi_square",        {{3.5},           {0.2, 1.1, 4.0}}},
+        {"scaled_inv_chi_square", {{3.5, 0.8},      {0.2, 1.1, 4.0}}},
+        {"beta",                  {{2.5, 1.5},      {0.1, 0.5, 0.9}}},
+        {"skew_normal",           {{0.5, 2.0, 1.5}, {-1.3, 0.4, 3.0}}},
+        {"poisson",               {{3.2},           {0, 1, 2, 5, 9}}},
+        {"bernoulli",             {{0.3},           {0, 1}}},
+        {"binomial",              {{10, 0.3},       {0, 2, 3, 7, 10}}},
+        {"neg_binomial_2",        {{3.0, 2.0},      {0, 1, 4, 12}}},
+    };
+    return p;
+}
+// clang-format on
+
+// log P of one point through the graph, every real a latent (zeta): its value and the graph.
+struct Built {
+    Graph g;
+    Eigen::VectorXd zeta;
+};
+Built build(const DistInfo& d, double x, const std::vector<double>& args, Tail tail) {
+    Built b;
+    std::vector<double> z{x};
+    const NodeId xs = b.g.leaf(Op::Zeta, Shape::scalar(), DType::Real, 0, "x");
+    std::vector<NodeId> a;
+    for (std::size_t k = 0; k < args.size(); ++k) {
+        a.push_back(
+            b.g.leaf(Op::Zeta, Shape::scalar(), DType::Real, static_cast<int>(z.size()), ""));
+        z.push_back(args[k]);
+    }
+    b.g.set_output("lp", log_cdf(b.g, d, xs, a, tail));
+    b.zeta = Eigen::Map<const Eigen::VectorXd>(z.data(), static_cast<Eigen::Index>(z.size()));
+    return b;
+}
+
+// The table's log density at x, through a graph of constants.
+double log_density_at(const DistInfo& d, double x, const std::vector<double>& args) {
+    Graph g;
+    std::vector<NodeId> a;
+    for (double v : args) a.push_back(g.constant(v));
+    // an integer variate is integer data
+    int n = static_cast<int>(x);
+    std::vector<DataSlot> data;
+    NodeId xs = g.constant(x);
+    if (d.variate == DType::Int) {
+        data.push_back({"y", Shape::scalar(), DType::Int, nullptr, &n});
+        xs = g.leaf(Op::Data, Shape::scalar(), DType::Int, 0, "y");
+    }
+    g.set_output("lp", log_density(g, d, xs, a));
+    Program p = test::value_program(g, data, 0);
+    return test::value_at(p, Eigen::VectorXd(0));
+}
+
+}  // namespace
+
+TEST_CASE("every CDF row has points, and its distribution a row of the table", "[dist]") {
+    for (const CdfInfo& c : cdfs()) {
+        INFO(c.name);
+        CHECK(points().count(c.name) == 1);
+        CHECK_NOTHROW(distribution(c.name));
+        CHECK(c.probability != nullptr);
+        // graph terms come in pairs
+        CHECK((c.log_cdf == nullptr) == (c.log_ccdf == nullptr));
+    }
+    CHECK(cdfs().size() == 24);
+}
+
+TEST_CASE("graph CDFs equal Boost.Math's numbers, far tails too, and differentiate", "[dist]") {
+    int checked = 0;
+    for (const CdfInfo& c : cdfs()) {
+        if (c.log_cdf == nullptr)
+            continue;
+        const DistInfo& d = distribution(c.name);
+        const Points& pt = points().at(c.name);
+        for (const Tail tail : {Tail::Lower, Tail::Upper}) {
+            for (double x : pt.xs) {
+                INFO(c.name << (tail == Tail::Lower ? " lcdf" : " lccdf") << " at " << x);
+                Built b = build(d, x, pt.args, tail);
+                Program p = test::value_program(b.g, {}, static_cast<int>(b.zeta.size()));
+                const double expected = std::log(c.probability(x, pt.args, tail));
+                REQUIRE(std::isfinite(expected));
+                CHECK(test::value_at(p, b.zeta) ==
+                      Approx(expected).epsilon(1e-9).margin(1e-12));
+                test::check_gradient(b.g, {}, b.zeta, 1e-5);
+                ++checked;
+            }
+        }
+    }
+    CHECK(checked == 2 * (5 * 11 + 6));
+}
+
+TEST_CASE("the CDFs' numbers: derivative the density, tails summing to one", "[dist]") {
+    for (const CdfInfo& c : cdfs()) {
+        const DistInfo& d = distribution(c.name);
+        const Points& pt = points().at(c.name);
+        for (double x : pt.xs) {
+            INFO(c.name << " at " << x);
+            const double lower = c.probability(x, pt.args, Tail::Lower);
+            const double upper = c.probability(x, pt.args, Tail::Upper);
+            CHECK(lower + upper == Approx(1.0).epsilon(1e-12));
+            const double density = std::exp(log_density_at(d, x, pt.args));
+            if (d.variate == DType::Int) {
+                // P(X <= n) - P(X <= n - 1) is the mass at n
+                const double below = x == 0 ? 0 : c.probability(x - 1, pt.args, Tail::Lower);
+                CHECK(lower - below == Approx(density).epsilon(1e-10).margin(1e-14));
+                continue;
+            }
+            if (density < 1e-8)
+                continue;  // far tails: the difference quotient is all round-off
+            const double h = 1e-5 * std::max(1e-3, std::abs(x));
+            const double slope = (c.probability(x + h, pt.args, Tail::Lower) -
+                                  c.probability(x - h, pt.args, Tail::Lower)) /
+                                 (2 * h);
+            CHECK(slope == Approx(density).epsilon(1e-5));
+        }
+    }
+}
+
+TEST_CASE("outside the support the numbers are 0 and 1; bad arguments are named", "[dist]") {
+    const CdfInfo* gamma = find_cdf("gamma");
+    REQUIRE(gamma != nullptr);
+    CHECK(gamma->probability(-1.0, std::vector{2.0, 1.0}, Tail::Lower) == 0.0);
+    CHECK(gamma->probability(-1.0, std::vector{2.0, 1.0}, Tail::Upper) == 1.0);
+    CHECK(find_cdf("poisson")->probability(-1, std::vector{2.0}, Tail::Lower) == 0.0);
+    CHECK(find_cdf("binomial")->probability(10, std::vector{10.0, 0.3}, Tail::Upper) == 0.0);
+    CHECK(find_cdf("von_mises") == nullptr);
+    CHECK_FALSE(has_graph_cdf("student_t", Tail::Lower));
+    CHECK(has_graph_cdf("normal", Tail::Upper));
+    // the graph form refuses a distribution without one, naming it
+    Graph g;
+    const NodeId x = g.leaf(Op::Zeta, Shape::scalar(), DType::Real, 0, "x");
+    const std::vector<NodeId> args{g.constant(3.0), g.constant(0.0), g.constant(1.0)};
+    CHECK_THROWS_WITH(log_cdf(g, distribution("student_t"), x, args, Tail::Lower),
+                      "student_t: no lcdf of values that depend on the latent variables");
+}
+
+}  // namespace advi
