@@ -115,8 +115,9 @@ TEST_CASE("gp_exp_quad_cov is sigma^2 exp(-|xi - xj|^2 / (2 l^2)), elementwise",
 namespace advi::stan {
 
 TEST_CASE("CDFs: sums of log P, products of P, per iteration in loops", "[stan]") {
-    const std::string head = "data { vector[3] y; array[3] int n; }\n"
-                             "parameters { real mu; real<lower=0> sigma; vector[3] m; }\n";
+    const std::string head =
+        "data { vector[3] y; array[3] int n; }\n"
+        "parameters { real mu; real<lower=0> sigma; vector[3] m; }\n";
     const std::string json = R"({"y": [0.5, -1, 2], "n": [0, 2, 5]})";
     // vectorised: the sum over the elements (a scalar variate repeats)
     check_same(head, "target += normal_lcdf(y | mu, sigma);",
@@ -149,8 +150,9 @@ TEST_CASE("CDFs: sums of log P, products of P, per iteration in loops", "[stan]"
 namespace advi::stan {
 
 TEST_CASE("truncation T[L, U] is the density less the log probability of [L, U]", "[stan]") {
-    const std::string head = "data { vector[3] y; real x; array[3] int k; }\n"
-                             "parameters { real mu; real<lower=0> sigma; vector[3] m; }\n";
+    const std::string head =
+        "data { vector[3] y; real x; array[3] int k; }\n"
+        "parameters { real mu; real<lower=0> sigma; vector[3] m; }\n";
     const std::string json = R"({"y": [0.5, -1, 2], "x": 0.25, "k": [3, 4, 6]})";
     check_same(head, "x ~ normal(mu, sigma) T[-2, 3];",
                "x ~ normal(mu, sigma);"
@@ -194,10 +196,10 @@ TEST_CASE("truncation refuses data outside its bounds and CDFs it cannot build",
     const std::string head = "data { real x; }\nparameters { real mu; }\n";
     CHECK_THROWS_WITH(lower_text(head + "model { x ~ normal(mu, 1) T[0, 1]; }", R"({"x": 2.5})"),
                       Catch::Contains("m.stan:3:9: `x` is 2.5, outside its truncation [0, 1]"));
-    CHECK_THROWS_WITH(lower_text(head + "model { x ~ student_t(3, mu, 1) T[0, ]; }",
-                                 R"({"x": 0.5})"),
-                      Catch::Contains("`student_t_lccdf` of values that depend on the parameters "
-                                      "is not supported yet"));
+    CHECK_THROWS_WITH(
+        lower_text(head + "model { x ~ student_t(3, mu, 1) T[0, ]; }", R"({"x": 0.5})"),
+        Catch::Contains("`student_t_lccdf` of values that depend on the parameters "
+                        "is not supported yet"));
     CHECK_THROWS_WITH(lower_text(head + "model { x ~ von_mises(mu, 1) T[0, ]; }", R"({"x": 0.5})"),
                       Catch::Contains("`von_mises_lccdf` is not supported yet"));
 }
