@@ -737,6 +737,85 @@ std::span<const FunctionRow> functions() {
     return table;
 }
 
+// Draws that are not elementwise; inside vectorised loops (d.level > 0) one per iteration, the
+// iteration's vector a row of a matrix (its arguments there too: a vector that is the same in
+// every iteration repeats). categorical: 1 + the number of cumulative probabilities at or
+// below a uniform, the last left out (rounding cannot make the category K + 1); row cumulative
+// sums as the product with an upper triangle of ones.
+Expr per_iteration_rows(RandomDraw& d, std::size_t k) {
+    const Value& v = d.args[k];
+    const Expr e = d.lowerer.real(v, d.at);
+    return v.level == 0 ? rep_matrix_rows(e, static_cast<int>(d.n)) : e;
+}
+Value categorical_draw(RandomDraw& d, bool logit) {
+    const int K = d.args[0].sizes[0];
+    Value r;
+    r.base = Base::Int;
+    r.level = d.level;
+    if (d.level == 0) {
+        Expr p = d.lowerer.real(d.args[0], d.at);
+        if (logit)
+            p = softmax(p);
+        r.expr = K == 1 ? d.m().constant(1)
+                        : 1.0 + sum(step(sum(d.inputs(1, false)) - head(cumulative_sum(p), K - 1)));
+        return r;
+    }
+    const int B = static_cast<int>(d.n);
+    if (K == 1) {
+        r.expr = rep_vector(d.m().constant(1), B);
+        return r;
+    }
+    Expr P = per_iteration_rows(d, 0);  // B x K
+    if (logit) {
+        const Expr E = exp(P - rep_matrix(log_sum_exp_rows(P), K));
+        P = E;
+    }
+    Eigen::MatrixXd upper = Eigen::MatrixXd::Zero(K, K - 1);
+    for (int j = 0; j < K - 1; ++j) upper.col(j).head(j + 1).setOnes();
+    const Expr C = P * upper;  // B x (K - 1) cumulative sums
+    r.expr = 1.0 + row_sums(step(rep_matrix(d.inputs(B, false), K - 1) - C));
+    return r;
+}
+// multi_normal: mu + L z with L L' = Sigma and z standard normal; for an array of means, one
+// draw per row (Z L', a row of Z each).
+Value multi_normal_draw(RandomDraw& d, bool cholesky) {
+    if (d.level > 0)
+        throw NotVectorisable(d.at, "a multivariate normal draw per iteration");
+    const Value& mu = d.args[0];
+    const Expr S = d.lowerer.real(d.args[1], d.at);
+    const Expr L = cholesky ? S : cholesky_decompose(S);
+    const int K = mu.sizes[0];
+    if (d.args[1].sizes[0] != K || d.args[1].sizes[1] != K) {
+        d.lowerer.fail(d.at, fmt::format("the covariance is {}x{} for a mean of size {}",
+                                         d.args[1].sizes[0], d.args[1].sizes[1], K));
+    }
+    if (mu.dims.empty())
+        return CallSite::vec(d.lowerer.real(mu, d.at) + L * d.inputs(K, true), K);
+    const int N = mu.dims[0];
+    const Expr Z = to_matrix(d.inputs(static_cast<std::int64_t>(N) * K, true), N, K);
+    Value r = CallSite::mat(d.lowerer.real(mu, d.at) + Z * transpose(L));
+    r.base = Base::Vector;
+    r.dims = {N};
+    r.sizes = {K};
+    return r;
+}
+// dirichlet: independent gamma(alpha_k, 1) draws, normalised.
+Value dirichlet_draw(RandomDraw& d) {
+    const int K = d.args[0].sizes[0];
+    if (d.level == 0) {
+        const Expr g =
+            d.quantile(Op::GammaQuantile,
+                       {d.inputs(K, false), d.lowerer.real(d.args[0], d.at), d.m().constant(1)});
+        return CallSite::vec(g / sum(g), K);
+    }
+    const int B = static_cast<int>(d.n);
+    const Expr U = to_matrix(d.inputs(static_cast<std::int64_t>(B) * K, false), B, K);
+    const Expr G = d.quantile(Op::GammaQuantile, {U, per_iteration_rows(d, 0), d.m().constant(1)});
+    Value r = CallSite::vec(G / rep_matrix(row_sums(G), K), K);
+    r.level = d.level;
+    return r;
+}
+
 std::span<const RandomRow> random_functions() {
     // `reals` results are real, or an array of the arguments' broadcast size; `ints` likewise.
     static const std::vector<RandomRow> table = {
@@ -762,6 +841,11 @@ std::span<const RandomRow> random_functions() {
         {"poisson_log_rng",        sigs("(reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::PoissonQuantile, {d.uniform(), exp(d.arg(0))}); }},
         {"binomial_rng",           sigs("(ints, reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::BinomialQuantile, {d.uniform(), d.arg(0), d.arg(1)}); }},
         {"neg_binomial_2_rng",     sigs("(reals, reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::NegBinomial2Quantile, {d.uniform(), d.arg(0), d.arg(1)}); }},
+        {"categorical_rng",           sigs("(vector) => int"), nullptr, [](RandomDraw& d) { return categorical_draw(d, false); }},
+        {"categorical_logit_rng",     sigs("(vector) => int"), nullptr, [](RandomDraw& d) { return categorical_draw(d, true); }},
+        {"multi_normal_rng",          sigs("(vector, matrix) => vector; (row_vector, matrix) => vector; (array[] vector, matrix) => array[] vector; (array[] row_vector, matrix) => array[] vector"), nullptr, [](RandomDraw& d) { return multi_normal_draw(d, false); }},
+        {"multi_normal_cholesky_rng", sigs("(vector, matrix) => vector; (row_vector, matrix) => vector; (array[] vector, matrix) => array[] vector; (array[] row_vector, matrix) => array[] vector"), nullptr, [](RandomDraw& d) { return multi_normal_draw(d, true); }},
+        {"dirichlet_rng",             sigs("(vector) => vector"), nullptr, dirichlet_draw},
         {"neg_binomial_2_log_rng", sigs("(reals, reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::NegBinomial2Quantile, {d.uniform(), exp(d.arg(0)), d.arg(1)}); }},
   // clang-format on
     };
@@ -871,17 +955,18 @@ std::string unavailable_reason(std::string_view f) {
 
 std::string numbers_only_reason(std::string_view f) {
     for (const auto& [suffix, tail] : {
-             std::pair<std::string_view, Tail>{"_lcdf", Tail::Lower},
+             std::pair<std::string_view, Tail>{"_lcdf",  Tail::Lower},
              {"_lccdf", Tail::Upper},
-             {"_cdf", Tail::Lower}
+             {"_cdf",   Tail::Lower}
     }) {
         if (f.size() <= suffix.size() || !f.ends_with(suffix))
             continue;
         const std::string_view family = f.substr(0, f.size() - suffix.size());
         if (find_cdf(family) != nullptr && !has_graph_cdf(family, tail)) {
-            return fmt::format("`{}` of values that depend on the parameters is not supported "
-                               "yet: advi computes it only from data and constants",
-                               f);
+            return fmt::format(
+                "`{}` of values that depend on the parameters is not supported "
+                "yet: advi computes it only from data and constants",
+                f);
         }
     }
     return {};

@@ -36,7 +36,15 @@ struct Row {
 using FunctionRow = Row<Value (*)(CallSite&)>;
 // `_rng` functions by their full names (`normal_rng`); the lowering returns the draws as a
 // transform of uniform or standard normal numbers. A result of `ints` is a discrete draw.
-using RandomRow = Row<Expr (*)(RandomDraw&)>;
+// Elementwise draws (`lower`) come in the broadcast layout of the arguments; a draw that is
+// not elementwise (a category from a simplex, a vector from a covariance matrix) has `whole`,
+// which builds the result's value itself (outside vectorised loops).
+struct RandomRow {
+    std::string_view name;
+    std::vector<Signature> signatures;
+    Expr (*lower)(RandomDraw&) = nullptr;
+    Value (*whole)(RandomDraw&) = nullptr;
+};
 // Distributions by their family names (`normal`): `normal_lpdf` (also `_lpmf`, `_lupdf`,
 // `_lupmf`) and `~ normal(...)`. The signature is the `_lpdf`'s.
 using DensityRow = Row<Expr (*)(DensitySite&)>;

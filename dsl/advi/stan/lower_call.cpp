@@ -383,6 +383,19 @@ Value Lowerer::random_draw(const std::string& d, const std::vector<Value>& args,
     if (block_kind() != BlockKind::GeneratedQuantities) {
         fail(at, fmt::format("`{}_rng` is for generated quantities only", d));
     }
+    if (const RandomRow* row = find_random_function(d + "_rng"); row != nullptr && row->whole) {
+        // inside vectorised loops, one draw per iteration (the rows that can: others say
+        // NotVectorisable and the loop is unrolled)
+        const int level = static_cast<int>(levels_.size());
+        RandomDraw draw{*this, args, at, constant(0), level, batch_size(level)};
+        try {
+            return row->whole(draw);
+        } catch (const ParseError&) {
+            throw;
+        } catch (const Error& e) {
+            fail(at, fmt::format("{}_rng: {}", d, e.what()));
+        }
+    }
     // The result's layout: the broadcast of the arguments (a scalar without arguments).
     // (arrays as vectors: Stan broadcasts normal_rng(vector, array[] real) as well)
     Value like = constant(0);
@@ -445,6 +458,12 @@ Expr RandomDraw::input(bool normal) {
     if (level > 0 && Lowerer::rank_of_value(like) == 1) {
         return to_matrix(e, lowerer.batch_size(level), static_cast<int>(like.size()));
     }
+    return e;
+}
+
+Expr RandomDraw::inputs(std::int64_t count, bool normal) {
+    Eigen::VectorXd& values = lowerer.random_input(count, normal);
+    Expr e = m().data(lowerer.fresh_name(normal ? "normal" : "uniform"), values);
     return e;
 }
 

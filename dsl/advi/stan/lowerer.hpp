@@ -178,8 +178,8 @@ private:
     // `T[L, U]` of `y ~ D(args)`: the normalising term (truncation.hpp), one per element, and
     // y checked to lie in [L, U].
     void truncate(const Tilde& t, const Value& y, const std::vector<Value>& args, Loc at);
-    void truncation_terms(const Tilde& t, const Value& y, const std::vector<Value>& args,
-                          bool ints, Loc at);
+    void truncation_terms(const Tilde& t, const Value& y, const std::vector<Value>& args, bool ints,
+                          Loc at);
     void target_plus(const Expression& e, Loc at);
     // print, reject, fatal_error with values known before the fit.
     void print(const Print& p, Loc at);
@@ -266,6 +266,9 @@ struct RandomDraw {
     Expr arg(std::size_t k) { return lowerer.spread(args[k], like, level, at); }
     Expr uniform() { return input(false); }
     Expr normal() { return input(true); }
+    // `count` fresh standard normal (or uniform) numbers per draw, as a vector: for the rows
+    // that draw whole values.
+    Expr inputs(std::int64_t count, bool normal);
     // A quantile op (Op::GammaQuantile, ...) of a uniform and the distribution's arguments.
     Expr quantile(Op op, std::vector<Expr> in);
 

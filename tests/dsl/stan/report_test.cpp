@@ -124,4 +124,85 @@ generated quantities {
     }
 }
 
+TEST_CASE("whole draws: categorical, multivariate normal, dirichlet, per iteration too", "[stan]") {
+    const std::string program = R"(
+data { int<lower=1> N; }
+transformed data {
+  vector[3] theta = [0.2, 0.5, 0.3]';
+  vector[3] beta = log(theta) + 0.7;
+  matrix[2, 2] Sigma = to_matrix({2, 0.6, 0.6, 1}, 2, 2);
+  array[N] vector[2] means;
+  for (n in 1:N) means[n] = [1, -2]';
+  vector[3] alpha = [1.5, 3, 0.5]';
+}
+parameters { real mu; }
+model { mu ~ normal(0, 1); }
+generated quantities {
+  array[N] int c;
+  array[N] int cl;
+  array[N] vector[2] z = multi_normal_rng(means, Sigma);
+  array[N] vector[2] zc = multi_normal_cholesky_rng(means, cholesky_decompose(Sigma));
+  array[N] vector[3] w;
+  int one = categorical_rng(theta);
+  vector[2] z1 = multi_normal_rng(means[1], Sigma);
+  vector[3] w1 = dirichlet_rng(alpha);
+  for (n in 1:N) {
+    c[n] = categorical_rng(theta);
+    cl[n] = categorical_logit_rng(beta);
+    w[n] = dirichlet_rng(alpha);
+  }
+}
+)";
+    const int N = 20000;
+    auto low = lower_text(program, R"({"N": 20000})");
+    Reporter r(*low);
+    REQUIRE(r.size() == 9 * N + 6);  // c, cl: N; z, zc: 2N; w: 3N; one, z1, w1
+    std::mt19937_64 rng(5);
+    const Eigen::VectorXd v = r.evaluate(Eigen::VectorXd::Zero(1), rng);
+    const double se = 1 / std::sqrt(static_cast<double>(N));
+    // categories: frequencies theta (within 5 binomial sds)
+    for (int block = 0; block < 2; ++block) {
+        const Eigen::ArrayXd x = v.segment(block * N, N).array();
+        CHECK((x - x.round()).abs().maxCoeff() == 0);
+        CHECK(x.minCoeff() == 1);
+        CHECK(x.maxCoeff() == 3);
+        const double theta[3] = {0.2, 0.5, 0.3};
+        for (int k = 1; k <= 3; ++k) {
+            const double f = (x == k).cast<double>().mean();
+            const double sd = std::sqrt(theta[k - 1] * (1 - theta[k - 1]));
+            CHECK(std::abs(f - theta[k - 1]) < 5 * sd * se);
+        }
+    }
+    // multivariate normals: the mean and the covariance (arrays are stored element by element:
+    // z[1][1], z[2][1], ... column-major over (n, k))
+    for (int block = 0; block < 2; ++block) {
+        const Eigen::Map<const Eigen::MatrixXd> z(v.data() + 2 * N + block * 2 * N, N, 2);
+        const Eigen::RowVector2d m = z.colwise().mean();
+        CHECK(std::abs(m[0] - 1) < 5 * std::sqrt(2.0) * se);
+        CHECK(std::abs(m[1] + 2) < 5 * se);
+        const Eigen::MatrixXd c = z.rowwise() - m;
+        const Eigen::Matrix2d cov = c.transpose() * c / (N - 1);
+        CHECK(cov(0, 0) == Approx(2).epsilon(0.05));
+        CHECK(cov(1, 1) == Approx(1).epsilon(0.05));
+        CHECK(cov(0, 1) == Approx(0.6).epsilon(0.08));
+    }
+    // dirichlet: on the simplex, with mean alpha / sum(alpha)
+    const Eigen::Map<const Eigen::MatrixXd> w(v.data() + 6 * N, N, 3);
+    CHECK((w.rowwise().sum().array() - 1).abs().maxCoeff() < 1e-12);
+    CHECK(w.minCoeff() >= 0);
+    const double a0 = 5;
+    const double alpha[3] = {1.5, 3, 0.5};
+    for (int k = 0; k < 3; ++k) {
+        const double mean = alpha[k] / a0;
+        const double sd = std::sqrt(mean * (1 - mean) / (a0 + 1));
+        CHECK(std::abs(w.col(k).mean() - mean) < 5 * sd * se);
+    }
+    // the draws outside loops: a category, a vector, a point of the simplex
+    const Eigen::VectorXd tail = v.tail(6);
+    CHECK((tail[0] == 1 || tail[0] == 2 || tail[0] == 3));
+    CHECK(std::isfinite(tail[1]));
+    CHECK(std::isfinite(tail[2]));
+    CHECK(tail.tail(3).sum() == Approx(1).epsilon(1e-12));
+}
+
 }  // namespace advi::stan
