@@ -122,8 +122,7 @@ TEST_CASE("graph CDFs equal Boost.Math's numbers, far tails too, and differentia
                 Program p = test::value_program(b.g, {}, static_cast<int>(b.zeta.size()));
                 const double expected = std::log(c.probability(x, pt.args, tail));
                 REQUIRE(std::isfinite(expected));
-                CHECK(test::value_at(p, b.zeta) ==
-                      Approx(expected).epsilon(1e-9).margin(1e-12));
+                CHECK(test::value_at(p, b.zeta) == Approx(expected).epsilon(1e-9).margin(1e-12));
                 test::check_gradient(b.g, {}, b.zeta, 1e-5);
                 ++checked;
             }

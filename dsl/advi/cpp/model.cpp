@@ -421,10 +421,11 @@ Expr Model::log_cdf(const Expr& y, const Dist& d, Tail tail, bool elementwise) {
     bool known = !graph_.is_variable(y.id());
     for (NodeId a : args) known = known && !graph_.is_variable(a);
     if (!known) {
-        throw ModelError(fmt::format("{}_{} of values that depend on the parameters is not "
-                                     "supported yet: advi computes it only from data and "
-                                     "constants",
-                                     d.info->name, what));
+        throw ModelError(
+            fmt::format("{}_{} of values that depend on the parameters is not "
+                        "supported yet: advi computes it only from data and "
+                        "constants",
+                        d.info->name, what));
     }
     // Numbers, over the broadcast of y and the arguments.
     Shape shape = graph_[y.id()].shape;
@@ -456,8 +457,8 @@ Expr Model::log_cdf(const Expr& y, const Dist& d, Tail tail, bool elementwise) {
     if (shape.is_scalar())
         return constant(values[0]);
     if (shape.cols > 1) {
-        const Eigen::MatrixXd m = Eigen::Map<const Eigen::MatrixXd>(values.data(), shape.rows,
-                                                                     shape.cols);
+        const Eigen::MatrixXd m =
+            Eigen::Map<const Eigen::MatrixXd>(values.data(), shape.rows, shape.cols);
         return wrap(resolve(Arg(m)));
     }
     return wrap(resolve(Arg(values)));

@@ -135,8 +135,8 @@ void uniform_lccdf(Terms& t, NodeId x, Args a) {
 // branch on a clamped z, selected by step(z)
 NodeId double_exponential_log_f(Terms& t, NodeId z) {
     const NodeId below = t.add(t.c(-std::numbers::ln2), op(t, Op::Fmin, z, t.c(0)));
-    const NodeId above = t.f(Op::Log1p, t.mul(t.c(-0.5), t.f(Op::Exp, t.neg(op(t, Op::Fmax, z,
-                                                                               t.c(0))))));
+    const NodeId above =
+        t.f(Op::Log1p, t.mul(t.c(-0.5), t.f(Op::Exp, t.neg(op(t, Op::Fmax, z, t.c(0))))));
     const NodeId s = t.f(Op::Step, z);
     return t.add(t.mul(s, above), t.mul(t.sub(t.c(1), s), below));
 }
@@ -236,8 +236,7 @@ double inv_chi_square_p(double x, Numbers a, Tail tail) {
     return above(boost::math::inverse_chi_squared_distribution<>(a[0]), 0.0, x, tail);
 }
 double scaled_inv_chi_square_p(double x, Numbers a, Tail tail) {
-    return above(boost::math::inverse_chi_squared_distribution<>(a[0], a[1] * a[1]), 0.0, x,
-                 tail);
+    return above(boost::math::inverse_chi_squared_distribution<>(a[0], a[1] * a[1]), 0.0, x, tail);
 }
 double beta_p(double x, Numbers a, Tail tail) {
     if (x <= 0)
