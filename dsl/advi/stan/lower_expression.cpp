@@ -270,15 +270,37 @@ Value Lowerer::expr(const Expression& e) {
     if (const auto* x = e.as<Call>())
         return call(*x, e.loc);
     if (const auto* x = e.as<ArrayExpr>()) {
-        // {a, b, c} of scalars: an int array or a real array.
+        // {a, b, c} of scalars: an int array or a real array; of vectors or row vectors: an
+        // array of them (a matrix, one per row).
         std::vector<Value> parts;
         bool all_int = true;
         for (const auto& el : x->elements) {
             parts.push_back(expr(el));
-            if (!parts.back().is_scalar() || parts.back().level > 0) {
-                fail(el.loc, "array expressions of non-scalars are not supported");
-            }
+            if (parts.back().level > 0)
+                throw NotVectorisable(el.loc, "an array expression of per-iteration values");
             all_int = all_int && parts.back().is_known_int();
+        }
+        if (!parts.front().is_scalar()) {
+            const Value& first = parts.front();
+            if (!first.dims.empty() || first.base == Base::Matrix || first.is_int()) {
+                fail(x->elements.front().loc,
+                     fmt::format("an array expression of {} is not supported yet",
+                                 type_name(first)));
+            }
+            Value r = first;
+            r.dims = {static_cast<int>(parts.size())};
+            Expr acc;
+            for (std::size_t k = 0; k < parts.size(); ++k) {
+                if (parts[k].base != first.base || parts[k].sizes != first.sizes) {
+                    fail(x->elements[k].loc,
+                         fmt::format("the elements of an array expression differ: {} and {}",
+                                     type_str(first), type_str(parts[k])));
+                }
+                const Expr row = rep_matrix_rows(real(parts[k], x->elements[k].loc), 1);
+                acc = acc.valid() ? append_row(acc, row) : row;
+            }
+            r.expr = acc;
+            return r;
         }
         Value r;
         r.dims = {static_cast<int>(parts.size())};
@@ -297,15 +319,40 @@ Value Lowerer::expr(const Expression& e) {
         return r;
     }
     if (const auto* x = e.as<RowVectorExpr>()) {
-        Value r;
-        r.base = Base::RowVector;
-        Expr acc;
+        // [a, b, c] of scalars: a row vector; [r1, r2] of row vectors: a matrix, one per row.
+        std::vector<Value> parts;
         for (const auto& el : x->elements) {
-            const Value p = expr(el);
-            if (!p.is_scalar() || p.level > 0) {
-                fail(el.loc, "row vector expressions of non-scalars are not supported");
+            parts.push_back(expr(el));
+            if (parts.back().level > 0)
+                throw NotVectorisable(el.loc, "a row vector expression of per-iteration values");
+        }
+        Value r;
+        Expr acc;
+        if (!parts.empty() && parts.front().base == Base::RowVector && parts.front().dims.empty()) {
+            const int K = parts.front().sizes[0];
+            for (std::size_t k = 0; k < parts.size(); ++k) {
+                if (parts[k].base != Base::RowVector || !parts[k].dims.empty() ||
+                    parts[k].sizes[0] != K) {
+                    fail(x->elements[k].loc,
+                         fmt::format("the rows of a matrix expression differ: {} and {}",
+                                     type_str(parts.front()), type_str(parts[k])));
+                }
+                const Expr row = rep_matrix_rows(real(parts[k], x->elements[k].loc), 1);
+                acc = acc.valid() ? append_row(acc, row) : row;
             }
-            const Expr one = rep_vector(real(p, el.loc), 1);
+            r.base = Base::Matrix;
+            r.sizes = {static_cast<int>(parts.size()), K};
+            r.expr = acc;
+            return r;
+        }
+        r.base = Base::RowVector;
+        for (std::size_t k = 0; k < parts.size(); ++k) {
+            if (!parts[k].is_scalar()) {
+                fail(x->elements[k].loc,
+                     fmt::format("a row vector expression takes reals or row vectors, not {}",
+                                 type_str(parts[k])));
+            }
+            const Expr one = rep_vector(real(parts[k], x->elements[k].loc), 1);
             acc = acc.valid() ? append_row(acc, one) : one;
         }
         r.sizes = {static_cast<int>(x->elements.size())};

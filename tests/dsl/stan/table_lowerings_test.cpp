@@ -205,3 +205,21 @@ TEST_CASE("truncation refuses data outside its bounds and CDFs it cannot build",
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("matrix expressions of row vectors, arrays of vectors", "[stan]") {
+    const std::string head = "parameters { vector[3] x; row_vector[3] r; }\n";
+    check_same(head, "matrix[2, 3] m = [x', r]; target += m[2, 1] * m[1, 3];",
+               "target += r[1] * x[3];");
+    check_same(head, "matrix[2, 2] m = [[1, x[1]], [x[2], 4]]; target += log_determinant(m);",
+               "target += log(abs(4 - x[1] * x[2]));");
+    check_same(head, "matrix[3, 1] m = [x']'; target += sum(m) * m[3, 1];",
+               "target += sum(x) * x[3];");
+    check_same(head, "array[2] vector[3] a = {x, 2 * x}; target += dot_product(a[2], a[1]);",
+               "target += 2 * dot_self(x);");
+    check_same(head, "array[2] row_vector[3] a = {r, x'}; target += a[1] * a[2]';",
+               "target += r * x;");
+}
+
+}  // namespace advi::stan
