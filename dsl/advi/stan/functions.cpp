@@ -119,6 +119,13 @@ Value sizes(CallSite& c) {
     if (f == "size")
         return c.lowerer.int_scalar(v.dims.empty() ? (v.sizes.empty() ? 1 : v.sizes[0])
                                                    : v.dims[0]);
+    if (f == "dims") {  // the array dimensions, then the vector's or matrix's sizes
+        Value r = c.lowerer.int_scalar(0);
+        r.ints = v.dims;
+        r.ints.insert(r.ints.end(), v.sizes.begin(), v.sizes.end());
+        r.dims = {static_cast<int>(r.ints.size())};
+        return r;
+    }
     if (f == "rows")
         return c.lowerer.int_scalar(v.sizes.empty() ? 1 : v.sizes[0]);
     return c.lowerer.int_scalar(v.sizes.size() < 2 ? (v.base == Base::RowVector ? v.sizes[0] : 1)
@@ -658,6 +665,7 @@ std::span<const FunctionRow> functions() {
         {"num_elements", sigs("(array[] T) => int; (vector) => int; (row_vector) => int; (matrix) => int"), sizes},
         {"size",         sigs("(array[] T) => int; (int) => int; (real) => int; (vector) => int; (row_vector) => int; (matrix) => int"), sizes},
         {"rows",         sigs("(vector) => int; (row_vector) => int; (matrix) => int"), sizes},
+        {"dims",         sigs("(T) => array[] int"), sizes},
         {"cols",         sigs("(vector) => int; (row_vector) => int; (matrix) => int"), sizes},
         // reductions
         {"sum",         sigs("(array[] int) => int; (array[] real) => real; (vector) => real; (row_vector) => real; (matrix) => real"), int_or_reduction},

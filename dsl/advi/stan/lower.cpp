@@ -683,10 +683,12 @@ void Lowerer::assign(const Assign& a, Loc at) {
         var->initialised = true;
         return;
     }
-    if (chain.size() > 1)
-        fail(at,
-             "assignments with several bracket groups (x[i][j]) are not supported; write x[i, j]");
-    assign_indexed(name, *var, *chain.front(), rhs, at, &a.lhs);
+    // x[i][j] = ... is x[i, j] = ...: the checker allows a multi-index only in the last
+    // brackets, where it means the same in one group (chain holds the last brackets first).
+    std::vector<Index> indices;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+        indices.insert(indices.end(), (*it)->begin(), (*it)->end());
+    assign_indexed(name, *var, indices, rhs, at, &a.lhs);
 }
 
 void Lowerer::assign_indexed(const std::string& name, Var& var, const std::vector<Index>& indices,

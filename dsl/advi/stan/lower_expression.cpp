@@ -442,6 +442,21 @@ Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at,
         }
         return r;
     }
+    // An int known only per draw (an _rng result in generated quantities) with another int:
+    // computed as reals, still integral, so still an int (`n = n + bernoulli_rng(p)`).
+    if (a0.is_int() && b0.is_int() && a0.is_scalar() && b0.is_scalar() &&
+        (op == BinaryOp::Add || op == BinaryOp::Subtract || op == BinaryOp::Multiply)) {
+        auto as_real = [&](const Value& v) {
+            Value w = v;
+            w.expr = real(v, at);
+            w.base = Base::Real;
+            w.ints.clear();
+            return w;
+        };
+        Value r = binary(op, as_real(a0), as_real(b0), at, whole);
+        r.base = Base::Int;
+        return r;
+    }
     if (comparison(op)) {
         // Comparisons of reals need known values: data and constants.
         if (level > 0)

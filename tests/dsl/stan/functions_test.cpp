@@ -84,7 +84,8 @@ TEST_CASE("the Stan densities are the library's distributions", "[stan]") {
 }
 
 TEST_CASE("the checker knows the names the lowering lowers", "[stan]") {
-    CHECK(functions().size() == 197);  // 103; issue 21: tan ... trunc, atan2, hypot, fmod, sub_col,
+    CHECK(functions().size() ==
+          198);  // 103; issue 21: tan ... trunc, atan2, hypot, fmod, dims, sub_col,
     // sub_row, quad_form_diag, gp_exp_quad_cov, no fabs; 24 CDF families x (lcdf, lccdf, cdf) and
     // std_normal_lccdf, std_normal_cdf
     // sub_row, quad_form_diag, gp_exp_quad_cov; no fabs

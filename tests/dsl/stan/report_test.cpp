@@ -146,6 +146,8 @@ generated quantities {
   int one = categorical_rng(theta);
   vector[2] z1 = multi_normal_rng(means[1], Sigma);
   vector[3] w1 = dirichlet_rng(alpha);
+  int count = 0;  // an int known per draw stays an int through int arithmetic
+  count = count + bernoulli_rng(0.5) + 2 * categorical_rng(theta);
   for (n in 1:N) {
     c[n] = categorical_rng(theta);
     cl[n] = categorical_logit_rng(beta);
@@ -156,7 +158,7 @@ generated quantities {
     const int N = 20000;
     auto low = lower_text(program, R"({"N": 20000})");
     Reporter r(*low);
-    REQUIRE(r.size() == 9 * N + 6);  // c, cl: N; z, zc: 2N; w: 3N; one, z1, w1
+    REQUIRE(r.size() == 9 * N + 7);  // c, cl: N; z, zc: 2N; w: 3N; one, z1, w1, count
     std::mt19937_64 rng(5);
     const Eigen::VectorXd v = r.evaluate(Eigen::VectorXd::Zero(1), rng);
     const double se = 1 / std::sqrt(static_cast<double>(N));
@@ -197,8 +199,12 @@ generated quantities {
         const double sd = std::sqrt(mean * (1 - mean) / (a0 + 1));
         CHECK(std::abs(w.col(k).mean() - mean) < 5 * sd * se);
     }
-    // the draws outside loops: a category, a vector, a point of the simplex
-    const Eigen::VectorXd tail = v.tail(6);
+    // the draws outside loops: a category, a vector, a point of the simplex, an int
+    const double count = v[v.size() - 1];
+    CHECK(count == std::round(count));
+    CHECK(count >= 2);
+    CHECK(count <= 7);
+    const Eigen::VectorXd tail = v.segment(v.size() - 7, 6);
     CHECK((tail[0] == 1 || tail[0] == 2 || tail[0] == 3));
     CHECK(std::isfinite(tail[1]));
     CHECK(std::isfinite(tail[2]));

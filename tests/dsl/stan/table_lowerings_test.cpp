@@ -223,3 +223,20 @@ TEST_CASE("matrix expressions of row vectors, arrays of vectors", "[stan]") {
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("dims, and assignments through several bracket groups", "[stan]") {
+    const std::string head = "data { array[2] vector[3] a; }\nparameters { vector[3] x; }\n";
+    const std::string json = R"({"a": [[1, 2, 3], [4, 5, 6]]})";
+    check_same(head, "target += dims(a)[1] * x[1] + dims(a)[2] * x[2] + size(dims(x)) * x[3];",
+               "target += 2 * x[1] + 3 * x[2] + x[3];", json);
+    check_same(head,
+               "matrix[2, 3] m = rep_matrix(0, 2, 3); m[2][3] = x[1]; m[1][2:3] = x[2:3]';"
+               " target += m[2, 3] * m[1, 3] + m[1, 2];",
+               "target += x[1] * x[3] + x[2];", json);
+    check_same(head, "array[2] vector[3] b = a; b[2][1] = x[2]; target += dot_product(b[2], x);",
+               "target += x[2] * x[1] + 5 * x[2] + 6 * x[3];", json);
+}
+
+}  // namespace advi::stan
