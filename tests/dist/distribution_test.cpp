@@ -453,3 +453,37 @@ TEST_CASE("integer arguments and argument-bounded supports", "[dist]") {
 }
 
 }  // namespace advi
+
+namespace advi {
+
+TEST_CASE("probabilities of 0 and 1 reached through parameters: the other outcome's term is 0",
+          "[dist]") {
+    // bernoulli(y | theta) with theta = exp(z) at z = 0 (theta = 1) and y = 1: log 1 = 0 and
+    // d/dz = 1, as Stan's branch on y; binomial likewise at n = N.
+    for (const char* name : {"bernoulli", "binomial"}) {
+        INFO(name);
+        const DistInfo& d = distribution(name);
+        Graph g;
+        int y = name == std::string("bernoulli") ? 1 : 4;
+        int N = 4;
+        std::vector<DataSlot> data{
+            {"y", Shape::scalar(), DType::Int, nullptr, &y},
+            {"N", Shape::scalar(), DType::Int, nullptr, &N}
+        };
+        const NodeId x = g.leaf(Op::Data, Shape::scalar(), DType::Int, 0, "y");
+        const NodeId z = g.leaf(Op::Zeta, Shape::scalar(), DType::Real, 0, "z");
+        const NodeId theta = g.apply(Op::Exp, z);
+        std::vector<NodeId> args;
+        if (d.arity == 2)
+            args.push_back(g.leaf(Op::Data, Shape::scalar(), DType::Int, 1, "N"));
+        args.push_back(theta);
+        g.set_output("lp", log_density(g, d, x, args));
+        Program p = test::gradient_program(g, data, 1);
+        Eigen::VectorXd grad(1);
+        const double lp = p.run(Eigen::VectorXd::Zero(1), grad);
+        CHECK(lp == 0.0);
+        CHECK(grad[0] == Approx(name == std::string("bernoulli") ? 1.0 : 4.0));
+    }
+}
+
+}  // namespace advi

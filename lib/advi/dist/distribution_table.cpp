@@ -127,10 +127,15 @@ void poisson_log(Terms& t, NodeId y, Args a) {
     t.add(t.neg(t.f(Op::Exp, a[0])));
     t.add(t.neg(t.f(Op::Lgamma, t.add(y, t.c(1)))));
 }
-// bernoulli(y | theta) = y log(theta) + (1 - y) log(1 - theta)
+// bernoulli(y | theta) = y log(theta) + (1 - y) log1p(-theta), as Stan's branch on y: the
+// term of the other outcome is 0 with gradient 0 even where its log is -inf (theta = 1 reached
+// through parameters, a^0 b^0 in posteriordb's dogs model, at y = 1 was 0 * -inf = NaN). The
+// first as lmultiply (0 log 0 = 0); in the second theta shrinks by 2^-52 where y = 1 (its
+// factor is 0 there), and is exact where y = 0, keeping log1p's digits for a small theta.
 void bernoulli(Terms& t, NodeId y, Args a) {
-    t.add(t.mul(y, t.f(Op::Log, a[0])));
-    t.add(t.mul(t.sub(t.c(1), y), t.f(Op::Log1p, t.neg(a[0]))));
+    t.add(t.g().apply(Op::Lmultiply, y, a[0]));
+    const NodeId shrunk = t.mul(a[0], t.sub(t.c(1), t.mul(y, t.c(std::ldexp(1.0, -52)))));
+    t.add(t.mul(t.sub(t.c(1), y), t.f(Op::Log1p, t.neg(shrunk))));
 }
 // bernoulli_logit(y | alpha) = y log logit^-1(alpha) + (1 - y) log logit^-1(-alpha)
 //                            = y alpha - log(1 + exp(alpha)),

@@ -254,14 +254,18 @@ void adj_fmin(Graph& gr, NodeId y, NodeId g, Contrib& c) {
 void adj_fmax(Graph& gr, NodeId y, NodeId g, Contrib& c) {
     route(gr, y, f(gr, Op::Step, sub(gr, in(gr, y, 0), in(gr, y, 1))), g, c);
 }
-// y = a log b: dy = log(b) da + (a / b) db
+// y = a log b: dy = log(b) da + (a / b) db, with a / b = 0 where a = 0 (Stan's 0 log 0 = 0 is
+// constant in b there: bernoulli's (1 - y) log(1 - theta) at y = 1, theta = 1 is 0 with
+// gradient 0, not 0/0). b + step(-|a|) is b exactly wherever a != 0.
 void adj_lmultiply(Graph& gr, NodeId y, NodeId g, Contrib& c) {
     const NodeId a = in(gr, y, 0);
     const NodeId b = in(gr, y, 1);
     if (gr.is_variable(a))
         c[0] = mul(gr, g, f(gr, Op::Log, b));
-    if (gr.is_variable(b))
-        c[1] = mul(gr, g, div(gr, a, b));
+    if (gr.is_variable(b)) {
+        const NodeId a_is_zero = f(gr, Op::Step, neg(gr, f(gr, Op::Fabs, a)));
+        c[1] = mul(gr, g, div(gr, a, add(gr, b, a_is_zero)));
+    }
 }
 
 // atan2(a, b) = the angle of (b, a): d = (b da - a db) / (a^2 + b^2)
