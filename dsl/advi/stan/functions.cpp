@@ -132,6 +132,41 @@ Value sizes(CallSite& c) {
                                                    : v.sizes[1]);
 }
 
+// choose(n, k): the binomial coefficient of ints, elementwise over int arrays (a scalar
+// repeats), as Stan: n, k >= 0, 0 where k > n, an error where it overflows an int.
+Value choose_of(CallSite& c) {
+    c.arity(2);
+    const Value &n = c.args[0], &k = c.args[1];
+    for (std::size_t a = 0; a < 2; ++a) {
+        if (!c.args[a].is_known_int())
+            c.fail("choose of ints known only per draw is not supported yet");
+    }
+    if (!n.is_scalar() && !k.is_scalar() && n.dims != k.dims) {
+        c.fail(fmt::format("choose of {} and {}: the sizes differ", type_str(n), type_str(k)));
+    }
+    Value r = n.is_scalar() ? k : n;
+    r.level = std::max(n.level, k.level);
+    const std::size_t count = std::max(n.ints.size(), k.ints.size());
+    r.ints.assign(count, 0);
+    for (std::size_t i = 0; i < count; ++i) {
+        const int a = n.ints[n.ints.size() == 1 ? 0 : i], b = k.ints[k.ints.size() == 1 ? 0 : i];
+        if (a < 0 || b < 0)
+            c.fail(fmt::format("choose({}, {}): the arguments must be non-negative", a, b));
+        if (b > a)
+            continue;
+        // exactly: each step's value is C(a - m + j, j), an integer, below 2^62 before the check
+        const int m = std::min(b, a - b);
+        std::int64_t v = 1;
+        for (int j = 1; j <= m; ++j) {
+            v = v * (a - m + j) / j;
+            if (v > std::numeric_limits<int>::max())
+                c.fail(fmt::format("choose({}, {}) overflows an int", a, b));
+        }
+        r.ints[i] = static_cast<int>(v);
+    }
+    return r;
+}
+
 // --- reductions: a batched vector reduces per iteration (per row)
 
 Value reduction(CallSite& c) {
@@ -666,6 +701,7 @@ std::span<const FunctionRow> functions() {
         {"size",         sigs("(array[] T) => int; (int) => int; (real) => int; (vector) => int; (row_vector) => int; (matrix) => int"), sizes},
         {"rows",         sigs("(vector) => int; (row_vector) => int; (matrix) => int"), sizes},
         {"dims",         sigs("(T) => array[] int"), sizes},
+        {"choose",       sigs("(int, int) => int; (int, array[] int) => array[] int; (array[] int, int) => array[] int; (array[] int, array[] int) => array[] int"), choose_of},
         {"cols",         sigs("(vector) => int; (row_vector) => int; (matrix) => int"), sizes},
         // reductions
         {"sum",         sigs("(array[] int) => int; (array[] real) => real; (vector) => real; (row_vector) => real; (matrix) => real"), int_or_reduction},

@@ -240,3 +240,20 @@ TEST_CASE("dims, and assignments through several bracket groups", "[stan]") {
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("choose: exact binomial coefficients of ints, overflow refused", "[stan]") {
+    const std::string head = "parameters { real x; }\n";
+    check_same(head, "target += choose(5, 2) * x + choose(4, 7) + choose(30, 15);",
+               "target += 10 * x + 155117520;");
+    check_same(head, "array[3] int c = choose({5, 6, 7}, 3); target += c[1] + c[2] * x + c[3];",
+               "target += 10 + 20 * x + 35;");
+    check_same(head, "target += sum(choose(10, {0, 10, 3})) * x;", "target += 122 * x;");
+    CHECK_THROWS_WITH(lower_text(head + "model { target += choose(40, 20) * x; }", "{}"),
+                      Catch::Contains("choose(40, 20) overflows an int"));
+    CHECK_THROWS_WITH(lower_text(head + "model { target += choose(-1, 2) * x; }", "{}"),
+                      Catch::Contains("the arguments must be non-negative"));
+}
+
+}  // namespace advi::stan
