@@ -871,6 +871,14 @@ std::span<const RandomRow> random_functions() {
         {"uniform_rng",            sigs("(reals, reals) => reals"), [](RandomDraw& d) { return d.arg(0) + (d.arg(1) - d.arg(0)) * d.uniform(); }},
         {"cauchy_rng",             sigs("(reals, reals) => reals"), [](RandomDraw& d) { const Expr a = M_PI * (d.uniform() - 0.5); return d.arg(0) + d.arg(1) * (sin(a) / cos(a)); }},
         {"logistic_rng",           sigs("(reals, reals) => reals"), [](RandomDraw& d) { return d.arg(0) + d.arg(1) * logit(d.uniform()); }},
+        {"exp_mod_normal_rng",     sigs("(reals, reals, reals) => reals"), [](RandomDraw& d) { return d.arg(0) + d.arg(1) * d.normal() - log(d.uniform()) / d.arg(2); }},
+        {"skew_double_exponential_rng", sigs("(reals, reals, reals) => reals"), [](RandomDraw& d) {
+             // the inverse CDF: below mu where u < tau
+             const Expr u = d.uniform(), mu = d.arg(0), sigma = d.arg(1), tau = d.arg(2);
+             const Expr below = mu + sigma / (2.0 * (1.0 - tau)) * log(u / tau);
+             const Expr above = mu - sigma / (2.0 * tau) * log((1.0 - u) / (1.0 - tau));
+             const Expr s = step(u - tau);
+             return s * above + (1.0 - s) * below; }},
         {"gumbel_rng",             sigs("(reals, reals) => reals"), [](RandomDraw& d) { return d.arg(0) - d.arg(1) * log(-log(d.uniform())); }},
         {"weibull_rng",            sigs("(reals, reals) => reals"), [](RandomDraw& d) { return d.arg(1) * pow(-log(d.uniform()), 1.0 / d.arg(0)); }},
         {"double_exponential_rng", sigs("(reals, reals) => reals"), [](RandomDraw& d) { const Expr c = d.uniform() - 0.5; return d.arg(0) - d.arg(1) * sign(c) * log1m(2.0 * fabs(c)); }},

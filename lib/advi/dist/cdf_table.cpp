@@ -147,6 +147,50 @@ void double_exponential_lccdf(Terms& t, NodeId x, Args a) {
     t.add(double_exponential_log_f(t, t.neg(normal_z(t, x, a))));
 }
 
+// skew_double_exponential(mu, sigma, tau): F = tau exp(-2 (1 - tau) (mu - y) / sigma) below
+// mu, 1 - (1 - tau) exp(-2 tau (y - mu) / sigma) above; branches on clamped distances.
+NodeId sde_branch(Terms& t, NodeId x, Args a, bool upper) {
+    const NodeId d = t.sub(x, a[0]);
+    const NodeId below = op(t, Op::Fmax, t.neg(d), t.c(0));  // mu - x where x < mu, else 0
+    const NodeId above = op(t, Op::Fmax, d, t.c(0));         // x - mu where x > mu, else 0
+    const NodeId tau = a[2], one_m_tau = t.sub(t.c(1), a[2]);
+    const NodeId e_below = t.div(t.mul(t.c(-2), t.mul(one_m_tau, below)), a[1]);
+    const NodeId e_above = t.div(t.mul(t.c(-2), t.mul(tau, above)), a[1]);
+    // log P(X <= x) and log P(X > x) on each side
+    const NodeId lower_below = t.add(t.f(Op::Log, tau), e_below);
+    const NodeId lower_above = t.f(Op::Log1p, t.neg(t.mul(one_m_tau, t.f(Op::Exp, e_above))));
+    const NodeId upper_below = t.f(Op::Log1p, t.neg(t.mul(tau, t.f(Op::Exp, e_below))));
+    const NodeId upper_above = t.add(t.f(Op::Log1p, t.neg(tau)), e_above);
+    const NodeId s = t.f(Op::Step, d);
+    const NodeId b = upper ? upper_below : lower_below, c = upper ? upper_above : lower_above;
+    return t.add(t.mul(s, c), t.mul(t.sub(t.c(1), s), b));
+}
+void skew_double_exponential_lcdf(Terms& t, NodeId x, Args a) {
+    t.add(sde_branch(t, x, a, false));
+}
+void skew_double_exponential_lccdf(Terms& t, NodeId x, Args a) {
+    t.add(sde_branch(t, x, a, true));
+}
+// exp_mod_normal(mu, sigma, lambda): F = Phi(z) - exp(r), r = -lambda (x - mu)
+// + (lambda sigma)^2 / 2 + log Phi(z - lambda sigma), z = (x - mu) / sigma; so log F =
+// log_diff_exp(log Phi(z), r) and log(1 - F) = log_sum_exp(log Phi(-z), r).
+NodeId emn_r(Terms& t, NodeId x, Args a, NodeId z) {
+    const NodeId ls = t.mul(a[2], a[1]);
+    return t.add(t.add(t.neg(t.mul(a[2], t.sub(x, a[0]))), t.mul(t.c(0.5), t.f(Op::Square, ls))),
+                 t.f(Op::LogPhi, t.sub(z, ls)));
+}
+void exp_mod_normal_lcdf(Terms& t, NodeId x, Args a) {
+    const NodeId z = normal_z(t, x, a);
+    const NodeId lp = t.f(Op::LogPhi, z);
+    t.add(t.add(lp, t.f(Op::Log1mExp, t.sub(emn_r(t, x, a, z), lp))));
+}
+void exp_mod_normal_lccdf(Terms& t, NodeId x, Args a) {
+    const NodeId z = normal_z(t, x, a);
+    const NodeId lq = t.f(Op::LogPhi, t.neg(z)), r = emn_r(t, x, a, z);
+    const NodeId hi = op(t, Op::Fmax, lq, r);
+    t.add(t.add(hi, t.f(Op::Log1pExp, t.neg(t.f(Op::Fabs, t.sub(lq, r))))));
+}
+
 // ---- numbers (Boost.Math)
 
 template <class Dist>
@@ -218,6 +262,26 @@ double double_exponential_p(double x, Numbers a, Tail tail) {
         return (x > 0) == (tail == Tail::Lower) ? 1.0 : 0.0;
     return tail_of(boost::math::laplace_distribution<>(a[0], a[1]), x, tail);
 }
+double skew_double_exponential_p(double x, Numbers a, Tail tail) {
+    const double mu = a[0], sigma = a[1], tau = a[2];
+    if (x < mu) {
+        const double f = tau * std::exp(-2 * (1 - tau) * (mu - x) / sigma);
+        return tail == Tail::Lower ? f : 1 - f;
+    }
+    const double q = (1 - tau) * std::exp(-2 * tau * (x - mu) / sigma);
+    return tail == Tail::Lower ? 1 - q : q;
+}
+double exp_mod_normal_p(double x, Numbers a, Tail tail) {
+    const double mu = a[0], sigma = a[1], lambda = a[2];
+    if (std::isinf(x))
+        return (x > 0) == (tail == Tail::Lower) ? 1.0 : 0.0;
+    const double z = (x - mu) / sigma, ls = lambda * sigma;
+    const normal_distribution<> n01;
+    const double r =
+        std::exp(-lambda * (x - mu) + 0.5 * ls * ls + std::log(boost::math::cdf(n01, z - ls)));
+    return tail == Tail::Lower ? boost::math::cdf(n01, z) - r
+                               : boost::math::cdf(boost::math::complement(n01, z)) + r;
+}
 double student_t_p(double x, Numbers a, Tail tail) {
     if (std::isinf(x))
         return (x > 0) == (tail == Tail::Lower) ? 1.0 : 0.0;
@@ -288,6 +352,8 @@ const CdfInfo kCdfs[] = {
     {"pareto_type_2",         pareto_type_2_lcdf,      pareto_type_2_lccdf,      pareto_type_2_p},
     {"uniform",               uniform_lcdf,            uniform_lccdf,            uniform_p},
     {"double_exponential",    double_exponential_lcdf, double_exponential_lccdf, double_exponential_p},
+    {"skew_double_exponential", skew_double_exponential_lcdf, skew_double_exponential_lccdf, skew_double_exponential_p},
+    {"exp_mod_normal",        exp_mod_normal_lcdf,     exp_mod_normal_lccdf,     exp_mod_normal_p},
     // numbers only: the shape parameters' derivatives (of incomplete gamma and beta
     // functions, Owen's T) are not ops yet
     {"student_t",             nullptr,                 nullptr,                  student_t_p},

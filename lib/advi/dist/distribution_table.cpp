@@ -237,6 +237,27 @@ void skew_normal(Terms& t, NodeId y, Args a) {
     t.add(t.neg(t.f(Op::Log, a[1])));
     t.add(t.c(std::numbers::ln2 - kHalfLog2Pi));
 }
+// skew_double_exponential(y | mu, sigma, tau) = log 2 + log tau + log(1 - tau) - log sigma
+//     - (2 / sigma) ((1 - tau) max(mu - y, 0) + tau max(y - mu, 0))
+void skew_double_exponential(Terms& t, NodeId y, Args a) {
+    const NodeId d = t.sub(y, a[0]);
+    const NodeId below = t.g().apply(Op::Fmax, t.neg(d), t.c(0));
+    const NodeId above = t.g().apply(Op::Fmax, d, t.c(0));
+    const NodeId tau = a[2];
+    const NodeId spread = t.add(t.mul(t.sub(t.c(1), tau), below), t.mul(tau, above));
+    t.add(t.neg(t.div(t.mul(t.c(2), spread), a[1])));
+    t.add(t.add(t.f(Op::Log, tau), t.f(Op::Log1p, t.neg(tau))));
+    t.add(t.neg(t.f(Op::Log, a[1])));
+    t.add(t.c(std::numbers::ln2));
+}
+// exp_mod_normal(y | mu, sigma, lambda) = log lambda + lambda (mu + lambda sigma^2 / 2 - y)
+//     + log Phi((y - mu) / sigma - lambda sigma)   (Stan's erfc form, as log Phi: no underflow)
+void exp_mod_normal(Terms& t, NodeId y, Args a) {
+    const NodeId ls = t.mul(a[2], a[1]);
+    t.add(t.f(Op::Log, a[2]));
+    t.add(t.mul(a[2], t.sub(t.add(a[0], t.mul(t.c(0.5), t.mul(ls, a[1]))), y)));
+    t.add(t.f(Op::LogPhi, t.sub(t.div(t.sub(y, a[0]), a[1]), ls)));
+}
 // chi_square(y | nu) = (nu/2 - 1) log y - y/2 - (nu/2) log 2 - lgamma(nu/2)
 void chi_square(Terms& t, NodeId y, Args a) {
     const NodeId h = t.mul(t.c(0.5), a[0]);
@@ -347,6 +368,8 @@ constexpr DistInfo kDistributions[] = {
     {"logistic",        2, {"mu", "sigma"},             {D::Real, D::Positive},                   DType::Real, real,            logistic,        nullptr},
     {"gumbel",          2, {"mu", "beta"},              {D::Real, D::Positive},                   DType::Real, real,            gumbel,          nullptr},
     {"skew_normal",     3, {"xi", "omega", "alpha"},    {D::Real, D::Positive, D::Real},          DType::Real, real,            skew_normal,     nullptr},
+    {"skew_double_exponential", 3, {"mu", "sigma", "tau"}, {D::Real, D::Positive, D::Unit},       DType::Real, real,            skew_double_exponential, nullptr},
+    {"exp_mod_normal",  3, {"mu", "sigma", "lambda"},   {D::Real, D::Positive, D::Positive},      DType::Real, real,            exp_mod_normal,  nullptr},
     {"chi_square",      1, {"nu"},                      {D::Positive},                            DType::Real, positive,        chi_square,      nullptr},
     {"inv_chi_square",  1, {"nu"},                      {D::Positive},                            DType::Real, positive,        inv_chi_square,  nullptr},
     {"scaled_inv_chi_square", 2, {"nu", "sigma"},       {D::Positive, D::Positive},               DType::Real, positive,        scaled_inv_chi_square, nullptr},

@@ -93,6 +93,8 @@ const std::map<std::string, Case>& cases() {
         {"logistic",              {"vector[3] y", kReals, {"a[{i}]", "s"}}                          },
         {"gumbel",                {"vector[3] y", kReals, {"a[{i}]", "s"}}                          },
         {"skew_normal",           {"vector[3] y", kReals, {"a[{i}]", "s", "u"}}                     },
+        {"skew_double_exponential", {"vector[3] y", kReals, {"a[{i}]", "s", "u"}}                   },
+        {"exp_mod_normal",        {"vector[3] y", kReals, {"a[{i}]", "s", "p[{i}]"}}                },
         {"chi_square",            {"vector[3] y", kPositive, {"p[{i}]"}}                            },
         {"inv_chi_square",        {"vector[3] y", kPositive, {"p[{i}]"}}                            },
         {"scaled_inv_chi_square", {"vector[3] y", kPositive, {"p[{i}]", "s"}}                       },
@@ -210,47 +212,47 @@ double logpdf(const D& d, double y) {
 
 const std::map<std::string, std::pair<std::vector<double>, Ref>>& references() {
     static const std::map<std::string, std::pair<std::vector<double>, Ref>> r = {
-        {"std_normal",            {{}, [](double y, auto&) { return logpdf(bm::normal(0, 1), y); }}          },
+        {"std_normal",              {{}, [](double y, auto&) { return logpdf(bm::normal(0, 1), y); }}          },
         {"normal",
-         {{0.4, 1.3}, [](double y, auto& a) { return logpdf(bm::normal(a[0], a[1]), y); }}                   },
+         {{0.4, 1.3}, [](double y, auto& a) { return logpdf(bm::normal(a[0], a[1]), y); }}                     },
         {"lognormal",
-         {{0.4, 1.3}, [](double y, auto& a) { return logpdf(bm::lognormal(a[0], a[1]), y); }}                },
+         {{0.4, 1.3}, [](double y, auto& a) { return logpdf(bm::lognormal(a[0], a[1]), y); }}                  },
         {"cauchy",
-         {{0.4, 1.3}, [](double y, auto& a) { return logpdf(bm::cauchy(a[0], a[1]), y); }}                   },
+         {{0.4, 1.3}, [](double y, auto& a) { return logpdf(bm::cauchy(a[0], a[1]), y); }}                     },
         {"student_t",
          {{3.5, 0.4, 1.3},
           [](double y, auto& a) {
               return logpdf(bm::students_t(a[0]), (y - a[1]) / a[2]) - std::log(a[2]);
-          }}                                                                                                 },
+          }}                                                                                                   },
         {"gamma",
          {{2.5, 1.3},
-          [](double y, auto& a) { return logpdf(bm::gamma_distribution(a[0], 1 / a[1]), y); }}               },
+          [](double y, auto& a) { return logpdf(bm::gamma_distribution(a[0], 1 / a[1]), y); }}                 },
         {"inv_gamma",
          {{2.5, 1.3},
-          [](double y, auto& a) { return logpdf(bm::inverse_gamma_distribution(a[0], a[1]), y); }}           },
+          [](double y, auto& a) { return logpdf(bm::inverse_gamma_distribution(a[0], a[1]), y); }}             },
         {"weibull",
-         {{2.5, 1.3}, [](double y, auto& a) { return logpdf(bm::weibull(a[0], a[1]), y); }}                  },
+         {{2.5, 1.3}, [](double y, auto& a) { return logpdf(bm::weibull(a[0], a[1]), y); }}                    },
         {"exponential",
-         {{1.3}, [](double y, auto& a) { return logpdf(bm::exponential(a[0]), y); }}                         },
+         {{1.3}, [](double y, auto& a) { return logpdf(bm::exponential(a[0]), y); }}                           },
         {"beta",
          {{2.5, 1.3},
-          [](double y, auto& a) { return logpdf(bm::beta_distribution(a[0], a[1]), y); }}                    },
+          [](double y, auto& a) { return logpdf(bm::beta_distribution(a[0], a[1]), y); }}                      },
         {"uniform",
-         {{-4, 5}, [](double y, auto& a) { return logpdf(bm::uniform(a[0], a[1]), y); }}                     },
-        {"poisson",               {{2.5}, [](double y, auto& a) { return logpdf(bm::poisson(a[0]), y); }}    },
+         {{-4, 5}, [](double y, auto& a) { return logpdf(bm::uniform(a[0], a[1]), y); }}                       },
+        {"poisson",                 {{2.5}, [](double y, auto& a) { return logpdf(bm::poisson(a[0]), y); }}    },
         {"poisson_log",
-         {{0.7}, [](double y, auto& a) { return logpdf(bm::poisson(std::exp(a[0])), y); }}                   },
-        {"bernoulli",             {{0.3}, [](double y, auto& a) { return logpdf(bm::bernoulli(a[0]), y); }}  },
+         {{0.7}, [](double y, auto& a) { return logpdf(bm::poisson(std::exp(a[0])), y); }}                     },
+        {"bernoulli",               {{0.3}, [](double y, auto& a) { return logpdf(bm::bernoulli(a[0]), y); }}  },
         {"bernoulli_logit",
          {{0.7},
-          [](double y, auto& a) { return logpdf(bm::bernoulli(1 / (1 + std::exp(-a[0]))), y); }}             },
+          [](double y, auto& a) { return logpdf(bm::bernoulli(1 / (1 + std::exp(-a[0]))), y); }}               },
         {"binomial",
-         {{8, 0.3}, [](double y, auto& a) { return logpdf(bm::binomial(a[0], a[1]), y); }}                   },
+         {{8, 0.3}, [](double y, auto& a) { return logpdf(bm::binomial(a[0], a[1]), y); }}                     },
         {"binomial_logit",
          {{8, 0.7},
           [](double y, auto& a) {
               return logpdf(bm::binomial(a[0], 1 / (1 + std::exp(-a[1]))), y);
-          }}                                                                                                 },
+          }}                                                                                                   },
         {"beta_binomial",
          {{8, 2.5, 1.3},
           [](double y, auto& a) {
@@ -260,52 +262,65 @@ const std::map<std::string, std::pair<std::vector<double>, Ref>>& references() {
               };
               return std::lgamma(n + 1) - std::lgamma(y + 1) - std::lgamma(n - y + 1) +
                      lb(y + al, n - y + be) - lb(al, be);
-          }}                                                                                                 },
+          }}                                                                                                   },
         {"neg_binomial_2",
          {{2.5, 1.3},
           [](double y, auto& a) {
               return logpdf(bm::negative_binomial(a[1], a[1] / (a[0] + a[1])), y);
-          }}                                                                                                 },
+          }}                                                                                                   },
         {"neg_binomial_2_log",
          {{0.7, 1.3},
           [](double y, auto& a) {
               const double mu = std::exp(a[0]);
               return logpdf(bm::negative_binomial(a[1], a[1] / (mu + a[1])), y);
-          }}                                                                                                 },
+          }}                                                                                                   },
         {"double_exponential",
-         {{0.4, 1.3}, [](double y, auto& a) { return logpdf(bm::laplace(a[0], a[1]), y); }}                  },
+         {{0.4, 1.3}, [](double y, auto& a) { return logpdf(bm::laplace(a[0], a[1]), y); }}                    },
         {"logistic",
-         {{0.4, 1.3}, [](double y, auto& a) { return logpdf(bm::logistic(a[0], a[1]), y); }}                 },
+         {{0.4, 1.3}, [](double y, auto& a) { return logpdf(bm::logistic(a[0], a[1]), y); }}                   },
         {"gumbel",
-         {{0.4, 1.3}, [](double y, auto& a) { return logpdf(bm::extreme_value(a[0], a[1]), y); }}            },
+         {{0.4, 1.3}, [](double y, auto& a) { return logpdf(bm::extreme_value(a[0], a[1]), y); }}              },
         {"skew_normal",
          {{0.4, 1.3, 0.8},
-          [](double y, auto& a) { return logpdf(bm::skew_normal(a[0], a[1], a[2]), y); }}                    },
-        {"chi_square",            {{3.5}, [](double y, auto& a) { return logpdf(bm::chi_squared(a[0]), y); }}},
+          [](double y, auto& a) { return logpdf(bm::skew_normal(a[0], a[1], a[2]), y); }}                      },
+        {"skew_double_exponential",
+         {{0.4, 1.3, 0.3},
+          [](double y, auto& a) {
+              const double spread = y < a[0] ? (1 - a[2]) * (a[0] - y) : a[2] * (y - a[0]);
+              return std::log(2 * a[2] * (1 - a[2]) / a[1]) - 2 * spread / a[1];
+          }}                                                                                                   },
+        {"exp_mod_normal",
+         {{0.4, 1.3, 0.8},
+          [](double y, auto& a) {
+              const double mu = a[0], s = a[1], l = a[2];
+              return std::log(l / 2) + l / 2 * (2 * mu + l * s * s - 2 * y) +
+                     std::log(std::erfc((mu + l * s * s - y) / (std::sqrt(2.0) * s)));
+          }}                                                                                                   },
+        {"chi_square",              {{3.5}, [](double y, auto& a) { return logpdf(bm::chi_squared(a[0]), y); }}},
         {"inv_chi_square",
-         {{3.5}, [](double y, auto& a) { return logpdf(bm::inverse_chi_squared(a[0]), y); }}                 },
+         {{3.5}, [](double y, auto& a) { return logpdf(bm::inverse_chi_squared(a[0]), y); }}                   },
         {"scaled_inv_chi_square",
          {{3.5, 1.3},
-          [](double y, auto& a) { return logpdf(bm::inverse_chi_squared(a[0], a[1] * a[1]), y); }}           },
+          [](double y, auto& a) { return logpdf(bm::inverse_chi_squared(a[0], a[1] * a[1]), y); }}             },
         {"frechet",
          {{2.5, 1.3},
           [](double y, auto& a) {
               const double al = a[0], s = a[1];
               return std::log(al / s) - (1 + al) * std::log(y / s) - std::pow(y / s, -al);
-          }}                                                                                                 },
+          }}                                                                                                   },
         {"pareto",
-         {{0.9, 2.5}, [](double y, auto& a) { return logpdf(bm::pareto(a[0], a[1]), y); }}                   },
+         {{0.9, 2.5}, [](double y, auto& a) { return logpdf(bm::pareto(a[0], a[1]), y); }}                     },
         {"pareto_type_2",
          {{-0.5, 1.3, 2.5},
           [](double y, auto& a) {
               return std::log(a[2] / a[1]) - (a[2] + 1) * std::log1p((y - a[0]) / a[1]);
-          }}                                                                                                 },
+          }}                                                                                                   },
         {"von_mises",
          {{0.4, 1.3},
           [](double y, auto& a) {
               return a[1] * std::cos(y - a[0]) -
                      std::log(2 * std::numbers::pi * std::cyl_bessel_i(0.0, a[1]));
-          }}                                                                                                 },
+          }}                                                                                                   },
     };
     return r;
 }

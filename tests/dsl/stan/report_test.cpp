@@ -211,4 +211,43 @@ generated quantities {
     CHECK(tail.tail(3).sum() == Approx(1).epsilon(1e-12));
 }
 
+TEST_CASE("exp_mod_normal_rng and skew_double_exponential_rng have their moments", "[stan]") {
+    const std::string program = R"(
+data { int<lower=1> N; }
+parameters { real mu; }
+model { mu ~ normal(0, 1); }
+generated quantities {
+  vector[N] e;
+  vector[N] s;
+  for (n in 1:N) {
+    e[n] = exp_mod_normal_rng(1, 2, 0.5);
+    s[n] = skew_double_exponential_rng(1, 2, 0.3);
+  }
+}
+)";
+    const int N = 40000;
+    auto low = lower_text(program, R"({"N": 40000})");
+    Reporter r(*low);
+    std::mt19937_64 rng(11);
+    const Eigen::VectorXd v = r.evaluate(Eigen::VectorXd::Zero(1), rng);
+    // exp_mod_normal: mu + 1 / lambda, sigma^2 + 1 / lambda^2
+    // skew_double_exponential: below mu an exponential of rate 2 (1 - tau) / sigma with
+    // probability tau, above one of rate 2 tau / sigma
+    const double tau = 0.3, b = 2 / (2 * (1 - tau)), a = 2 / (2 * tau);  // the two scales
+    const double sde_mean = 1 + (1 - tau) * a - tau * b;
+    const double sde_m2 = tau * 2 * b * b + (1 - tau) * 2 * a * a;  // E[(Y - mu)^2]
+    const double sde_var = sde_m2 - (sde_mean - 1) * (sde_mean - 1);
+    const double want[2][2] = {
+        {3,        4 + 4  },
+        {sde_mean, sde_var}
+    };
+    for (int block = 0; block < 2; ++block) {
+        INFO("block " << block);
+        const Eigen::ArrayXd x = v.segment(block * N, N).array();
+        const double m = x.mean(), var = (x - m).square().sum() / (N - 1);
+        CHECK(std::abs(m - want[block][0]) < 5 * std::sqrt(want[block][1] / N));
+        CHECK(var == Approx(want[block][1]).epsilon(0.05));
+    }
+}
+
 }  // namespace advi::stan
