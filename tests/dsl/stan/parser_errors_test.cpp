@@ -297,3 +297,21 @@ TEST_CASE("long chains: a bounded tree height, long else-if chains and lists are
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("Stan's types that advi does not read yet are named wherever a type goes", "[stan]") {
+    check_error("functions { complex f(real x) { return x; } }", 1, 13,
+                "complex numbers are not supported yet");
+    check_error("functions { real f(complex_vector x) { return 1; } }", 1, 20,
+                "complex numbers are not supported yet");
+    check_error("functions { real f(array[] complex x) { return 1; } }", 1, 28,
+                "complex numbers are not supported yet");
+    check_error("functions { real f(tuple(real, int) x) { return 1; } }", 1, 20,
+                "tuples are not supported yet");
+    check_error("data { array[3] complex z; }", 1, 17, "complex numbers are not supported yet");
+    check_error("parameters { sum_to_zero_vector[3] z; }", 1, 14,
+                "`sum_to_zero_vector` is not supported yet");
+}
+
+}  // namespace advi::stan

@@ -205,9 +205,10 @@ const auto constraints_def = langle > constraint_item[push] >
 const auto constraint_item_def =
     (pos >> constraint_kind > equals > additive)[constraint_item_action];
 
-const auto decl_group_def = pos[group_loc] >> ((kw_array > lbracket > expression_list[group_dims] >
-                                                rbracket > sized_type[group_type]) |
-                                               sized_type[group_type]) > decl_var[group_var] >
+const auto decl_group_def = pos[group_loc] >>
+                            ((kw_array > lbracket > expression_list[group_dims] > rbracket >
+                              -TypeNotSupportedYet{} > sized_type[group_type]) |
+                             sized_type[group_type]) > decl_var[group_var] >
                             *(comma > decl_var[group_var]) > semicolon;
 const auto decl_var_def = (declared_name >> pos >> -(lbracket > expression_list > rbracket) >>
                            -(equals > expression))[decl_var_action];

@@ -253,6 +253,31 @@ struct NotAnExpression : x3::parser<NotAnExpression> {
     }
 };
 
+// Where a type is expected (a declaration, a function's argument or result): Stan's types that
+// advi does not read yet are refused by name, rather than as "expected a type". Never matches.
+struct TypeNotSupportedYet : x3::parser<TypeNotSupportedYet> {
+    using attribute_type = x3::unused_type;
+    static bool const has_attribute = false;
+
+    template <class It, class Ctx, class RCtx, class Attr>
+    bool parse(It& first, const It& last, const Ctx& ctx, RCtx&, Attr&) const {
+        It at = first;
+        x3::skip_over(at, last, ctx);
+        const std::string_view w = word_at(at, last);
+        if (w == "complex" || w == "complex_vector" || w == "complex_row_vector" ||
+            w == "complex_matrix")
+            throw SyntaxError{at, "complex numbers are not supported yet"};
+        if (w == "tuple")
+            throw SyntaxError{at, "tuples are not supported yet"};
+        for (std::string_view later : {"sum_to_zero_vector", "sum_to_zero_matrix",
+                                       "column_stochastic_matrix", "row_stochastic_matrix"}) {
+            if (w == later)
+                throw SyntaxError{at, fmt::format("`{}` is not supported yet", w)};
+        }
+        return false;
+    }
+};
+
 // An expression being built and the height of its tree.
 struct Term {
     Expression e;
