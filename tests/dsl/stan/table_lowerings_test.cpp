@@ -257,3 +257,21 @@ TEST_CASE("choose: exact binomial coefficients of ints, overflow refused", "[sta
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("log factorials, log_inv_logit_diff, binary_log_loss as their definitions", "[stan]") {
+    const std::string head = "parameters { real<lower=2> x; real y; vector[2] v; }\n";
+    check_same(head, "target += log_falling_factorial(x, 1.5) + log_rising_factorial(x, 2);",
+               "target += lgamma(x + 1) - lgamma(x - 0.5) + log(x) + log(x + 1);");
+    check_same(head, "target += log_inv_logit_diff(x, y - 3);",
+               "target += log(inv_logit(x) - inv_logit(y - 3));");
+    check_same(
+        head, "target += sum(log_inv_logit_diff(v, -4));",
+        "target += log(inv_logit(v[1]) - inv_logit(-4)) + log(inv_logit(v[2]) - inv_logit(-4));");
+    check_same(
+        head, "target += binary_log_loss(1, inv_logit(y)) + sum(binary_log_loss(0, inv_logit(v)));",
+        "target += -log(inv_logit(y)) - log1m(inv_logit(v[1])) - log1m(inv_logit(v[2]));");
+}
+
+}  // namespace advi::stan
