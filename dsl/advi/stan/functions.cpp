@@ -698,7 +698,7 @@ std::span<const FunctionRow> functions() {
         {"log_rising_factorial",  sigs("(T1, T2) => R"), binary<[](E x, E n) { return lgamma(x + n) - lgamma(x); }>},
         // log(inv_logit(x) - inv_logit(y)) = x + log1m_exp(y - x) - log1p_exp(x) - log1p_exp(y)
         {"log_inv_logit_diff",    sigs("(T1, T2) => R"), binary<[](E x, E y) { return x + log1m_exp(y - x) - log1p_exp(x) - log1p_exp(y); }>},
-        {"binary_log_loss",       sigs("(int, T) => R"), binary<[](E y, E p) { return -(y * log(p) + (1.0 - y) * log1m(p)); }>},
+        {"binary_log_loss",       sigs("(int, T) => R; (array[] int, real) => array[] real; (array[] int, array[] real) => array[] real"), binary<[](E y, E p) { return -(y * log(p) + (1.0 - y) * log1m(p)); }>},
         // cumulative distribution functions of the library's (Stan's name for log Phi)
         {"std_normal_lcdf", sigs("(reals) => real"), std_normal_lcdf},
         // sizes: known ints
