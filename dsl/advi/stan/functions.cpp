@@ -167,6 +167,26 @@ Value choose_of(CallSite& c) {
     return r;
 }
 
+// fma(x, y, z) = x .* y + z, through Stan's operators: every combination Stan allows.
+Value fma_of(CallSite& c) {
+    c.arity(3);
+    const Value xy = c.lowerer.binary(BinaryOp::EltMultiply, c.args[0], c.args[1], c.at);
+    return c.lowerer.binary(BinaryOp::Add, xy, c.args[2], c.at);
+}
+
+// lmgamma(k, x) = k (k - 1) / 4 log(pi) + sum over j = 1..k of lgamma(x + (1 - j) / 2), the log
+// multivariate gamma function, elementwise in x.
+Value lmgamma_of(CallSite& c) {
+    c.arity(2);
+    const int k = c.int_arg(0);
+    if (k < 1)
+        c.fail(fmt::format("lmgamma: the dimension must be positive, got {}", k));
+    const Expr x = c.real_of(1);
+    Expr sum_lgamma = lgamma(x);
+    for (int j = 2; j <= k; ++j) sum_lgamma = sum_lgamma + lgamma(x + (1.0 - j) / 2.0);
+    return CallSite::result_like(c.args[1], 0.25 * k * (k - 1) * std::log(M_PI) + sum_lgamma);
+}
+
 // --- reductions: a batched vector reduces per iteration (per row)
 
 Value reduction(CallSite& c) {
@@ -781,6 +801,9 @@ std::span<const FunctionRow> functions() {
         }
         for (const char* name : {"std_normal_lccdf", "std_normal_cdf"})
             rows.push_back({name, sigs("(reals) => real"), cdf_function});
+        // a composition through Stan's operators takes every signature Stan has
+        rows.push_back({"fma", find_library_function("fma")->signatures, whole<fma_of>});
+        rows.push_back({"lmgamma", sigs("(int, T) => R"), lmgamma_of});
         return rows;
     }();
     return table;

@@ -275,3 +275,16 @@ TEST_CASE("log factorials, log_inv_logit_diff, binary_log_loss as their definiti
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("fma and lmgamma as their definitions", "[stan]") {
+    const std::string head = "parameters { real<lower=1> x; vector[2] v; row_vector[2] r; }\n";
+    check_same(head, "target += fma(x, x, 2) + sum(fma(v, x, v)) + sum(fma(r, r, 1));",
+               "target += x * x + 2 + sum(v * x + v) + dot_self(r) + 2;");
+    check_same(head, "target += lmgamma(3, x);",
+               "target += 3 * log(pi()) / 2 + lgamma(x) + lgamma(x - 0.5) + lgamma(x - 1);");
+    check_same(head, "target += sum(lmgamma(1, v + 3));", "target += sum(lgamma(v + 3));");
+}
+
+}  // namespace advi::stan
