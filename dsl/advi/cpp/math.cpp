@@ -128,6 +128,9 @@ Expr atan2(const Arg& y, const Arg& x) {
 Expr hypot(const Arg& x, const Arg& y) {
     return binary(Op::Hypot, "hypot", x, y);
 }
+Expr owens_t(const Arg& h, const Arg& a) {
+    return binary(Op::OwensT, "owens_t", h, a);
+}
 Expr fmod(const Arg& x, const Arg& y) {
     return binary(Op::Fmod, "fmod", x, y);
 }

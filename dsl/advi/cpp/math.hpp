@@ -190,6 +190,7 @@ Expr fmax(const Arg& x, const Arg& y);       // on a tie the gradient goes to x
 Expr lmultiply(const Arg& x, const Arg& y);  // x log y, with 0 log 0 = 0
 Expr atan2(const Arg& y, const Arg& x);      // the angle of the point (x, y), in (-pi, pi]
 Expr hypot(const Arg& x, const Arg& y);      // sqrt(x^2 + y^2) without overflow
+Expr owens_t(const Arg& h, const Arg& a);    // Owen's T function
 Expr fmod(const Arg& x, const Arg& y);       // x - trunc(x / y) y
 
 // Compositions of ops.

@@ -709,6 +709,7 @@ std::span<const FunctionRow> functions() {
         {"atan2",        sigs("(T1, T2) => R"), binary<[](E y, E x) { return atan2(y, x); }>},
         {"hypot",        sigs("(T1, T2) => R"), binary<[](E x, E y) { return hypot(x, y); }>},
         {"fmod",         sigs("(T1, T2) => R"), binary<[](E x, E y) { return fmod(x, y); }>},
+        {"owens_t",      sigs("(T1, T2) => R"), binary<[](E h, E a) { return owens_t(h, a); }>},
         {"log_diff_exp", sigs("(T1, T2) => R"), binary<[](E x, E y) { return log_diff_exp(x, y); }>},
         {"lbeta",        sigs("(T1, T2) => R"), binary<[](E x, E y) { return lbeta(x, y); }>},
         {"lchoose",      sigs("(T1, T2) => R"), binary<[](E x, E y) { return lchoose(x, y); }>},

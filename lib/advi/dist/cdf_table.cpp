@@ -191,6 +191,18 @@ void exp_mod_normal_lccdf(Terms& t, NodeId x, Args a) {
     t.add(t.add(hi, t.f(Op::Log1pExp, t.neg(t.f(Op::Fabs, t.sub(lq, r))))));
 }
 
+// skew_normal(xi, omega, alpha): F = Phi(z) - 2 T(z, alpha), Owen's T (Stan's form)
+void skew_normal_lcdf(Terms& t, NodeId x, Args a) {
+    const NodeId z = normal_z(t, x, a);
+    const NodeId T = op(t, Op::OwensT, z, a[2]);
+    t.add(t.f(Op::Log, t.sub(t.f(Op::Phi, z), t.mul(t.c(2), T))));
+}
+void skew_normal_lccdf(Terms& t, NodeId x, Args a) {
+    const NodeId z = normal_z(t, x, a);
+    const NodeId T = op(t, Op::OwensT, z, a[2]);
+    t.add(t.f(Op::Log, t.add(t.f(Op::Phi, t.neg(z)), t.mul(t.c(2), T))));
+}
+
 // ---- numbers (Boost.Math)
 
 template <class Dist>
@@ -354,8 +366,9 @@ const CdfInfo kCdfs[] = {
     {"double_exponential",    double_exponential_lcdf, double_exponential_lccdf, double_exponential_p},
     {"skew_double_exponential", skew_double_exponential_lcdf, skew_double_exponential_lccdf, skew_double_exponential_p},
     {"exp_mod_normal",        exp_mod_normal_lcdf,     exp_mod_normal_lccdf,     exp_mod_normal_p},
+    {"skew_normal",           skew_normal_lcdf,        skew_normal_lccdf,        skew_normal_p},
     // numbers only: the shape parameters' derivatives (of incomplete gamma and beta
-    // functions, Owen's T) are not ops yet
+    // functions) are not ops yet
     {"student_t",             nullptr,                 nullptr,                  student_t_p},
     {"gamma",                 nullptr,                 nullptr,                  gamma_p},
     {"inv_gamma",             nullptr,                 nullptr,                  inv_gamma_p},
@@ -363,7 +376,6 @@ const CdfInfo kCdfs[] = {
     {"inv_chi_square",        nullptr,                 nullptr,                  inv_chi_square_p},
     {"scaled_inv_chi_square", nullptr,                 nullptr,                  scaled_inv_chi_square_p},
     {"beta",                  nullptr,                 nullptr,                  beta_p},
-    {"skew_normal",           nullptr,                 nullptr,                  skew_normal_p},
     {"poisson",               nullptr,                 nullptr,                  poisson_p},
     {"bernoulli",             nullptr,                 nullptr,                  bernoulli_p},
     {"binomial",              nullptr,                 nullptr,                  binomial_p},

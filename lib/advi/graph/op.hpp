@@ -71,6 +71,7 @@ enum class Op : std::uint8_t {
     Atan2,
     Hypot,
     Fmod,
+    OwensT,
     Polygamma,
     // reductions, linear algebra, indexing
     Sum,

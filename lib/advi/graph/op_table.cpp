@@ -533,6 +533,7 @@ constexpr OpInfo kOps[] = {
     {Op::Atan2, "atan2", 2, true, broadcast_shapes, binary_kernel<math::Atan2F>, math::adj_atan2, fold<math::Atan2F>, Domain::Positive},
     {Op::Hypot, "hypot", 2, true, broadcast_shapes, binary_kernel<math::HypotF>, math::adj_hypot, fold<math::HypotF>, Domain::Positive},
     {Op::Fmod, "fmod", 2, true, broadcast_shapes, binary_kernel<math::FmodF>, math::adj_fmod, fold<math::FmodF>, Domain::None},
+    {Op::OwensT, "owens_t", 2, true, broadcast_shapes, binary_kernel<math::OwensTF>, math::adj_owens_t, fold<math::OwensTF>, Domain::Real},
     // the order n (input 0) a constant whole number; tested in tests/graph/second_order_test.cpp
     {Op::Polygamma,   "polygamma",      2, true,  broadcast_shapes,  binary_kernel<math::PolygammaF>, math::adj_polygamma, fold<math::PolygammaF>, Domain::None},
     {Op::Sum,         "sum",            1, false, sum_shape,         sum_kernel,                adj_sum,            nullptr,             Domain::Real, nullptr, nullptr, LoopForm::Sum, sum_of_many},

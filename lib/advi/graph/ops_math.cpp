@@ -5,6 +5,7 @@
 #include <numbers>
 
 #include <boost/math/special_functions/bessel.hpp>
+#include <boost/math/special_functions/owens_t.hpp>
 #include <boost/math/special_functions/polygamma.hpp>
 
 #include <advi/base/error.hpp>
@@ -113,6 +114,12 @@ double polygamma(double n, double x) {
     if (!(x > 0) && x == std::floor(x))
         return std::nan("");
     return boost::math::polygamma(static_cast<int>(n), x, MathPolicy());
+}
+
+double owens_t(double h, double a) {
+    if (std::isnan(h) || std::isnan(a))
+        return std::nan("");
+    return boost::math::owens_t(h, a, MathPolicy());
 }
 
 // ---------------------------------------------------------------- adjoint rules
@@ -295,6 +302,22 @@ void adj_fmod(Graph& gr, NodeId y, NodeId g, Contrib& c) {
         c[0] = g;
     if (gr.is_variable(b))
         c[1] = neg(gr, mul(gr, g, f(gr, Op::Trunc, div(gr, a, b))));
+}
+
+// Owen's T(h, a) = (1 / 2 pi) int_0^a exp(-h^2 (1 + x^2) / 2) / (1 + x^2) dx:
+// dT/dh = -phi(h) erf(a h / sqrt 2) / 2, dT/da = exp(-h^2 (1 + a^2) / 2) / (2 pi (1 + a^2))
+void adj_owens_t(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    const NodeId h = in(gr, y, 0);
+    const NodeId a = in(gr, y, 1);
+    if (gr.is_variable(h)) {
+        const NodeId erf_ah = f(gr, Op::Erf, mul(gr, num(gr, M_SQRT1_2), mul(gr, a, h)));
+        c[0] = mul(gr, g, mul(gr, gauss(gr, -0.5 / std::sqrt(2 * M_PI), -0.5, h), erf_ah));
+    }
+    if (gr.is_variable(a)) {
+        const NodeId q = add(gr, num(gr, 1), f(gr, Op::Square, a));
+        const NodeId e = f(gr, Op::Exp, mul(gr, num(gr, -0.5), mul(gr, f(gr, Op::Square, h), q)));
+        c[1] = mul(gr, g, div(gr, e, mul(gr, num(gr, 2 * M_PI), q)));
+    }
 }
 
 // d polygamma(n, x) / dx = polygamma(n + 1, x): every order's derivative is the next order,

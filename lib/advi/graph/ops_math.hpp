@@ -25,7 +25,9 @@ double log1m_exp(double x);            // log(1 - e^x), x < 0
 double log_bessel_i0(double x);        // log I0(x) without overflow for large |x|
 double bessel_i1_over_i0(double x);    // I1(x) / I0(x) without overflow for large |x|
 double lmultiply(double x, double y);  // x log y, with 0 log 0 = 0 (Stan)
-double polygamma(double n, double x);  // d^n/dx^n digamma(x) for an integer order n >= 0
+double polygamma(double n, double x);
+double owens_t(double h, double a);  // Owen's T(h, a) (Boost.Math), NaN where undefined  //
+                                     // d^n/dx^n digamma(x) for an integer order n >= 0
 
 // One functor per op, `f(x, y)` as op_table.cpp's templates expect (y unused for unary).
 // The one-line ones are inline so that the loops in op_table.cpp's kernels inline them.
@@ -62,6 +64,7 @@ struct LmultiplyF { static double f(double x, double y) { return lmultiply(x, y)
 struct Atan2F { static double f(double x, double y) { return std::atan2(x, y); } };
 struct HypotF { static double f(double x, double y) { return std::hypot(x, y); } };
 struct FmodF { static double f(double x, double y) { return std::fmod(x, y); } };
+struct OwensTF { static double f(double h, double a) { return owens_t(h, a); } };
 struct PolygammaF { static double f(double n, double x) { return polygamma(n, x); } };
 // clang-format on
 
@@ -99,6 +102,7 @@ void adj_lmultiply(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_atan2(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_hypot(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_fmod(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_owens_t(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_polygamma(Graph& g, NodeId y, NodeId adj, Contrib& c);
 // d trigamma(x) = polygamma(2, x) dx: trigamma's rule lives here beside polygamma's.
 void adj_trigamma(Graph& g, NodeId y, NodeId adj, Contrib& c);
