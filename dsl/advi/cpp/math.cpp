@@ -89,6 +89,12 @@ Expr trunc(const Expr& x) {
 Expr cbrt(const Expr& x) {
     return unary(Op::Cbrt, x);
 }
+Expr lambert_w0(const Expr& x) {
+    return unary(Op::LambertW0, x);
+}
+Expr inv_erfc(const Expr& x) {
+    return unary(Op::InvErfc, x);
+}
 Expr erf(const Expr& x) {
     return unary(Op::Erf, x);
 }

@@ -130,6 +130,18 @@ auto trunc(const C& x) {
     return detail::of_constant<detail::ConstantResult::Elementwise>(
         static_cast<Expr (*)(const Expr&)>(&trunc), x);
 }
+Expr lambert_w0(const Expr& x);  // W with W e^W = x, the principal branch (x >= -1/e)
+template <ConstantValue C>
+auto lambert_w0(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&lambert_w0), x);
+}
+Expr inv_erfc(const Expr& x);  // erfc^-1, x in [0, 2]
+template <ConstantValue C>
+auto inv_erfc(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&inv_erfc), x);
+}
 Expr cbrt(const Expr& x);
 template <ConstantValue C>
 auto cbrt(const C& x) {

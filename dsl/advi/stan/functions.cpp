@@ -682,6 +682,8 @@ std::span<const FunctionRow> functions() {
         {"ceil",              sigs("(T) => R"), unary<ceil>},
         {"round",             sigs("(T) => R"), unary<round>},
         {"trunc",             sigs("(T) => R"), unary<trunc>},
+        {"lambert_w0",        sigs("(T) => R"), unary<lambert_w0>},
+        {"inv_erfc",          sigs("(T) => R"), unary<inv_erfc>},
         {"cbrt",               sigs("(T) => R"), unary<cbrt>},
         {"erf",                sigs("(T) => R"), unary<erf>},
         {"erfc",               sigs("(T) => R"), unary<erfc>},

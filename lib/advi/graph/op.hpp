@@ -65,6 +65,8 @@ enum class Op : std::uint8_t {
     Ceil,
     Round,
     Trunc,
+    LambertW0,
+    InvErfc,
     Fmin,
     Fmax,
     Lmultiply,

@@ -523,6 +523,8 @@ constexpr OpInfo kOps[] = {
     {Op::Ceil, "ceil", 1, true, unary_shape, unary_kernel<math::CeilF>, math::adj_ceil, fold<math::CeilF>, Domain::Unit},
     {Op::Round, "round", 1, true, unary_shape, unary_kernel<math::RoundF>, math::adj_round, fold<math::RoundF>, Domain::Unit},
     {Op::Trunc, "trunc", 1, true, unary_shape, unary_kernel<math::TruncF>, math::adj_trunc, fold<math::TruncF>, Domain::Unit},
+    {Op::LambertW0, "lambert_w0", 1, true, unary_shape, unary_kernel<math::LambertW0F>, math::adj_lambert_w0, fold<math::LambertW0F>, Domain::Positive},
+    {Op::InvErfc, "inv_erfc", 1, true, unary_shape, unary_kernel<math::InvErfcF>, math::adj_inv_erfc, fold<math::InvErfcF>, Domain::Unit},
     {Op::Fmin,        "fmin",           2, true,  broadcast_shapes,  binary_kernel<math::FminF>, math::adj_fmin,    fold<math::FminF>,   Domain::Real},
     {Op::Fmax,        "fmax",           2, true,  broadcast_shapes,  binary_kernel<math::FmaxF>, math::adj_fmax,    fold<math::FmaxF>,   Domain::Real},
     {Op::Lmultiply,   "lmultiply",      2, true,  broadcast_shapes,  binary_kernel<math::LmultiplyF>, math::adj_lmultiply, fold<math::LmultiplyF>, Domain::Positive},

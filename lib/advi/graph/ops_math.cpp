@@ -5,6 +5,8 @@
 #include <numbers>
 
 #include <boost/math/special_functions/bessel.hpp>
+#include <boost/math/special_functions/erf.hpp>
+#include <boost/math/special_functions/lambert_w.hpp>
 #include <boost/math/special_functions/owens_t.hpp>
 #include <boost/math/special_functions/polygamma.hpp>
 
@@ -120,6 +122,18 @@ double owens_t(double h, double a) {
     if (std::isnan(h) || std::isnan(a))
         return std::nan("");
     return boost::math::owens_t(h, a, MathPolicy());
+}
+
+double lambert_w0(double x) {
+    if (!(x >= -1 / M_E))
+        return std::nan("");
+    return boost::math::lambert_w0(x, MathPolicy());
+}
+
+double inv_erfc(double x) {
+    if (!(x >= 0 && x <= 2))
+        return std::nan("");
+    return boost::math::erfc_inv(x, MathPolicy());
 }
 
 // ---------------------------------------------------------------- adjoint rules
@@ -304,6 +318,14 @@ void adj_fmod(Graph& gr, NodeId y, NodeId g, Contrib& c) {
         c[1] = neg(gr, mul(gr, g, f(gr, Op::Trunc, div(gr, a, b))));
 }
 
+// W e^W = x: dW = dx / (x + e^W) (finite at x = 0, where W / (x (1 + W)) is 0/0)
+void adj_lambert_w0(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    c[0] = div(gr, g, add(gr, in(gr, y, 0), f(gr, Op::Exp, y)));
+}
+// erfc(y) = x: dy = -(sqrt(pi) / 2) e^(y^2) dx
+void adj_inv_erfc(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    c[0] = mul(gr, g, gauss(gr, -std::sqrt(M_PI) / 2, 1, y));
+}
 // Owen's T(h, a) = (1 / 2 pi) int_0^a exp(-h^2 (1 + x^2) / 2) / (1 + x^2) dx:
 // dT/dh = -phi(h) erf(a h / sqrt 2) / 2, dT/da = exp(-h^2 (1 + a^2) / 2) / (2 pi (1 + a^2))
 void adj_owens_t(Graph& gr, NodeId y, NodeId g, Contrib& c) {

@@ -16,6 +16,7 @@
 #include <boost/math/special_functions/digamma.hpp>
 #include <boost/math/special_functions/erf.hpp>
 #include <boost/math/special_functions/gamma.hpp>
+#include <boost/math/special_functions/lambert_w.hpp>
 #include <boost/math/special_functions/owens_t.hpp>
 #include <boost/math/special_functions/trigamma.hpp>
 #include <catch2/catch.hpp>
@@ -123,6 +124,8 @@ const std::vector<Case>& cases() {
         {"atan2", [](const Expr& x) { return atan2(x, -0.7); }, [](double x) { return std::atan(x / -0.7) + (x >= 0 ? M_PI : -M_PI); }, Where::Real},
         {"atan2b", [](const Expr& x) { return atan2(1.3, x); }, [](double x) { return M_PI / 2 - std::atan(x / 1.3); }, Where::Real},
         {"hypot", [](const Expr& x) { return hypot(x, 2.0); }, [](double x) { return std::sqrt(x * x + 4.0); }, Where::Real},
+        {"lambert_w0", [](const Expr& x) { return lambert_w0(x); }, [](double x) { return boost::math::lambert_w0(x); }, Where::Positive},
+        {"inv_erfc", [](const Expr& x) { return inv_erfc(x); }, [](double x) { return boost::math::erfc_inv(x); }, Where::Unit},
         {"owens_t", [](const Expr& x) { return owens_t(x, 1.5); }, [](double x) { return boost::math::owens_t(x, 1.5); }, Where::Real},
         {"fmod", [](const Expr& x) { return fmod(x, 1.3); }, [](double x) { return x - 1.3 * static_cast<double>(static_cast<long>(x / 1.3)); }, Where::Positive},
         {"fmodb", [](const Expr& x) { return fmod(6.93, x); }, [](double x) { return 6.93 - x * static_cast<double>(static_cast<long>(6.93 / x)); }, Where::Positive},
