@@ -147,3 +147,21 @@ TEST_CASE("scalars move out of sums by rows and columns", "[diff][simplify]") {
 }
 
 }  // namespace advi
+
+namespace advi {
+
+TEST_CASE("a scalar latent times a filled constant vector ends (no swap loop)",
+          "[diff][simplify]") {
+    // "constants first" and "scalars first" once swapped such a product back and forth until
+    // the stack overflowed (a skew_double_exponential density with a constant vector tau).
+    for (const bool scalar_first : {true, false}) {
+        Graph g;
+        const NodeId s = g.leaf(Op::Zeta, Shape::scalar(), DType::Real, 0, "s");
+        const NodeId c = g.constant(2.5, Shape::vector(3));
+        g.set_output("out", scalar_first ? g.apply(Op::Mul, s, c) : g.apply(Op::Mul, c, s), 0);
+        const Graph simple = simplify(g);
+        CHECK(simple.str().find("mul") != std::string::npos);
+    }
+}
+
+}  // namespace advi

@@ -184,8 +184,11 @@ private:
                 if (cv(a) && g_[b].op == Op::Mul && cv(g_[b].in[0]) && scalar(a)) {
                     return apply(Op::Mul, g_.constant(*cv(a) * *cv(g_[b].in[0])), g_[b].in[1]);
                 }
-                if (cv(b) && !cv(a))
-                    return apply(Op::Mul, b, a);  // constants first
+                // constants first, but scalars before them: a filled constant vector times a
+                // scalar latent would otherwise swap back and forth with the rule below
+                // (found by a skew_double_exponential with a constant vector tau)
+                if (cv(b) && !cv(a) && (scalar(b) || !scalar(a)))
+                    return apply(Op::Mul, b, a);
                 // Scalar factors move outward (scalars first), so that sum(s x) = s sum(x),
                 // square(s x) = s^2 square(x) and products of scalars find each other: a
                 // scale applied to a long vector in several places becomes one scalar.

@@ -275,17 +275,18 @@ void adj_fmin(Graph& gr, NodeId y, NodeId g, Contrib& c) {
 void adj_fmax(Graph& gr, NodeId y, NodeId g, Contrib& c) {
     route(gr, y, f(gr, Op::Step, sub(gr, in(gr, y, 0), in(gr, y, 1))), g, c);
 }
-// y = a log b: dy = log(b) da + (a / b) db, with a / b = 0 where a = 0 (Stan's 0 log 0 = 0 is
-// constant in b there: bernoulli's (1 - y) log(1 - theta) at y = 1, theta = 1 is 0 with
-// gradient 0, not 0/0). b + step(-|a|) is b exactly wherever a != 0.
+// y = a log b: dy = log(b) da + (a / b) db, with a / b = 0 at a = b = 0 (Stan's 0 log 0 = 0:
+// binomial's (N - n) log(1 - theta) at n = N, theta = 1 is 0 with gradient 0, not 0/0). The
+// denominator b + step(-|a|) step(-|b|) is b exactly everywhere else, so that the second
+// derivatives (1 / b in a and b) are exact there too.
 void adj_lmultiply(Graph& gr, NodeId y, NodeId g, Contrib& c) {
     const NodeId a = in(gr, y, 0);
     const NodeId b = in(gr, y, 1);
     if (gr.is_variable(a))
         c[0] = mul(gr, g, f(gr, Op::Log, b));
     if (gr.is_variable(b)) {
-        const NodeId a_is_zero = f(gr, Op::Step, neg(gr, f(gr, Op::Fabs, a)));
-        c[1] = mul(gr, g, div(gr, a, add(gr, b, a_is_zero)));
+        auto is_zero = [&](NodeId x) { return f(gr, Op::Step, neg(gr, f(gr, Op::Fabs, x))); };
+        c[1] = mul(gr, g, div(gr, a, add(gr, b, mul(gr, is_zero(a), is_zero(b)))));
     }
 }
 

@@ -186,6 +186,8 @@ std::vector<DistCase> cases() {
         {"logistic", {mu, sigma}},
         {"gumbel", {mu, sigma}},
         {"skew_normal", {mu, sigma, vec({0.5, -1, 2})}},
+        {"skew_double_exponential", {mu, sigma, unit}},
+        {"exp_mod_normal", {mu, sigma, pos}},
         {"chi_square", {vec({3, 4, 5})}},
         {"inv_chi_square", {vec({3, 4, 5})}},
         {"scaled_inv_chi_square", {vec({3, 4, 5}), sigma}},
