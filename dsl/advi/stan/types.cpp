@@ -74,22 +74,14 @@ public:
     bool fits(const StanType& p, const StanType& a) {
         if (!is_numeric(a))
             return false;
+        if (is_numeric(p)) {  // a concrete type: the same, or a promotion
+            const auto n = promotion(p.kind, a.kind);
+            if (!n || a.array_dims != p.array_dims)
+                return false;
+            promotions += *n;
+            return true;
+        }
         switch (p.kind) {
-            case TypeKind::Int:
-            case TypeKind::Real:
-            case TypeKind::Complex:
-            case TypeKind::Vector:
-            case TypeKind::RowVector:
-            case TypeKind::Matrix:
-            case TypeKind::ComplexVector:
-            case TypeKind::ComplexRowVector:
-            case TypeKind::ComplexMatrix: {
-                const auto n = promotion(p.kind, a.kind);
-                if (!n || a.array_dims != p.array_dims)
-                    return false;
-                promotions += *n;
-                return true;
-            }
             case TypeKind::Ints: return a.kind == TypeKind::Int && a.array_dims <= 1;
             case TypeKind::Reals:
                 return ((a.kind == TypeKind::Int || a.kind == TypeKind::Real) &&

@@ -220,6 +220,21 @@ struct DeclaredName : x3::parser<DeclaredName> {
     }
 };
 
+// Stan's types that advi does not read yet, refused by name at `at` (the word `w` there).
+template <class It>
+void refuse_type_not_supported_yet(It at, std::string_view w) {
+    if (w == "complex" || w == "complex_vector" || w == "complex_row_vector" ||
+        w == "complex_matrix")
+        throw SyntaxError{at, "complex numbers are not supported yet"};
+    if (w == "tuple")
+        throw SyntaxError{at, "tuples are not supported yet"};
+    for (std::string_view later : {"sum_to_zero_vector", "sum_to_zero_matrix",
+                                   "column_stochastic_matrix", "row_stochastic_matrix"}) {
+        if (w == later)
+            throw SyntaxError{at, fmt::format("`{}` is not supported yet", w)};
+    }
+}
+
 // Where an expression should start, what cannot start one but says what the user meant: a
 // reserved word, a string (only print, reject and fatal_error take strings). An error.
 struct NotAnExpression : x3::parser<NotAnExpression> {
@@ -236,16 +251,7 @@ struct NotAnExpression : x3::parser<NotAnExpression> {
         const std::string_view w = word_at(first, last);
         if (w.empty() || !is_reserved_word(w))
             return false;
-        if (w.starts_with("complex"))
-            throw SyntaxError{first, "complex numbers are not supported yet"};
-        if (w == "tuple")
-            throw SyntaxError{first, "tuples are not supported yet"};
-        // Stan's newer types and statements, which advi does not read yet
-        for (std::string_view later : {"sum_to_zero_vector", "sum_to_zero_matrix",
-                                       "column_stochastic_matrix", "row_stochastic_matrix"}) {
-            if (w == later)
-                throw SyntaxError{first, fmt::format("`{}` is not supported yet", w)};
-        }
+        refuse_type_not_supported_yet(first, w);
         if (w == "jacobian")
             throw SyntaxError{first, "`jacobian +=` is not supported yet"};
         throw SyntaxError{first,
@@ -263,17 +269,7 @@ struct TypeNotSupportedYet : x3::parser<TypeNotSupportedYet> {
     bool parse(It& first, const It& last, const Ctx& ctx, RCtx&, Attr&) const {
         It at = first;
         x3::skip_over(at, last, ctx);
-        const std::string_view w = word_at(at, last);
-        if (w == "complex" || w == "complex_vector" || w == "complex_row_vector" ||
-            w == "complex_matrix")
-            throw SyntaxError{at, "complex numbers are not supported yet"};
-        if (w == "tuple")
-            throw SyntaxError{at, "tuples are not supported yet"};
-        for (std::string_view later : {"sum_to_zero_vector", "sum_to_zero_matrix",
-                                       "column_stochastic_matrix", "row_stochastic_matrix"}) {
-            if (w == later)
-                throw SyntaxError{at, fmt::format("`{}` is not supported yet", w)};
-        }
+        refuse_type_not_supported_yet(at, word_at(at, last));
         return false;
     }
 };
