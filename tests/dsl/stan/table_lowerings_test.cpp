@@ -288,3 +288,22 @@ TEST_CASE("fma and lmgamma as their definitions", "[stan]") {
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("the new functions' size errors name the call and the sizes", "[stan]") {
+    const std::string head =
+        "data { array[3] vector[2] p; array[3] real ls; }\nparameters { real<lower=1> x; }\n";
+    const std::string json = R"({"p": [[0, 1], [0.5, -0.3], [2, 0.7]], "ls": [1, 2, 3]})";
+    CHECK_THROWS_WITH(
+        lower_text(head + "model { target += sum(gp_exp_quad_cov(p, x, ls)); }", json),
+        Catch::Contains("gp_exp_quad_cov: 3 length scales for points of 2 dimensions"));
+    CHECK_THROWS_WITH(lower_text(head + "model { target += lmgamma(0, x); }", json),
+                      Catch::Contains("lmgamma: the dimension must be positive, got 0"));
+    CHECK_THROWS_WITH(
+        lower_text(head + "model { matrix[2, 2] m = [p[1]', [x, x, x]]; target += m[1, 1]; }",
+                   json),
+        Catch::Contains("the rows of a matrix expression differ"));
+}
+
+}  // namespace advi::stan
