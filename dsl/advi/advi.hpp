@@ -9,6 +9,7 @@
 #include <advi/cpp/linalg.hpp>
 #include <advi/cpp/math.hpp>
 #include <advi/cpp/model.hpp>
+#include <advi/cpp/ode.hpp>
 #include <advi/fit/fit.hpp>
 #include <advi/fit/laplace.hpp>
 #include <advi/fit/optimize.hpp>

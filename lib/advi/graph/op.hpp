@@ -159,6 +159,9 @@ enum class Op : std::uint8_t {
     // first-order linear recurrences (ops_scan.hpp)
     LinearScan,
     LinearScanReverse,
+    // the solution of an ODE initial-value problem and its vector-Jacobian product (ops_ode.hpp)
+    OdeSolve,
+    OdeSolveVjp,
     // a declared constraint checked: 0 or -inf (constraint_check.hpp)
     CheckConstraint,
     Count_

@@ -17,6 +17,7 @@
 #include <advi/graph/ops_constrain.hpp>
 #include <advi/graph/ops_linalg.hpp>
 #include <advi/graph/ops_math.hpp>
+#include <advi/graph/ops_ode.hpp>
 #include <advi/graph/ops_random.hpp>
 #include <advi/graph/ops_scan.hpp>
 
@@ -626,6 +627,8 @@ constexpr OpInfo kOps[] = {
     {Op::NegBinomial2Quantile,        "neg_binomial_2_quantile",        3, false, random_ops::quantile_shape,                          random_ops::neg_binomial_2_quantile_kernel,             nullptr,                                            nullptr, Domain::None},
     {Op::LinearScan,                  "linear_scan",                    3, false, scan_ops::linear_scan_shape,                         scan_ops::linear_scan_kernel,                           scan_ops::adj_linear_scan,                          nullptr, Domain::None},
     {Op::LinearScanReverse,           "linear_scan_reverse",            2, false, scan_ops::linear_scan_reverse_shape,                 scan_ops::linear_scan_reverse_kernel,                   scan_ops::adj_linear_scan_reverse,                  nullptr, Domain::None},
+    {Op::OdeSolve,                    "ode_solve",                      1, false, ode_ops::ode_solve_shape,                            ode_ops::ode_solve_kernel,                              ode_ops::adj_ode_solve,                             nullptr, Domain::None},
+    {Op::OdeSolveVjp,                 "ode_solve_vjp",                  2, false, ode_ops::ode_solve_vjp_shape,                        ode_ops::ode_solve_vjp_kernel,                          nullptr,                                            nullptr, Domain::None},
     // 0 or -inf, piecewise constant in its inputs: derivative 0 wherever it is finite
     {Op::CheckConstraint,             "check_constraint",               3, false, check_ops::check_constraint_shape,                   check_ops::check_constraint_kernel,                     linalg::adj_none,                                   nullptr, Domain::None, check_ops::check_constraint_scratch},
 };
@@ -656,7 +659,12 @@ constexpr std::string_view kRandomDraw =
 constexpr std::string_view kThirdOrder =
     "a third derivative (the adjoint of a second-order rule), which a Hessian-vector product, "
     "the second differentiation, never differentiates";
+constexpr std::string_view kOdeSecondOrder =
+    "second-order sensitivities of an ODE solution, which advi does not integrate: methods that "
+    "need Hessian-vector products (laplace, optimize's Newton steps, the start from the mode) "
+    "refuse or skip a model with an ODE solve";
 constexpr NoDerivative kNoDerivative[] = {
+    {Op::OdeSolveVjp,                 kOdeSecondOrder},
     {Op::GammaQuantile,               kRandomDraw},
     {Op::BetaQuantile,                kRandomDraw},
     {Op::StudentTQuantile,            kRandomDraw},

@@ -1,0 +1,114 @@
+#include <advi/cpp/ode.hpp>
+
+#include <Eigen/Core>
+#include <fmt/format.h>
+
+#include <advi/base/error.hpp>
+#include <advi/compile/ode_rhs.hpp>
+#include <advi/cpp/distributions.hpp>
+#include <advi/cpp/model.hpp>
+#include <advi/graph/ops_linalg.hpp>
+
+namespace advi {
+namespace {
+
+Graph& graph_of(Model& m) {
+    return const_cast<Graph&>(m.nodes());
+}
+
+// A copy of a known expression of `from` as a constant of `to`, in the same shape.
+Expr copy_constant(Model& from, const Expr& e, Model& to) {
+    const std::vector<double> v = from.evaluate(e);
+    const Shape s = e.shape();
+    if (s.is_scalar())
+        return to.constant(v[0]);
+    const Eigen::MatrixXd values = Eigen::Map<const Eigen::MatrixXd>(v.data(), s.rows, s.cols);
+    if (s.cols == 1 && s.kind != Shape::Kind::Matrix)
+        return to.wrap(to.resolve(Arg(Eigen::VectorXd(values.col(0)))));
+    return to.wrap(to.resolve(Arg(values)));
+}
+
+Expr latent(Model& m, const std::string& name, const Shape& s) {
+    if (s.is_scalar())
+        return m.param(name, flat());
+    if (s.kind == Shape::Kind::Matrix)
+        return m.param(name, flat(), s.rows, s.cols);
+    return m.param(name, flat(), s.rows);
+}
+
+// x as a column vector (matrices column-major).
+NodeId as_column(Graph& g, NodeId x) {
+    const Shape& s = g[x].shape;
+    if (g[x].dtype == DType::Int)
+        x = g.apply(Op::ToReal, x);
+    if (s.cols == 1 && !s.is_scalar() && s.kind != Shape::Kind::Matrix)
+        return x;
+    return linalg::reshape(g, x, Shape::vector(s.size()));
+}
+
+}  // namespace
+
+Expr ode_solve(const OdeRhsFunction& f, const Expr& y0, double t0, const std::vector<double>& ts,
+               const std::vector<Expr>& args, const OdeOptions& options) {
+    Model& model = y0.model();
+    Graph& g = graph_of(model);
+    const Shape y0_shape = y0.shape();
+    if (y0_shape.cols != 1 || y0_shape.is_scalar() || y0_shape.kind == Shape::Kind::Matrix) {
+        throw ModelError(fmt::format("{}: the initial state must be a vector, got {}", options.name,
+                                     y0_shape.str()));
+    }
+    const int n = y0_shape.rows;
+
+    // f's model: t, y and the arguments that depend on latents are its latents (the Zeta
+    // inputs of its programs), the others its constants.
+    auto rhs = std::make_shared<Model>();
+    std::vector<int> offsets{0, 1};
+    const Expr t = rhs->param("t", flat());
+    const Expr y = rhs->param("y", flat(), n);
+    int p = 0;
+    std::vector<Expr> inner;
+    NodeId z = as_column(g, y0.id());
+    for (std::size_t k = 0; k < args.size(); ++k) {
+        const Expr& a = args[k];
+        if (&a.model() != &model)
+            throw ModelError(
+                fmt::format("{}: argument {} is of another model", options.name, k + 1));
+        if (!g.is_variable(a.id())) {
+            inner.push_back(copy_constant(model, a, *rhs));
+            continue;
+        }
+        offsets.push_back(1 + n + p);
+        inner.push_back(latent(*rhs, fmt::format("arg{}", k + 1), a.shape()));
+        p += a.shape().size();
+        z = g.apply(Op::AppendRow, z, as_column(g, a.id()));
+    }
+    const Expr dydt = f(*rhs, t, y, inner);
+    if (!dydt.valid() || &dydt.model() != rhs.get())
+        throw ModelError(fmt::format(
+            "{}: the right-hand side must be an expression of its own model", options.name));
+
+    Graph body = rhs->graph();
+    body.clear_outputs();
+    body.set_output("f", dydt.id());
+    Graph zeta = rebuild(body, [&](Graph& out, const Node& node, NodeId old) {
+        if (node.op != Op::Param)
+            return out.intern(node);
+        return out.leaf(Op::Zeta, node.shape, DType::Real, offsets.at(node.index), body.label(old));
+    });
+    OdeSystem system;
+    system.rhs = compile_ode_rhs(zeta, *zeta.output("f"), rhs->spec().data, n, p, rhs);
+    system.t0 = t0;
+    system.times = ts;
+    system.relative_tolerance = options.relative_tolerance;
+    system.absolute_tolerance = options.absolute_tolerance;
+    system.max_num_steps = options.max_num_steps;
+    system.method = options.method;
+    system.name = options.name;
+    Node solve;
+    solve.op = Op::OdeSolve;
+    solve.in = {z, kNoNode, kNoNode};
+    solve.index = register_ode_system(std::move(system));
+    return model.wrap(g.intern(solve));
+}
+
+}  // namespace advi
