@@ -134,6 +134,18 @@ Expr atan2(const Arg& y, const Arg& x) {
 Expr hypot(const Arg& x, const Arg& y) {
     return binary(Op::Hypot, "hypot", x, y);
 }
+Expr if_else(const Expr& c, const Arg& a, const Arg& b) {
+    const std::vector<Expr> e = detail::operands("if_else", {&a, &b});
+    Model& m = c.model();
+    if (&e[0].model() != &m)
+        throw ModelError("if_else: an expression of another model was used here");
+    // Three inputs: interned through the graph itself, as linalg.cpp's nodes with attributes.
+    Graph& g = const_cast<Graph&>(m.nodes());
+    auto real = [&](const Expr& x) {
+        return g[x.id()].dtype == DType::Int ? g.apply(Op::ToReal, x.id()) : x.id();
+    };
+    return m.wrap(g.apply(Op::Select, real(c), real(e[0]), real(e[1])));
+}
 Expr owens_t(const Arg& h, const Arg& a) {
     return binary(Op::OwensT, "owens_t", h, a);
 }

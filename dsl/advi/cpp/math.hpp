@@ -204,6 +204,9 @@ Expr atan2(const Arg& y, const Arg& x);      // the angle of the point (x, y), i
 Expr hypot(const Arg& x, const Arg& y);      // sqrt(x^2 + y^2) without overflow
 Expr owens_t(const Arg& h, const Arg& a);    // Owen's T function
 Expr fmod(const Arg& x, const Arg& y);       // x - trunc(x / y) y
+// a where c is not 0, else b, elementwise (scalars broadcast): a branch on a latent value.
+// The gradient flows into the branch taken only.
+Expr if_else(const Expr& c, const Arg& a, const Arg& b);
 
 // Compositions of ops.
 Expr log1m(const Expr& x);  // log(1 - x) = log1p(-x)

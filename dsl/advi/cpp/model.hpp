@@ -88,6 +88,8 @@ public:
     // The values (column-major) of an expression of data and constants: a ModelError if it
     // depends on a latent variable.
     [[nodiscard]] std::vector<double> evaluate(const Expr& e) const;
+    // The terms of the log density so far (observe, target_add).
+    [[nodiscard]] std::size_t term_count() const { return terms_.size(); }
     // A constant of the model's graph.
     [[nodiscard]] Expr constant(double v);
 

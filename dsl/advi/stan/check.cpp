@@ -11,6 +11,7 @@
 
 #include <advi/base/error.hpp>
 #include <advi/stan/functions.hpp>
+#include <advi/stan/ode_solvers.hpp>
 #include <advi/stan/stan_library.hpp>
 #include <advi/stan/truncation.hpp>
 #include <advi/stan/types.hpp>
@@ -451,6 +452,8 @@ private:
         const bool user_function = functions_.count(user_density(f, [&](const std::string& n) {
             return functions_.count(n) > 0;
         })) > 0;
+        if (const OdeSolverRow* ode = find_ode_solver(f); ode != nullptr && !user_function)
+            return ode_call(c, *ode, at);
         // A library function advi cannot lower is refused before its arguments are read: those
         // of a higher-order function name functions, which are no values here.
         if (const std::string why = unavailable_reason(f); !why.empty() && !user_function)
@@ -637,6 +640,80 @@ private:
                                  def.name));
         }
         return return_type(def);
+    }
+
+    // An ODE solver's call (ode_solvers.hpp): the function named first, the fixed arguments,
+    // and the arguments passed on to the function, which must fit its signature.
+    StanType ode_call(const Call& c, const OdeSolverRow& row, Loc at) {
+        const std::string& name = c.name;
+        const auto* fv = c.args.empty() ? nullptr : c.args[0].as<Variable>();
+        if (fv == nullptr || functions_.count(fv->name) == 0) {
+            fail(c.args.empty() ? at : c.args[0].loc,
+                 fmt::format("`{}` takes the name of a function of the functions block first",
+                             name));
+        }
+        const FunctionDef& def = *functions_.at(fv->name);
+        std::vector<StanType> args;
+        for (std::size_t k = 1; k < c.args.size(); ++k) args.push_back(expr(c.args[k]));
+        auto type = [](TypeKind kind, int dims) {
+            StanType t;
+            t.kind = kind;
+            t.array_dims = dims;
+            return t;
+        };
+        const StanType real = type(TypeKind::Real, 0), reals = type(TypeKind::Real, 1),
+                       ints = type(TypeKind::Int, 1), vector = type(TypeKind::Vector, 0),
+                       integer = type(TypeKind::Int, 0);
+        std::vector<StanType> fixed;   // the solver's own arguments after f
+        std::vector<StanType> f_args;  // what f must take
+        StanType f_result, result;
+        const bool arrays = row.interface == OdeInterface::Arrays;
+        if (arrays) {
+            fixed = {reals, real, reals, reals, reals, ints};
+            if (args.size() == 9 && name != "integrate_ode")
+                fixed.insert(fixed.end(), {real, real, real});
+            f_args = {real, reals, reals, reals, ints};
+            f_result = reals;
+            result = type(TypeKind::Real, 2);
+        } else {
+            fixed = {vector, real, reals};
+            if (row.interface == OdeInterface::VariadicTolerances)
+                fixed.insert(fixed.end(), {real, real, integer});
+            if (row.interface == OdeInterface::AdjointControl) {
+                fixed.insert(fixed.end(), {real, vector, real, vector, real, real, integer, integer,
+                                           integer, integer, integer});
+            }
+            f_args = {real, vector};
+            for (std::size_t k = fixed.size(); k < args.size(); ++k) f_args.push_back(args[k]);
+            f_result = vector;
+            result = type(TypeKind::Vector, 1);
+        }
+        // "(a, b)" without its parentheses, to be spliced into a list.
+        auto listed = [](std::span<const StanType> ts) {
+            const std::string s = str(ts);
+            return s.substr(1, s.size() - 2);
+        };
+        bool ok = args.size() == fixed.size() || (!arrays && args.size() > fixed.size());
+        for (std::size_t k = 0; ok && k < fixed.size(); ++k) ok = assignable(fixed[k], args[k]);
+        if (!ok) {
+            fail(at, fmt::format("{} takes ({}, {}{}); got ({}, {})", name, fv->name, listed(fixed),
+                                 arrays ? "" : ", ...", fv->name, listed(args)));
+        }
+        auto same = [](const StanType& a, const StanType& b) {
+            return a.kind == b.kind && a.array_dims == b.array_dims;
+        };
+        const std::vector<StanType> params = argument_types(def);
+        const std::size_t own = arrays ? f_args.size() : 2;  // the arguments the solver passes
+        bool fits = params.size() == f_args.size() && same(return_type(def), f_result);
+        for (std::size_t k = 0; fits && k < params.size(); ++k)
+            fits = k < own ? same(params[k], f_args[k]) : assignable(params[k], f_args[k]);
+        if (!fits) {
+            fail(c.args[0].loc, fmt::format("{} solves a function ({}{}) => {}; `{}` is {}", name,
+                                            listed(std::span<const StanType>(f_args).first(own)),
+                                            arrays ? "" : ", <the remaining arguments' types>",
+                                            str(f_result), fv->name, signature_str(def)));
+        }
+        return result;
     }
 
     // Stan allows _rng calls in transformed data, generated quantities and functions whose names

@@ -4,6 +4,7 @@
 // iteration of a vectorised loop) as they are; reductions of a batched vector become
 // reductions per row; the rest (`whole`) take values that are the same in every iteration.
 #include <advi/stan/functions.hpp>
+#include <advi/stan/ode_solvers.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -1056,7 +1057,7 @@ std::string numbers_only_reason(std::string_view f) {
 }
 
 bool is_known_function(std::string_view f) {
-    if (find_function(f) != nullptr)
+    if (find_function(f) != nullptr || find_ode_solver(f) != nullptr)
         return true;
     if (f.size() > 4 && f.ends_with("_rng"))
         return find_random_function(f) != nullptr;

@@ -105,7 +105,7 @@ void assigned_names(const Statement& s, std::set<std::string>& out) {
 }  // namespace
 
 Lowerer::Lowerer(const Program& program, const DataTable& data, LoweredProgram& out)
-    : program_(program), data_(data), out_(out), model_(out.model()) {
+    : program_(program), data_(data), out_(out), model_(&out.model()) {
     scopes_.emplace_back();
 }
 
@@ -1149,7 +1149,12 @@ void Lowerer::unrolled(const LoopSpec& loop, int lower, int upper, Loc at) {
 
 void Lowerer::if_statement(const If& s, Loc at) {
     (void)at;
-    for (const auto& b : s.branches) {
+    if_chain(s, 0);
+}
+
+void Lowerer::if_chain(const If& s, std::size_t from) {
+    for (std::size_t k = from; k < s.branches.size(); ++k) {
+        const auto& b = s.branches[k];
         const Value c = expr(b.condition);
         if (c.level > 0)
             throw NotVectorisable(b.condition.loc, "a condition that differs between iterations");
@@ -1162,8 +1167,8 @@ void Lowerer::if_statement(const If& s, Loc at) {
             try {
                 value = m().evaluate(c.expr)[0];
             } catch (const ModelError&) {
-                fail(b.condition.loc,
-                     "a condition on a parameter: conditions must depend on data only");
+                if_per_draw(s, k, c.expr, b.condition.loc);
+                return;
             }
         }
         if (value != 0) {
@@ -1177,6 +1182,88 @@ void Lowerer::if_statement(const If& s, Loc at) {
         push_scope();
         statement(**s.otherwise);
         pop_scope();
+    }
+}
+
+Value Lowerer::merge_branches(const Expr& c, const Value& a, const Value& b, Loc at) {
+    if (a.is_known_int() && b.is_known_int() && a.ints == b.ints && a.dims == b.dims)
+        return a;
+    if (a.dims != b.dims || a.sizes != b.sizes || a.level != b.level ||
+        (a.base != b.base && !(a.is_int() || b.is_int()))) {
+        fail(at, fmt::format("the two sides of a condition on a parameter give {} and {}: "
+                             "advi merges values of one type and size",
+                             type_str(a), type_str(b)));
+    }
+    Value r = a.is_int() ? b : a;
+    if (a.is_int() && b.is_int())
+        r.ints.clear();  // an int known only per draw
+    r.expr = if_else(c, real(a, at), real(b, at));
+    return r;
+}
+
+void Lowerer::if_per_draw(const If& s, std::size_t branch, const Expr& condition, Loc at) {
+    if (!levels_.empty())
+        throw NotVectorisable(at, "a condition on a parameter");
+    struct Side {
+        std::vector<std::map<std::string, Var>> scopes;
+        std::optional<ReturnSignal> returned;
+    };
+    const std::vector<std::map<std::string, Var>> before = scopes_;
+    const std::size_t terms = m().term_count();
+    auto side = [&](const std::function<void()>& lower_it) {
+        Side out;
+        try {
+            lower_it();
+        } catch (ReturnSignal& r) {
+            out.returned = std::move(r);
+        }
+        if (m().term_count() != terms) {
+            fail(at,
+                 "a condition on a parameter around `target +=` or `~` is not supported "
+                 "yet: advi lowers such conditions by computing both sides and selecting "
+                 "values");
+        }
+        scopes_.resize(before.size());
+        out.scopes = std::move(scopes_);
+        scopes_ = before;
+        return out;
+    };
+    const Side yes = side([&] {
+        push_scope();
+        statement(*s.branches[branch].body);
+        pop_scope();
+    });
+    const Side no = side([&] { if_chain(s, branch + 1); });
+    if (yes.returned.has_value() != no.returned.has_value()) {
+        fail(at,
+             "a `return` on one side only of a condition on a parameter is not supported "
+             "yet: return on both sides, or assign a variable and return it after");
+    }
+    for (std::size_t d = 0; d < before.size(); ++d) {
+        for (auto& [name, var] : scopes_[d]) {
+            const Var& a = yes.scopes[d].at(name);
+            const Var& b = no.scopes[d].at(name);
+            auto same = [&](const Var& x) {
+                return x.initialised == var.initialised && x.value.ints == var.value.ints &&
+                       x.value.expr.id() == var.value.expr.id() && x.value.dims == var.value.dims;
+            };
+            if (same(a) && same(b))
+                continue;
+            if (!a.initialised || !b.initialised) {
+                fail(at, fmt::format("`{}` is assigned on one side only of a condition on a "
+                                     "parameter, and has no value before it",
+                                     name));
+            }
+            var.value = merge_branches(condition, a.value, b.value, at);
+            var.initialised = true;
+        }
+    }
+    if (yes.returned) {
+        ReturnSignal r;
+        if (yes.returned->value && no.returned->value) {
+            r.value = merge_branches(condition, *yes.returned->value, *no.returned->value, at);
+        }
+        throw r;
     }
 }
 

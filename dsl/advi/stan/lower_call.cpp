@@ -199,9 +199,12 @@ Expr Lowerer::library_density(const std::string& name, const Value& y,
     }
     // Every argument and the variate in the batched layout (one row per iteration).
     const int B = batch_size(level);
+    // The per-iteration length of a vector (or 1-d array) variate.
     const int K = [&] {
         if (y.level > 0 && (y.base == Base::Vector || y.base == Base::RowVector))
             return y.sizes[0];
+        if (y.level > 0 && y.base == Base::Real && y.dims.size() == 1)
+            return y.dims[0];
         return 0;
     }();
     auto to_level = [&](const Value& v, bool variate) -> Expr {
@@ -284,6 +287,8 @@ Value Lowerer::call(const Call& c, Loc at) {
     // a user's foo_lpdf called as foo_lupdf (functions.cpp: user_density)
     const std::string f =
         user_density(c.name, [&](const std::string& n) { return has_user_function(n); });
+    if (const OdeSolverRow* ode = find_ode_solver(f); ode != nullptr && !has_user_function(f))
+        return ode_call(c, *ode, at);  // before its arguments: the first names a function
     CallSite site{*this, c, {}, at};
     std::vector<Value>& args = site.args;
     for (const auto& a : c.args) args.push_back(expr(a));

@@ -15,6 +15,8 @@ namespace advi::stan {
 
 namespace {
 
+Expr nonzero(const Expr& x);
+
 // Per-iteration rank of the real layout: 0 (real), 1 (vec), 2 (mat).
 int rank_of(const Value& v) {
     return static_cast<int>(v.dims.size() + v.sizes.size());
@@ -146,7 +148,9 @@ Value Lowerer::expr(const Expression& e) {
             throw NotVectorisable(
                 e.loc, fmt::format("`{}` is read whole in a loop that assigns it", x->name));
         }
-        if (!var->initialised) {
+        // An empty array has nothing to assign (`array[0] real x_r;`, as ODE calls pass).
+        const bool empty = var->value.size() == 0;
+        if (!var->initialised && !empty) {
             fail(e.loc, fmt::format("`{}` is used before it is assigned", x->name));
         }
         return var->value;
@@ -164,8 +168,12 @@ Value Lowerer::expr(const Expression& e) {
             v.expr = Expr();
             return v;
         }
-        if (x->op == UnaryOp::Not)
-            fail(e.loc, "`!` needs an int");
+        if (x->op == UnaryOp::Not) {
+            if (!v.is_runtime_int())
+                fail(e.loc, "`!` needs an int");
+            v.expr = 1.0 - nonzero(v.expr);
+            return v;
+        }
         v.expr = -v.expr;
         return v;
     }
@@ -178,6 +186,11 @@ Value Lowerer::expr(const Expression& e) {
         const Value c = expr(*x->condition);
         if (c.level > 0)
             throw NotVectorisable(e.loc, "a condition that differs between iterations");
+        if (c.is_runtime_int() && c.is_scalar()) {
+            // Known only per draw: both sides, merged.
+            const Value a = expr(*x->if_true), b = expr(*x->if_false);
+            return merge_branches(c.expr, a, b, e.loc);
+        }
         if (!c.is_known_int() || !c.is_scalar()) {
             fail(x->condition->loc, fmt::format("a condition must be an int, got {}", type_str(c)));
         }
@@ -394,6 +407,27 @@ bool compare(BinaryOp op, double a, double b) {
     }
 }
 
+// 1 where x is not 0, else 0, per draw.
+Expr nonzero(const Expr& x) {
+    return 1.0 - step(x) * step(-x);
+}
+
+// A comparison or logical operation of values known only per draw (a parameter's, an _rng
+// draw's), as 0 or 1 by step(x) = [x >= 0].
+Expr compare_per_draw(BinaryOp op, const Expr& a, const Expr& b) {
+    switch (op) {
+        case BinaryOp::Less: return 1.0 - step(a - b);
+        case BinaryOp::LessEqual: return step(b - a);
+        case BinaryOp::Greater: return 1.0 - step(b - a);
+        case BinaryOp::GreaterEqual: return step(a - b);
+        case BinaryOp::Equal: return step(a - b) * step(b - a);
+        case BinaryOp::NotEqual: return 1.0 - step(a - b) * step(b - a);
+        case BinaryOp::And: return nonzero(a) * nonzero(b);
+        case BinaryOp::Or: return 1.0 - (1.0 - nonzero(a)) * (1.0 - nonzero(b));
+        default: throw InternalError("compare_per_draw: not a comparison");
+    }
+}
+
 // Through int_arithmetic: an error names the operation and its operands; the caller adds
 // the expression and its place.
 int int_op(BinaryOp op, int a, int b, const Lowerer& L, Loc at) {
@@ -463,16 +497,23 @@ Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at,
             throw NotVectorisable(at, "a comparison that differs between iterations");
         if (!a0.is_scalar() || !b0.is_scalar())
             fail(at, "comparisons are between scalars");
-        auto value = [&](const Value& v) -> double {
+        auto value = [&](const Value& v) -> std::optional<double> {
             if (v.is_known_int())
                 return v.ints[0];
             try {
                 return m().evaluate(v.expr)[0];
             } catch (const ModelError&) {
-                fail(at, "a comparison involving a parameter: conditions must depend on data only");
+                return std::nullopt;  // known only per draw
             }
         };
-        return int_scalar(compare(op, value(a0), value(b0)));
+        const std::optional<double> x = value(a0), y = value(b0);
+        if (x && y)
+            return int_scalar(compare(op, *x, *y));
+        // An int known only per draw: 0 or 1 (`if` on it merges its branches, lower.cpp).
+        Value r;
+        r.base = Base::Int;
+        r.expr = compare_per_draw(op, real(a0, at), real(b0, at));
+        return r;
     }
     if (op == BinaryOp::IntDivide || op == BinaryOp::Modulo) {
         fail(at, fmt::format("`{}` needs ints", binary_op_info(op).symbol));

@@ -22,6 +22,7 @@
 #include <advi/stan/ast.hpp>
 #include <advi/stan/functions.hpp>
 #include <advi/stan/lower.hpp>
+#include <advi/stan/ode_solvers.hpp>
 #include <advi/stan/value.hpp>
 
 namespace advi::stan {
@@ -100,6 +101,11 @@ public:
 
     // --- calls and densities (lower_call.cpp; the rows in functions.cpp)
     Value call(const Call& c, Loc at);
+    // c ? a : b for c known only per draw: a Value of a's layout (ints become per-draw ints).
+    Value merge_branches(const Expr& c, const Value& a, const Value& b, Loc at);
+    // An ODE solver's call (lower_ode.cpp): the function lowered once more, in a model of its
+    // own, as the right-hand side.
+    Value ode_call(const Call& c, const OdeSolverRow& row, Loc at);
     Value call_log(const Value& v, Loc at);
     Value call_log1m(const Value& v, Loc at);
     static int rank_of_value(const Value& v);
@@ -126,7 +132,7 @@ public:
     // --- statements (lower.cpp)
     void statement(const Statement& s);
 
-    Model& m() { return model_; }
+    Model& m() { return *model_; }
     [[nodiscard]] BlockKind block_kind() const { return block_; }
     const Program& program() const { return program_; }
     std::string fresh_name(const std::string& hint);
@@ -189,6 +195,11 @@ private:
     void for_loop(const For& f, Loc at);
     void for_each(const ForEach& f, Loc at);
     void if_statement(const If& s, Loc at);
+    // The branches of `s` from `from` on (the rest of an else-if chain).
+    void if_chain(const If& s, std::size_t from);
+    // `if` on a value known only per draw (a parameter's): both sides lowered in turn, each
+    // from the same variables, and every variable either assigns merged by select (lower.cpp).
+    void if_per_draw(const If& s, std::size_t branch, const Expr& condition, Loc at);
     void while_loop(const While& w, Loc at);
     // A loop: `for (variable in lower:upper)`, or a foreach over a container's elements.
     struct LoopSpec {
@@ -210,7 +221,9 @@ private:
     const Program& program_;
     const DataTable& data_;
     LoweredProgram& out_;
-    Model& model_;
+    // The model being built: the program's, or an ODE right-hand side's while its function is
+    // lowered (lower_ode.cpp).
+    Model* model_;
     std::vector<std::map<std::string, Var>> scopes_;
     BlockKind block_ = BlockKind::Data;
     int names_ = 0;

@@ -45,10 +45,11 @@ Adjoints reverse_pass(const Graph& g, NodeId root, const ZetaFilter& wrt) {
         const OpInfo& info = op_info(node.op);
         if (info.adjoint == nullptr) {
             const std::string_view why = no_derivative_reason(node.op);
-            throw ModelError(fmt::format("cannot differentiate through `{}`: {}", info.name,
-                                         why.empty() ? "it has no derivative rule, and a "
-                                                       "parameter flows into it"
-                                                     : why));
+            throw ModelError(fmt::format(
+                "cannot differentiate through `{}`: it has no derivative "
+                "rule{}",
+                info.name,
+                why.empty() ? ", and a parameter flows into it" : fmt::format(" ({})", why)));
         }
         std::array<NodeId, 3> contrib{kNoNode, kNoNode, kNoNode};
         info.adjoint(out, id, adj[id], contrib);

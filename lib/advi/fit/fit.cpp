@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -370,10 +372,23 @@ Fit fit(const ModelSpec& m, const Options& given) {
     // The start from the mode and curvature (engine/start.hpp) needs Hessian-vector products:
     // compiled only when that start will be looked for.
     if (options.start != StartFrom::Init && options.convergence == ConvergenceRule::Auto) {
-        HessianVectorProgram hv = compile_hessian_vector(m);
-        hv.set_threads(options.threads);
-        CurvatureTargetRef<HessianVectorProgram> curvature(hv);
-        return finish(m, run_explained(m, target, options, &curvature), target, options.seed);
+        // A model whose density is once but not twice differentiable here (an ODE solve)
+        // starts from the init point, and the result says why.
+        std::optional<HessianVectorProgram> hv;
+        std::string no_curvature;
+        try {
+            hv.emplace(compile_hessian_vector(m));
+        } catch (const ModelError& e) {
+            no_curvature = e.what();
+        }
+        if (hv) {
+            hv->set_threads(options.threads);
+            CurvatureTargetRef<HessianVectorProgram> curvature(*hv);
+            return finish(m, run_explained(m, target, options, &curvature), target, options.seed);
+        }
+        AdviResult r = run_explained(m, target, options);
+        r.start += fmt::format(" (no start from the mode: {})", no_curvature);
+        return finish(m, std::move(r), target, options.seed);
     }
     return finish(m, run_explained(m, target, options), target, options.seed);
 }

@@ -162,6 +162,8 @@ enum class Op : std::uint8_t {
     // the solution of an ODE initial-value problem and its vector-Jacobian product (ops_ode.hpp)
     OdeSolve,
     OdeSolveVjp,
+    // a where c != 0 else b, elementwise (ops_select.hpp)
+    Select,
     // a declared constraint checked: 0 or -inf (constraint_check.hpp)
     CheckConstraint,
     Count_

@@ -20,6 +20,7 @@
 #include <advi/graph/ops_ode.hpp>
 #include <advi/graph/ops_random.hpp>
 #include <advi/graph/ops_scan.hpp>
+#include <advi/graph/ops_select.hpp>
 
 namespace advi {
 namespace {
@@ -629,6 +630,7 @@ constexpr OpInfo kOps[] = {
     {Op::LinearScanReverse,           "linear_scan_reverse",            2, false, scan_ops::linear_scan_reverse_shape,                 scan_ops::linear_scan_reverse_kernel,                   scan_ops::adj_linear_scan_reverse,                  nullptr, Domain::None},
     {Op::OdeSolve,                    "ode_solve",                      1, false, ode_ops::ode_solve_shape,                            ode_ops::ode_solve_kernel,                              ode_ops::adj_ode_solve,                             nullptr, Domain::None},
     {Op::OdeSolveVjp,                 "ode_solve_vjp",                  2, false, ode_ops::ode_solve_vjp_shape,                        ode_ops::ode_solve_vjp_kernel,                          nullptr,                                            nullptr, Domain::None},
+    {Op::Select,                      "select",                         3, false, select_ops::select_shape,                            select_ops::select_kernel,                              select_ops::adj_select,                             nullptr, Domain::None},
     // 0 or -inf, piecewise constant in its inputs: derivative 0 wherever it is finite
     {Op::CheckConstraint,             "check_constraint",               3, false, check_ops::check_constraint_shape,                   check_ops::check_constraint_kernel,                     linalg::adj_none,                                   nullptr, Domain::None, check_ops::check_constraint_scratch},
 };
@@ -665,19 +667,19 @@ constexpr std::string_view kOdeSecondOrder =
     "refuse or skip a model with an ODE solve";
 constexpr NoDerivative kNoDerivative[] = {
     {Op::OdeSolveVjp,                 kOdeSecondOrder},
-    {Op::GammaQuantile,               kRandomDraw},
-    {Op::BetaQuantile,                kRandomDraw},
-    {Op::StudentTQuantile,            kRandomDraw},
-    {Op::PoissonQuantile,             kRandomDraw},
-    {Op::BinomialQuantile,            kRandomDraw},
-    {Op::NegBinomial2Quantile,        kRandomDraw},
-    {Op::ProdOthersVjp,               kThirdOrder},
-    {Op::SimplexConstrainHvp,         kThirdOrder},
-    {Op::OrderedConstrainHvp,         kThirdOrder},
-    {Op::PositiveOrderedConstrainHvp, kThirdOrder},
-    {Op::CholeskyCorrConstrainHvp,    kThirdOrder},
-    {Op::CholeskyCovConstrainHvp,     kThirdOrder},
-    {Op::LowerTriSelfTransposeHvp,    kThirdOrder},
+    {Op::GammaQuantile,               kRandomDraw    },
+    {Op::BetaQuantile,                kRandomDraw    },
+    {Op::StudentTQuantile,            kRandomDraw    },
+    {Op::PoissonQuantile,             kRandomDraw    },
+    {Op::BinomialQuantile,            kRandomDraw    },
+    {Op::NegBinomial2Quantile,        kRandomDraw    },
+    {Op::ProdOthersVjp,               kThirdOrder    },
+    {Op::SimplexConstrainHvp,         kThirdOrder    },
+    {Op::OrderedConstrainHvp,         kThirdOrder    },
+    {Op::PositiveOrderedConstrainHvp, kThirdOrder    },
+    {Op::CholeskyCorrConstrainHvp,    kThirdOrder    },
+    {Op::CholeskyCovConstrainHvp,     kThirdOrder    },
+    {Op::LowerTriSelfTransposeHvp,    kThirdOrder    },
 };
 
 }  // namespace
