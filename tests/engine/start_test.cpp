@@ -4,6 +4,7 @@
 // point and says why; the start and the whitened fit do not depend on the scale of the
 // coordinates (raw dollars against scaled predictors) nor on an additive constant.
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <string>
 
@@ -427,4 +428,38 @@ TEST_CASE("start: from Pathfinder's point, then as Auto", "[advi]") {
     CHECK_THROWS_WITH(advi::run_advi(target, Options{.convergence = advi::ConvergenceRule::Stan,
                                                      .start = advi::StartFrom::Pathfinder}),
                       Catch::Contains("not Stan's start"));
+}
+
+namespace {
+
+// A standard normal in two coordinates whose density cannot be evaluated in the box |z| < 0.1
+// around zero (as an ODE solution that dips below a declared bound at the default init).
+class HoleAtZero final : public advi::Target {
+public:
+    int dim() const override { return 2; }
+    double log_density_gradient(const Eigen::VectorXd& z, Eigen::VectorXd& g) override {
+        if (z.cwiseAbs().maxCoeff() < 0.1)
+            return std::numeric_limits<double>::quiet_NaN();
+        g = -z;
+        return -0.5 * z.squaredNorm();
+    }
+};
+
+}  // namespace
+
+TEST_CASE(
+    "where the density fails at the default init, the fit starts from Stan's random "
+    "initial values and says so",
+    "[engine][start]") {
+    HoleAtZero target;
+    Options o;
+    o.seed = 4;
+    const advi::AdviResult r = advi::run_advi(target, o);
+    CHECK_THAT(r.start,
+               Catch::Contains("random initial values") && Catch::Contains("not finite at zero"));
+    // mean-field on N(0, I): the mean near 0, the sds near 1
+    CHECK(r.q.mean().norm() < 0.2);
+    // a chosen init is the user's: no random values (q's draws around it miss the hole)
+    o.init = Eigen::VectorXd::Zero(2);
+    CHECK_THAT(advi::run_advi(target, o).start, !Catch::Contains("random initial values"));
 }

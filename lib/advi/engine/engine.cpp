@@ -9,6 +9,8 @@
 #include <numeric>
 #include <optional>
 #include <ostream>
+#include <string>
+#include <utility>
 
 #include <boost/circular_buffer.hpp>
 #include <fmt/format.h>
@@ -20,6 +22,7 @@
 #include <advi/engine/counting_target.hpp>
 #include <advi/engine/estimator.hpp>
 #include <advi/engine/gaussian_newton.hpp>
+#include <advi/engine/initial_point.hpp>
 #include <advi/engine/pathfinder.hpp>
 #include <advi/engine/runaway.hpp>
 #include <advi/engine/start.hpp>
@@ -395,8 +398,49 @@ AdviResult from_init(AdviResult res, const Start& start, double start_seconds) {
     return res;
 }
 
+// Stan's rule where the default initial values fail: random ones, each unconstrained coordinate
+// uniform on (-2, 2), up to 100 tries (from the init stream, so that a seed gives one point).
+// The point and how many tries it took; nothing if none had a finite density and gradient.
+constexpr int kRandomInitTries = 100;
+constexpr double kRandomInitRadius = 2.0;
+std::optional<std::pair<Eigen::VectorXd, int>> random_finite_init(Target& target,
+                                                                  std::uint64_t seed) {
+    Eigen::VectorXd grad(target.dim());
+    for (int k = 1; k <= kRandomInitTries; ++k) {
+        Eigen::VectorXd z = uniform_init((seed ^ kInitStream) + static_cast<std::uint64_t>(k),
+                                         target.dim(), kRandomInitRadius);
+        const double lp = target.log_density_gradient(z, grad);
+        if (std::isfinite(lp) && grad.allFinite())
+            return std::pair{std::move(z), k};
+    }
+    return std::nullopt;
+}
+
 AdviResult run_with_start(Target& target, const Options& opts, CurvatureTarget* curvature) {
     const auto t0 = std::chrono::steady_clock::now();
+    if (opts.init.size() == 0 && target.dim() > 0) {
+        // The default init (zeros) where the density cannot be evaluated (an ODE solution
+        // that dips below a declared bound at these values): Stan's random initial values.
+        Eigen::VectorXd grad(target.dim());
+        const double lp = target.log_density_gradient(Eigen::VectorXd::Zero(target.dim()), grad);
+        if (!std::isfinite(lp) || !grad.allFinite()) {
+            if (auto found = random_finite_init(target, opts.seed)) {
+                Options from = opts;
+                from.init = std::move(found->first);
+                const std::string how = fmt::format(
+                    "random initial values (the log density or its gradient is not finite at "
+                    "zero; uniform on (-{0}, {0}) in unconstrained space, as Stan: try {1}), then ",
+                    kRandomInitRadius, found->second);
+                if (opts.log != nullptr)
+                    *opts.log << "Start from " << how << "as from an init point.\n";
+                AdviResult r = run_with_start(target, from, curvature);
+                r.start = how + r.start;  // the tries are counted by run_advi's counter
+                r.seconds =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                return r;
+            }
+        }
+    }
     validate_options(opts, target.dim());
     require_engine_memory(opts, target.dim());
     if (opts.start == StartFrom::Pathfinder) {
