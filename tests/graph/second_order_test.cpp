@@ -110,7 +110,7 @@ class LinearRhs final : public OdeRhs {
 public:
     [[nodiscard]] int states() const override { return 2; }
     [[nodiscard]] int parameters() const override { return 2; }
-    [[nodiscard]] std::unique_ptr<OdeRhsInstance> instance() const override {
+    [[nodiscard]] std::shared_ptr<OdeRhsInstance> instance() const override {
         struct Instance final : OdeRhsInstance {
             void value(double, const double* y, const double* p, double* d) override {
                 d[0] = -p[0] * y[0] + p[1] * y[1];
@@ -128,7 +128,7 @@ public:
                     for (int k = 0; k < 4; ++k) j[r * 4 + k] = rows[r][k];
             }
         };
-        return std::make_unique<Instance>();
+        return std::make_shared<Instance>();
     }
 };
 

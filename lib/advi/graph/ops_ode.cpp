@@ -136,7 +136,7 @@ bool solve(const OdeSystem& s, const double* z, double* states, const double* g,
     const int m = n + params_of(s);
     const int rows = static_cast<int>(s.times.size());
     const double* p = z + n;
-    const std::unique_ptr<OdeRhsInstance> f = s.rhs->instance();
+    const std::shared_ptr<OdeRhsInstance> f = s.rhs->instance();
     auto write_states = [&](const State& x, int r) {
         for (int j = 0; j < n; ++j) states[r + rows * j] = x[j];
     };

@@ -36,7 +36,8 @@ public:
     virtual ~OdeRhs() = default;
     [[nodiscard]] virtual int states() const = 0;      // N
     [[nodiscard]] virtual int parameters() const = 0;  // P
-    [[nodiscard]] virtual std::unique_ptr<OdeRhsInstance> instance() const = 0;
+    // An evaluator for one solve, not shared with another solve while held.
+    [[nodiscard]] virtual std::shared_ptr<OdeRhsInstance> instance() const = 0;
 };
 
 // Stan's integrators, by the methods advi runs for them: rk45 (Dormand-Prince 5(4), as Stan),
