@@ -102,33 +102,68 @@ public:
 private:
     [[noreturn]] void fail(Loc at, const std::string& m) const { throw p_.error_at(at, m); }
 
-    // --- user functions: one definition per name (advi inlines calls by name, so overloads
-    // cannot be told apart), none named like a built-in, densities with the right variate.
+    // --- user functions: overloads by argument types (Stan 2.29's rule), none named like a
+    // built-in, densities with the right variate.
     void declare_functions() {
         for (const FunctionDef& f : p_.functions) {
             builtin_name(f);
             density_definition(f);
-            auto [it, fresh] = functions_.emplace(f.name, &f);
-            if (fresh)
+            functions_.emplace(f.name, &f);
+            std::vector<const FunctionDef*>& defs = overloads_[f.name];
+            const auto same_args = [&](const FunctionDef* g) {
+                return argument_types(*g) == argument_types(f);
+            };
+            const auto it = std::find_if(defs.begin(), defs.end(), same_args);
+            if (it == defs.end()) {
+                defs.push_back(&f);
                 continue;
-            const FunctionDef& before = *it->second;
+            }
+            const FunctionDef& before = **it;
             if (signature_str(before) != signature_str(f)) {
                 fail(f.name_loc,
-                     fmt::format("`{}` is declared again with another signature: {}, before {}; "
-                                 "advi does not support overloaded user functions",
+                     fmt::format("`{}` is declared again with the same arguments and another "
+                                 "signature: {}, before {}; overloads differ in their arguments",
                                  f.name, signature_str(f), signature_str(before)));
             }
             if (before.body && f.body)
                 fail(f.name_loc, fmt::format("`{}` is defined twice", f.name));
             if (!f.body)  // Stan: one forward declaration, before the definition
                 fail(f.name_loc, fmt::format("`{}` is already declared", f.name));
-            if (f.body)
-                it->second = &f;  // the definition of a forward declaration
+            *it = &f;  // the definition of a forward declaration
         }
-        for (const auto& [name, f] : functions_) {
-            if (!f->body)
-                fail(f->name_loc, fmt::format("`{}` is declared but never defined", name));
+        for (const auto& [name, defs] : overloads_) {
+            for (const FunctionDef* f : defs) {
+                if (!f->body)
+                    fail(f->name_loc, fmt::format("`{}` is declared but never defined", name));
+            }
         }
+    }
+
+    // The overload of user function `name` that arguments of these types call (the one with
+    // the fewest int-to-real promotions), or the error listing what the overloads take.
+    const FunctionDef& user_overload(const std::string& name, std::span<const StanType> args,
+                                     Loc at) const {
+        const std::vector<const FunctionDef*>& defs = overloads_.at(name);
+        if (defs.size() == 1)
+            return *defs[0];  // user_call says what is wrong, if anything
+        std::vector<Signature> sigs;
+        for (const FunctionDef* d : defs) sigs.push_back({argument_types(*d), return_type(*d)});
+        const bool density = ends_with(name, "_lpdf") || ends_with(name, "_lpmf");
+        if (const auto k = resolve_index(sigs, args)) {
+            // Stan refuses a call that two overloads fit with as few promotions.
+            int fewest = 0;
+            (void)match(sigs[*k], args, &fewest);
+            for (std::size_t j = 0; j < sigs.size(); ++j) {
+                int promotions = 0;
+                if (j != *k && match(sigs[j], args, &promotions) && promotions == fewest) {
+                    fail(at, fmt::format("the call of `{}` with {} is ambiguous: overloads {} and "
+                                         "{} fit it equally well",
+                                         name, str(args, density), str(sigs[*k]), str(sigs[j])));
+                }
+            }
+            return *defs[*k];
+        }
+        fail(at, fmt::format("{} takes {}; got {}", name, str_arguments(sigs), str(args, density)));
     }
 
     void builtin_name(const FunctionDef& f) const {
@@ -485,11 +520,12 @@ private:
             fail(at, fmt::format("`{}` is a variable, not a function", f));
         const std::string user =
             user_density(f, [&](const std::string& n) { return functions_.count(n) > 0; });
-        if (auto it = functions_.find(user); it != functions_.end()) {
-            const StanType r = user_call(*it->second, args, at);
+        if (functions_.count(user) > 0) {
+            const FunctionDef& def = user_overload(user, args, at);
+            const StanType r = user_call(def, args, at);
             std::vector<const Expression*> given;
             for (const auto& a : c.args) given.push_back(&a);
-            data_arguments(*it->second, given);
+            data_arguments(def, given);
             return r;
         }
         if (const FunctionRow* row = find_function(f)) {
@@ -652,7 +688,6 @@ private:
                  fmt::format("`{}` takes the name of a function of the functions block first",
                              name));
         }
-        const FunctionDef& def = *functions_.at(fv->name);
         std::vector<StanType> args;
         for (std::size_t k = 1; k < c.args.size(); ++k) args.push_back(expr(c.args[k]));
         auto type = [](TypeKind kind, int dims) {
@@ -699,9 +734,27 @@ private:
             fail(at, fmt::format("{} takes ({}, {}{}); got ({}, {})", name, fv->name, listed(fixed),
                                  arrays ? "" : ", ...", fv->name, listed(args)));
         }
+        // Stan's `data` arguments: the tolerances and controls, and x_r.
+        std::vector<std::size_t> data_only;
+        if (row.interface == OdeInterface::VariadicTolerances)
+            data_only = {3, 4, 5};
+        if (row.interface == OdeInterface::AdjointControl)
+            data_only = {3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
+        if (arrays)
+            data_only = args.size() == 9 ? std::vector<std::size_t>{4, 6, 7, 8}
+                                         : std::vector<std::size_t>{4};
+        for (const std::size_t k : data_only) {
+            if (reads_parameters(c.args[k + 1])) {
+                fail(c.args[k + 1].loc,
+                     fmt::format("{}: argument {} must be data only; this one depends on the "
+                                 "parameters",
+                                 name, k + 2));
+            }
+        }
         auto same = [](const StanType& a, const StanType& b) {
             return a.kind == b.kind && a.array_dims == b.array_dims;
         };
+        const FunctionDef& def = user_overload(fv->name, f_args, c.args[0].loc);
         const std::vector<StanType> params = argument_types(def);
         const std::size_t own = arrays ? f_args.size() : 2;  // the arguments the solver passes
         bool fits = params.size() == f_args.size() && same(return_type(def), f_result);
@@ -840,11 +893,12 @@ private:
         for (const auto& a : n.args) args.push_back(expr(a));
         const std::string& d = n.distribution;
         for (const char* suffix : {"_lpdf", "_lpmf"}) {
-            if (auto it = functions_.find(d + suffix); it != functions_.end()) {
-                user_call(*it->second, args, n.distribution_loc);
+            if (functions_.count(d + suffix) > 0) {
+                const FunctionDef& def = user_overload(d + suffix, args, n.distribution_loc);
+                user_call(def, args, n.distribution_loc);
                 std::vector<const Expression*> given{&n.lhs};
                 for (const auto& a : n.args) given.push_back(&a);
-                data_arguments(*it->second, given);
+                data_arguments(def, given);
                 return truncation(n);
             }
         }
@@ -1002,7 +1056,8 @@ private:
     }
 
     const Program& p_;
-    std::map<std::string, const FunctionDef*> functions_;
+    std::map<std::string, const FunctionDef*> functions_;               // a definition of each name
+    std::map<std::string, std::vector<const FunctionDef*>> overloads_;  // each, by arguments
     std::vector<std::map<std::string, Name>> scopes_;
     BlockKind block_ = BlockKind::Data;
     bool in_model_ = false;

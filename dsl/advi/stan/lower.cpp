@@ -23,6 +23,7 @@
 #include <advi/stan/ast_printer.hpp>
 #include <advi/stan/lowerer.hpp>
 #include <advi/stan/truncation.hpp>
+#include <advi/stan/types.hpp>
 
 namespace advi::stan {
 
@@ -186,10 +187,8 @@ Value Lowerer::declared_shape(const SizedType& t, const std::string& name) {
 void Lowerer::run() {
     for (const FunctionDef& f : program_.functions) {
         if (!f.body)
-            continue;  // a forward declaration
-        if (functions_.count(f.name))
-            fail(f.name_loc, fmt::format("function `{}` is defined twice", f.name));
-        functions_[f.name] = &f;
+            continue;                      // a forward declaration
+        functions_[f.name].push_back(&f);  // overloads differ in their arguments (check)
     }
     if (program_.data)
         data_block();
@@ -1430,9 +1429,41 @@ bool Lowerer::try_scan(const LoopSpec& loop, int lower, int upper, Loc at) {
     return true;
 }
 
+const FunctionDef& Lowerer::overload(const std::string& name, const std::vector<Value>& args,
+                                     Loc at) const {
+    const std::vector<const FunctionDef*>& defs = functions_.at(name);
+    if (defs.size() == 1)
+        return *defs[0];
+    // The checker's choice, made again from the values' types.
+    std::vector<StanType> types;
+    for (const Value& v : args) {
+        StanType t;
+        t.kind = v.base == Base::Int         ? TypeKind::Int
+                 : v.base == Base::Real      ? TypeKind::Real
+                 : v.base == Base::Vector    ? TypeKind::Vector
+                 : v.base == Base::RowVector ? TypeKind::RowVector
+                                             : TypeKind::Matrix;
+        t.array_dims = static_cast<int>(v.dims.size());
+        types.push_back(t);
+    }
+    std::vector<Signature> sigs;
+    for (const FunctionDef* d : defs) {
+        Signature s;
+        for (const auto& a : d->args) s.args.push_back(type_of(a.type));
+        if (d->return_type)
+            s.result = type_of(*d->return_type);
+        else
+            s.result.kind = TypeKind::Void;
+        sigs.push_back(std::move(s));
+    }
+    if (const auto k = resolve_index(sigs, types))
+        return *defs[*k];
+    fail(at, fmt::format("no overload of `{}` takes {}", name, str(types)));
+}
+
 std::optional<Value> Lowerer::call_user_function(const std::string& name,
                                                  const std::vector<Value>& args, Loc at) {
-    const FunctionDef& f = *functions_.at(name);
+    const FunctionDef& f = overload(name, args, at);
     for (const auto& c : call_stack_) {
         if (c == name)
             fail(at, fmt::format("`{}` calls itself: recursive functions are not supported", name));

@@ -142,6 +142,9 @@ public:
     // bound to its parameters (nothing else in scope), until `return`.
     std::optional<Value> call_user_function(const std::string& name, const std::vector<Value>& args,
                                             Loc at);
+    // The overload of user function `name` that these arguments call.
+    const FunctionDef& overload(const std::string& name, const std::vector<Value>& args,
+                                Loc at) const;
     [[nodiscard]] bool has_user_function(const std::string& name) const {
         return functions_.count(name) > 0;
     }
@@ -228,7 +231,7 @@ private:
     BlockKind block_ = BlockKind::Data;
     int names_ = 0;
     int loop_depth_ = 0;  // unrolled loops around the statement being lowered (break, continue)
-    std::map<std::string, const FunctionDef*> functions_;
+    std::map<std::string, std::vector<const FunctionDef*>> functions_;  // overloads by name
     std::vector<std::string> call_stack_;
     int function_level_ = -1;  // the vectorised level at which the current function was entered
 };

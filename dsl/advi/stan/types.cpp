@@ -215,6 +215,20 @@ std::optional<StanType> match(const Signature& s, std::span<const StanType> args
     return m.result(s.result, args);
 }
 
+std::optional<std::size_t> resolve_index(std::span<const Signature> signatures,
+                                         std::span<const StanType> args) {
+    std::optional<std::size_t> best;
+    int fewest = INT_MAX;
+    for (std::size_t k = 0; k < signatures.size(); ++k) {
+        int promotions = 0;
+        if (match(signatures[k], args, &promotions) && promotions < fewest) {
+            best = k;
+            fewest = promotions;
+        }
+    }
+    return best;
+}
+
 std::optional<StanType> resolve(std::span<const Signature> signatures,
                                 std::span<const StanType> args) {
     std::optional<StanType> best;

@@ -38,6 +38,11 @@ namespace advi::stan {
 [[nodiscard]] std::optional<StanType> resolve(std::span<const Signature> signatures,
                                               std::span<const StanType> args);
 
+// The position of the best fitting signature (fewest promotions; the first of equals), or
+// nullopt: which overload of a user function a call picks.
+[[nodiscard]] std::optional<std::size_t> resolve_index(std::span<const Signature> signatures,
+                                                       std::span<const StanType> args);
+
 // "(real, int, vector)"; with `density`, "(real | int, vector)".
 [[nodiscard]] std::string str(std::span<const StanType> args, bool density = false);
 // "(reals | reals, reals)" or, for several, "(vector, int) or (row_vector, int)": the argument
