@@ -64,7 +64,7 @@ int run_fit(const FitArgs& args) {
         inputs.push_back({args.init, "init file"});
     check_output_path(args.output, inputs);
     const std::vector<fs::path> data_files(args.data.begin(), args.data.end());
-    const auto loaded = load_model(args.model, data_files);
+    const auto loaded = load_model(args.model, data_files, args.options.seed);
     ModelSpec spec = loaded->lowered->model().spec();
     // --transform softplus: T2 for every one-sided bound; auto: chosen per variable below.
     if (args.transform == "softplus") {

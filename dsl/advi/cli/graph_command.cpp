@@ -33,7 +33,7 @@ struct ProgramArgs {
 
 std::unique_ptr<LoadedModel> load(const std::string& model, const std::vector<std::string>& data) {
     const std::vector<fs::path> files(data.begin(), data.end());
-    return load_model(model, files);
+    return load_model(model, files, 0);  // transformed data's _rng calls: seed 0
 }
 
 // The lowering's loop report ("file:line: for (n in 1:N) vectorised over ...") as comments

@@ -47,7 +47,7 @@ int run_laplace(const LaplaceArgs& args) {
         inputs.push_back({args.init, "init file"});
     check_output_path(args.output, inputs);
     const std::vector<fs::path> data_files(args.data.begin(), args.data.end());
-    const auto loaded = load_model(args.model, data_files);
+    const auto loaded = load_model(args.model, data_files, args.options.seed);
     const ModelSpec spec = loaded->lowered->model().spec();
 
     LaplaceOptions options = args.options;

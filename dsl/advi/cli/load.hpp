@@ -28,9 +28,11 @@ struct LoadedModel {
     std::unique_ptr<stan::LoweredProgram> lowered;
 };
 
-// Parses `model`, reads `data` (no files: an empty table) and lowers them. Not movable once
-// built: the lowered model may point into the program and the data.
+// Parses `model`, reads `data` (no files: an empty table) and lowers them (`seed`: the run's,
+// for the `_rng` calls of transformed data). Not movable once built: the lowered model may
+// point into the program and the data.
 [[nodiscard]] std::unique_ptr<LoadedModel> load_model(const std::filesystem::path& model,
-                                                      std::span<const std::filesystem::path> data);
+                                                      std::span<const std::filesystem::path> data,
+                                                      std::uint64_t seed);
 
 }  // namespace advi::cli

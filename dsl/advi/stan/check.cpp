@@ -780,12 +780,7 @@ private:
             }
             return;
         }
-        if (block_ == BlockKind::TransformedData) {
-            fail(at, fmt::format("`{}` in transformed data is not supported: advi draws random "
-                                 "numbers in generated quantities only",
-                                 f));
-        }
-        if (block_ != BlockKind::GeneratedQuantities)
+        if (block_ != BlockKind::GeneratedQuantities && block_ != BlockKind::TransformedData)
             fail(at, fmt::format("`{}` is for generated quantities only", f));
     }
 

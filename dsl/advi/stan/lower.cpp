@@ -105,13 +105,33 @@ void assigned_names(const Statement& s, std::set<std::string>& out) {
 
 }  // namespace
 
-Lowerer::Lowerer(const Program& program, const DataTable& data, LoweredProgram& out)
-    : program_(program), data_(data), out_(out), model_(&out.model()) {
+// The stream of transformed data's random numbers (apart from the fit's own streams).
+constexpr std::uint64_t kTransformedDataStream = 0x7464617461726E67ull;
+
+Lowerer::Lowerer(const Program& program, const DataTable& data, LoweredProgram& out,
+                 std::uint64_t seed)
+    : program_(program),
+      data_(data),
+      out_(out),
+      model_(&out.model()),
+      transformed_data_rng_(seed ^ kTransformedDataStream) {
     scopes_.emplace_back();
 }
 
 void Lowerer::fail(Loc at, const std::string& message) const {
     throw program_.error_at(at, message);
+}
+
+Eigen::VectorXd& Lowerer::random_input(std::int64_t n, bool normal) {
+    if (block_ != BlockKind::TransformedData)
+        return out_.random_input(n, normal);
+    Eigen::VectorXd v(n);
+    for (auto& x : v) {
+        // uniform on (0, 1): the top 53 bits, centred in their interval
+        x = normal ? transformed_data_rng_.normal()
+                   : (static_cast<double>(transformed_data_rng_.next_u64() >> 11) + 0.5) * 0x1p-53;
+    }
+    return out_.fixed_input(std::move(v));
 }
 
 std::string Lowerer::fresh_name(const std::string& hint) {
@@ -1511,10 +1531,11 @@ std::optional<Value> Lowerer::call_user_function(const std::string& name,
     return result;
 }
 
-std::unique_ptr<LoweredProgram> lower(const Program& program, const DataTable& data) {
+std::unique_ptr<LoweredProgram> lower(const Program& program, const DataTable& data,
+                                      std::uint64_t seed) {
     check(program);  // the checker's types first: a fit never lowers an ill-typed program
     auto out = std::make_unique<LoweredProgram>();
-    Lowerer(program, data, *out).run();
+    Lowerer(program, data, *out, seed).run();
     return out;
 }
 

@@ -70,6 +70,10 @@ public:
         return v;
     }
     std::vector<std::string>& loop_report() { return loop_report_; }
+    // Numbers drawn once (transformed data's _rng calls): stored, never refilled.
+    Eigen::VectorXd& fixed_input(Eigen::VectorXd values) {
+        return reals_.emplace_back(std::move(values));
+    }
 
 private:
     std::deque<Eigen::VectorXd> reals_;
@@ -85,6 +89,9 @@ private:
 
 // Lowers `program` with `data` (CmdStan JSON, R dump or CSV, read by lib/io). Errors are
 // ParseErrors at the construct's file:line:col, or DataErrors naming the data variable.
-[[nodiscard]] std::unique_ptr<LoweredProgram> lower(const Program& program, const DataTable& data);
+// `seed` seeds the `_rng` calls of transformed data, drawn once here, as Stan draws them once
+// per run (the same seed, the same transformed data).
+[[nodiscard]] std::unique_ptr<LoweredProgram> lower(const Program& program, const DataTable& data,
+                                                    std::uint64_t seed = 0);
 
 }  // namespace advi::stan

@@ -311,7 +311,13 @@ Value Lowerer::call(const Call& c, Loc at) {
                                      site.level);
     }
     if (f.size() > 4 && f.compare(f.size() - 4, 4, "_rng") == 0) {
-        return random_draw(f.substr(0, f.size() - 4), args, at);
+        Value r = random_draw(f.substr(0, f.size() - 4), args, at);
+        if (block_kind() == BlockKind::TransformedData && r.is_runtime_int()) {
+            // drawn once: ints known from here on, as every int of transformed data
+            for (const double x : m().evaluate(r.expr)) r.ints.push_back(static_cast<int>(x));
+            r.expr = Expr();
+        }
+        return r;
     }
     if (const FunctionRow* row = find_function(f))
         return row->lower(site);
@@ -385,8 +391,9 @@ Value CallSite::mat(Expr e) {
 }
 
 Value Lowerer::random_draw(const std::string& d, const std::vector<Value>& args, Loc at) {
-    if (block_kind() != BlockKind::GeneratedQuantities) {
-        fail(at, fmt::format("`{}_rng` is for generated quantities only", d));
+    if (block_kind() != BlockKind::GeneratedQuantities &&
+        block_kind() != BlockKind::TransformedData) {
+        fail(at, fmt::format("`{}_rng` is for transformed data and generated quantities only", d));
     }
     if (const RandomRow* row = find_random_function(d + "_rng"); row != nullptr && row->whole) {
         // inside vectorised loops, one draw per iteration (the rows that can: others say

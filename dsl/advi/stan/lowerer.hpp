@@ -18,6 +18,7 @@
 #include <advi/cpp/linalg.hpp>
 #include <advi/cpp/math.hpp>
 #include <advi/cpp/model.hpp>
+#include <advi/engine/rng.hpp>
 #include <advi/io/data_table.hpp>
 #include <advi/stan/ast.hpp>
 #include <advi/stan/functions.hpp>
@@ -65,7 +66,7 @@ struct Region {
 
 class Lowerer {
 public:
-    Lowerer(const Program& program, const DataTable& data, LoweredProgram& out);
+    Lowerer(const Program& program, const DataTable& data, LoweredProgram& out, std::uint64_t seed);
     void run();
 
     // --- errors
@@ -125,9 +126,9 @@ public:
     void check_outcomes(const DistInfo& info, const Value& y, const std::vector<Value>& args,
                         int level, Loc at, const Expression* variate);
     // Storage for the numbers behind an _rng call (refilled per draw).
-    Eigen::VectorXd& random_input(std::int64_t n, bool normal) {
-        return out_.random_input(n, normal);
-    }
+    // In transformed data, drawn now from the lowering's seed (Stan draws them once per run);
+    // in generated quantities, refilled per draw by the report.
+    Eigen::VectorXd& random_input(std::int64_t n, bool normal);
 
     // --- statements (lower.cpp)
     void statement(const Statement& s);
@@ -233,6 +234,7 @@ private:
     int loop_depth_ = 0;  // unrolled loops around the statement being lowered (break, continue)
     std::map<std::string, std::vector<const FunctionDef*>> functions_;  // overloads by name
     std::vector<std::string> call_stack_;
+    Rng transformed_data_rng_;
     int function_level_ = -1;  // the vectorised level at which the current function was entered
 };
 

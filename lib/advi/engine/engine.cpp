@@ -108,6 +108,12 @@ void require_engine_memory(const Options& opts, int dim_int) {
 
 namespace {
 
+// The fit cannot start from its initial approximation (run_with_start retries a default init).
+class InitialApproximationError : public FitError {
+public:
+    using FitError::FitError;
+};
+
 // The fit proper, from opts.init with the standard scales (omega = 0, L = I) on `target`:
 // run_advi below gives it the original target, or the whitened one with init zero.
 AdviResult run_from_start(Target& target, const Options& opts) {
@@ -128,7 +134,7 @@ AdviResult run_from_start(Target& target, const Options& opts) {
     const ElboEstimate init = est.last_elbo();
     if (!std::isfinite(elbo_init)) {
         const ElboEstimate& e = est.last_elbo();
-        throw FitError(fmt::format(
+        throw InitialApproximationError(fmt::format(
             "cannot compute the ELBO of the initial approximation (iteration 0): the log "
             "density was not finite at {} of the {} draws tried; {}",
             e.dropped, e.dropped + e.used, kAdvice));
@@ -136,7 +142,7 @@ AdviResult run_from_start(Target& target, const Options& opts) {
     {
         const ElboGradient g = est.gradient(q0);
         if (!g.ok()) {
-            throw FitError(fmt::format(
+            throw InitialApproximationError(fmt::format(
                 "cannot compute the ELBO gradient at the initial approximation (iteration 0): "
                 "the log density or its gradient was not finite at any of the {} draws tried; "
                 "{}",
@@ -416,31 +422,10 @@ std::optional<std::pair<Eigen::VectorXd, int>> random_finite_init(Target& target
     return std::nullopt;
 }
 
-AdviResult run_with_start(Target& target, const Options& opts, CurvatureTarget* curvature) {
+AdviResult run_with_start(Target& target, const Options& opts, CurvatureTarget* curvature);
+
+AdviResult run_with_start_given(Target& target, const Options& opts, CurvatureTarget* curvature) {
     const auto t0 = std::chrono::steady_clock::now();
-    if (opts.init.size() == 0 && target.dim() > 0) {
-        // The default init (zeros) where the density cannot be evaluated (an ODE solution
-        // that dips below a declared bound at these values): Stan's random initial values.
-        Eigen::VectorXd grad(target.dim());
-        const double lp = target.log_density_gradient(Eigen::VectorXd::Zero(target.dim()), grad);
-        if (!std::isfinite(lp) || !grad.allFinite()) {
-            if (auto found = random_finite_init(target, opts.seed)) {
-                Options from = opts;
-                from.init = std::move(found->first);
-                const std::string how = fmt::format(
-                    "random initial values (the log density or its gradient is not finite at "
-                    "zero; uniform on (-{0}, {0}) in unconstrained space, as Stan: try {1}), then ",
-                    kRandomInitRadius, found->second);
-                if (opts.log != nullptr)
-                    *opts.log << "Start from " << how << "as from an init point.\n";
-                AdviResult r = run_with_start(target, from, curvature);
-                r.start = how + r.start;  // the tries are counted by run_advi's counter
-                r.seconds =
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-                return r;
-            }
-        }
-    }
     validate_options(opts, target.dim());
     require_engine_memory(opts, target.dim());
     if (opts.start == StartFrom::Pathfinder) {
@@ -610,6 +595,34 @@ AdviResult run_with_start(Target& target, const Options& opts, CurvatureTarget* 
     res.gradient_evaluations += start.gradient_evaluations + start.hessian_vector_products;
     res.seconds += start_seconds_total;
     return res;
+}
+
+// The fit from opts.init; where the default init (zeros) cannot start it (the ELBO or its
+// gradient at the initial approximation is not finite: an ODE solution below a declared bound
+// there), Stan's random initial values. A chosen init stands: its failure is the error.
+AdviResult run_with_start(Target& target, const Options& opts, CurvatureTarget* curvature) {
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+        return run_with_start_given(target, opts, curvature);
+    } catch (const InitialApproximationError& e) {
+        if (opts.init.size() != 0)
+            throw;
+        auto found = random_finite_init(target, opts.seed);
+        if (!found)
+            throw;
+        Options from = opts;
+        from.init = std::move(found->first);
+        const std::string how = fmt::format(
+            "random initial values (uniform on (-{0}, {0}) in unconstrained space, as Stan; try "
+            "{1}: from zeros, {2}), then ",
+            kRandomInitRadius, found->second, e.what());
+        if (opts.log != nullptr)
+            *opts.log << "Start from " << how << "as from an init point.\n";
+        AdviResult r = run_with_start_given(target, from, curvature);
+        r.start = how + r.start;  // the tries are counted by run_advi's counter
+        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return r;
+    }
 }
 
 }  // namespace

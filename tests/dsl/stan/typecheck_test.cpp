@@ -115,12 +115,10 @@ TEST_CASE("what the lowering cannot do, check refuses in the lowering's words", 
     CHECK(first_line_of_error(model("y ~ von_mises(mu, 1) T[0, ];")) ==
           "m.stan:3:30: `von_mises_lccdf` is not supported yet: a Stan library function that advi "
           "does not lower");
-    // _rng: Stan allows transformed data, advi draws in generated quantities only
+    // _rng: in transformed data (drawn once: transformed_data_rng_test) and generated quantities
     CHECK(first_line_of_error("data { int N; vector[N] y; }\n"
                               "transformed data { real z = normal_rng(0, 1); }\n"
-                              "parameters { real mu; }\nmodel { }") ==
-          "m.stan:2:29: `normal_rng` in transformed data is not supported: advi draws random "
-          "numbers in generated quantities only");
+                              "parameters { real mu; }\nmodel { }") == "ok");
     CHECK(first_line_of_error(with_functions("real f(real x) { return normal_rng(x, 1); }",
                                              "y ~ normal(mu, 1);")) ==
           "m.stan:1:37: `normal_rng` can only be called in generated quantities or in a function "
@@ -257,11 +255,14 @@ TEST_CASE("user functions: names of built-ins, overloads, declarations", "[stan]
                                              "y ~ normal(mu, 1);")) ==
           "m.stan:1:18: `normal_lpdf` is a built-in function with signature (real | real, real) "
           "=> real; a user function cannot redefine it");
-    CHECK(
-        first_line_of_error(with_functions(
-            "real f(real x) { return x; } real f(vector x) { return 1; }", "y ~ normal(mu, 1);")) ==
-        "m.stan:1:47: `f` is declared again with another signature: (vector) => real, before "
-        "(real) => real; advi does not support overloaded user functions");
+    CHECK(first_line_of_error(
+              with_functions("real f(real x) { return x; } real f(vector x) { return 1; }",
+                             "y ~ normal(mu, 1);")) == "ok");  // overloads (overload_test.cpp)
+    CHECK(first_line_of_error(
+              with_functions("real f(real x) { return x; } vector f(real x) { return [x]'; }",
+                             "y ~ normal(mu, 1);")) ==
+          "m.stan:1:49: `f` is declared again with the same arguments and another signature: "
+          "(real) => vector, before (real) => real; overloads differ in their arguments");
     CHECK(first_line_of_error(with_functions("real f(real x); real f(real x) { return x; }",
                                              "y ~ normal(f(mu), 1);")) == "ok");
     CHECK(first_line_of_error(with_functions("real f(real x);", "y ~ normal(mu, 1);")) ==
@@ -290,8 +291,8 @@ TEST_CASE("declarations and names, as stanc", "[stan]") {
           "m.stan:4:21: `g` is a variable, not a function");
     CHECK(first_line_of_error(with_functions("real f(data real x); real f(real x) { return x; }",
                                              "y ~ normal(f(1), 1);")) ==
-          "m.stan:1:39: `f` is declared again with another signature: (real) => real, before "
-          "(data real) => real; advi does not support overloaded user functions");
+          "m.stan:1:39: `f` is declared again with the same arguments and another signature: "
+          "(real) => real, before (data real) => real; overloads differ in their arguments");
     CHECK(first_line_of_error(with_functions("real f(real x) { return x; } real f(real x);",
                                              "y ~ normal(f(1), 1);")) ==
           "m.stan:1:47: `f` is already declared");
