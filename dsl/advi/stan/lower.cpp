@@ -1259,10 +1259,12 @@ void Lowerer::if_per_draw(const If& s, std::size_t branch, const Expr& condition
              "yet: return on both sides, or assign a variable and return it after");
     }
     for (std::size_t d = 0; d < before.size(); ++d) {
-        for (auto& [name, var] : scopes_[d]) {
+        for (auto& entry : scopes_[d]) {
+            const std::string& name = entry.first;
+            Var& var = entry.second;  // not a structured binding: clang 14 cannot capture one
             const Var& a = yes.scopes[d].at(name);
             const Var& b = no.scopes[d].at(name);
-            auto same = [&](const Var& x) {
+            auto same = [&var](const Var& x) {
                 return x.initialised == var.initialised && x.value.ints == var.value.ints &&
                        x.value.expr.id() == var.value.expr.id() && x.value.dims == var.value.dims;
             };
