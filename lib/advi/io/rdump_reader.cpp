@@ -245,13 +245,21 @@ private:
                     n = -1;
                     break;
                 }
-        if (dims.empty() || n != static_cast<std::int64_t>(v.size()))
+        if (dims.empty() || n != static_cast<std::int64_t>(v.size())) {
+            // At most the first 8 sizes in the message: `.Dim = 1:21212220` has millions (the
+            // fuzzer's input that spent seconds formatting them all).
+            constexpr std::size_t kShown = 8;
+            const std::size_t shown = std::min(dims.size(), kShown);
+            const std::string sizes =
+                fmt::format("{}", fmt::join(dims.begin(), dims.begin() + shown, ", ")) +
+                (dims.size() > shown ? fmt::format(", ... ({} sizes)", dims.size()) : "");
             throw in_.error_at(
                 at,
                 fmt::format("variable `{}`: .Dim = c({}) needs {} values, "
                             "got {}",
-                            v.name, fmt::join(dims, ", "),
+                            v.name, sizes,
                             n < 0 ? std::string("more than 2^63") : std::to_string(n), v.size()));
+        }
         skip_blank();
         if (in_.accept(',')) {
             skip_blank();
