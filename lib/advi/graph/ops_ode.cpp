@@ -104,23 +104,22 @@ bool integrate(const OdeSystem& s, State& x, System system, Observe observe) {
     };
     // Stan's first step: a tenth of the way to the first output time; the error control adapts it.
     const double dt = 0.1 * (times[1] - times[0]);
+    // Both steppers run the same way: integrate_times over the output times, at most
+    // max_num_steps steps between two of them.
+    auto run = [&](auto stepper) {
+        odeint::integrate_times(stepper, system, x, times.begin(), times.end(), dt, observer,
+                                odeint::max_step_checker(static_cast<int>(std::min<std::int64_t>(
+                                    s.max_num_steps, std::numeric_limits<int>::max()))));
+    };
     try {
         switch (s.method) {
             case OdeMethod::Rk45:
-                odeint::integrate_times(
-                    odeint::make_dense_output(s.absolute_tolerance, s.relative_tolerance,
-                                              odeint::runge_kutta_dopri5<State>()),
-                    system, x, times.begin(), times.end(), dt, observer,
-                    odeint::max_step_checker(static_cast<int>(
-                        std::min<std::int64_t>(s.max_num_steps, std::numeric_limits<int>::max()))));
+                run(odeint::make_dense_output(s.absolute_tolerance, s.relative_tolerance,
+                                              odeint::runge_kutta_dopri5<State>()));
                 break;
             case OdeMethod::CashKarp:
-                odeint::integrate_times(
-                    odeint::make_controlled(s.absolute_tolerance, s.relative_tolerance,
-                                            odeint::runge_kutta_cash_karp54<State>()),
-                    system, x, times.begin(), times.end(), dt, observer,
-                    odeint::max_step_checker(static_cast<int>(
-                        std::min<std::int64_t>(s.max_num_steps, std::numeric_limits<int>::max()))));
+                run(odeint::make_controlled(s.absolute_tolerance, s.relative_tolerance,
+                                            odeint::runge_kutta_cash_karp54<State>()));
                 break;
         }
     } catch (const std::exception&) {

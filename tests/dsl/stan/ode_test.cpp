@@ -147,6 +147,12 @@ TEST_CASE("the errors of ODE calls and of conditions on parameters name what is 
     CHECK_THAT(error_of(f + "parameters { real k; } model { array[1] vector[1] y = ode_rk45(f, "
                             "{1.0}, 0, {1.0}, k); }"),
                Catch::Contains("ode_rk45 takes (f, vector, real, array[] real, ...)"));
+    CHECK_THAT(error_of(f + "parameters { real k; } model { array[1] vector[1] y = "
+                            "ode_adjoint_tol_ctl(f, [1.0]', 0, {1.0}, 1e-6, [1e-6, 1e-6]', 1e-6, "
+                            "[1e-6]', 1e-6, 1e-6, 1000, 150, 1, 2, 2, k); }"),
+               Catch::Contains("abs_tol_forward has 2 elements for a state of 1"));
+    CHECK_THAT(error_of("parameters { real x; } model { real a; if (x > 0) a = 1; target += a; }"),
+               Catch::Contains("`a` is assigned on one side only of a condition on a parameter"));
     CHECK_THAT(error_of("functions { real g(real y) { if (y > 0) return y; return -y; } }\n"
                         "parameters { real x; } model { target += g(x); }"),
                Catch::Contains("a `return` on one side only"));
