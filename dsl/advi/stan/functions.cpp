@@ -591,6 +591,23 @@ Expr std_normal_density(DensitySite& s) {
     return library_density(s);
 }
 
+// wiener_lpdf(y | alpha, tau, beta, delta [, sv [, precision]]): the library's `wiener` takes
+// sv (0: the four-parameter form). The precision is Stan's bound on the log density's error;
+// the series are summed to rounding (lib/advi/graph/ops_wiener.hpp), within any bound.
+Expr wiener_density(DensitySite& s) {
+    if (s.args.size() == 6)
+        s.args.pop_back();
+    if (s.args.size() == 4)
+        s.args.push_back(s.lowerer.constant(0));
+    if (s.args.size() != 5) {
+        s.lowerer.fail(s.at,
+                       "wiener with inter-trial variability of the start point (sw) or of the "
+                       "non-decision time (st0) is not supported yet: advi lowers "
+                       "wiener(alpha, tau, beta, delta) and wiener(alpha, tau, beta, delta, sv)");
+    }
+    return library_density(s);
+}
+
 template <class Row>
 const Row* find_in(std::span<const Row> rows, std::string_view name) {
     static const auto index = [&] {
@@ -939,10 +956,20 @@ std::span<const RandomRow> random_functions() {
 std::span<const DensityRow> densities() {
     static const std::vector<DensityRow> table = [] {
         std::vector<DensityRow> rows = {
-            {"std_normal", sigs("(reals) => real"), std_normal_density},
+            {"std_normal", sigs("(reals) => real"),                             std_normal_density},
+            {"wiener",
+             sigs("(reals | reals, reals, reals, reals) => real; "
+                  "(reals | reals, reals, reals, reals, reals) => real; "
+                  "(reals | reals, reals, reals, reals, reals, real) => real"),
+             wiener_density                                                                       },
         };
+        const std::size_t own_rows = rows.size();
         static std::deque<std::string> texts;  // derived signatures, kept for their views
         for (const DistInfo& info : distributions()) {
+            // rows with a lowering of their own above
+            if (std::any_of(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(own_rows),
+                            [&](const DensityRow& r) { return r.name == info.name; }))
+                continue;
             // Stan's distributions only (the library's `flat` is not one)
             if (find_library_function(std::string(info.name) + "_lpdf") == nullptr &&
                 find_library_function(std::string(info.name) + "_lpmf") == nullptr)

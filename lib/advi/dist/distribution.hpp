@@ -20,8 +20,8 @@ class Terms;
 struct DistInfo {
     std::string_view name;
     int arity;
-    std::array<std::string_view, 3> arg_names;
-    std::array<ArgDomain, 3> arg_domains;
+    std::array<std::string_view, 5> arg_names;
+    std::array<ArgDomain, 5> arg_domains;
     // Int: a distribution over integers (counts, binary outcomes): the variate must be
     // integer data and cannot be a latent variable.
     DType variate;

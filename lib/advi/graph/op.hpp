@@ -75,6 +75,13 @@ enum class Op : std::uint8_t {
     Fmod,
     OwensT,
     Polygamma,
+    // log of the Wiener first-passage time density in (u, w) and its derivatives (ops_wiener.hpp)
+    WienerLogF,
+    WienerLogFDu,
+    WienerLogFDw,
+    WienerLogFDuu,
+    WienerLogFDuw,
+    WienerLogFDww,
     // reductions, linear algebra, indexing
     Sum,
     Broadcast,

@@ -21,6 +21,7 @@
 #include <advi/graph/ops_random.hpp>
 #include <advi/graph/ops_scan.hpp>
 #include <advi/graph/ops_select.hpp>
+#include <advi/graph/ops_wiener.hpp>
 
 namespace advi {
 namespace {
@@ -540,6 +541,14 @@ constexpr OpInfo kOps[] = {
     {Op::OwensT, "owens_t", 2, true, broadcast_shapes, binary_kernel<math::OwensTF>, math::adj_owens_t, fold<math::OwensTF>, Domain::Real},
     // the order n (input 0) a constant whole number; tested in tests/graph/second_order_test.cpp
     {Op::Polygamma,   "polygamma",      2, true,  broadcast_shapes,  binary_kernel<math::PolygammaF>, math::adj_polygamma, fold<math::PolygammaF>, Domain::None},
+    // log f(u | w) of the Wiener first passage, its gradient and Hessian entries (ops_wiener.hpp);
+    // the unit points put u in the small-time series' range (tests/graph/wiener_test.cpp: both)
+    {Op::WienerLogF,    "wiener_log_f",     2, true, broadcast_shapes, binary_kernel<wiener::LogFirstPassageF<0>>, wiener::adj_log_first_passage,    fold<wiener::LogFirstPassageF<0>>, Domain::Unit},
+    {Op::WienerLogFDu,  "wiener_log_f_du",  2, true, broadcast_shapes, binary_kernel<wiener::LogFirstPassageF<1>>, wiener::adj_log_first_passage_du, fold<wiener::LogFirstPassageF<1>>, Domain::Unit},
+    {Op::WienerLogFDw,  "wiener_log_f_dw",  2, true, broadcast_shapes, binary_kernel<wiener::LogFirstPassageF<2>>, wiener::adj_log_first_passage_dw, fold<wiener::LogFirstPassageF<2>>, Domain::Unit},
+    {Op::WienerLogFDuu, "wiener_log_f_duu", 2, true, broadcast_shapes, binary_kernel<wiener::LogFirstPassageF<3>>, nullptr,                          fold<wiener::LogFirstPassageF<3>>, Domain::Unit},
+    {Op::WienerLogFDuw, "wiener_log_f_duw", 2, true, broadcast_shapes, binary_kernel<wiener::LogFirstPassageF<4>>, nullptr,                          fold<wiener::LogFirstPassageF<4>>, Domain::Unit},
+    {Op::WienerLogFDww, "wiener_log_f_dww", 2, true, broadcast_shapes, binary_kernel<wiener::LogFirstPassageF<5>>, nullptr,                          fold<wiener::LogFirstPassageF<5>>, Domain::Unit},
     {Op::Sum,         "sum",            1, false, sum_shape,         sum_kernel,                adj_sum,            nullptr,             Domain::Real, nullptr, nullptr, LoopForm::Sum, sum_of_many},
     {Op::Broadcast,   "broadcast",      1, false, broadcast_shape,   broadcast_kernel,          adj_broadcast,      nullptr,             Domain::Real, nullptr, nullptr, LoopForm::Fill},
     {Op::Dot,         "dot",            2, false, dot_shape,         dot_kernel,                adj_dot,            nullptr,             Domain::Real},
@@ -674,6 +683,9 @@ constexpr NoDerivative kNoDerivative[] = {
     {Op::BinomialQuantile,            kRandomDraw    },
     {Op::NegBinomial2Quantile,        kRandomDraw    },
     {Op::ProdOthersVjp,               kThirdOrder    },
+    {Op::WienerLogFDuu,               kThirdOrder    },
+    {Op::WienerLogFDuw,               kThirdOrder    },
+    {Op::WienerLogFDww,               kThirdOrder    },
     {Op::SimplexConstrainHvp,         kThirdOrder    },
     {Op::OrderedConstrainHvp,         kThirdOrder    },
     {Op::PositiveOrderedConstrainHvp, kThirdOrder    },

@@ -102,6 +102,8 @@ const std::map<std::string, Case>& cases() {
         {"pareto",                {"vector[3] y", "[1.2, 2.5, 4]", {"u", "p[{i}]"}}                 },
         {"pareto_type_2",         {"vector[3] y", kPositive, {"u - 1", "s", "p[{i}]"}}              },
         {"von_mises",             {"vector[3] y", "[0.3, -1.2, 2.1]", {"a[{i}]", "s"}}              },
+        // response times above the non-decision time 0.1 u < 0.1
+        {"wiener",                {"vector[3] y", kPositive, {"p[{i}] + 0.5", "0.1 * u", "v[{i}]", "a[{i}]"}}},
         {"multi_normal",
          {"array[3] vector[2] y", "[[0.3, -1.2], [2.1, 0.4], [-0.7, 0.9]]", {"mu2", "Sigma"}}       },
         {"multi_normal_cholesky",
