@@ -7,6 +7,7 @@
 #include <advi/cpp/distributions.hpp>
 #include <advi/cpp/expr.hpp>
 #include <advi/cpp/linalg.hpp>
+#include <advi/cpp/loop.hpp>
 #include <advi/cpp/math.hpp>
 #include <advi/cpp/model.hpp>
 #include <advi/cpp/ode.hpp>

@@ -4,6 +4,7 @@
 // sum(w .* op(x)) at several points, and a walk of the op table: every op that any adjoint
 // rule emits has a rule itself, or is listed here as not differentiable, with the reason.
 #include <cmath>
+#include <limits>
 
 #include <Eigen/Dense>
 #include <catch2/catch.hpp>
@@ -14,6 +15,7 @@
 #include <advi/graph/constraint_check.hpp>
 #include <advi/graph/graph.hpp>
 #include <advi/graph/ops_constrain.hpp>
+#include <advi/graph/ops_dynamic_index.hpp>
 #include <advi/graph/ops_linalg.hpp>
 #include <advi/graph/ops_ode.hpp>
 
@@ -251,6 +253,17 @@ NodeId sample(Case& c, Op op, double seed) {
             n.in = {c.vec(z), kNoNode, kNoNode};
             n.index = linear_system();
             return c.g.intern(n);
+        }
+        case Op::DynGather:
+        case Op::DynScatter: {
+            // runtime index 2 of 3, stride 2: positions {0, 1} shifted to {2, 3} of 6
+            Eigen::VectorXi at(2);
+            at << 0, 1;
+            const NodeId i = c.g.constant(2.0);
+            const double nan = std::numeric_limits<double>::quiet_NaN();
+            if (op == Op::DynGather)
+                return dyn_index::gather(c.g, vec(6), c.index(at), i, 2, 3, nan);
+            return dyn_index::scatter(c.g, vec(2), c.index(at), i, 2, 3, nan, Shape::vector(6));
         }
         case Op::CheckConstraint: {
             Node n;

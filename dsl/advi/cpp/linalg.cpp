@@ -2,9 +2,12 @@
 // (errors name the function) and interns a few nodes of the op table.
 #include <advi/cpp/linalg.hpp>
 
+#include <limits>
+
 #include <fmt/format.h>
 
 #include <advi/base/error.hpp>
+#include <advi/graph/ops_dynamic_index.hpp>
 #include <advi/graph/ops_linalg.hpp>
 
 #include <advi/cpp/model.hpp>
@@ -338,6 +341,29 @@ Expr slice(std::string_view fn, const Expr& x, int i, int j, Shape s) {
     return wrap(x, linalg::block(graph(x), real(x), i, j, s));
 }
 }  // namespace
+
+Expr at(const Expr& v, const Expr& i) {
+    Model& m = v.model();
+    if (&i.model() != &m)
+        throw ModelError("at: the index is of another model");
+    const Shape s = v.shape();
+    if (!i.shape().is_scalar())
+        throw ModelError(fmt::format("at: the index must be a scalar, got {}", i.shape().str()));
+    if (s.is_scalar())
+        throw ModelError("at: a scalar cannot be indexed");
+    const bool matrix = s.kind == Shape::Kind::Matrix;
+    // positions of index 1: element 0, or row 0 (column-major: 0, rows, 2 rows, ...)
+    Eigen::VectorXi first(matrix ? s.cols : 1);
+    for (Eigen::Index k = 0; k < first.size(); ++k) first[k] = static_cast<int>(k) * s.rows;
+    const std::string name = fmt::format("at_positions_{}", m.nodes().size());
+    const Expr positions = m.owned_data(name, std::move(first));
+    Graph& g = const_cast<Graph&>(m.nodes());
+    const NodeId x = g[v.id()].dtype == DType::Int ? g.apply(Op::ToReal, v.id()) : v.id();
+    const NodeId picked = dyn_index::gather(
+        g, x, positions.id(), g[i.id()].dtype == DType::Int ? g.apply(Op::ToReal, i.id()) : i.id(),
+        1, s.rows, std::numeric_limits<double>::quiet_NaN());
+    return m.wrap(matrix ? picked : linalg::reshape(g, picked, Shape::scalar()));
+}
 
 Expr segment(const Expr& v, int start, int n) {
     check("segment", "v", v, kVector);

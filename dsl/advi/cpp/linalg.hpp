@@ -213,6 +213,10 @@ Expr tail(const Expr& v, int n);
 Expr row(const Expr& M, int i);  // a vector
 Expr col(const Expr& M, int j);
 Expr block(const Expr& M, int i, int j, int rows, int cols);
+// Indexing by an expression known only per draw (an integral real: a loop op's iteration, a
+// draw), 1-based as Stan: v[i] of a vector, row i (a vector) of a matrix. An index outside the
+// range gives NaN (graph/ops_dynamic_index.hpp).
+Expr at(const Expr& v, const Expr& i);
 
 // Building vectors and matrices.
 Expr rep_vector(const Expr& x, int n);               // x a scalar

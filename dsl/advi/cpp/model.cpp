@@ -168,6 +168,10 @@ Expr Model::data(std::string name, const Eigen::VectorXi& v) {
     const int n = node_size(fmt::format("data `{}`", name), v.size(), 1);
     return bind(std::move(name), Shape::vector(n), DType::Int, nullptr, v.data());
 }
+Expr Model::owned_data(std::string name, Eigen::VectorXi v) {
+    owned_int_vectors_.push_back(std::make_unique<Eigen::VectorXi>(std::move(v)));
+    return data(std::move(name), *owned_int_vectors_.back());
+}
 Expr Model::data(std::string name, double v) {
     owned_reals_.push_back(std::make_unique<double>(v));
     return bind(std::move(name), Shape::scalar(), DType::Real, owned_reals_.back().get(), nullptr);

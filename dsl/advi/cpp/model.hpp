@@ -48,6 +48,8 @@ public:
     Expr data(std::string name, const Eigen::VectorXi& v);
     Expr data(std::string name, double v);
     Expr data(std::string name, int v);
+    // Integer data the model keeps itself (the positions an index reads, built by the DSL).
+    Expr owned_data(std::string name, Eigen::VectorXi v);
     // Temporaries would dangle: bind a named object. The const overloads catch Eigen's
     // `.eval()`, which returns a const temporary (a use after free that ASan found).
     Expr data(std::string name, Eigen::VectorXd&& v) = delete;
@@ -136,6 +138,7 @@ private:
     std::vector<ConstraintCheck> checks_;
     std::vector<std::unique_ptr<double>> owned_reals_;
     std::vector<std::unique_ptr<int>> owned_ints_;
+    std::vector<std::unique_ptr<Eigen::VectorXi>> owned_int_vectors_;
     std::vector<std::pair<std::shared_ptr<const ConstantArray>, NodeId>> constants_;
 };
 

@@ -7,6 +7,7 @@
 #include <advi/compile/ode_rhs.hpp>
 #include <advi/cpp/distributions.hpp>
 #include <advi/cpp/model.hpp>
+#include <advi/cpp/submodel.hpp>
 #include <advi/graph/ops_linalg.hpp>
 
 namespace advi {
@@ -16,37 +17,11 @@ Graph& graph_of(Model& m) {
     return const_cast<Graph&>(m.nodes());
 }
 
-// A copy of a known expression of `from` as a constant of `to`, in the same shape.
-Expr copy_constant(Model& from, const Expr& e, Model& to) {
-    const std::vector<double> v = from.evaluate(e);
-    const Shape s = e.shape();
-    if (s.is_scalar())
-        return to.constant(v[0]);
-    const Eigen::MatrixXd values = Eigen::Map<const Eigen::MatrixXd>(v.data(), s.rows, s.cols);
-    if (s.cols == 1 && s.kind != Shape::Kind::Matrix)
-        return to.wrap(to.resolve(Arg(Eigen::VectorXd(values.col(0)))));
-    return to.wrap(to.resolve(Arg(values)));
-}
-
-Expr latent(Model& m, const std::string& name, const Shape& s) {
-    if (s.is_scalar())
-        return m.param(name, flat());
-    if (s.kind == Shape::Kind::Matrix)
-        return m.param(name, flat(), s.rows, s.cols);
-    return m.param(name, flat(), s.rows);
-}
-
-// x as a column vector (matrices column-major).
-NodeId as_column(Graph& g, NodeId x) {
-    const Shape& s = g[x].shape;
-    if (g[x].dtype == DType::Int)
-        x = g.apply(Op::ToReal, x);
-    if (s.cols == 1 && !s.is_scalar() && s.kind != Shape::Kind::Matrix)
-        return x;
-    return linalg::reshape(g, x, Shape::vector(s.size()));
-}
-
 }  // namespace
+
+using submodel::as_column;
+using submodel::copy_constant;
+using submodel::latent;
 
 Expr ode_solve(const OdeRhsFunction& f, const Expr& y0, double t0, const std::vector<double>& ts,
                const std::vector<Expr>& args, const OdeOptions& options) {
@@ -87,14 +62,7 @@ Expr ode_solve(const OdeRhsFunction& f, const Expr& y0, double t0, const std::ve
         throw ModelError(fmt::format(
             "{}: the right-hand side must be an expression of its own model", options.name));
 
-    Graph body = rhs->graph();
-    body.clear_outputs();
-    body.set_output("f", dydt.id());
-    Graph zeta = rebuild(body, [&](Graph& out, const Node& node, NodeId old) {
-        if (node.op != Op::Param)
-            return out.intern(node);
-        return out.leaf(Op::Zeta, node.shape, DType::Real, offsets.at(node.index), body.label(old));
-    });
+    const Graph zeta = submodel::with_zeta_leaves(*rhs, dydt, offsets);
     OdeSystem system;
     system.rhs = compile_ode_rhs(zeta, *zeta.output("f"), rhs->spec().data, n, p, rhs);
     system.t0 = t0;

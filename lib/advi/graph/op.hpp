@@ -169,8 +169,14 @@ enum class Op : std::uint8_t {
     // the solution of an ODE initial-value problem and its vector-Jacobian product (ops_ode.hpp)
     OdeSolve,
     OdeSolveVjp,
+    // a loop over a body of its own, and its vector-Jacobian product (ops_loop.hpp)
+    Loop,
+    LoopVjp,
     // a where c != 0 else b, elementwise (ops_select.hpp)
     Select,
+    // indexing by an int known only per draw (ops_dynamic_index.hpp)
+    DynGather,
+    DynScatter,
     // a declared constraint checked: 0 or -inf (constraint_check.hpp)
     CheckConstraint,
     Count_

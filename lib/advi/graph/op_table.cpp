@@ -15,7 +15,9 @@
 #include <advi/graph/constraint_check.hpp>
 #include <advi/graph/graph.hpp>
 #include <advi/graph/ops_constrain.hpp>
+#include <advi/graph/ops_dynamic_index.hpp>
 #include <advi/graph/ops_linalg.hpp>
+#include <advi/graph/ops_loop.hpp>
 #include <advi/graph/ops_math.hpp>
 #include <advi/graph/ops_ode.hpp>
 #include <advi/graph/ops_random.hpp>
@@ -639,7 +641,11 @@ constexpr OpInfo kOps[] = {
     {Op::LinearScanReverse,           "linear_scan_reverse",            2, false, scan_ops::linear_scan_reverse_shape,                 scan_ops::linear_scan_reverse_kernel,                   scan_ops::adj_linear_scan_reverse,                  nullptr, Domain::None},
     {Op::OdeSolve,                    "ode_solve",                      1, false, ode_ops::ode_solve_shape,                            ode_ops::ode_solve_kernel,                              ode_ops::adj_ode_solve,                             nullptr, Domain::None},
     {Op::OdeSolveVjp,                 "ode_solve_vjp",                  2, false, ode_ops::ode_solve_vjp_shape,                        ode_ops::ode_solve_vjp_kernel,                          nullptr,                                            nullptr, Domain::None},
+    {Op::Loop,    "loop",     1, false, loop_ops::loop_shape,     loop_ops::loop_kernel,     loop_ops::adj_loop, nullptr, Domain::None},
+    {Op::LoopVjp, "loop_vjp", 2, false, loop_ops::loop_vjp_shape, loop_ops::loop_vjp_kernel, nullptr,            nullptr, Domain::None},
     {Op::Select,                      "select",                         3, false, select_ops::select_shape,                            select_ops::select_kernel,                              select_ops::adj_select,                             nullptr, Domain::None},
+    {Op::DynGather,  "dyn_gather",  3, false, dyn_index::gather_shape,  dyn_index::gather_kernel,  dyn_index::adj_gather,  nullptr, Domain::None},
+    {Op::DynScatter, "dyn_scatter", 3, false, dyn_index::scatter_shape, dyn_index::scatter_kernel, dyn_index::adj_scatter, nullptr, Domain::None},
     // 0 or -inf, piecewise constant in its inputs: derivative 0 wherever it is finite
     {Op::CheckConstraint,             "check_constraint",               3, false, check_ops::check_constraint_shape,                   check_ops::check_constraint_kernel,                     linalg::adj_none,                                   nullptr, Domain::None, check_ops::check_constraint_scratch},
 };
@@ -674,24 +680,29 @@ constexpr std::string_view kOdeSecondOrder =
     "second-order sensitivities of an ODE solution, which advi does not integrate: methods that "
     "need Hessian-vector products (laplace, optimize's Newton steps, the start from the mode) "
     "refuse or skip a model with an ODE solve";
+constexpr std::string_view kLoopSecondOrder =
+    "second-order adjoints of a loop op's body, which advi does not build yet: methods that need "
+    "Hessian-vector products (laplace, optimize's Newton steps, the start from the mode) refuse "
+    "or skip a model with a loop op";
 constexpr NoDerivative kNoDerivative[] = {
-    {Op::OdeSolveVjp,                 kOdeSecondOrder},
-    {Op::GammaQuantile,               kRandomDraw    },
-    {Op::BetaQuantile,                kRandomDraw    },
-    {Op::StudentTQuantile,            kRandomDraw    },
-    {Op::PoissonQuantile,             kRandomDraw    },
-    {Op::BinomialQuantile,            kRandomDraw    },
-    {Op::NegBinomial2Quantile,        kRandomDraw    },
-    {Op::ProdOthersVjp,               kThirdOrder    },
-    {Op::WienerLogFDuu,               kThirdOrder    },
-    {Op::WienerLogFDuw,               kThirdOrder    },
-    {Op::WienerLogFDww,               kThirdOrder    },
-    {Op::SimplexConstrainHvp,         kThirdOrder    },
-    {Op::OrderedConstrainHvp,         kThirdOrder    },
-    {Op::PositiveOrderedConstrainHvp, kThirdOrder    },
-    {Op::CholeskyCorrConstrainHvp,    kThirdOrder    },
-    {Op::CholeskyCovConstrainHvp,     kThirdOrder    },
-    {Op::LowerTriSelfTransposeHvp,    kThirdOrder    },
+    {Op::OdeSolveVjp,                 kOdeSecondOrder },
+    {Op::LoopVjp,                     kLoopSecondOrder},
+    {Op::GammaQuantile,               kRandomDraw     },
+    {Op::BetaQuantile,                kRandomDraw     },
+    {Op::StudentTQuantile,            kRandomDraw     },
+    {Op::PoissonQuantile,             kRandomDraw     },
+    {Op::BinomialQuantile,            kRandomDraw     },
+    {Op::NegBinomial2Quantile,        kRandomDraw     },
+    {Op::ProdOthersVjp,               kThirdOrder     },
+    {Op::WienerLogFDuu,               kThirdOrder     },
+    {Op::WienerLogFDuw,               kThirdOrder     },
+    {Op::WienerLogFDww,               kThirdOrder     },
+    {Op::SimplexConstrainHvp,         kThirdOrder     },
+    {Op::OrderedConstrainHvp,         kThirdOrder     },
+    {Op::PositiveOrderedConstrainHvp, kThirdOrder     },
+    {Op::CholeskyCorrConstrainHvp,    kThirdOrder     },
+    {Op::CholeskyCovConstrainHvp,     kThirdOrder     },
+    {Op::LowerTriSelfTransposeHvp,    kThirdOrder     },
 };
 
 }  // namespace
