@@ -17,6 +17,7 @@
 #include <advi/graph/ops_constrain.hpp>
 #include <advi/graph/ops_dynamic_index.hpp>
 #include <advi/graph/ops_linalg.hpp>
+#include <advi/graph/ops_loop.hpp>
 #include <advi/graph/ops_ode.hpp>
 
 #include "support/graph_case.hpp"
@@ -147,6 +148,36 @@ std::int64_t linear_system() {
     return id;
 }
 
+// s_t = (p s0 + sin(s1), s1 cos(p t / 10)) over t = 1..4, z = [s0; s1; p] (a loop body written
+// by hand, as LinearRhs above).
+class NonlinearBody final : public LoopBody {
+public:
+    [[nodiscard]] int states() const override { return 2; }
+    [[nodiscard]] int parameters() const override { return 1; }
+    [[nodiscard]] std::shared_ptr<LoopBodyInstance> instance() const override {
+        struct Instance final : LoopBodyInstance {
+            void value(double t, const double* s, const double* p, double* n) override {
+                n[0] = p[0] * s[0] + std::sin(s[1]);
+                n[1] = s[1] * std::cos(0.1 * p[0] * t);
+            }
+            void vjp(double t, const double* s, const double* p, const double* g, double* gs,
+                     double* gp) override {
+                const double c = std::cos(0.1 * p[0] * t);
+                gs[0] = g[0] * p[0];
+                gs[1] = g[0] * std::cos(s[1]) + g[1] * c;
+                gp[0] += g[0] * s[0] - g[1] * s[1] * std::sin(0.1 * p[0] * t) * 0.1 * t;
+            }
+        };
+        return std::make_shared<Instance>();
+    }
+};
+
+std::int64_t nonlinear_loop() {
+    static const std::int64_t id =
+        register_loop_system({std::make_shared<NonlinearBody>(), 1, 4, "nonlinear"});
+    return id;
+}
+
 // A node of op `op` on zeta inputs at smooth points of its domain, or kNoNode for the leaves
 // (and the ops without a rule, which no sample needs). Every op with a rule has one: the walk
 // below asserts it, so that a new op must come with one.
@@ -264,6 +295,15 @@ NodeId sample(Case& c, Op op, double seed) {
             if (op == Op::DynGather)
                 return dyn_index::gather(c.g, vec(6), c.index(at), i, 2, 3, nan);
             return dyn_index::scatter(c.g, vec(2), c.index(at), i, 2, 3, nan, Shape::vector(6));
+        }
+        case Op::Loop: {
+            VectorXd z(3);
+            z << 0.4 + 0.1 * seed, -0.3, 0.8;
+            Node n;
+            n.op = op;
+            n.in = {c.vec(z), kNoNode, kNoNode};
+            n.index = nonlinear_loop();
+            return c.g.intern(n);
         }
         case Op::CheckConstraint: {
             Node n;

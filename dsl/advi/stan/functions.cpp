@@ -956,12 +956,15 @@ std::span<const RandomRow> random_functions() {
 std::span<const DensityRow> densities() {
     static const std::vector<DensityRow> table = [] {
         std::vector<DensityRow> rows = {
-            {"std_normal", sigs("(reals) => real"),                             std_normal_density},
+            {"std_normal", sigs("(reals) => real"),                                   std_normal_density},
             {"wiener",
+             // (Stan's forms with sv take all reals or all vectors)
              sigs("(reals | reals, reals, reals, reals) => real; "
-                  "(reals | reals, reals, reals, reals, reals) => real; "
-                  "(reals | reals, reals, reals, reals, reals, real) => real"),
-             wiener_density                                                                       },
+                  "(real | real, real, real, real, real) => real; "
+                  "(vector | vector, vector, vector, vector, vector) => real; "
+                  "(real | real, real, real, real, real, real) => real; "
+                  "(vector | vector, vector, vector, vector, vector, real) => real"),
+             wiener_density                                                                             },
         };
         const std::size_t own_rows = rows.size();
         static std::deque<std::string> texts;  // derived signatures, kept for their views

@@ -20,6 +20,7 @@
 #include <advi/io/source_text.hpp>
 #include <advi/stan/data_constraints.hpp>
 
+#include <advi/graph/ops_dynamic_index.hpp>
 #include <advi/stan/ast_printer.hpp>
 #include <advi/stan/lowerer.hpp>
 #include <advi/stan/truncation.hpp>
@@ -710,6 +711,64 @@ void Lowerer::assign(const Assign& a, Loc at) {
     assign_indexed(name, *var, indices, rhs, at, &a.lhs);
 }
 
+// x[i] = v with i known only per draw: the positions of index i replaced by v's values, the rest
+// kept (select on a mask, so that an element not yet assigned, NaN, is replaced too). An index out
+// of range makes the whole variable NaN, the density with it (Stan rejects the draw).
+void Lowerer::assign_at_runtime_index(const std::string& name, Var& var, const RuntimeIndex& rt,
+                                      const Value& value0, Loc at) {
+    if (var.value.is_int())
+        fail(at, fmt::format("assigning an element of the int array `{}` at an index known only "
+                             "per draw is not supported yet",
+                             name));
+    if (var.level > 0 || value0.level > 0)
+        throw NotVectorisable(at,
+                              "an index known only per draw in a loop whose iterations run at "
+                              "once");
+    const auto size = static_cast<int>(var.value.size());
+    const auto r = static_cast<int>(rt.positions.size());
+    if (value0.size() != r && !(value0.is_scalar() && r == 1)) {
+        fail(at, fmt::format("cannot assign {} to {} element{} of `{}`", type_str(value0), r,
+                             r == 1 ? "" : "s", name));
+    }
+    Expr old = var.initialised && var.value.expr.valid()
+                   ? real(var.value, at)
+                   : rep_vector(m().constant(std::nan("")), size);
+    if (old.shape().is_matrix())
+        old = to_vector(old);
+    if (old.shape().is_scalar())
+        old = rep_vector(old, 1);
+    Expr v = real(value0, at);
+    if (v.shape().is_matrix())
+        v = to_vector(v);
+    if (v.shape().is_scalar())
+        v = rep_vector(v, 1);
+    Eigen::VectorXi idx(r);
+    for (int k = 0; k < r; ++k) idx[k] = rt.positions[static_cast<std::size_t>(k)];
+    const Expr positions = m().data(fresh_name("positions"), out_.keep(std::move(idx)));
+    Graph& g = const_cast<Graph&>(m().nodes());
+    const double nan = std::nan("");
+    const NodeId ones = rep_vector(m().constant(1), r).id();
+    // 1 at the positions written, 0 elsewhere; 1 everywhere out of range (then all NaN)
+    const NodeId mask = dyn_index::scatter(g, ones, positions.id(), rt.i.id(), rt.stride, rt.extent,
+                                           1.0, Shape::vector(size));
+    const NodeId placed = dyn_index::scatter(g, v.id(), positions.id(), rt.i.id(), rt.stride,
+                                             rt.extent, nan, Shape::vector(size));
+    const Expr flat = m().wrap(g.apply(Op::Select, mask, placed, old.id()));
+    Value updated = var.value;
+    updated.ints.clear();
+    const int rank = static_cast<int>(var.value.dims.size() + var.value.sizes.size());
+    if (rank == 0) {
+        updated.expr = sum(flat);
+    } else if (rank == 1) {
+        updated.expr = flat;
+    } else {
+        const int rows = var.value.dims.empty() ? var.value.sizes[0] : var.value.dims[0];
+        updated.expr = to_matrix(flat, rows, size / rows);
+    }
+    var.value = updated;
+    var.initialised = true;
+}
+
 void Lowerer::assign_indexed(const std::string& name, Var& var, const std::vector<Index>& indices,
                              const Value& value0, Loc at, const Expression* lhs) {
     // Which element each iteration writes: index the variable's positions, as a read would.
@@ -725,7 +784,12 @@ void Lowerer::assign_indexed(const std::string& name, Var& var, const std::vecto
     if (positions.base == Base::Int) {
         // keep the declared base for the result type of the index
     }
-    Value picked = index(positions, indices, at, lhs);
+    RuntimeIndex runtime;
+    Value picked = index(positions, indices, at, lhs, &runtime);
+    if (runtime.active) {
+        assign_at_runtime_index(name, var, runtime, value0, at);
+        return;
+    }
     const int here = std::max({picked.level, value0.level, var.level});
     const int B = batch_size(here);
     const int outer = batch_size(var.level);
@@ -1066,12 +1130,9 @@ void Lowerer::run_loop(const LoopSpec& loop, int lower, int upper, Loc at) {
         const long trip = static_cast<long>(upper) - lower + 1;
         if (try_scan(loop, lower, upper, at))
             return;
-        if (trip > kUnrollLimit) {
-            const SourcePosition p = position_of(program_.text, why.loc.offset);
-            fail(at, fmt::format(
-                         "this loop over {} iterations cannot be vectorised ({} at line {}) and is "
-                         "too long to unroll (at most {} iterations)",
-                         trip, why.what(), p.line, kUnrollLimit));
+        if (trip > unroll_limit_) {
+            loop_op(loop, lower, upper, at, why);
+            return;
         }
         const SourcePosition p = position_of(program_.text, at.offset);
         out_.loop_report().push_back(fmt::format("{}:{}: loop unrolled over {} iterations ({})",
@@ -1534,10 +1595,12 @@ std::optional<Value> Lowerer::call_user_function(const std::string& name,
 }
 
 std::unique_ptr<LoweredProgram> lower(const Program& program, const DataTable& data,
-                                      std::uint64_t seed) {
+                                      std::uint64_t seed, int unroll_limit) {
     check(program);  // the checker's types first: a fit never lowers an ill-typed program
     auto out = std::make_unique<LoweredProgram>();
-    Lowerer(program, data, *out, seed).run();
+    Lowerer lowerer(program, data, *out, seed);
+    lowerer.unroll_limit_ = unroll_limit;
+    lowerer.run();
     return out;
 }
 

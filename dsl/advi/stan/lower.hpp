@@ -91,7 +91,12 @@ private:
 // ParseErrors at the construct's file:line:col, or DataErrors naming the data variable.
 // `seed` seeds the `_rng` calls of transformed data, drawn once here, as Stan draws them once
 // per run (the same seed, the same transformed data).
+// Loops the vectoriser cannot lift run as a loop op when longer than `unroll_limit`
+// iterations, and are unrolled into the graph when shorter (the unrolled graph has second
+// derivatives, the loop op not yet).
+inline constexpr int kDefaultUnrollLimit = 1000;
 [[nodiscard]] std::unique_ptr<LoweredProgram> lower(const Program& program, const DataTable& data,
-                                                    std::uint64_t seed = 0);
+                                                    std::uint64_t seed = 0,
+                                                    int unroll_limit = kDefaultUnrollLimit);
 
 }  // namespace advi::stan

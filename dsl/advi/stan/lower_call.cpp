@@ -247,7 +247,11 @@ Expr Lowerer::library_density(const std::string& name, const Value& y,
     }
     if (info->variate == DType::Int)
         check_outcomes(*info, y, args, level, at, variate);
-    const Expr ye = to_level(y, true);
+    Expr ye = to_level(y, true);
+    // a variate that is the same in every iteration against per-iteration arguments, one
+    // density per iteration (`for (j in 1:2) la[j] = normal_lpdf(y[1] | mu[j], s)`)
+    if (per_iteration && level > 0 && ye.shape().is_scalar() && !info->multivariate)
+        ye = rep_vector(ye, B);
     // A batched integer array variate is flat, the iteration index fastest (int_data), where a
     // batched vector argument is mat[B, n] with row b the iteration's: the same order column-
     // major, so such an argument is flattened to match (y[u] ~ poisson(beta * theta[u]) over u:

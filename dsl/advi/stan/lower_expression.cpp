@@ -3,10 +3,12 @@
 // all on values that may be batched over the iterations of a vectorised loop.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include <fmt/format.h>
 
+#include <advi/graph/ops_dynamic_index.hpp>
 #include <advi/stan/ast_printer.hpp>
 #include <advi/stan/int_arithmetic.hpp>
 #include <advi/stan/lowerer.hpp>
@@ -724,7 +726,8 @@ std::int64_t row_period(const std::vector<std::int64_t>& position, std::int64_t 
 }  // namespace
 
 Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc at,
-                     const Expression* whole) {
+                     const Expression* whole, RuntimeIndex* runtime_out) {
+    RuntimeIndex runtime;
     // The extents indexed in turn: array dims first, then the base's own sizes.
     std::vector<int> extents = base.dims;
     extents.insert(extents.end(), base.sizes.begin(), base.sizes.end());
@@ -770,6 +773,23 @@ Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc a
             for (int i = lo; i <= hi; ++i) p.at.push_back(i - 1);
         } else {
             const Value v = expr(**ix.lower);
+            if (v.is_runtime_int() && v.is_scalar()) {
+                // known only per draw: the positions of index 1, shifted when the program runs
+                if (v.level > 0)
+                    throw NotVectorisable(ix.loc,
+                                          "an index known only per draw in a loop whose "
+                                          "iterations run at once");
+                if (runtime.active)
+                    fail(ix.loc, "indexing by two ints known only per draw is not supported yet");
+                runtime.active = true;
+                runtime.i = v.expr;
+                runtime.extent = n;
+                runtime.stride = static_cast<int>(k);  // the position; the stride comes below
+                p.at.push_back(0);
+                level = std::max(level, p.level);
+                picks.push_back(std::move(p));
+                continue;
+            }
             if (!v.is_known_int())
                 fail(ix.loc,
                      fmt::format("an index must be an int or int array, got {}", type_str(v)));
@@ -859,6 +879,44 @@ Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc a
             position[static_cast<std::size_t>(t + B * e)] =
                 base.level > 0 ? (t % Bb) + Bb * off : off;
         }
+    }
+    if (runtime.active) {
+        if (level > 0)
+            throw NotVectorisable(at,
+                                  "an index known only per draw in a loop whose iterations "
+                                  "run at once");
+        runtime.stride = static_cast<int>(stride[static_cast<std::size_t>(runtime.stride)]);
+        runtime.positions.assign(position.begin(), position.end());
+        if (runtime_out != nullptr)
+            *runtime_out = runtime;
+        if (base.is_known_int() && base.ints.empty())
+            fail(at, "indexing a value that is not assigned");
+        if (!base.is_known_int() && !base.expr.valid())
+            fail(at, "indexing a value that is not assigned");
+        Eigen::VectorXi idx(static_cast<Eigen::Index>(position.size()));
+        for (std::size_t k = 0; k < position.size(); ++k)
+            idx[static_cast<Eigen::Index>(k)] = static_cast<int>(position[k]);
+        const Expr positions = m().data(fresh_name("positions"), out_.keep(std::move(idx)));
+        Expr flat = real(base, at);
+        if (flat.shape().is_matrix())
+            flat = to_vector(flat);
+        Graph& g = const_cast<Graph&>(m().nodes());
+        const NodeId picked =
+            dyn_index::gather(g, flat.id(), positions.id(), runtime.i.id(), runtime.stride,
+                              runtime.extent, std::numeric_limits<double>::quiet_NaN());
+        const Expr e = m().wrap(picked);
+        const int r_rank = rank_of(r);
+        if (base.is_known_int())
+            r.ints.clear();  // an int known only per draw: its value in expr
+        if (r_rank == 0)
+            r.expr = sum(e);
+        else if (r_rank == 1)
+            r.expr = e;
+        else
+            r.expr = to_matrix(
+                e, r.dims.empty() ? r.sizes[0] : r.dims[0],
+                static_cast<int>(position.size()) / (r.dims.empty() ? r.sizes[0] : r.dims[0]));
+        return r;
     }
     if (base.is_known_int()) {
         r.ints.resize(position.size());

@@ -86,8 +86,18 @@ public:
     Value at_level(const Value& v, int level, Loc at);
     [[nodiscard]] int level_of(const Value& v) const;
     [[nodiscard]] int batch_size(int level) const;
+    // Indexing by one int known only per draw (a loop op's iteration, an _rng draw, a
+    // condition's int): the flat positions read at index 1, shifted by stride * (i - 1).
+    struct RuntimeIndex {
+        bool active = false;
+        Expr i;  // the index, an integral real
+        int stride = 1;
+        int extent = 0;  // i's range is 1..extent
+        std::vector<int> positions;
+    };
+    // `runtime`, if given, receives the selection when an index is known only per draw.
     Value index(const Value& base, const std::vector<Index>& indices, Loc at,
-                const Expression* whole = nullptr);
+                const Expression* whole = nullptr, RuntimeIndex* runtime = nullptr);
     // Which iteration of the vectorised loops batch position t of `level` is, in Stan's
     // terms: "n = 3", "i = 2, j = 5" ("" outside vectorised loops).
     [[nodiscard]] std::string iteration(int level, std::int64_t t) const;
@@ -157,6 +167,8 @@ public:
         Expr placeholder;  // vec[trip]
     };
     std::optional<Scan> scan_;
+    // Loops longer than this that the vectoriser cannot lift run as a loop op (lower.hpp).
+    int unroll_limit_ = kDefaultUnrollLimit;
 
     // Current vectorised levels (empty outside vectorised loops).
     std::vector<Level> levels_;
@@ -184,6 +196,8 @@ private:
     void assign(const Assign& a, Loc at);
     void assign_indexed(const std::string& name, Var& var, const std::vector<Index>& indices,
                         const Value& value, Loc at, const Expression* lhs = nullptr);
+    void assign_at_runtime_index(const std::string& name, Var& var, const RuntimeIndex& rt,
+                                 const Value& value, Loc at);
     void tilde(const Tilde& t, Loc at);
     // `T[L, U]` of `y ~ D(args)`: the normalising term (truncation.hpp), one per element, and
     // y checked to lie in [L, U].
@@ -218,6 +232,10 @@ private:
     void unrolled(const LoopSpec& loop, int lower, int upper, Loc at);
     // `x[t] = f(x[t-1], t)` (or `op=`) with f affine in x[t-1]: one linear_scan op.
     bool try_scan(const LoopSpec& loop, int lower, int upper, Loc at);
+    // A loop the vectoriser cannot lift, as one loop op (lower_loop.cpp): the body lowered once
+    // in a model of its own, the loop variable an int known only per draw, the variables the
+    // body assigns (and a running total of its target terms) the op's state.
+    void loop_op(const LoopSpec& loop, int lower, int upper, Loc at, const NotVectorisable& why);
     void effect(std::function<void()> f);
     void push_scope() { scopes_.emplace_back(); }
     void pop_scope() { scopes_.pop_back(); }
@@ -308,8 +326,5 @@ struct DensitySite {
 // The lowering of a density in the library's table (lib/advi/dist/distribution_table.cpp)
 // under its Stan name.
 Expr library_density(DensitySite& s);
-
-// Loops shorter than this are unrolled when their body is not vectorisable.
-inline constexpr int kUnrollLimit = 1000;
 
 }  // namespace advi::stan

@@ -357,8 +357,13 @@ Support pareto_support(const Graph& g, Args a) {
 Support pareto_type_2_support(const Graph& g, Args a) {
     return lower_by(g, a, 0, "pareto_type_2", "mu");
 }
+// Above tau where tau is a constant. Elsewhere the real line: the density itself is -inf at
+// y <= tau (log f of u <= 0), so data need no check against a tau that is a parameter (the usual
+// model: tau < min(y) declared on it), and a latent response time declares its own support.
 Support wiener_support(const Graph& g, Args a) {
-    return lower_by(g, a, 1, "wiener", "tau");
+    if (const auto tau = g.const_value(a[1]))
+        return Support::lower_bound(*tau);
+    return Support::real();
 }
 Support circle(const Graph&, Args) {
     return Support::interval(-std::numbers::pi, std::numbers::pi);

@@ -357,10 +357,18 @@ model {
     const double want = 1 + a + std::pow(a, 3) + std::pow(a, 7) + std::pow(a, 15) +
                         std::pow(a, 31) + std::log(a) + std::log1p(-a);
     CHECK(p.run(zeta, g) == Approx(want).epsilon(1e-12));
-    CHECK_THROWS_WITH(
-        lower_text(program, R"({"T": 5000})"),
-        Catch::StartsWith("model.stan:7:3: this loop over 4999 iterations cannot be "
-                          "vectorised (`x` is read before the loop assigns it at line 7)"));
+    // too long to unroll: a loop op, the same density
+    auto op = lower_text(program, R"({"T": 5000})");
+    CHECK_THAT(op->loop_report().at(0),
+               Catch::Contains("run as a loop op over 4999 iterations (`x` is read before the "
+                               "loop assigns it at line 7)"));
+    advi::Program q = compile(op->model().spec());
+    double long_want = std::log(a) + std::log1p(-a), power = 1;  // a^(2^k - 1), k = 0..4999
+    for (int k = 0; k < 5000; ++k) {
+        long_want += power;
+        power = a * power * power;
+    }
+    CHECK(q.run(zeta, g) == Approx(long_want).epsilon(1e-12));
 }
 
 TEST_CASE("data is checked against its declaration", "[stan]") {
