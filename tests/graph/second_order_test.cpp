@@ -156,12 +156,13 @@ public:
     [[nodiscard]] int parameters() const override { return 1; }
     [[nodiscard]] std::shared_ptr<LoopBodyInstance> instance() const override {
         struct Instance final : LoopBodyInstance {
-            void value(double t, const double* s, const double* p, double* n) override {
+            void value(double t, const double* s, const double* p, const double*,
+                       double* n) override {
                 n[0] = p[0] * s[0] + std::sin(s[1]);
                 n[1] = s[1] * std::cos(0.1 * p[0] * t);
             }
-            void vjp(double t, const double* s, const double* p, const double* g, double* gs,
-                     double* gp) override {
+            void vjp(double t, const double* s, const double* p, const double*, const double* g,
+                     double* gs, double* gp, double*) override {
                 const double c = std::cos(0.1 * p[0] * t);
                 gs[0] = g[0] * p[0];
                 gs[1] = g[0] * std::cos(s[1]) + g[1] * c;

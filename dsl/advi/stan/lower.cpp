@@ -748,12 +748,17 @@ void Lowerer::assign_at_runtime_index(const std::string& name, Var& var, const R
     Graph& g = const_cast<Graph&>(m().nodes());
     const double nan = std::nan("");
     const NodeId ones = rep_vector(m().constant(1), r).id();
-    // 1 at the positions written, 0 elsewhere; 1 everywhere out of range (then all NaN)
+    // 1 at the positions written, 0 elsewhere; out of range, 1 everywhere (then all NaN), or,
+    // on a side of a condition known only per draw, nothing written and the guard NaN
+    const Expr guard = runtime_index_guard(positions, rt, size);
+    const bool guarded = guard.valid();
     const NodeId mask = dyn_index::scatter(g, ones, positions.id(), rt.i.id(), rt.stride, rt.extent,
-                                           1.0, Shape::vector(size));
+                                           guarded ? 0.0 : 1.0, Shape::vector(size));
     const NodeId placed = dyn_index::scatter(g, v.id(), positions.id(), rt.i.id(), rt.stride,
-                                             rt.extent, nan, Shape::vector(size));
-    const Expr flat = m().wrap(g.apply(Op::Select, mask, placed, old.id()));
+                                             rt.extent, guarded ? 0.0 : nan, Shape::vector(size));
+    Expr flat = m().wrap(g.apply(Op::Select, mask, placed, old.id()));
+    if (guarded)
+        flat = m().wrap(g.apply(Op::Select, guard.id(), m().constant(nan).id(), flat.id()));
     Value updated = var.value;
     updated.ints.clear();
     const int rank = static_cast<int>(var.value.dims.size() + var.value.sizes.size());
@@ -1308,12 +1313,29 @@ void Lowerer::if_per_draw(const If& s, std::size_t branch, const Expr& condition
         scopes_ = before;
         return out;
     };
+    // 1 where this side is taken (for indices known only per draw inside it: lowerer.hpp)
+    Graph& g = const_cast<Graph&>(m().nodes());
+    const Expr one = m().constant(1), zero = m().constant(0);
+    const Expr taken_yes = m().wrap(g.apply(Op::Select, condition.id(), one.id(), zero.id()));
+    const Expr taken_no = m().wrap(g.apply(Op::Select, condition.id(), zero.id(), one.id()));
+    auto on_side = [&](const Expr& taken, const std::function<void()>& lower_it) {
+        taken_.push_back(taken);
+        try {
+            lower_it();
+        } catch (...) {
+            taken_.pop_back();
+            throw;
+        }
+        taken_.pop_back();
+    };
     const Side yes = side([&] {
-        push_scope();
-        statement(*s.branches[branch].body);
-        pop_scope();
+        on_side(taken_yes, [&] {
+            push_scope();
+            statement(*s.branches[branch].body);
+            pop_scope();
+        });
     });
-    const Side no = side([&] { if_chain(s, branch + 1); });
+    const Side no = side([&] { on_side(taken_no, [&] { if_chain(s, branch + 1); }); });
     if (yes.returned.has_value() != no.returned.has_value()) {
         fail(at,
              "a `return` on one side only of a condition on a parameter is not supported "

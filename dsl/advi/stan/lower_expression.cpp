@@ -725,6 +725,19 @@ std::int64_t row_period(const std::vector<std::int64_t>& position, std::int64_t 
 
 }  // namespace
 
+Expr Lowerer::runtime_index_guard(const Expr& positions, const RuntimeIndex& rt, int size) {
+    if (taken_.empty())
+        return {};
+    Expr taken = taken_.front();
+    for (std::size_t k = 1; k < taken_.size(); ++k) taken = taken * taken_[k];
+    // 1 where rt.i is out of range: a read of zeros that fills 1 there
+    Graph& g = const_cast<Graph&>(m().nodes());
+    const Expr zeros = rep_vector(m().constant(0), size);
+    const Expr out = m().wrap(
+        dyn_index::gather(g, zeros.id(), positions.id(), rt.i.id(), rt.stride, rt.extent, 1.0));
+    return taken * max(out);
+}
+
 Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc at,
                      const Expression* whole, RuntimeIndex* runtime_out) {
     RuntimeIndex runtime;
@@ -901,10 +914,14 @@ Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc a
         if (flat.shape().is_matrix())
             flat = to_vector(flat);
         Graph& g = const_cast<Graph&>(m().nodes());
+        const Expr guard = runtime_index_guard(positions, runtime, flat.shape().size());
+        const double nan = std::numeric_limits<double>::quiet_NaN();
         const NodeId picked =
             dyn_index::gather(g, flat.id(), positions.id(), runtime.i.id(), runtime.stride,
-                              runtime.extent, std::numeric_limits<double>::quiet_NaN());
-        const Expr e = m().wrap(picked);
+                              runtime.extent, guard.valid() ? 0.0 : nan);
+        Expr e = m().wrap(picked);
+        if (guard.valid())
+            e = m().wrap(g.apply(Op::Select, guard.id(), m().constant(nan).id(), picked));
         const int r_rank = rank_of(r);
         if (base.is_known_int())
             r.ints.clear();  // an int known only per draw: its value in expr

@@ -169,6 +169,14 @@ public:
     std::optional<Scan> scan_;
     // Loops longer than this that the vectoriser cannot lift run as a loop op (lower.hpp).
     int unroll_limit_ = kDefaultUnrollLimit;
+    // The sides of conditions known only per draw being lowered (if_per_draw): 1 where the side
+    // is taken, else 0. An index known only per draw that is out of range on a side not taken
+    // must not make the gradient NaN (0 times a NaN derivative): inside such sides a read or
+    // write out of range is NaN only where the side is taken (runtime_index_guard).
+    std::vector<Expr> taken_;
+    // 1 where the enclosing sides are all taken and `rt` is out of range, else 0; empty outside
+    // conditions known only per draw.
+    Expr runtime_index_guard(const Expr& positions, const RuntimeIndex& rt, int size);
 
     // Current vectorised levels (empty outside vectorised loops).
     std::vector<Level> levels_;

@@ -15,34 +15,41 @@ namespace {
 
 class Instance final : public LoopBodyInstance {
 public:
-    Instance(const Program& value, const Program& vjp, int s, int p)
-        : value_(value), vjp_(vjp), s_(s), p_(p), in_(1 + 2 * s + p) {
+    Instance(const Program& value, const Program& vjp, LoopBodySizes n)
+        : value_(value),
+          vjp_(vjp),
+          n_(n),
+          in_(1 + 2 * n.states + n.parameters + n.slice + n.emissions) {
         in_.setZero();
     }
 
-    void value(double t, const double* s, const double* p, double* next) override {
-        load(t, s, p);
+    void value(double t, const double* s, const double* p, const double* x, double* next) override {
+        load(t, s, p, x);
         value_.run(in_, out_);
-        std::copy(out_.data(), out_.data() + s_, next);
+        std::copy(out_.data(), out_.data() + n_.states + n_.emissions, next);
     }
-    void vjp(double t, const double* s, const double* p, const double* g, double* g_s,
-             double* g_p) override {
-        load(t, s, p);
-        std::copy(g, g + s_, in_.data() + 1 + s_ + p_);
+    void vjp(double t, const double* s, const double* p, const double* x, const double* g,
+             double* g_s, double* g_p, double* g_x) override {
+        load(t, s, p, x);
+        const int m = n_.states + n_.parameters + n_.slice;
+        std::copy(g, g + n_.states + n_.emissions, in_.data() + 1 + m);
         out_.setZero(vjp_.output_dim());  // inputs the body does not read get 0
         vjp_.run(in_, out_);
-        std::copy(out_.data(), out_.data() + s_, g_s);
-        for (int k = 0; k < p_; ++k) g_p[k] += out_[s_ + k];
+        std::copy(out_.data(), out_.data() + n_.states, g_s);
+        for (int k = 0; k < n_.parameters; ++k) g_p[k] += out_[n_.states + k];
+        std::copy(out_.data() + n_.states + n_.parameters, out_.data() + m, g_x);
     }
 
 private:
-    void load(double t, const double* s, const double* p) {
+    void load(double t, const double* s, const double* p, const double* x) {
         in_[0] = t;
-        std::copy(s, s + s_, in_.data() + 1);
-        std::copy(p, p + p_, in_.data() + 1 + s_);
+        double* at = in_.data() + 1;
+        at = std::copy(s, s + n_.states, at);
+        at = std::copy(p, p + n_.parameters, at);
+        std::copy(x, x + n_.slice, at);
     }
     Program value_, vjp_;
-    int s_, p_;
+    LoopBodySizes n_;
     Eigen::VectorXd in_, out_;
 };
 
@@ -55,15 +62,16 @@ struct Pool {
 
 class CompiledBody final : public LoopBody {
 public:
-    CompiledBody(Program value, Program vjp, int s, int p, std::shared_ptr<const void> keep)
+    CompiledBody(Program value, Program vjp, LoopBodySizes n, std::shared_ptr<const void> keep)
         : value_(std::move(value)),
           vjp_(std::move(vjp)),
-          s_(s),
-          p_(p),
+          n_(n),
           keep_(std::move(keep)),
           pool_(std::make_shared<Pool>()) {}
-    [[nodiscard]] int states() const override { return s_; }
-    [[nodiscard]] int parameters() const override { return p_; }
+    [[nodiscard]] int states() const override { return n_.states; }
+    [[nodiscard]] int parameters() const override { return n_.parameters; }
+    [[nodiscard]] int slice() const override { return n_.slice; }
+    [[nodiscard]] int emissions() const override { return n_.emissions; }
     [[nodiscard]] std::shared_ptr<LoopBodyInstance> instance() const override {
         std::unique_ptr<Instance> inst;
         {
@@ -74,7 +82,7 @@ public:
             }
         }
         if (!inst)
-            inst = std::make_unique<Instance>(value_, vjp_, s_, p_);
+            inst = std::make_unique<Instance>(value_, vjp_, n_);
         return {inst.release(), [pool = pool_](LoopBodyInstance* used) {
                     std::unique_ptr<Instance> back(static_cast<Instance*>(used));
                     const std::lock_guard lock(pool->mutex);
@@ -84,7 +92,7 @@ public:
 
 private:
     Program value_, vjp_;
-    int s_, p_;
+    LoopBodySizes n_;
     std::shared_ptr<const void> keep_;
     std::shared_ptr<Pool> pool_;
 };
@@ -92,20 +100,22 @@ private:
 }  // namespace
 
 std::shared_ptr<const LoopBody> compile_loop_body(const Graph& g, NodeId next,
-                                                  std::vector<DataSlot> data, int states,
-                                                  int parameters,
+                                                  std::vector<DataSlot> data, LoopBodySizes n,
                                                   std::shared_ptr<const void> keep_alive) {
     const Shape& ns = g[next].shape;
-    if (ns.size() != states || ns.cols != 1 || (ns.is_scalar() && states != 1)) {
-        throw ModelError(fmt::format("a loop body returns {}, but the state has {} value{}",
-                                     ns.str(), states, states == 1 ? "" : "s"));
+    const int out = n.states + n.emissions;
+    if (ns.size() != out || ns.cols != 1 || (ns.is_scalar() && out != 1)) {
+        throw ModelError(
+            fmt::format("a loop body returns {}, but its state and emission have {} "
+                        "value{}",
+                        ns.str(), out, out == 1 ? "" : "s"));
     }
-    const int m = states + parameters;
+    const int m = n.states + n.parameters + n.slice;
     Graph value = g;
     value.clear_outputs();
     value.set_output("next", next, 0);
 
-    // The adjoint of g . next over the leaves of s and p (not t, not g).
+    // The adjoint of g . next over the leaves of s, p and x (not t, not g).
     Graph vjp = value;
     const int leaves = vjp.size();
     const NodeId adj = vjp.leaf(Op::Zeta, ns, DType::Real, 1 + m, "adjoint");
@@ -120,11 +130,11 @@ std::shared_ptr<const LoopBody> compile_loop_body(const Graph& g, NodeId next,
             continue;
         vjp.set_output(fmt::format("adj{}", id), a.adj[id], static_cast<int>(leaf.index) - 1);
     }
-    const int inputs = 1 + m + states;
-    Program value_program = Program::compile(simplify(value), data, inputs, states, 1);
+    const int inputs = 1 + m + out;
+    Program value_program = Program::compile(simplify(value), data, inputs, out, 1);
     Program vjp_program = Program::compile(simplify(vjp), data, inputs, m, 1);
-    return std::make_shared<CompiledBody>(std::move(value_program), std::move(vjp_program), states,
-                                          parameters, std::move(keep_alive));
+    return std::make_shared<CompiledBody>(std::move(value_program), std::move(vjp_program), n,
+                                          std::move(keep_alive));
 }
 
 }  // namespace advi

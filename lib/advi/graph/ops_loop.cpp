@@ -44,11 +44,18 @@ const LoopSystem& loop_system(std::int64_t id) {
 
 namespace loop_ops {
 
-void run(const LoopSystem& s, const double* z, double* final_state, const double* g, double* vjp) {
-    const int S = s.body->states(), P = s.body->parameters();
-    const std::shared_ptr<LoopBodyInstance> body = s.body->instance();
+std::int64_t trip(const LoopSystem& s) {
+    return std::max<std::int64_t>(0, s.last - s.first + 1);
+}
+
+void run(const LoopSystem& s, const double* z, double* out, const double* g, double* vjp) {
+    const LoopBody& b = *s.body;
+    const int S = b.states(), P = b.parameters(), X = b.slice(), E = b.emissions();
+    const std::shared_ptr<LoopBodyInstance> body = b.instance();
     const double* p = z + S;
-    const std::int64_t T = std::max<std::int64_t>(0, s.last - s.first + 1);
+    const double* xs = z + S + P;
+    const std::int64_t T = trip(s);
+    auto x_at = [&](std::int64_t k) { return xs + k * X; };
     // Segments of K iterations: the state before each segment is kept (checkpoints); the
     // reverse pass recomputes one segment's states at a time.
     const std::int64_t K =
@@ -56,55 +63,66 @@ void run(const LoopSystem& s, const double* z, double* final_state, const double
             ? std::max<std::int64_t>(T, 1)
             : std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(std::sqrt(double(T)))));
     const std::int64_t segments = (T + K - 1) / K;
+    const auto su = static_cast<std::size_t>(S);
     std::vector<double> checkpoints(static_cast<std::size_t>(std::max<std::int64_t>(segments, 1)) *
-                                    static_cast<std::size_t>(S));
-    std::vector<double> cur(z, z + S), next(static_cast<std::size_t>(S));
+                                    su);
+    std::vector<double> cur(z, z + S), next(su + static_cast<std::size_t>(E));
     for (std::int64_t k = 0; k < T; ++k) {
         if (k % K == 0)
             std::copy(cur.begin(), cur.end(), checkpoints.begin() + (k / K) * S);
-        body->value(static_cast<double>(s.first + k), cur.data(), p, next.data());
-        std::swap(cur, next);
+        body->value(static_cast<double>(s.first + k), cur.data(), p, x_at(k), next.data());
+        std::copy(next.begin(), next.begin() + S, cur.begin());
+        std::copy(next.begin() + S, next.end(), out + S + k * E);
     }
-    std::copy(cur.begin(), cur.end(), final_state);
+    std::copy(cur.begin(), cur.end(), out);
     if (g == nullptr)
         return;
-    // Backwards: gs is the adjoint of the state after iteration k.
-    std::vector<double> gs(g, g + S), gs_prev(static_cast<std::size_t>(S));
+    // Backwards: gn is the adjoint of [s_t; y_t], its state part that of the state after t.
+    std::vector<double> gn(su + static_cast<std::size_t>(E)), gs_prev(su);
+    std::copy(g, g + S, gn.begin());
     double* gp = vjp + S;
     std::fill(gp, gp + P, 0.0);
-    std::vector<double> states(static_cast<std::size_t>(K) * static_cast<std::size_t>(S));
+    double* gx = vjp + S + P;
+    std::vector<double> states(static_cast<std::size_t>(K) * su), scratch(su + E);
     for (std::int64_t seg = segments - 1; seg >= 0; --seg) {
         const std::int64_t from = seg * K, to = std::min(T, from + K);  // iterations [from, to)
         // states[j] = the state before iteration from + j
         std::copy(checkpoints.begin() + seg * S, checkpoints.begin() + (seg + 1) * S,
                   states.begin());
         for (std::int64_t k = from; k + 1 < to; ++k) {
-            const std::size_t j = static_cast<std::size_t>(k - from) * static_cast<std::size_t>(S);
-            body->value(static_cast<double>(s.first + k), states.data() + j, p,
-                        states.data() + j + static_cast<std::size_t>(S));
+            const std::size_t j = static_cast<std::size_t>(k - from) * su;
+            body->value(static_cast<double>(s.first + k), states.data() + j, p, x_at(k),
+                        scratch.data());
+            std::copy(scratch.begin(), scratch.begin() + S, states.begin() + j + su);
         }
         for (std::int64_t k = to - 1; k >= from; --k) {
-            const std::size_t j = static_cast<std::size_t>(k - from) * static_cast<std::size_t>(S);
-            body->vjp(static_cast<double>(s.first + k), states.data() + j, p, gs.data(),
-                      gs_prev.data(), gp);
-            std::swap(gs, gs_prev);
+            const std::size_t j = static_cast<std::size_t>(k - from) * su;
+            std::copy(g + S + k * E, g + S + (k + 1) * E, gn.begin() + S);
+            body->vjp(static_cast<double>(s.first + k), states.data() + j, p, x_at(k), gn.data(),
+                      gs_prev.data(), gp, gx + k * X);
+            std::copy(gs_prev.begin(), gs_prev.end(), gn.begin());
         }
     }
-    std::copy(gs.begin(), gs.end(), vjp);
+    std::copy(gn.begin(), gn.begin() + S, vjp);
 }
 
 namespace {
 
 const Shape& z_shape(const Graph& g, const Node& n, const LoopSystem& s) {
     const Shape& z = g[n.in[0]].shape;
-    const int size = s.body->states() + s.body->parameters();
-    if (z.size() != size || z.cols != 1 || z.is_scalar()) {
+    const LoopBody& b = *s.body;
+    const std::int64_t size = b.states() + b.parameters() + trip(s) * b.slice();
+    if (z.size() != size || z.cols != 1 || (z.is_scalar() && size != 1)) {
         throw ShapeError(
-            fmt::format("{}: z must be a vector of the {} initial states and {} inputs, "
-                        "got {}",
-                        s.name, s.body->states(), s.body->parameters(), z.str()));
+            fmt::format("{}: z must be a vector of the {} initial states, {} inputs "
+                        "and {} per iteration, got {}",
+                        s.name, b.states(), b.parameters(), b.slice(), z.str()));
     }
     return z;
+}
+
+Shape out_shape(const LoopSystem& s) {
+    return Shape::vector(static_cast<int>(s.body->states() + trip(s) * s.body->emissions()));
 }
 
 }  // namespace
@@ -112,15 +130,15 @@ const Shape& z_shape(const Graph& g, const Node& n, const LoopSystem& s) {
 Shape loop_shape(const Graph& g, const Node& n) {
     const LoopSystem& s = loop_system(n.index);
     z_shape(g, n, s);
-    return Shape::vector(s.body->states());
+    return out_shape(s);
 }
 
 Shape loop_vjp_shape(const Graph& g, const Node& n) {
     const LoopSystem& s = loop_system(n.index);
     const Shape& z = z_shape(g, n, s);
-    if (g[n.in[1]].shape.size() != s.body->states()) {
-        throw ShapeError(fmt::format("loop_vjp: the adjoint is {}, the state has {} values",
-                                     g[n.in[1]].shape.str(), s.body->states()));
+    if (g[n.in[1]].shape.size() != out_shape(s).size()) {
+        throw ShapeError(fmt::format("loop_vjp: the adjoint is {}, the loop's output {}",
+                                     g[n.in[1]].shape.str(), out_shape(s).str()));
     }
     return z;
 }
@@ -133,8 +151,8 @@ void loop_kernel(const KernelArgs& a) {
 
 void loop_vjp_kernel(const KernelArgs& a) {
     const LoopSystem& s = loop_system(a.node->index);
-    std::vector<double> final_state(static_cast<std::size_t>(s.body->states()));
-    run(s, a.in[0].x, final_state.data(), a.in[1].x, a.out);
+    std::vector<double> out(static_cast<std::size_t>(out_shape(s).size()));
+    run(s, a.in[0].x, out.data(), a.in[1].x, a.out);
 }
 
 void adj_loop(Graph& g, NodeId y, NodeId adj, std::array<NodeId, 3>& c) {

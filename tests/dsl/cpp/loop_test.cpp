@@ -107,7 +107,8 @@ TEST_CASE("loop: the checkpointed reverse pass gives the gradient that keeps eve
     const Expr p = body.param("p", flat(), 2);
     const Expr next = elt_multiply(s, rep_vector(cos(el(p, 0) * t), 3)) + el(p, 1) * sin(s);
     const Graph g = submodel::with_zeta_leaves(body, next, {0, 1, 4});
-    const auto compiled = compile_loop_body(g, *g.output("f"), body.spec().data, 3, 2, nullptr);
+    const auto compiled =
+        compile_loop_body(g, *g.output("f"), body.spec().data, {3, 2, 0, 0}, nullptr);
     Eigen::VectorXd z(5), gvec(3);
     z << 0.3, -0.2, 0.5, 0.01, 0.6;
     gvec << 1.0, -2.0, 0.5;
@@ -128,6 +129,38 @@ TEST_CASE("loop: the checkpointed reverse pass gives the gradient that keeps eve
         loop_ops::run(every, zm.data(), fm.data());
         CHECK(vjp_all[k] == Approx(gvec.dot(fp - fm) / (2 * h)).epsilon(1e-5).margin(1e-7));
     }
+}
+
+TEST_CASE("scan: slices in, rows out: the density and gradient of the unrolled graph", "[loop]") {
+    // z_t = tanh(w_t + a z_{t-1}), emitted; y_t ~ normal(z_t, sigma) on the emitted rows; w a
+    // parameter vector passed as slices (one value per iteration)
+    const Series d = simulate(30);
+    auto build = [&](Model& m, bool as_scan) {
+        const Expr a = m.param("a", normal(0, 1));
+        const Expr w = m.param("w", normal(0, 1), 30);
+        const Expr sigma = m.param("sigma", lognormal(0, 1));
+        const Expr y = m.data("y", d.y);
+        if (as_scan) {
+            const ScanResult r = scan(
+                [](Model&, const Expr&, const Expr& s, const std::vector<Expr>& args,
+                   const std::vector<Expr>& slices) {
+                    const Expr z = tanh(el(slices[0], 0) + args[0] * el(s, 0));
+                    return LoopStep{rep_vector(z, 1), rep_vector(z, 1)};
+                },
+                rep_vector(m.constant(0), 1), 1, 30, {a}, {w});
+            m.observe(y, normal(r.emitted, sigma));
+            return;
+        }
+        Expr z = m.constant(0);
+        for (int t = 0; t < 30; ++t) {
+            z = tanh(el(w, t) + a * z);
+            m.target_add(m.log_density(el(y, t), normal(z, sigma)));
+        }
+    };
+    Model scanned, unrolled;
+    build(scanned, true);
+    build(unrolled, false);
+    test::check_same_density(scanned.spec(), unrolled.spec(), 1e-10);
 }
 
 TEST_CASE("loop: no iteration returns the initial state; at() reads NaN out of range", "[loop]") {

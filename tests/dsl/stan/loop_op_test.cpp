@@ -145,6 +145,36 @@ model {
                kSeries);
 }
 
+// z is carried whole: z[t - 2] at t = 2 is out of range, on the side of `t > 4` not taken (whose
+// gradient must stay finite); u is emitted row by row, w sliced
+TEST_CASE(
+    "loop op: rows at the iteration: a parameter vector sliced, an array emitted, old rows "
+    "kept where a condition does not write",
+    "[stan][loop]") {
+    const std::string program = kData + R"(
+parameters { vector[T] w; real<lower=0> s; }
+model {
+  vector[T] z = rep_vector(0.5, T);
+  array[T] real u;
+  u[1] = 0;
+  for (t in 2:T) {
+    if (t > 4)
+      z[t] = tanh(w[t] + z[t - 1] * z[t - 2]);
+    u[t] = z[t] + u[t - 1] / 2;
+    y[t] ~ normal(u[t], s);
+  }
+  target += -0.5 * dot_self(z);
+  w ~ normal(0, 1);
+}
+)";
+    check_same(program, kSeries);
+    const auto looped = lower_text(program, kSeries, 4);
+    bool windows = false;
+    for (const std::string& line : looped->loop_report())
+        windows = windows || line.find("rows at the iteration: `u`, `w`") != std::string::npos;
+    CHECK(windows);
+}
+
 TEST_CASE("loop op: a break, a foreach and an int state are refused by name", "[stan][loop]") {
     auto refuse = [](const std::string& body) {
         (void)lower_text(kData + "parameters { real a; }\nmodel {\n" + body + "\n}\n", kSeries, 4);
