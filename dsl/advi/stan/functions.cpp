@@ -315,6 +315,129 @@ Value rep_vector_of(CallSite& c, Base b) {
     return CallSite::vec(rep_vector(c.real_of(0), c.int_arg(1)), c.int_arg(1), b);
 }
 
+// --- container construction (Stan's zeros_*, ones_*, linspaced_*, one_hot_*, identity_matrix,
+// uniform_simplex): values known while lowering, as Stan computes them (its linspaced functions
+// are Eigen's LinSpaced, so these are too)
+
+// A container of known reals: vector, row_vector, or (Base::Real) a 1-d array.
+Value known_reals(CallSite& c, const Eigen::VectorXd& v, Base b) {
+    const Expr e = c.m().wrap(c.m().resolve(Arg(v)));
+    Value r = CallSite::vec(e, static_cast<int>(v.size()), b == Base::Real ? Base::Vector : b);
+    if (b == Base::Real) {
+        r.base = Base::Real;
+        r.dims = {static_cast<int>(v.size())};
+        r.sizes.clear();
+    }
+    return r;
+}
+Value known_ints(const Eigen::VectorXi& v) {
+    Value r;
+    r.base = Base::Int;
+    r.dims = {static_cast<int>(v.size())};
+    r.ints.assign(v.data(), v.data() + v.size());
+    return r;
+}
+int size_arg(CallSite& c, std::size_t k) {
+    const int n = c.int_arg(k);
+    if (n < 0)
+        c.fail(fmt::format("{}: the size must be non-negative, got {}", c.name(), n));
+    return n;
+}
+// Argument k, a real known while lowering (Stan's `data real`).
+double known_real_arg(CallSite& c, std::size_t k) {
+    if (c.args[k].is_known_int())
+        return c.int_arg(k);
+    try {
+        return c.m().evaluate(c.real_of(k)).at(0);
+    } catch (const ModelError&) {
+        c.fail(fmt::format("{}: argument {} must be data", c.name(), k + 1));
+    }
+}
+// zeros_*, ones_*: `value` repeated; the result's kind from the name's suffix.
+template <int Value>
+struct Filled {
+    static ::advi::stan::Value of(CallSite& c) {
+        c.arity(1);
+        const int n = size_arg(c, 0);
+        const std::string_view name = c.name();
+        if (name.ends_with("int_array"))
+            return known_ints(Eigen::VectorXi::Constant(n, Value));
+        const Base b = name.ends_with("row_vector") ? Base::RowVector
+                       : name.ends_with("vector")   ? Base::Vector
+                                                    : Base::Real;
+        return known_reals(c, Eigen::VectorXd::Constant(n, Value), b);
+    }
+};
+Value linspaced_of(CallSite& c) {
+    c.arity(3);
+    const int n = size_arg(c, 0);
+    const std::string_view name = c.name();
+    if (name == "linspaced_int_array") {
+        const int lo = c.int_arg(1), hi = c.int_arg(2);
+        if (hi < lo)
+            c.fail(fmt::format("{}: high ({}) is below low ({})", name, hi, lo));
+        return known_ints(n == 0 ? Eigen::VectorXi() : Eigen::VectorXi::LinSpaced(n, lo, hi));
+    }
+    const double lo = known_real_arg(c, 1), hi = known_real_arg(c, 2);
+    if (!std::isfinite(lo) || !std::isfinite(hi) || hi < lo)
+        c.fail(fmt::format("{}: low and high must be finite and low <= high, got {} and {}", name,
+                           lo, hi));
+    const Eigen::VectorXd v = n == 0 ? Eigen::VectorXd() : Eigen::VectorXd::LinSpaced(n, lo, hi);
+    const Base b = name == "linspaced_row_vector" ? Base::RowVector
+                   : name == "linspaced_vector"   ? Base::Vector
+                                                  : Base::Real;
+    return known_reals(c, v, b);
+}
+Value one_hot_of(CallSite& c) {
+    c.arity(2);
+    const int n = size_arg(c, 0), k = c.int_arg(1);
+    if (n < 1 || k < 1 || k > n)
+        c.fail(fmt::format("{}: k = {} must be in 1..n = {}", c.name(), k, n));
+    const std::string_view name = c.name();
+    if (name == "one_hot_int_array") {
+        Eigen::VectorXi v = Eigen::VectorXi::Zero(n);
+        v[k - 1] = 1;
+        return known_ints(v);
+    }
+    Eigen::VectorXd v = Eigen::VectorXd::Zero(n);
+    v[k - 1] = 1;
+    const Base b = name == "one_hot_row_vector" ? Base::RowVector
+                   : name == "one_hot_vector"   ? Base::Vector
+                                                : Base::Real;
+    return known_reals(c, v, b);
+}
+Value identity_matrix_of(CallSite& c) {
+    c.arity(1);
+    const int n = size_arg(c, 0);
+    const Eigen::MatrixXd id = Eigen::MatrixXd::Identity(n, n);
+    return CallSite::mat(c.m().wrap(c.m().resolve(Arg(id))));
+}
+Value uniform_simplex_of(CallSite& c) {
+    c.arity(1);
+    const int n = size_arg(c, 0);
+    if (n < 1)
+        c.fail(fmt::format("uniform_simplex: the size must be positive, got {}", n));
+    return known_reals(c, Eigen::VectorXd::Constant(n, 1.0 / n), Base::Vector);
+}
+
+// --- distances and norms of vectors (x - y and x as vec[n] whatever their orientation)
+Value squared_distance_of(CallSite& c) {
+    c.arity(2);
+    return CallSite::real_scalar(sum(square(c.real_of(0) - c.real_of(1))));
+}
+Value distance_of(CallSite& c) {
+    c.arity(2);
+    return CallSite::real_scalar(sqrt(sum(square(c.real_of(0) - c.real_of(1)))));
+}
+Value norm1_of(CallSite& c) {
+    c.arity(1);
+    return CallSite::real_scalar(sum(fabs(c.real_of(0))));
+}
+Value norm2_of(CallSite& c) {
+    c.arity(1);
+    return CallSite::real_scalar(sqrt(sum(square(c.real_of(0)))));
+}
+
 Value rep_array(CallSite& c) {
     if (c.args.size() != 2)
         c.fail("rep_array: only the one-dimensional form is supported");
@@ -825,6 +948,37 @@ std::span<const FunctionRow> functions() {
         // a composition through Stan's operators takes every signature Stan has
         rows.push_back({"fma", find_library_function("fma")->signatures, whole<fma_of>});
         rows.push_back({"lmgamma", sigs("(int, T) => R"), lmgamma_of});
+        // container construction and distances: every signature Stan has
+        const std::pair<const char*, Value (*)(CallSite&)> with_stan_signatures[] = {
+            {"zeros_vector",         whole<Filled<0>::of>      },
+            {"zeros_row_vector",     whole<Filled<0>::of>      },
+            {"zeros_array",          whole<Filled<0>::of>      },
+            {"zeros_int_array",      whole<Filled<0>::of>      },
+            {"ones_vector",          whole<Filled<1>::of>      },
+            {"ones_row_vector",      whole<Filled<1>::of>      },
+            {"ones_array",           whole<Filled<1>::of>      },
+            {"ones_int_array",       whole<Filled<1>::of>      },
+            {"linspaced_vector",     whole<linspaced_of>       },
+            {"linspaced_row_vector", whole<linspaced_of>       },
+            {"linspaced_array",      whole<linspaced_of>       },
+            {"linspaced_int_array",  whole<linspaced_of>       },
+            {"one_hot_vector",       whole<one_hot_of>         },
+            {"one_hot_row_vector",   whole<one_hot_of>         },
+            {"one_hot_array",        whole<one_hot_of>         },
+            {"one_hot_int_array",    whole<one_hot_of>         },
+            {"identity_matrix",      whole<identity_matrix_of> },
+            {"uniform_simplex",      whole<uniform_simplex_of> },
+            {"squared_distance",     whole<squared_distance_of>},
+            {"distance",             whole<distance_of>        },
+            {"norm1",                whole<norm1_of>           },
+            {"norm2",                whole<norm2_of>           },
+        };
+        for (const auto& [name, lowering] : with_stan_signatures) {
+            const LibraryFunction* stan = find_library_function(name);
+            if (stan == nullptr)
+                throw InternalError(fmt::format("`{}` is not in Stan's library", name));
+            rows.push_back({name, stan->signatures, lowering});
+        }
         return rows;
     }();
     return table;

@@ -307,3 +307,39 @@ TEST_CASE("the new functions' size errors name the call and the sizes", "[stan]"
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("container construction: the values Stan gives, written out", "[stan]") {
+    check_same(kHead, "target += dot_product(linspaced_vector(3, -1, 2), x);",
+               "target += -x[1] + 0.5 * x[2] + 2 * x[3];");
+    check_same(kHead,
+               "target += linspaced_row_vector(3, 0, 1) * x + sum(linspaced_array(1, 4, 7));",
+               "target += 0.5 * x[2] + x[3] + 7;");
+    // Eigen's integer LinSpaced, as Stan: 5 values from 1 to 3 repeat, {1, 1, 2, 2, 3}
+    check_same(kHead, "target += x[1] * sum(linspaced_int_array(5, 1, 3));", "target += 9 * x[1];");
+    check_same(kHead,
+               "target += dot_product(one_hot_vector(3, 2), x) + sum(one_hot_int_array(4, 3));",
+               "target += x[2] + 1;");
+    check_same(kHead, "target += one_hot_row_vector(3, 3) * x + sum(one_hot_array(2, 1));",
+               "target += x[3] + 1;");
+    check_same(kHead,
+               "target += sum(zeros_vector(3) + x) + ones_row_vector(3) * x + "
+               "sum(ones_array(2)) + sum(zeros_int_array(2)) + sum(ones_int_array(4));",
+               "target += 2 * sum(x) + 6;");
+    check_same(kHead, "target += sum(identity_matrix(3) * x);", "target += sum(x);");
+    check_same(kHead, "target += dot_product(uniform_simplex(3), x);", "target += sum(x) / 3;");
+}
+
+TEST_CASE("distances and norms are their sums written out", "[stan]") {
+    const std::string head = "data { vector[3] y; }\n" + kHead;
+    const std::string json = R"({"y": [0.5, -1, 2]})";
+    check_same(head, "target += squared_distance(x, y');", "target += dot_self(x - y);", json);
+    check_same(head, "target += distance(x', y);", "target += sqrt(dot_self(x - y));", json);
+    check_same(head, "target += norm1(x) + norm2(x');",
+               "target += sum(abs(x)) + sqrt(dot_self(x));", json);
+    check_same(head, "target += squared_distance(x[1], y[2]);", "target += square(x[1] + 1);",
+               json);
+}
+
+}  // namespace advi::stan
