@@ -497,6 +497,16 @@ void Model::add_term(NodeId term) {
     terms_.push_back(term);
 }
 
+Expr Model::take_terms(std::size_t from) {
+    if (from >= terms_.size())
+        return {};
+    NodeId total = terms_[from];
+    for (std::size_t k = from + 1; k < terms_.size(); ++k)
+        total = graph_.apply(Op::Add, total, terms_[k]);
+    terms_.resize(from);
+    return wrap(total);
+}
+
 Graph Model::graph() const {
     Graph g = graph_;
     NodeId lp = g.constant(0.0);

@@ -92,6 +92,9 @@ public:
     [[nodiscard]] std::vector<double> evaluate(const Expr& e) const;
     // The terms of the log density so far (observe, target_add).
     [[nodiscard]] std::size_t term_count() const { return terms_.size(); }
+    // The terms added since the first `from` (removed from the model), summed: empty if none.
+    // For builders that weight them before adding them back (a side of a condition).
+    [[nodiscard]] Expr take_terms(std::size_t from);
     // A constant of the model's graph.
     [[nodiscard]] Expr constant(double v);
 

@@ -1294,7 +1294,6 @@ void Lowerer::if_per_draw(const If& s, std::size_t branch, const Expr& condition
         std::optional<ReturnSignal> returned;
     };
     const std::vector<std::map<std::string, Var>> before = scopes_;
-    const std::size_t terms = m().term_count();
     auto side = [&](const std::function<void()>& lower_it) {
         Side out;
         try {
@@ -1302,12 +1301,7 @@ void Lowerer::if_per_draw(const If& s, std::size_t branch, const Expr& condition
         } catch (ReturnSignal& r) {
             out.returned = std::move(r);
         }
-        if (m().term_count() != terms) {
-            fail(at,
-                 "a condition on a parameter around `target +=` or `~` is not supported "
-                 "yet: advi lowers such conditions by computing both sides and selecting "
-                 "values");
-        }
+
         scopes_.resize(before.size());
         out.scopes = std::move(scopes_);
         scopes_ = before;
@@ -1318,15 +1312,23 @@ void Lowerer::if_per_draw(const If& s, std::size_t branch, const Expr& condition
     const Expr one = m().constant(1), zero = m().constant(0);
     const Expr taken_yes = m().wrap(g.apply(Op::Select, condition.id(), one.id(), zero.id()));
     const Expr taken_no = m().wrap(g.apply(Op::Select, condition.id(), zero.id(), one.id()));
+    // A side's target terms count where it is taken: added back as select(taken, their sum, 0).
     auto on_side = [&](const Expr& taken, const std::function<void()>& lower_it) {
         taken_.push_back(taken);
+        const std::size_t from = m().term_count();
+        auto weigh = [&] {
+            if (const Expr added = m().take_terms(from); added.valid()) {
+                m().target_add(m().wrap(g.apply(Op::Select, taken.id(), added.id(), zero.id())));
+            }
+            taken_.pop_back();
+        };
         try {
             lower_it();
         } catch (...) {
-            taken_.pop_back();
+            weigh();
             throw;
         }
-        taken_.pop_back();
+        weigh();
     };
     const Side yes = side([&] {
         on_side(taken_yes, [&] {

@@ -175,6 +175,26 @@ model {
     CHECK(windows);
 }
 
+TEST_CASE(
+    "loop op: densities inside a condition on the iteration, reading out of range on the "
+    "side not taken",
+    "[stan][loop]") {
+    check_same(kData + R"(
+parameters { real<lower=-1, upper=1> phi; real<lower=0> s; }
+model {
+  real h = 0;
+  for (t in 1:T) {
+    if (t == 1)
+      y[t] ~ normal(0, s);
+    else
+      y[t] ~ normal(phi * y[t - 1] + tanh(h), s);
+    h = h * phi + y[t];
+  }
+}
+)",
+               kSeries);
+}
+
 TEST_CASE("loop op: a break, a foreach and an int state are refused by name", "[stan][loop]") {
     auto refuse = [](const std::string& body) {
         (void)lower_text(kData + "parameters { real a; }\nmodel {\n" + body + "\n}\n", kSeries, 4);

@@ -413,9 +413,6 @@ TEST_CASE("errors in the model name the place and the problem", "[stan]") {
     CHECK(error_of("  target += foo(mu);") == "model.stan:4:13: unknown function `foo`");
     CHECK(error_of("  y = y * 2;") ==
           "model.stan:4:3: `y` cannot be assigned here (data variable)");
-    CHECK(error_of("  if (mu > 0) y ~ normal(mu, 1);") ==
-          "model.stan:4:7: a condition on a parameter around `target +=` or `~` is not supported "
-          "yet: advi lowers such conditions by computing both sides and selecting values");
     CHECK(error_of("  y[4] ~ normal(mu, 1);") ==
           "model.stan:4:5: index 4 of `y[4]` is outside 1..3");
     CHECK(error_of("  y ~ von_mises(mu, 1) T[0, ];") ==

@@ -123,6 +123,27 @@ TEST_CASE("a condition on a parameter: both sides computed, values selected", "[
                1e-12);
 }
 
+TEST_CASE("a condition on a parameter around target terms: each side's terms where it is taken",
+          "[stan][ode]") {
+    const std::string head = "data { vector[2] y; }\nparameters { vector[3] x; }\n";
+    const std::string json = R"({"y": [0.3, -1.2]})";
+    check_same(head +
+                   "model { if (x[1] > 0) y ~ normal(x[2], 1); else { target += -square(x[3]); "
+                   "y ~ normal(x[3], 2); } }",
+               head +
+                   "model { target += step(x[1]) * normal_lpdf(y | x[2], 1) + (1 - step(x[1])) * "
+                   "(-square(x[3]) + normal_lpdf(y | x[3], 2)); }",
+               1e-12, json);
+    // nested, with an else-if
+    check_same(head +
+                   "model { if (x[1] > 0) { if (x[2] > 0) target += x[3]; } else if (x[3] < 1) "
+                   "target += 2 * x[2]; }",
+               head +
+                   "model { target += step(x[1]) * step(x[2]) * x[3] + (1 - step(x[1])) * (1 - "
+                   "step(x[3] - 1)) * 2 * x[2]; }",
+               1e-12, json);
+}
+
 TEST_CASE("the errors of ODE calls and of conditions on parameters name what is wrong",
           "[stan][ode]") {
     auto error_of = [](const std::string& program) {
@@ -156,8 +177,6 @@ TEST_CASE("the errors of ODE calls and of conditions on parameters name what is 
     CHECK_THAT(error_of("functions { real g(real y) { if (y > 0) return y; return -y; } }\n"
                         "parameters { real x; } model { target += g(x); }"),
                Catch::Contains("a `return` on one side only"));
-    CHECK_THAT(error_of("parameters { real x; } model { if (x > 0) target += x; }"),
-               Catch::Contains("around `target +=` or `~` is not supported yet"));
 }
 
 }  // namespace
