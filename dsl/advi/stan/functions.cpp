@@ -438,6 +438,123 @@ Value norm2_of(CallSite& c) {
     return CallSite::real_scalar(sqrt(sum(square(c.real_of(0)))));
 }
 
+// --- Stan's operators as functions (add(a, b) is a + b, ...): the operator's lowering
+template <BinaryOp Op>
+Value operator_of(CallSite& c) {
+    c.arity(2);
+    BinaryOp op = Op;
+    const bool ints =
+        c.args[0].is_int() && c.args[1].is_int() && c.args[0].is_scalar() && c.args[1].is_scalar();
+    if (ints && op == BinaryOp::EltMultiply)
+        op = BinaryOp::Multiply;  // elt_multiply(int, int): the product
+    if (ints && op == BinaryOp::EltDivide)
+        op = BinaryOp::Divide;  // elt_divide(int, int): Stan's integer division
+    if (op == BinaryOp::Divide && !c.args[1].is_scalar())
+        op = BinaryOp::EltDivide;  // divide(real, vector): elementwise (the operator has no form)
+    return c.lowerer.binary(op, c.args[0], c.args[1], c.at);
+}
+Value minus_of(CallSite& c) {
+    c.arity(1);
+    if (c.args[0].is_known_int()) {
+        Value r = c.args[0];
+        for (int& v : r.ints) v = int_arithmetic::negate(v);
+        r.expr = Expr();
+        return r;
+    }
+    return c.lowerer.binary(BinaryOp::Subtract, c.lowerer.int_scalar(0), c.args[0], c.at);
+}
+
+// --- linear algebra written with the ops there are
+// A \ B and B / A through the inverse (_spd: of a symmetric positive-definite A)
+template <bool Spd>
+Value mdivide_left_of(CallSite& c) {
+    c.arity(2);
+    const Expr inv = Spd ? inverse_spd(c.real_of(0)) : inverse(c.real_of(0));
+    Value r = c.args[1];
+    r.ints.clear();
+    r.base = r.base == Base::Matrix ? Base::Matrix : Base::Vector;
+    r.expr = inv * c.real_of(1);
+    return r;
+}
+template <bool Spd>
+Value mdivide_right_of(CallSite& c) {
+    c.arity(2);
+    const Expr inv = Spd ? inverse_spd(c.real_of(1)) : inverse(c.real_of(1));
+    if (c.args[0].base == Base::Matrix)
+        return CallSite::mat(c.real_of(0) * inv);
+    // a row vector b: b A^-1 = (A^-T b')'
+    return CallSite::vec(transpose(inv) * c.real_of(0), c.args[0].sizes[0], Base::RowVector);
+}
+Value matrix_power_of(CallSite& c) {
+    c.arity(2);
+    const int n = c.int_arg(1);
+    if (n < 0)
+        c.fail(fmt::format("matrix_power: the power must be non-negative, got {}", n));
+    const Expr a = c.real_of(0);
+    const Shape s = a.shape();
+    if (s.rows != s.cols)
+        c.fail(fmt::format("matrix_power: the matrix must be square, got {}", s.str()));
+    if (n == 0) {
+        const Eigen::MatrixXd id = Eigen::MatrixXd::Identity(s.rows, s.cols);
+        return CallSite::mat(c.m().wrap(c.m().resolve(Arg(id))));
+    }
+    // by squaring: n = sum of powers of two
+    Expr result, square_k = a;
+    for (int k = n; k > 0; k >>= 1) {
+        if ((k & 1) != 0)
+            result = result.valid() ? result * square_k : square_k;
+        if (k > 1)
+            square_k = square_k * square_k;
+    }
+    return CallSite::mat(result);
+}
+// trace(B' A B), or B' A B for a vector B
+Value trace_quad_form_of(CallSite& c) {
+    c.arity(2);
+    const Expr a = c.real_of(0), b = c.real_of(1);
+    if (b.shape().is_matrix())
+        return CallSite::real_scalar(trace(transpose(b) * (a * b)));
+    return CallSite::real_scalar(dot(b, a * b));
+}
+// trace(D B' A B)
+Value trace_gen_quad_form_of(CallSite& c) {
+    c.arity(3);
+    const Expr d = c.real_of(0), a = c.real_of(1), b = c.real_of(2);
+    return CallSite::real_scalar(trace(d * (transpose(b) * (a * b))));
+}
+// B' A B, symmetric for a matrix B (Stan symmetrises the result)
+Value quad_form_sym_of(CallSite& c) {
+    c.arity(2);
+    const Expr a = c.real_of(0), b = c.real_of(1);
+    if (!b.shape().is_matrix())
+        return CallSite::real_scalar(dot(b, a * b));
+    const Expr q = transpose(b) * (a * b);
+    return CallSite::mat(0.5 * (q + transpose(q)));
+}
+Value chol2inv_of(CallSite& c) {
+    c.arity(1);
+    return CallSite::mat(inverse_spd(multiply_lower_tri_self_transpose(c.real_of(0))));
+}
+Value log_determinant_spd_of(CallSite& c) {
+    c.arity(1);
+    return CallSite::real_scalar(log_determinant(c.real_of(0)));
+}
+// int_step(x) = 1 if x > 0 else 0: known for ints, an int known only per draw for reals
+Value int_step_of(CallSite& c) {
+    c.arity(1);
+    if (c.args[0].is_known_int()) {
+        Value r = c.args[0];
+        for (int& v : r.ints) v = v > 0 ? 1 : 0;
+        r.expr = Expr();
+        return r;
+    }
+    Value r;
+    r.base = Base::Int;
+    r.level = c.args[0].level;
+    r.expr = 1.0 - step(-c.real_of(0));  // step(0) = 1: int_step(0) = 0
+    return r;
+}
+
 Value rep_array(CallSite& c) {
     if (c.args.size() != 2)
         c.fail("rep_array: only the one-dimensional form is supported");
@@ -855,6 +972,7 @@ std::span<const FunctionRow> functions() {
         {"owens_t",      sigs("(T1, T2) => R"), binary<[](E h, E a) { return owens_t(h, a); }>},
         {"log_diff_exp", sigs("(T1, T2) => R"), binary<[](E x, E y) { return log_diff_exp(x, y); }>},
         {"lbeta",        sigs("(T1, T2) => R"), binary<[](E x, E y) { return lbeta(x, y); }>},
+        {"beta",         sigs("(T1, T2) => R"), binary<[](E x, E y) { return exp(lbeta(x, y)); }>},
         {"lchoose",      sigs("(T1, T2) => R"), binary<[](E x, E y) { return lchoose(x, y); }>},
         {"fdim",         sigs("(T1, T2) => R"), binary<[](E x, E y) { return fmax(x - y, 0.0); }>},
         {"log_mix",      sigs("(real, real, real) => real"), log_mix},
@@ -948,36 +1066,71 @@ std::span<const FunctionRow> functions() {
         // a composition through Stan's operators takes every signature Stan has
         rows.push_back({"fma", find_library_function("fma")->signatures, whole<fma_of>});
         rows.push_back({"lmgamma", sigs("(int, T) => R"), lmgamma_of});
+        // Stan's operators as functions
+        const std::pair<const char*, Value (*)(CallSite&)> operators[] = {
+            {"add",          whole<operator_of<BinaryOp::Add>>        },
+            {"subtract",     whole<operator_of<BinaryOp::Subtract>>   },
+            {"multiply",     whole<operator_of<BinaryOp::Multiply>>   },
+            {"divide",       whole<operator_of<BinaryOp::Divide>>     },
+            {"elt_multiply", whole<operator_of<BinaryOp::EltMultiply>>},
+            {"elt_divide",   whole<operator_of<BinaryOp::EltDivide>>  },
+        };
+        // (their real forms: complex numbers are not lowered yet)
+        auto real_forms = [](std::string_view name) {
+            std::vector<Signature> out;
+            for (const Signature& sig : find_library_function(name)->signatures) {
+                if (str(sig).find("complex") == std::string::npos)
+                    out.push_back(sig);
+            }
+            return out;
+        };
+        for (const auto& [name, lowering] : operators)
+            rows.push_back({name, real_forms(name), lowering});
+        rows.push_back({"minus",
+                        sigs("(int) => int; (real) => real; (vector) => vector; (row_vector) => "
+                             "row_vector; (matrix) => matrix; (array[] int) => array[] int; "
+                             "(array[] real) => array[] real"),
+                        whole<minus_of>});
         // container construction and distances: every signature Stan has
         const std::pair<const char*, Value (*)(CallSite&)> with_stan_signatures[] = {
-            {"zeros_vector",         whole<Filled<0>::of>      },
-            {"zeros_row_vector",     whole<Filled<0>::of>      },
-            {"zeros_array",          whole<Filled<0>::of>      },
-            {"zeros_int_array",      whole<Filled<0>::of>      },
-            {"ones_vector",          whole<Filled<1>::of>      },
-            {"ones_row_vector",      whole<Filled<1>::of>      },
-            {"ones_array",           whole<Filled<1>::of>      },
-            {"ones_int_array",       whole<Filled<1>::of>      },
-            {"linspaced_vector",     whole<linspaced_of>       },
-            {"linspaced_row_vector", whole<linspaced_of>       },
-            {"linspaced_array",      whole<linspaced_of>       },
-            {"linspaced_int_array",  whole<linspaced_of>       },
-            {"one_hot_vector",       whole<one_hot_of>         },
-            {"one_hot_row_vector",   whole<one_hot_of>         },
-            {"one_hot_array",        whole<one_hot_of>         },
-            {"one_hot_int_array",    whole<one_hot_of>         },
-            {"identity_matrix",      whole<identity_matrix_of> },
-            {"uniform_simplex",      whole<uniform_simplex_of> },
-            {"squared_distance",     whole<squared_distance_of>},
-            {"distance",             whole<distance_of>        },
-            {"norm1",                whole<norm1_of>           },
-            {"norm2",                whole<norm2_of>           },
+            {"zeros_vector",         whole<Filled<0>::of>          },
+            {"zeros_row_vector",     whole<Filled<0>::of>          },
+            {"zeros_array",          whole<Filled<0>::of>          },
+            {"zeros_int_array",      whole<Filled<0>::of>          },
+            {"ones_vector",          whole<Filled<1>::of>          },
+            {"ones_row_vector",      whole<Filled<1>::of>          },
+            {"ones_array",           whole<Filled<1>::of>          },
+            {"ones_int_array",       whole<Filled<1>::of>          },
+            {"linspaced_vector",     whole<linspaced_of>           },
+            {"linspaced_row_vector", whole<linspaced_of>           },
+            {"linspaced_array",      whole<linspaced_of>           },
+            {"linspaced_int_array",  whole<linspaced_of>           },
+            {"one_hot_vector",       whole<one_hot_of>             },
+            {"one_hot_row_vector",   whole<one_hot_of>             },
+            {"one_hot_array",        whole<one_hot_of>             },
+            {"one_hot_int_array",    whole<one_hot_of>             },
+            {"identity_matrix",      whole<identity_matrix_of>     },
+            {"uniform_simplex",      whole<uniform_simplex_of>     },
+            {"squared_distance",     whole<squared_distance_of>    },
+            {"distance",             whole<distance_of>            },
+            {"norm1",                whole<norm1_of>               },
+            {"norm2",                whole<norm2_of>               },
+            {"mdivide_left",         whole<mdivide_left_of<false>> },
+            {"mdivide_left_spd",     whole<mdivide_left_of<true>>  },
+            {"mdivide_right",        whole<mdivide_right_of<false>>},
+            {"mdivide_right_spd",    whole<mdivide_right_of<true>> },
+            {"matrix_power",         whole<matrix_power_of>        },
+            {"trace_quad_form",      whole<trace_quad_form_of>     },
+            {"trace_gen_quad_form",  whole<trace_gen_quad_form_of> },
+            {"quad_form_sym",        whole<quad_form_sym_of>       },
+            {"chol2inv",             whole<chol2inv_of>            },
+            {"log_determinant_spd",  whole<log_determinant_spd_of> },
+            {"int_step",             int_step_of                   },
         };
         for (const auto& [name, lowering] : with_stan_signatures) {
-            const LibraryFunction* stan = find_library_function(name);
-            if (stan == nullptr)
+            if (find_library_function(name) == nullptr)
                 throw InternalError(fmt::format("`{}` is not in Stan's library", name));
-            rows.push_back({name, stan->signatures, lowering});
+            rows.push_back({name, real_forms(name), lowering});
         }
         return rows;
     }();

@@ -343,3 +343,42 @@ TEST_CASE("distances and norms are their sums written out", "[stan]") {
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("Stan's operators as functions, and linear algebra written with the ops there are",
+          "[stan]") {
+    const std::string head = "parameters { matrix[3, 3] A; vector[3] x; vector[3] z; }\n";
+    check_same(head,
+               "target += sum(add(x, z)) + sum(subtract(A, 1)) + sum(multiply(A, x)) + "
+               "sum(elt_multiply(x, z)) + sum(elt_divide(x, 2)) + sum(divide(1, x)) + "
+               "sum(minus(z)) + multiply(x', z);",
+               "target += sum(x + z) + sum(A - 1) + sum(A * x) + sum(x .* z) + sum(x ./ 2) + "
+               "sum(1 ./ x) - sum(z) + x' * z;");
+    // with A made well-conditioned: B = A A' + 3 I
+    const std::string spd = "matrix[3, 3] B = A * A' + diag_matrix(rep_vector(3, 3)); ";
+    check_same(head, spd + "target += sum(mdivide_left(B, B * x)) + sum(mdivide_right(x' * B, B));",
+               "target += 2 * sum(x);");
+    check_same(head,
+               spd +
+                   "target += sum(mdivide_left_spd(B, B * z)) + "
+                   "sum(mdivide_right_spd(z' * B, B)) + sum(mdivide_left(B, B * A));",
+               "target += 2 * sum(z) + sum(A);");
+    check_same(head, "target += sum(matrix_power(A, 3)) + sum(matrix_power(A, 0));",
+               "target += sum(A * A * A) + 3;");
+    check_same(head,
+               "target += trace_quad_form(A, x) + trace_gen_quad_form(A', A, A) + "
+               "quad_form_sym(A + A', z);",
+               "target += quad_form(A, x) + trace(A' * quad_form(A, A)) + z' * (A + A') * z;");
+    check_same(head,
+               spd +
+                   "target += sum(chol2inv(cholesky_decompose(B))) + "
+                   "log_determinant_spd(B);",
+               spd + "target += sum(inverse(B)) + log_determinant(B);");
+    check_same(head, "target += int_step(x[1]) * x[2] + int_step(3) + int_step(-1);",
+               "target += (1 - step(-x[1])) * x[2] + 1;");
+    check_same(head, "target += beta(exp(x[1]), 2.5);",
+               "target += tgamma(exp(x[1])) * tgamma(2.5) / tgamma(exp(x[1]) + 2.5);");
+}
+
+}  // namespace advi::stan
