@@ -33,6 +33,8 @@ const std::map<std::string_view, Points>& points() {
         {"logistic",              {{0.5, 2.0},      {-1.3, 0.4, 3.0, -60.0, 60.0}}},
         {"exponential",           {{1.7},           {0.1, 0.8, 3.0, 1e-4, 20.0}}},
         {"weibull",               {{1.5, 2.0},      {0.1, 0.8, 3.0, 1e-5, 12.0}}},
+        {"rayleigh",              {{1.5},           {0.1, 0.8, 3.0, 1e-5, 12.0}}},
+        {"loglogistic",           {{1.5, 2.5},      {0.1, 0.8, 3.0, 1e-5, 300.0}}},
         {"frechet",               {{1.5, 2.0},      {0.5, 2.0, 6.0, 0.15, 400.0}}},
         {"gumbel",                {{0.5, 2.0},      {-1.3, 0.4, 3.0, -3.5, 30.0}}},
         {"pareto",                {{1.2, 2.5},      {1.5, 3.0, 10.0, 1.201, 1e4}}},
@@ -107,7 +109,7 @@ TEST_CASE("every CDF row has points, and its distribution a row of the table", "
         // graph terms come in pairs
         CHECK((c.log_cdf == nullptr) == (c.log_ccdf == nullptr));
     }
-    CHECK(cdfs().size() == 26);
+    CHECK(cdfs().size() == 28);
 }
 
 TEST_CASE("graph CDFs equal Boost.Math's numbers, far tails too, and differentiate", "[dist]") {
@@ -130,7 +132,7 @@ TEST_CASE("graph CDFs equal Boost.Math's numbers, far tails too, and differentia
             }
         }
     }
-    CHECK(checked == 2 * (5 * 11 + 6 * 3 + 3));
+    CHECK(checked == 2 * (5 * 13 + 6 * 3 + 3));  // 13 rows with 5 points, 3 with 6, one with 3
 }
 
 TEST_CASE("the CDFs' numbers: derivative the density, tails summing to one", "[dist]") {

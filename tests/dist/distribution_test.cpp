@@ -63,113 +63,121 @@ double wiener_reference(double y, const std::vector<double>& a) {
 // Reference log densities, from Boost.Math's pdf.
 const std::map<std::string_view, Ref>& references() {
     static const std::map<std::string_view, Ref> r = {
-        {"normal",                                                                  [](double x,    auto& a) { return std::log(bm::pdf(bm::normal(a[0], a[1]), x)); }},
+        {"normal",                  [](double x,                                                   auto& a) { return std::log(bm::pdf(bm::normal(a[0], a[1]), x)); }           },
         {"lognormal",
-         [](double x,                                                                             auto& a) { return std::log(bm::pdf(bm::lognormal(a[0], a[1]), x)); }},
-        {"cauchy",     [](double x,auto& a) { return std::log(bm::pdf(bm::cauchy(a[0], a[1]), x)); }},
+         [](double x,                                                                              auto& a) { return std::log(bm::pdf(bm::lognormal(a[0], a[1]), x)); }        },
+        {"cauchy",                  [](double x,                                                   auto& a) { return std::log(bm::pdf(bm::cauchy(a[0], a[1]), x)); }           },
         {"student_t",
-         [](double x,                                                                 auto& a) {
+         [](double x,                                                                              auto& a) {
              return std::log(bm::pdf(bm::students_t(a[0]), (x - a[1]) / a[2]) / a[2]);
-         }},
+         }                                                                                                                                                },
         {"gamma",
-         [](double x,                                                                               auto& a) {
+         [](double x,                                                                              auto& a) {
              return std::log(bm::pdf(bm::gamma_distribution<>(a[0], 1 / a[1]), x));
-         }},
+         }                                                                                                                                                },
         {"inv_gamma",
-         [](double x,                                                                                 auto& a) { return std::log(bm::pdf(bm::inverse_gamma(a[0], a[1]), x)); }},
+         [](double x,                                                                              auto& a) { return std::log(bm::pdf(bm::inverse_gamma(a[0], a[1]), x)); }    },
         {"weibull",
-         [](double x,                                                                              auto& a) { return std::log(bm::pdf(bm::weibull(a[0], a[1]), x)); }},
+         [](double x,                                                                              auto& a) { return std::log(bm::pdf(bm::weibull(a[0], a[1]), x)); }          },
         {"exponential",
-         [](double x,auto& a) { return std::log(bm::pdf(bm::exponential(a[0]), x)); }},
-        {"beta",                                                                 [](double x,
-         auto& a) { return std::log(bm::pdf(bm::beta_distribution<>(a[0], a[1]), x)); }},
+         [](double x,                                                                              auto& a) { return std::log(bm::pdf(bm::exponential(a[0]), x)); }            },
+        {"beta",                    [](double x,
+         auto& a) { return std::log(bm::pdf(bm::beta_distribution<>(a[0], a[1]), x)); }                                                                                        },
         {"uniform",
-         [](double x,                                                                           auto& a) { return std::log(bm::pdf(bm::uniform(a[0], a[1]), x)); }},
+         [](double x,                                                                              auto& a) { return std::log(bm::pdf(bm::uniform(a[0], a[1]), x)); }          },
  // the improper flat density: log 1 everywhere
-        {"flat",         [](double,                                                                                                   auto&) { return 0.0; }},
-        {"poisson",[](double x,            auto& a) { return std::log(bm::pdf(bm::poisson(a[0]), x)); }},
+        {"flat",                    [](double,                                                     auto&) { return 0.0; }                                                      },
+        {"poisson",                 [](double x,                                                   auto& a) { return std::log(bm::pdf(bm::poisson(a[0]), x)); }                },
         {"poisson_log",
-         [](double x,                                                                               auto& a) { return std::log(bm::pdf(bm::poisson(std::exp(a[0])), x)); }},
-        {"bernoulli",                                                                         [](double x,                                                                                  auto& a) { return std::log(bm::pdf(bm::bernoulli(a[0]), x)); }},
+         [](double x,                                                                              auto& a) { return std::log(bm::pdf(bm::poisson(std::exp(a[0])), x)); }      },
+        {"bernoulli",               [](double x,                                                   auto& a) { return std::log(bm::pdf(bm::bernoulli(a[0]), x)); }              },
         {"bernoulli_logit",
-         [](double x,auto& a) { return std::log(bm::pdf(bm::bernoulli(inv_logit(a[0])), x)); }},
+         [](double x,                                                                              auto& a) { return std::log(bm::pdf(bm::bernoulli(inv_logit(a[0])), x)); }   },
  // Boost where it has the distribution, else a formula written here
         {"binomial",
-         [](double x,        auto& a) { return std::log(bm::pdf(bm::binomial(a[0], a[1]), x)); }},
+         [](double x,                                                                              auto& a) { return std::log(bm::pdf(bm::binomial(a[0], a[1]), x)); }         },
         {"binomial_logit",
-         [](double x,                                                                               auto& a) {
+         [](double x,                                                                              auto& a) {
              return std::log(bm::pdf(bm::binomial(a[0], inv_logit(a[1])), x));
-         }},
+         }                                                                                                                                                },
         {"beta_binomial",
-         [](double x,                                                                             auto& a) {
+         [](double x,                                                                              auto& a) {
              // C(N, n) B(n + alpha, N - n + beta) / B(alpha, beta), by Boost's special functions
              return std::log(bm::binomial_coefficient<double>(static_cast<unsigned>(a[0]),
                                                               static_cast<unsigned>(x))) +
                     std::log(bm::beta(x + a[1], a[0] - x + a[2])) - std::log(bm::beta(a[1], a[2]));
-         }},
+         }                                                                                                                                                },
  // Stan's (mu, phi) is Boost's (r, p) = (phi, phi / (mu + phi)): failures before the r-th
   // success
         {"neg_binomial_2",
-         [](double x,auto& a) {
+         [](double x,                                                                              auto& a) {
              return std::log(bm::pdf(bm::negative_binomial(a[1], a[1] / (a[0] + a[1])), x));
-         }},
+         }                                                                                                                                                },
         {"neg_binomial_2_log",
-         [](double x,                                      auto& a) {
+         [](double x,                                                                              auto& a) {
              return std::log(
                  bm::pdf(bm::negative_binomial(a[1], a[1] / (std::exp(a[0]) + a[1])), x));
-         }},
+         }                                                                                                                                                },
         {"double_exponential",
-         [](double x,                                                                               auto& a) { return std::log(bm::pdf(bm::laplace(a[0], a[1]), x)); }},
+         [](double x,                                                                              auto& a) { return std::log(bm::pdf(bm::laplace(a[0], a[1]), x)); }          },
         {"logistic",
-         [](double x,                                                                        auto& a) { return std::log(bm::pdf(bm::logistic(a[0], a[1]), x)); }},
+         [](double x,                                                                              auto& a) { return std::log(bm::pdf(bm::logistic(a[0], a[1]), x)); }         },
         {"gumbel",
-         [](double x,                                                                              auto& a) { return std::log(bm::pdf(bm::extreme_value(a[0], a[1]), x)); }},
+         [](double x,                                                                              auto& a) { return std::log(bm::pdf(bm::extreme_value(a[0], a[1]), x)); }    },
         {"skew_normal",
-         [](double x,                                                                    auto& a) { return std::log(bm::pdf(bm::skew_normal(a[0], a[1], a[2]), x)); }},
+         [](double x,                                                                              auto& a) { return std::log(bm::pdf(bm::skew_normal(a[0], a[1], a[2]), x)); }},
  // no Boost distribution: the reference's own forms (erfc, not log Phi; the branch on y)
         {"skew_double_exponential",
-         [](double x,                                                                               auto& a) {
+         [](double x,                                                                              auto& a) {
              const double mu = a[0], sigma = a[1], tau = a[2];
              const double spread = x < mu ? (1 - tau) * (mu - x) : tau * (x - mu);
              return std::log(2 * tau * (1 - tau) / sigma) - 2 * spread / sigma;
-         }},
+         }                                                                                                                                                },
         {"exp_mod_normal",
-         [](double x,                                                                    auto& a) {
+         [](double x,                                                                              auto& a) {
              const double mu = a[0], sigma = a[1], lambda = a[2];
              return std::log(lambda / 2) + lambda / 2 * (2 * mu + lambda * sigma * sigma - 2 * x) +
                     std::log(
                         std::erfc((mu + lambda * sigma * sigma - x) / (std::sqrt(2.0) * sigma)));
-         }},
+         }                                                                                                                                                },
         {"chi_square",
-         [](double x,                                                                              auto& a) { return std::log(bm::pdf(bm::chi_squared(a[0]), x)); }},
+         [](double x,                                                                              auto& a) { return std::log(bm::pdf(bm::chi_squared(a[0]), x)); }            },
  // Boost's inverse_chi_squared(nu) has scale 1/nu: the unscaled form, Stan's inv_chi_square
         {"inv_chi_square",
-         [](double x,auto& a) { return std::log(bm::pdf(bm::inverse_chi_squared(a[0]), x)); }},
+         [](double x,                                                                              auto& a) { return std::log(bm::pdf(bm::inverse_chi_squared(a[0]), x)); }    },
  // Boost's scale is Stan's sigma^2
         {"scaled_inv_chi_square",
-         [](double x,                                                                               auto& a) {
+         [](double x,                                                                              auto& a) {
              return std::log(bm::pdf(bm::inverse_chi_squared(a[0], a[1] * a[1]), x));
-         }},
+         }                                                                                                                                                },
  // Frechet: alpha/sigma (y/sigma)^-(1+alpha) exp(-(y/sigma)^-alpha), in logs
         {"frechet",
-         [](double x,                                                                                auto& a) {
+         [](double x,                                                                              auto& a) {
              const double u = x / a[1];
              return std::log(a[0] / a[1]) - (1 + a[0]) * std::log(u) - std::pow(u, -a[0]);
-         }},
-        {"pareto", [](double x,auto& a) { return std::log(bm::pdf(bm::pareto(a[0], a[1]), x)); }},
+         }                                                                                                                                                },
+        {"pareto",                  [](double x,                                                   auto& a) { return std::log(bm::pdf(bm::pareto(a[0], a[1]), x)); }           },
  // Lomax shifted by mu: alpha/lambda (1 + (y - mu)/lambda)^-(alpha+1)
         {"pareto_type_2",
-         [](double x,auto& a) {
+         [](double x,                                                                              auto& a) {
              return std::log(a[2] / a[1] * std::pow(1 + (x - a[0]) / a[1], -(a[2] + 1)));
-         }},
+         }                                                                                                                                                },
  // exp(kappa cos(y - mu)) / (2 pi I0(kappa)), I0 in long double (finite beyond kappa = 713)
         {"von_mises",
-         [](double x,                                                                               auto& a) {
+         [](double x,                                                                              auto& a) {
              const long double i0 = bm::cyl_bessel_i(0.0L, static_cast<long double>(a[1]));
              return static_cast<double>(a[1] * std::cos(x - a[0]) - std::log(2 * M_PI) -
                                         std::log(i0));
+         }                                                                                                                                                },
+        {"wiener",                  wiener_reference                                             },
+        {"rayleigh",              [](double x, auto& a) { return std::log(bm::pdf(bm::rayleigh(a[0]), x)); }                                                                            },
+ // no Boost log-logistic: (beta / alpha) (x / alpha)^(beta - 1) / (1 + (x / alpha)^beta)^2
+        {"loglogistic",
+         [](double x,                                                                   auto& a) {
+             const double u = x / a[0];
+             return std::log(a[1] / a[0] * std::pow(u, a[1] - 1) /
+                             std::pow(1 + std::pow(u, a[1]), 2));
          }},
-        {"wiener",                                                                         wiener_reference                                                                       },
     };
     return r;
 }
@@ -219,6 +227,8 @@ const std::map<std::string_view, Points>& points() {
         {"pareto_type_2", {{-0.999, 0.0, 2.0, 50.0}, {{-1.0, 1.0, 1.0}, {-1.0, 0.5, 3.0}, {-2.0, 3.0, 0.4}}}},
         // x > tau in every set; u = (x - tau) / alpha^2 from 0.003 (small-time series) to 9
         {"wiener", {{0.33, 0.6, 1.1, 3.0}, {{2.1, 0.3, 0.55, 0.4, 0.0}, {1.0, 0.2, 0.3, -1.5, 0.0}, {0.6, 0.1, 0.8, 2.0, 0.0}, {1.5, 0.25, 0.7, 0.8, 0.5}, {1.2, 0.05, 0.4, -0.6, 1.3}}}},
+        {"rayleigh", {{1e-3, 0.4, 1.0, 6.0}, {{1.0}, {0.3}, {2.5}}}},
+        {"loglogistic", {{1e-3, 0.4, 1.0, 25.0}, {{1.0, 1.0}, {2.0, 3.5}, {0.5, 0.8}}}},
         {"von_mises", {{-3.1, -1.0, 0.5, 3.1}, {{0.0, 1.0}, {1.0, 0.01}, {-2.0, 30.0}, {0.5, 800.0}}}},
   // clang-format on
     };

@@ -53,6 +53,8 @@ struct Dist {
 [[nodiscard]] inline Dist pareto(Arg y_min, Arg alpha)          { return dist("pareto", {y_min, alpha}); }
 [[nodiscard]] inline Dist pareto_type_2(Arg mu, Arg lambda, Arg alpha) { return dist("pareto_type_2", {mu, lambda, alpha}); }
 [[nodiscard]] inline Dist von_mises(Arg mu, Arg kappa)          { return dist("von_mises", {mu, kappa}); }
+[[nodiscard]] inline Dist rayleigh(Arg sigma)                   { return dist("rayleigh", {sigma}); }
+[[nodiscard]] inline Dist loglogistic(Arg alpha, Arg beta)      { return dist("loglogistic", {alpha, beta}); }
 // response times: boundary separation, non-decision time, bias, drift, drift variability
 [[nodiscard]] inline Dist wiener(Arg alpha, Arg tau, Arg beta, Arg delta, Arg sv = 0.0) { return dist("wiener", {alpha, tau, beta, delta, sv}); }
 // Multivariate (lib/advi/dist/multivariate.hpp): y is vec[K] or mat[N,K] with one draw per row;

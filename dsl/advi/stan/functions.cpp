@@ -1237,6 +1237,8 @@ std::span<const RandomRow> random_functions() {
              return s * above + (1.0 - s) * below; }},
         {"gumbel_rng",             sigs("(reals, reals) => reals"), [](RandomDraw& d) { return d.arg(0) - d.arg(1) * log(-log(d.uniform())); }},
         {"weibull_rng",            sigs("(reals, reals) => reals"), [](RandomDraw& d) { return d.arg(1) * pow(-log(d.uniform()), 1.0 / d.arg(0)); }},
+        {"rayleigh_rng",           sigs("(reals) => reals"), [](RandomDraw& d) { return d.arg(0) * sqrt(-2.0 * log(d.uniform())); }},
+        {"loglogistic_rng",        sigs("(reals, reals) => reals"), [](RandomDraw& d) { const Expr u = d.uniform(); return d.arg(0) * pow(u / (1.0 - u), 1.0 / d.arg(1)); }},
         {"double_exponential_rng", sigs("(reals, reals) => reals"), [](RandomDraw& d) { const Expr c = d.uniform() - 0.5; return d.arg(0) - d.arg(1) * sign(c) * log1m(2.0 * fabs(c)); }},
         {"gamma_rng",              sigs("(reals, reals) => reals"), [](RandomDraw& d) { return d.quantile(Op::GammaQuantile, {d.uniform(), d.arg(0), d.arg(1)}); }},
         {"inv_gamma_rng",          sigs("(reals, reals) => reals"), [](RandomDraw& d) { return 1.0 / d.quantile(Op::GammaQuantile, {d.uniform(), d.arg(0), d.arg(1)}); }},

@@ -78,6 +78,27 @@ void weibull_lcdf(Terms& t, NodeId x, Args a) {
 void weibull_lccdf(Terms& t, NodeId x, Args a) {
     t.add(t.neg(weibull_u(t, x, a)));
 }
+// rayleigh(sigma): 1 - F = exp(-x^2 / (2 sigma^2))
+NodeId rayleigh_u(Terms& t, NodeId x, Args a) {
+    return t.mul(t.c(0.5), t.f(Op::Square, t.div(x, a[0])));
+}
+void rayleigh_lcdf(Terms& t, NodeId x, Args a) {
+    t.add(t.f(Op::Log1mExp, t.neg(rayleigh_u(t, x, a))));
+}
+void rayleigh_lccdf(Terms& t, NodeId x, Args a) {
+    t.add(t.neg(rayleigh_u(t, x, a)));
+}
+// loglogistic(alpha, beta): F = 1 / (1 + (x / alpha)^-beta), so log F = -log1p_exp(-v) and
+// log(1 - F) = -log1p_exp(v), v = beta log(x / alpha)
+NodeId loglogistic_v(Terms& t, NodeId x, Args a) {
+    return t.mul(a[1], t.sub(t.f(Op::Log, x), t.f(Op::Log, a[0])));
+}
+void loglogistic_lcdf(Terms& t, NodeId x, Args a) {
+    t.add(t.neg(t.f(Op::Log1pExp, t.neg(loglogistic_v(t, x, a)))));
+}
+void loglogistic_lccdf(Terms& t, NodeId x, Args a) {
+    t.add(t.neg(t.f(Op::Log1pExp, loglogistic_v(t, x, a))));
+}
 // frechet(alpha, sigma): F = exp(-(x / sigma)^-alpha)
 NodeId frechet_u(Terms& t, NodeId x, Args a) {
     return t.g().apply(Op::Pow, t.div(x, a[1]), t.neg(a[0]));
@@ -245,6 +266,15 @@ double exponential_p(double x, Numbers a, Tail tail) {
 double weibull_p(double x, Numbers a, Tail tail) {
     return above(boost::math::weibull_distribution<>(a[0], a[1]), 0.0, x, tail);
 }
+double rayleigh_p(double x, Numbers a, Tail tail) {
+    return above(boost::math::rayleigh_distribution<>(a[0]), 0.0, x, tail);
+}
+double loglogistic_p(double x, Numbers a, Tail tail) {  // F = 1 / (1 + (x / alpha)^-beta)
+    if (x <= 0)
+        return tail == Tail::Lower ? 0.0 : 1.0;
+    const double v = a[1] * std::log(x / a[0]);
+    return 1 / (1 + std::exp(tail == Tail::Lower ? -v : v));
+}
 double frechet_p(double x, Numbers a, Tail tail) {  // F = exp(-(x / sigma)^-alpha)
     if (x <= 0)
         return tail == Tail::Lower ? 0.0 : 1.0;
@@ -359,6 +389,8 @@ const CdfInfo kCdfs[] = {
     {"exponential",           exponential_lcdf,        exponential_lccdf,        exponential_p},
     {"weibull",               weibull_lcdf,            weibull_lccdf,            weibull_p},
     {"frechet",               frechet_lcdf,            frechet_lccdf,            frechet_p},
+    {"rayleigh",              rayleigh_lcdf,           rayleigh_lccdf,           rayleigh_p},
+    {"loglogistic",           loglogistic_lcdf,        loglogistic_lccdf,        loglogistic_p},
     {"gumbel",                gumbel_lcdf,             gumbel_lccdf,             gumbel_p},
     {"pareto",                pareto_lcdf,             pareto_lccdf,             pareto_p},
     {"pareto_type_2",         pareto_type_2_lcdf,      pareto_type_2_lccdf,      pareto_type_2_p},

@@ -340,6 +340,21 @@ void wiener(Terms& t, NodeId y, Args a) {
     t.add(t.mul(t.c(-0.5), t.f(Op::Log, spread)));
 }
 
+// rayleigh(y | sigma) = log y - 2 log sigma - y^2 / (2 sigma^2)
+void rayleigh(Terms& t, NodeId y, Args a) {
+    t.add(t.f(Op::Log, y));
+    t.add(t.mul(t.c(-2), t.f(Op::Log, a[0])));
+    t.add(t.mul(t.c(-0.5), t.f(Op::Square, t.div(y, a[0]))));
+}
+// loglogistic(y | alpha, beta) = log beta - log alpha + (beta - 1) log(y / alpha)
+//                                - 2 log(1 + (y / alpha)^beta), the last as log1p_exp
+void loglogistic(Terms& t, NodeId y, Args a) {
+    const NodeId log_ratio = t.sub(t.f(Op::Log, y), t.f(Op::Log, a[0]));
+    t.add(t.sub(t.f(Op::Log, a[1]), t.f(Op::Log, a[0])));
+    t.add(t.mul(t.sub(a[1], t.c(1)), log_ratio));
+    t.add(t.mul(t.c(-2), t.f(Op::Log1pExp, t.mul(a[1], log_ratio))));
+}
+
 // Supports bounded by an argument: known only where that argument is a constant.
 Support lower_by(const Graph& g, Args a, int k, std::string_view dist, std::string_view arg) {
     auto lo = g.const_value(a[k]);
@@ -416,6 +431,8 @@ constexpr DistInfo kDistributions[] = {
     {"pareto",          2, {"y_min", "alpha"},          {D::Positive, D::Positive},               DType::Real, pareto_support,  pareto,          nullptr},
     {"pareto_type_2",   3, {"mu", "lambda", "alpha"},   {D::Real, D::Positive, D::Positive},      DType::Real, pareto_type_2_support, pareto_type_2, nullptr},
     {"von_mises",       2, {"mu", "kappa"},             {D::Real, D::NonNegative},                DType::Real, circle,          von_mises,       nullptr},
+    {"rayleigh",        1, {"sigma"},                   {D::Positive},                            DType::Real, positive,        rayleigh,        nullptr},
+    {"loglogistic",     2, {"alpha", "beta"},           {D::Positive, D::Positive},               DType::Real, positive,        loglogistic,     nullptr},
     {"wiener",          5, {"alpha", "tau", "beta", "delta", "sv"}, {D::Positive, D::NonNegative, D::Unit, D::Real, D::NonNegative}, DType::Real, wiener_support, wiener, nullptr},
     // multivariate rows (lib/advi/dist/multivariate.hpp: variates, shapes, 0-based categories)
     {"multi_normal",    2, {"mu", "Sigma"},             {D::Real, D::Real},                       DType::Real, mv::real_support, mv::multi_normal, nullptr, -1, true},

@@ -196,6 +196,8 @@ std::vector<DistCase> cases() {
         {"pareto", {vec({0.5, 0.2, 1.0}), pos}, 3, 0, {}, {}, true},
         {"pareto_type_2", {vec({0.0, 0.1, -0.1}), pos2, pos}, 3, 0, {}, {}, true},
         {"von_mises", {mu, vec({1.0, 2.0, 0.5})}},
+        {"rayleigh", {pos}},
+        {"loglogistic", {pos, pos2}},
         // response times observed above every tau; sv 0 for one element
         {"wiener", {pos2, vec({0.1, 0.2, 0.05}), unit, mu, vec({0.0, 0.3, 0.5})}, 3, 0, {}, {0.5, 0.9, 1.3}},
         {"poisson", {vec({1.0, 2.5, 4.0})}, 3, 0, {0, 2, 5}},

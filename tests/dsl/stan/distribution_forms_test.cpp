@@ -103,6 +103,8 @@ const std::map<std::string, Case>& cases() {
         {"pareto_type_2",         {"vector[3] y", kPositive, {"u - 1", "s", "p[{i}]"}}              },
         {"von_mises",             {"vector[3] y", "[0.3, -1.2, 2.1]", {"a[{i}]", "s"}}              },
         // response times above the non-decision time 0.1 u < 0.1
+        {"rayleigh",              {"vector[3] y", kPositive, {"p[{i}]"}}},
+        {"loglogistic",           {"vector[3] y", kPositive, {"p[{i}]", "s"}}},
         {"wiener",                {"vector[3] y", kPositive, {"p[{i}] + 0.5", "0.1 * u", "v[{i}]", "a[{i}]"}}},
         {"multi_normal",
          {"array[3] vector[2] y", "[[0.3, -1.2], [2.1, 0.4], [-0.7, 0.9]]", {"mu2", "Sigma"}}       },
@@ -316,6 +318,14 @@ const std::map<std::string, std::pair<std::vector<double>, Ref>>& references() {
          {{-0.5, 1.3, 2.5},
           [](double y, auto& a) {
               return std::log(a[2] / a[1]) - (a[2] + 1) * std::log1p((y - a[0]) / a[1]);
+          }}                                                                                                   },
+        {"rayleigh",                {{1.3}, [](double y, auto& a) { return logpdf(bm::rayleigh(a[0]), y); }}   },
+        {"loglogistic",
+         {{1.3, 2.5},
+          [](double y, auto& a) {
+              const double u = y / a[0];
+              return std::log(a[1] / a[0]) + (a[1] - 1) * std::log(u) -
+                     2 * std::log1p(std::pow(u, a[1]));
           }}                                                                                                   },
         {"von_mises",
          {{0.4, 1.3},
