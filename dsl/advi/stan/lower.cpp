@@ -1355,12 +1355,27 @@ void Lowerer::if_per_draw(const If& s, std::size_t branch, const Expr& condition
             };
             if (same(a) && same(b))
                 continue;
-            if (!a.initialised || !b.initialised) {
-                fail(at, fmt::format("`{}` is assigned on one side only of a condition on a "
-                                     "parameter, and has no value before it",
-                                     name));
-            }
-            var.value = merge_branches(condition, a.value, b.value, at);
+            // a side that leaves it unassigned leaves Stan's unassigned value: NaN, or the
+            // smallest int (as Stan initialises int locals)
+            auto value_of = [&](const Var& side) {
+                if (side.initialised)
+                    return side.value;
+                Value u = (a.initialised ? a : b).value;
+                if (u.is_int()) {
+                    u.ints.assign(static_cast<std::size_t>(u.size()),
+                                  std::numeric_limits<int>::min());
+                    u.expr = Expr();
+                } else {
+                    const Expr like = real(u, at);
+                    const Expr nan = rep_vector(m().constant(std::nan("")), like.shape().size());
+                    u.expr = like.shape().is_scalar() ? sum(nan)
+                             : like.shape().is_matrix()
+                                 ? to_matrix(nan, like.shape().rows, like.shape().cols)
+                                 : nan;
+                }
+                return u;
+            };
+            var.value = merge_branches(condition, value_of(a), value_of(b), at);
             var.initialised = true;
         }
     }
