@@ -80,7 +80,8 @@ std::optional<Support> declared_support(BaseType t) {
     return std::nullopt;
 }
 
-// Names assigned anywhere in a statement (for the recurrence check of vectorised loops).
+}  // namespace
+
 void assigned_names(const Statement& s, std::set<std::string>& out) {
     std::visit(
         [&](const auto& n) {
@@ -103,8 +104,6 @@ void assigned_names(const Statement& s, std::set<std::string>& out) {
         },
         s.node);
 }
-
-}  // namespace
 
 // The stream of transformed data's random numbers (apart from the fit's own streams).
 constexpr std::uint64_t kTransformedDataStream = 0x7464617461726E67ull;

@@ -123,30 +123,6 @@ void read_names(const Statement& s, std::set<std::string>& out) {
         s.node);
 }
 
-// The names the statement assigns (an assignment's variable, with or without indices).
-void written_names(const Statement& s, std::set<std::string>& out) {
-    std::visit(
-        [&](const auto& n) {
-            using T = std::decay_t<decltype(n)>;
-            if constexpr (std::is_same_v<T, Assign>) {
-                const Expression* e = &n.lhs;
-                while (const auto* ix = e->as<Indexed>()) e = &*ix->base;
-                if (const auto* v = e->as<Variable>())
-                    out.insert(v->name);
-            } else if constexpr (std::is_same_v<T, For> || std::is_same_v<T, ForEach> ||
-                                 std::is_same_v<T, While>) {
-                written_names(*n.body, out);
-            } else if constexpr (std::is_same_v<T, If>) {
-                for (const auto& b : n.branches) written_names(*b.body, out);
-                if (n.otherwise)
-                    written_names(**n.otherwise, out);
-            } else if constexpr (std::is_same_v<T, Block> || std::is_same_v<T, Profile>) {
-                for (const auto& st : n.statements) written_names(st, out);
-            }
-        },
-        s.node);
-}
-
 // A break or continue of this loop (not of a loop inside it): where the loop stops is known
 // only per draw.
 bool breaks(const Statement& s) {
@@ -400,7 +376,7 @@ void Lowerer::loop_op(const LoopSpec& loop, int lower, int upper, Loc at,
         refuse("a break or continue, which ends the loop at an iteration known only per draw");
 
     std::set<std::string> written, read;
-    written_names(*loop.body, written);
+    assigned_names(*loop.body, written);
     read_names(*loop.body, read);
 
     // Which arrays the body uses by rows at the iteration only (windows), decided on the body

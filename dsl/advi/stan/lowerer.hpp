@@ -28,6 +28,10 @@
 
 namespace advi::stan {
 
+// Names assigned anywhere in a statement, indices or not (the recurrence check of vectorised
+// loops, the state of a loop op).
+void assigned_names(const Statement& s, std::set<std::string>& out);
+
 // A loop body that cannot run once for all iterations (a recurrence, a condition on the
 // iteration, a break): the loop is unrolled if short, else this becomes the error.
 struct NotVectorisable : std::runtime_error {
