@@ -387,7 +387,14 @@ Fit fit(const ModelSpec& m, const Options& given) {
             return finish(m, run_explained(m, target, options, &curvature), target, options.seed);
         }
         AdviResult r = run_explained(m, target, options);
-        r.start += fmt::format(" (no start from the mode: {})", no_curvature);
+        // say why there is no curvature: the engine only knows the target has none
+        const std::string generic = "the target gives no curvature";
+        const std::string why =
+            fmt::format("no start from the mode, which needs second derivatives: {}", no_curvature);
+        if (const auto at = r.start.find(generic); at != std::string::npos)
+            r.start.replace(at, generic.size(), why);
+        else
+            r.start += " (" + why + ")";
         return finish(m, std::move(r), target, options.seed);
     }
     return finish(m, run_explained(m, target, options), target, options.seed);
