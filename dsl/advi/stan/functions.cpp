@@ -555,6 +555,40 @@ Value int_step_of(CallSite& c) {
     return r;
 }
 
+// rising_factorial(x, n) = x (x + 1) ... (x + n - 1), falling_factorial(x, n) = x (x - 1) ...
+// (x - n + 1), n a known non-negative int: the product itself (exact for ints, right in sign for
+// negative x, where exp(lgamma) is not), for n up to kFactorialTerms.
+constexpr int kFactorialTerms = 1000;
+template <int Step>
+Value factorial_of(CallSite& c) {
+    c.arity(2);
+    const int n = c.int_arg(1);
+    if (n < 0)
+        c.fail(fmt::format("{}: n must be non-negative, got {}", c.name(), n));
+    if (n > kFactorialTerms)
+        c.fail(
+            fmt::format("{} with n = {} > {} is not supported yet", c.name(), n, kFactorialTerms));
+    const Value& x = c.args[0];
+    if (x.is_known_int()) {
+        Value r = x;
+        r.expr = Expr();
+        for (int& v : r.ints) {
+            std::int64_t p = 1;
+            for (int k = 0; k < n; ++k) {
+                p *= static_cast<std::int64_t>(v) + Step * k;
+                if (p > std::numeric_limits<int>::max() || p < std::numeric_limits<int>::min())
+                    c.fail(fmt::format("{}({}, {}) overflows an int", c.name(), v, n));
+            }
+            v = static_cast<int>(p);
+        }
+        return r;
+    }
+    const Expr e = c.real_of(0);
+    Expr p = n == 0 ? e * 0.0 + 1.0 : e;
+    for (int k = 1; k < n; ++k) p = p * (e + static_cast<double>(Step * k));
+    return CallSite::result_like(x, p);
+}
+
 Value rep_array(CallSite& c) {
     if (c.args.size() != 2)
         c.fail("rep_array: only the one-dimensional form is supported");
@@ -978,6 +1012,8 @@ std::span<const FunctionRow> functions() {
         {"log_mix",      sigs("(real, real, real) => real"), log_mix},
         {"log_falling_factorial", sigs("(T1, T2) => R"), binary<[](E x, E n) { return lgamma(x + 1.0) - lgamma(x - n + 1.0); }>},
         {"log_rising_factorial",  sigs("(T1, T2) => R"), binary<[](E x, E n) { return lgamma(x + n) - lgamma(x); }>},
+        {"rising_factorial",  sigs("(int, int) => int; (real, int) => real; (vector, int) => vector; (row_vector, int) => row_vector; (array[] real, int) => array[] real"), whole<factorial_of<1>>},
+        {"falling_factorial", sigs("(int, int) => int; (real, int) => real; (vector, int) => vector; (row_vector, int) => row_vector; (array[] real, int) => array[] real"), whole<factorial_of<-1>>},
         // log(inv_logit(x) - inv_logit(y)) = x + log1m_exp(y - x) - log1p_exp(x) - log1p_exp(y)
         {"log_inv_logit_diff",    sigs("(T1, T2) => R"), binary<[](E x, E y) { return x + log1m_exp(y - x) - log1p_exp(x) - log1p_exp(y); }>},
         {"binary_log_loss",       sigs("(int, T) => R; (array[] int, real) => array[] real; (array[] int, array[] real) => array[] real"), binary<[](E y, E p) { return -(y * log(p) + (1.0 - y) * log1m(p)); }>},

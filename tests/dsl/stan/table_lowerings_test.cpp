@@ -377,6 +377,10 @@ TEST_CASE("Stan's operators as functions, and linear algebra written with the op
                spd + "target += sum(inverse(B)) + log_determinant(B);");
     check_same(head, "target += int_step(x[1]) * x[2] + int_step(3) + int_step(-1);",
                "target += (1 - step(-x[1])) * x[2] + 1;");
+    check_same(head,
+               "target += rising_factorial(x[1], 3) + falling_factorial(x[2], 2) + "
+               "rising_factorial(x[3], 0) + rising_factorial(4, 2) + falling_factorial(5, 3);",
+               "target += x[1] * (x[1] + 1) * (x[1] + 2) + x[2] * (x[2] - 1) + 1 + 20 + 60;");
     check_same(head, "target += beta(exp(x[1]), 2.5);",
                "target += tgamma(exp(x[1])) * tgamma(2.5) / tgamma(exp(x[1]) + 2.5);");
 }
