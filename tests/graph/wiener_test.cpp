@@ -116,11 +116,13 @@ TEST_CASE("wiener: the upper boundary's density integrates to its hitting probab
     // started at beta alpha with drift delta, the upper boundary alpha is hit first with
     // probability (1 - e^(-2 delta beta alpha)) / (1 - e^(-2 delta alpha))
     boost::math::quadrature::exp_sinh<double> integrator;
-    for (const auto& [alpha, beta, delta] : {
+    // (no structured bindings: lambdas below capture these, which clang 14 cannot)
+    for (const std::array<double, 3>& set : {
              std::array{1.0, 0.5, 0.0 },
              std::array{2.0, 0.3, 0.7 },
              std::array{0.8, 0.6, -1.2}
     }) {
+        const double alpha = set[0], beta = set[1], delta = set[2];
         const double tau = 0.2;
         const double mass = integrator.integrate(
             [&](double t) { return std::exp(wiener_lpdf(tau + t, alpha, tau, beta, delta)); },
@@ -135,11 +137,12 @@ TEST_CASE("wiener: the upper boundary's density integrates to its hitting probab
 
 TEST_CASE("wiener: drift variability sv integrates the density over normal(delta, sv) drifts",
           "[graph][wiener]") {
-    for (const auto& [y, sv] : {
+    for (const std::array<double, 2>& point : {
              std::array{0.5, 0.3},
              std::array{1.7, 1.0},
              std::array{4.0, 2.5}
     }) {
+        const double y = point[0], sv = point[1];
         const double alpha = 1.4, tau = 0.15, beta = 0.4, delta = 0.9;
         auto integrand = [&](double z) {
             return std::exp(wiener_lpdf(y, alpha, tau, beta, delta + sv * z) - z * z / 2) /
