@@ -1,11 +1,11 @@
 #include <advi/compile/loop_body.hpp>
 
 #include <algorithm>
-#include <mutex>
 
 #include <fmt/format.h>
 
 #include <advi/base/error.hpp>
+#include <advi/compile/instance_pool.hpp>
 #include <advi/compile/program.hpp>
 #include <advi/diff/reverse.hpp>
 #include <advi/diff/simplify.hpp>
@@ -53,13 +53,6 @@ private:
     Eigen::VectorXd in_, out_;
 };
 
-// Evaluators not in use, kept for the next run (copying the programs' arenas per run would cost
-// as much as a short loop).
-struct Pool {
-    std::mutex mutex;
-    std::vector<std::unique_ptr<Instance>> free;
-};
-
 class CompiledBody final : public LoopBody {
 public:
     CompiledBody(Program value, Program vjp, LoopBodySizes n, std::shared_ptr<const void> keep)
@@ -67,34 +60,21 @@ public:
           vjp_(std::move(vjp)),
           n_(n),
           keep_(std::move(keep)),
-          pool_(std::make_shared<Pool>()) {}
+          pool_(std::make_shared<InstancePool<Instance>>()) {}
     [[nodiscard]] int states() const override { return n_.states; }
     [[nodiscard]] int parameters() const override { return n_.parameters; }
     [[nodiscard]] int slice() const override { return n_.slice; }
     [[nodiscard]] int emissions() const override { return n_.emissions; }
     [[nodiscard]] std::shared_ptr<LoopBodyInstance> instance() const override {
-        std::unique_ptr<Instance> inst;
-        {
-            const std::lock_guard lock(pool_->mutex);
-            if (!pool_->free.empty()) {
-                inst = std::move(pool_->free.back());
-                pool_->free.pop_back();
-            }
-        }
-        if (!inst)
-            inst = std::make_unique<Instance>(value_, vjp_, n_);
-        return {inst.release(), [pool = pool_](LoopBodyInstance* used) {
-                    std::unique_ptr<Instance> back(static_cast<Instance*>(used));
-                    const std::lock_guard lock(pool->mutex);
-                    pool->free.push_back(std::move(back));
-                }};
+        return InstancePool<Instance>::take<LoopBodyInstance>(
+            pool_, [&] { return std::make_unique<Instance>(value_, vjp_, n_); });
     }
 
 private:
     Program value_, vjp_;
     LoopBodySizes n_;
     std::shared_ptr<const void> keep_;
-    std::shared_ptr<Pool> pool_;
+    std::shared_ptr<InstancePool<Instance>> pool_;
 };
 
 }  // namespace

@@ -1,11 +1,11 @@
 #include <advi/compile/ode_rhs.hpp>
 
 #include <algorithm>
-#include <mutex>
 
 #include <fmt/format.h>
 
 #include <advi/base/error.hpp>
+#include <advi/compile/instance_pool.hpp>
 #include <advi/compile/program.hpp>
 #include <advi/diff/reverse.hpp>
 #include <advi/diff/simplify.hpp>
@@ -43,13 +43,6 @@ private:
     Eigen::VectorXd in_, out_;
 };
 
-// Evaluators not in use, kept for the next solve: copying the two programs (their arenas) for
-// every solve cost as much as the solve itself on small systems.
-struct Pool {
-    std::mutex mutex;
-    std::vector<std::unique_ptr<Instance>> free;
-};
-
 class CompiledRhs final : public OdeRhs {
 public:
     CompiledRhs(Program value, Program jacobian, int n, int p, std::shared_ptr<const void> keep)
@@ -58,33 +51,20 @@ public:
           n_(n),
           p_(p),
           keep_(std::move(keep)),
-          pool_(std::make_shared<Pool>()) {}
+          pool_(std::make_shared<InstancePool<Instance>>()) {}
     [[nodiscard]] int states() const override { return n_; }
     [[nodiscard]] int parameters() const override { return p_; }
     // An evaluator of its own per solve (a solve may run on any thread), back to the pool after.
     [[nodiscard]] std::shared_ptr<OdeRhsInstance> instance() const override {
-        std::unique_ptr<Instance> inst;
-        {
-            const std::lock_guard lock(pool_->mutex);
-            if (!pool_->free.empty()) {
-                inst = std::move(pool_->free.back());
-                pool_->free.pop_back();
-            }
-        }
-        if (!inst)
-            inst = std::make_unique<Instance>(value_, jacobian_, n_, p_);
-        return {inst.release(), [pool = pool_](OdeRhsInstance* used) {
-                    std::unique_ptr<Instance> back(static_cast<Instance*>(used));
-                    const std::lock_guard lock(pool->mutex);
-                    pool->free.push_back(std::move(back));
-                }};
+        return InstancePool<Instance>::take<OdeRhsInstance>(
+            pool_, [&] { return std::make_unique<Instance>(value_, jacobian_, n_, p_); });
     }
 
 private:
     Program value_, jacobian_;
     int n_, p_;
     std::shared_ptr<const void> keep_;
-    std::shared_ptr<Pool> pool_;
+    std::shared_ptr<InstancePool<Instance>> pool_;
 };
 
 }  // namespace

@@ -205,6 +205,13 @@ TEST_CASE("loop op: a break, a foreach and an int state are refused by name", "[
     CHECK_THROWS_WITH(refuse("real h = 0; int c = 0; for (t in 2:T) { h = h * a + y[t - 1]; c = c "
                              "+ 1; }"),
                       Catch::Contains("assigning the int variable `c` in it is not supported yet"));
+    CHECK_THROWS_WITH(
+        refuse("real h = 0; for (v in y) { h = h * a + v; }"),
+        Catch::Contains("cannot run as a loop op: a foreach loop is not supported yet"));
+    CHECK_THROWS_WITH(
+        refuse("matrix[T, T] m = rep_matrix(0, T, T); for (t in 2:T) m[t, t - 1] = tanh(m[t - 1, "
+               "t - 1] * a + sum(m)) + y[t];"),
+        Catch::Contains("indexing by two ints known only per draw is not supported yet"));
 }
 
 }  // namespace advi::stan

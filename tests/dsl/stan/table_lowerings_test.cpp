@@ -386,3 +386,30 @@ TEST_CASE("Stan's operators as functions, and linear algebra written with the op
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("construction and power functions refuse bad arguments, naming the function", "[stan]") {
+    auto error_of = [](const std::string& model) {
+        try {
+            (void)lower_text(kHead + "model { " + model + " }", "{}");
+        } catch (const std::exception& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    CHECK_THAT(error_of("target += sum(one_hot_vector(3, 5)) * x[1];"),
+               Catch::Contains("one_hot_vector: k = 5 must be in 1..n = 3"));
+    CHECK_THAT(error_of("target += sum(linspaced_vector(3, 2, 1)) * x[1];"),
+               Catch::Contains("linspaced_vector: low and high must be finite and low <= high"));
+    CHECK_THAT(error_of("target += sum(zeros_vector(-1)) * x[1];"),
+               Catch::Contains("zeros_vector: the size must be non-negative, got -1"));
+    CHECK_THAT(error_of("target += sum(matrix_power(diag_matrix(x), -1));"),
+               Catch::Contains("matrix_power: the power must be non-negative, got -1"));
+    CHECK_THAT(error_of("target += rising_factorial(x[1], 1001);"),
+               Catch::Contains("rising_factorial with n = 1001 > 1000 is not supported yet"));
+    CHECK_THAT(error_of("target += falling_factorial(x[1], -2);"),
+               Catch::Contains("falling_factorial: n must be non-negative, got -2"));
+}
+
+}  // namespace advi::stan
