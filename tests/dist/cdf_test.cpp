@@ -4,6 +4,7 @@
 // own densities (the derivative of P(X <= x) is the density; for integers the difference of
 // consecutive values is the mass); the two tails sum to one.
 #include <cmath>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -43,34 +44,43 @@ const std::map<std::string_view, Points>& points() {
         {"double_exponential",    {{0.5, 2.0},      {-3.0, 0.2, 0.9, 4.0, -40.0, 40.0}}},
         {"skew_double_exponential", {{0.5, 2.0, 0.3}, {-3.0, 0.2, 0.9, 4.0, -30.0, 30.0}}},
         {"exp_mod_normal",        {{0.5, 2.0, 0.7}, {-3.0, 0.2, 2.5, 9.0, -12.0, 40.0}}},
-        {"student_t",             {{3.0, 0.5, 2.0}, {-1.3, 0.4, 3.0, -200.0}}},
-        {"gamma",                 {{2.5, 1.5},      {0.2, 1.1, 4.0}}},
-        {"inv_gamma",             {{2.5, 1.5},      {0.2, 1.1, 4.0}}},
-        {"chi_square",            {{3.5},           {0.2, 1.1, 4.0}}},
-        {"inv_chi_square",        {{3.5},           {0.2, 1.1, 4.0}}},
-        {"scaled_inv_chi_square", {{3.5, 0.8},      {0.2, 1.1, 4.0}}},
-        {"beta",                  {{2.5, 1.5},      {0.1, 0.5, 0.9}}},
+        {"student_t",             {{3.0, 0.5, 2.0}, {-1.3, 0.4, 3.0, -200.0, 150.0}}},
+        {"gamma",                 {{2.5, 1.5},      {0.2, 1.1, 4.0, 1e-3, 25.0}}},
+        {"inv_gamma",             {{2.5, 1.5},      {0.2, 1.1, 4.0, 0.02, 500.0}}},
+        {"chi_square",            {{3.5},           {0.2, 1.1, 4.0, 1e-3, 60.0}}},
+        {"inv_chi_square",        {{3.5},           {0.2, 1.1, 4.0, 0.01, 300.0}}},
+        {"scaled_inv_chi_square", {{3.5, 0.8},      {0.2, 1.1, 4.0, 0.01, 300.0}}},
+        {"beta",                  {{2.5, 1.5},      {0.1, 0.5, 0.9, 1e-4, 0.998}}},
         {"skew_normal",           {{0.5, 2.0, 1.5}, {-1.3, 0.4, 3.0}}},
-        {"poisson",               {{3.2},           {0, 1, 2, 5, 9}}},
-        {"bernoulli",             {{0.3},           {0, 1}}},
-        {"binomial",              {{10, 0.3},       {0, 2, 3, 7, 10}}},
-        {"neg_binomial_2",        {{3.0, 2.0},      {0, 1, 4, 12}}},
+        {"poisson",               {{3.2},           {0, 1, 2, 5, 9, 40}}},
+        {"bernoulli",             {{0.3},           {0}}},
+        {"binomial",              {{10, 0.3},       {0, 2, 3, 7, 9}}},
+        {"neg_binomial_2",        {{3.0, 2.0},      {0, 1, 4, 12, 60}}},
     };
     return p;
 }
 // clang-format on
 
-// log P of one point through the graph, every real a latent (zeta): its value and the graph.
+// log P of one point through the graph, every real a latent (zeta): its value and the graph. The
+// variate of a discrete row and its counts (binomial's N) are constants.
 struct Built {
     Graph g;
     Eigen::VectorXd zeta;
 };
 Built build(const DistInfo& d, double x, const std::vector<double>& args, Tail tail) {
     Built b;
-    std::vector<double> z{x};
-    const NodeId xs = b.g.leaf(Op::Zeta, Shape::scalar(), DType::Real, 0, "x");
+    const bool discrete = d.variate == DType::Int;
+    std::vector<double> z;
+    if (!discrete)
+        z.push_back(x);
+    const NodeId xs =
+        discrete ? b.g.constant(x) : b.g.leaf(Op::Zeta, Shape::scalar(), DType::Real, 0, "x");
     std::vector<NodeId> a;
     for (std::size_t k = 0; k < args.size(); ++k) {
+        if (d.arg_domains[k] == ArgDomain::Count) {
+            a.push_back(b.g.constant(args[k]));
+            continue;
+        }
         a.push_back(
             b.g.leaf(Op::Zeta, Shape::scalar(), DType::Real, static_cast<int>(z.size()), ""));
         z.push_back(args[k]);
@@ -132,7 +142,11 @@ TEST_CASE("graph CDFs equal Boost.Math's numbers, far tails too, and differentia
             }
         }
     }
-    CHECK(checked == 2 * (5 * 13 + 6 * 3 + 3));  // 13 rows with 5 points, 3 with 6, one with 3
+    // every row has graph terms now, and each was checked at each of its points
+    std::size_t points_in_table = 0;
+    for (const auto& [name, pt] : points()) points_in_table += pt.xs.size();
+    CHECK(checked == static_cast<int>(2 * points_in_table));
+    CHECK(checked == 2 * 138);
 }
 
 TEST_CASE("the CDFs' numbers: derivative the density, tails summing to one", "[dist]") {
@@ -170,14 +184,33 @@ TEST_CASE("outside the support the numbers are 0 and 1; bad arguments are named"
     CHECK(find_cdf("poisson")->probability(-1, std::vector{2.0}, Tail::Lower) == 0.0);
     CHECK(find_cdf("binomial")->probability(10, std::vector{10.0, 0.3}, Tail::Upper) == 0.0);
     CHECK(find_cdf("von_mises") == nullptr);
-    CHECK_FALSE(has_graph_cdf("student_t", Tail::Lower));
-    CHECK(has_graph_cdf("normal", Tail::Upper));
+    // the graph terms of the discrete rows outside their support, and at its top
+    auto graph_value = [](std::string_view name, double x, const std::vector<double>& args,
+                          Tail tail) {
+        Built b = build(distribution(name), x, args, tail);
+        Program p = test::value_program(b.g, {}, static_cast<int>(b.zeta.size()));
+        return test::value_at(p, b.zeta);
+    };
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    CHECK(graph_value("poisson", -1, {2.0}, Tail::Lower) == -inf);
+    CHECK(graph_value("poisson", -1, {2.0}, Tail::Upper) == 0.0);
+    CHECK(graph_value("bernoulli", 1, {0.3}, Tail::Lower) == 0.0);
+    CHECK(graph_value("bernoulli", 1, {0.3}, Tail::Upper) == -inf);
+    CHECK(graph_value("binomial", 10, {10, 0.3}, Tail::Lower) == 0.0);
+    CHECK(graph_value("binomial", 12, {10, 0.3}, Tail::Upper) == -inf);
+    CHECK(graph_value("binomial", -2, {10, 0.3}, Tail::Lower) == -inf);
+    CHECK(graph_value("neg_binomial_2", -1, {3.0, 2.0}, Tail::Upper) == 0.0);
+    CHECK(graph_value("gamma", -1, {2.0, 1.0}, Tail::Lower) == -inf);
+    CHECK(graph_value("inv_gamma", -1, {2.0, 1.0}, Tail::Upper) == 0.0);
+    CHECK(graph_value("beta", 1.5, {2.0, 1.0}, Tail::Lower) == 0.0);
+    CHECK_FALSE(has_graph_cdf("von_mises", Tail::Lower));
+    CHECK(has_graph_cdf("student_t", Tail::Upper));
     // the graph form refuses a distribution without one, naming it
     Graph g;
     const NodeId x = g.leaf(Op::Zeta, Shape::scalar(), DType::Real, 0, "x");
-    const std::vector<NodeId> args{g.constant(3.0), g.constant(0.0), g.constant(1.0)};
-    CHECK_THROWS_WITH(log_cdf(g, distribution("student_t"), x, args, Tail::Lower),
-                      "student_t: no lcdf of values that depend on the latent variables");
+    const std::vector<NodeId> args{g.constant(0.0), g.constant(1.0)};
+    CHECK_THROWS_WITH(log_cdf(g, distribution("von_mises"), x, args, Tail::Lower),
+                      "von_mises: no lcdf of values that depend on the latent variables");
 }
 
 }  // namespace advi

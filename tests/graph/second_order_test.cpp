@@ -16,6 +16,7 @@
 #include <advi/graph/graph.hpp>
 #include <advi/graph/ops_constrain.hpp>
 #include <advi/graph/ops_dynamic_index.hpp>
+#include <advi/graph/ops_incomplete.hpp>
 #include <advi/graph/ops_linalg.hpp>
 #include <advi/graph/ops_loop.hpp>
 #include <advi/graph/ops_ode.hpp>
@@ -296,6 +297,20 @@ NodeId sample(Case& c, Op op, double seed) {
             if (op == Op::DynGather)
                 return dyn_index::gather(c.g, vec(6), c.index(at), i, 2, 3, nan);
             return dyn_index::scatter(c.g, vec(2), c.index(at), i, 2, 3, nan, Shape::vector(6));
+        }
+        // a scalar broadcast against vectors; lower tail at one seed, upper at the others; both
+        // sides of the switch between series (or fraction) and its complement
+        case Op::LogIncGamma: {
+            const auto tail = seed < 1 ? incomplete::Tail::Lower : incomplete::Tail::Upper;
+            VectorXd x(3);
+            x << 0.3 * seed, 2.5, 6.0 + seed;
+            return incomplete::log_inc_gamma(c.g, c.scalar(1.3 + seed), c.vec(x), tail);
+        }
+        case Op::LogIncBeta: {
+            const auto tail = seed < 1 ? incomplete::Tail::Lower : incomplete::Tail::Upper;
+            VectorXd a = in_domain(Domain::Positive, 3, seed), x(3);
+            x << 0.1 + 0.2 * seed, 0.5, 0.93;
+            return incomplete::log_inc_beta(c.g, c.vec(a), c.scalar(0.8 + seed), c.vec(x), tail);
         }
         case Op::Loop: {
             VectorXd z(3);

@@ -10,6 +10,7 @@
 #include <advi/base/error.hpp>
 
 #include <advi/cpp/model.hpp>
+#include <advi/graph/ops_incomplete.hpp>
 
 namespace advi {
 namespace {
@@ -146,6 +147,39 @@ Expr if_else(const Expr& c, const Arg& a, const Arg& b) {
     };
     return m.wrap(g.apply(Op::Select, real(c), real(e[0]), real(e[1])));
 }
+namespace {
+// op(args) through the graph itself (ops with attributes), int data converted to real.
+template <class Make>
+Expr through_graph(std::string_view fn, std::initializer_list<const Arg*> args, Make make) {
+    const std::vector<Expr> e = detail::operands(fn, args);
+    Model& m = e[0].model();
+    Graph& g = const_cast<Graph&>(m.nodes());
+    std::vector<NodeId> ids;
+    for (const Expr& x : e) {
+        if (&x.model() != &m)
+            throw ModelError(fmt::format("{}: an expression of another model was used here", fn));
+        ids.push_back(g[x.id()].dtype == DType::Int ? g.apply(Op::ToReal, x.id()) : x.id());
+    }
+    return m.wrap(g.apply(Op::Exp, make(g, ids)));
+}
+}  // namespace
+
+Expr gamma_p(const Arg& a, const Arg& x) {
+    return through_graph("gamma_p", {&a, &x}, [](Graph& g, const std::vector<NodeId>& in) {
+        return incomplete::log_inc_gamma(g, in[0], in[1], incomplete::Tail::Lower);
+    });
+}
+Expr gamma_q(const Arg& a, const Arg& x) {
+    return through_graph("gamma_q", {&a, &x}, [](Graph& g, const std::vector<NodeId>& in) {
+        return incomplete::log_inc_gamma(g, in[0], in[1], incomplete::Tail::Upper);
+    });
+}
+Expr inc_beta(const Arg& a, const Arg& b, const Arg& x) {
+    return through_graph("inc_beta", {&a, &b, &x}, [](Graph& g, const std::vector<NodeId>& in) {
+        return incomplete::log_inc_beta(g, in[0], in[1], in[2], incomplete::Tail::Lower);
+    });
+}
+
 Expr owens_t(const Arg& h, const Arg& a) {
     return binary(Op::OwensT, "owens_t", h, a);
 }

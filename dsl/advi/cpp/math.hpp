@@ -204,6 +204,11 @@ Expr atan2(const Arg& y, const Arg& x);      // the angle of the point (x, y), i
 Expr hypot(const Arg& x, const Arg& y);      // sqrt(x^2 + y^2) without overflow
 Expr owens_t(const Arg& h, const Arg& a);    // Owen's T function
 Expr fmod(const Arg& x, const Arg& y);       // x - trunc(x / y) y
+// The regularised incomplete gamma and beta functions, differentiable in every argument
+// (graph/ops_incomplete.hpp): P(a, x), Q(a, x) = 1 - P(a, x), and I_x(a, b).
+Expr gamma_p(const Arg& a, const Arg& x);
+Expr gamma_q(const Arg& a, const Arg& x);
+Expr inc_beta(const Arg& a, const Arg& b, const Arg& x);
 // a where c is not 0, else b, elementwise (scalars broadcast): a branch on a latent value.
 // The gradient flows into the branch taken only.
 Expr if_else(const Expr& c, const Arg& a, const Arg& b);

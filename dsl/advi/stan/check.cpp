@@ -529,14 +529,7 @@ private:
             return r;
         }
         if (const FunctionRow* row = find_function(f)) {
-            const StanType r = library_call(f, f, row->signatures, args, at);
-            if (const std::string why = numbers_only_reason(f); !why.empty()) {
-                for (const auto& a : c.args) {
-                    if (reads_parameters(a))
-                        fail(a.loc, why);
-                }
-            }
-            return r;
+            return library_call(f, f, row->signatures, args, at);
         }
         if (const RandomRow* row = find_random_function(f))
             return library_call(f, f, row->signatures, args, at);

@@ -308,6 +308,17 @@ Value log_mix(CallSite& c) {
     return CallSite::result_like(r, fmax(x, y) + log1p_exp(-fabs(x - y)));
 }
 
+// inc_beta(a, b, x): scalars, elementwise over the iterations of a vectorised loop.
+Value inc_beta_of(CallSite& c) {
+    c.arity(3);
+    Lowerer& L = c.lowerer;
+    int level = 0;
+    for (const Value& v : c.args) level = std::max(level, v.level);
+    std::array<Expr, 3> e;
+    for (int k = 0; k < 3; ++k) e[k] = L.real(L.at_level(c.args[k], level, c.at), c.at);
+    return CallSite::real_scalar(inc_beta(e[0], e[1], e[2]), level);
+}
+
 // --- building vectors and matrices, linear algebra: whole values
 
 Value rep_vector_of(CallSite& c, Base b) {
@@ -1004,6 +1015,9 @@ std::span<const FunctionRow> functions() {
         {"hypot",        sigs("(T1, T2) => R"), binary<[](E x, E y) { return hypot(x, y); }>},
         {"fmod",         sigs("(T1, T2) => R"), binary<[](E x, E y) { return fmod(x, y); }>},
         {"owens_t",      sigs("(T1, T2) => R"), binary<[](E h, E a) { return owens_t(h, a); }>},
+        {"gamma_p",      sigs("(T1, T2) => R"), binary<[](E a, E x) { return gamma_p(a, x); }>},
+        {"gamma_q",      sigs("(T1, T2) => R"), binary<[](E a, E x) { return gamma_q(a, x); }>},
+        {"inc_beta",     sigs("(real, real, real) => real"), inc_beta_of},
         {"log_diff_exp", sigs("(T1, T2) => R"), binary<[](E x, E y) { return log_diff_exp(x, y); }>},
         {"lbeta",        sigs("(T1, T2) => R"), binary<[](E x, E y) { return lbeta(x, y); }>},
         {"beta",         sigs("(T1, T2) => R"), binary<[](E x, E y) { return exp(lbeta(x, y)); }>},
@@ -1410,25 +1424,6 @@ std::string unavailable_reason(std::string_view f) {
         "`{}` is not supported yet: a Stan library function that advi does not "
         "lower",
         f);
-}
-
-std::string numbers_only_reason(std::string_view f) {
-    for (const auto& [suffix, tail] : {
-             std::pair<std::string_view, Tail>{"_lcdf",  Tail::Lower},
-             {"_lccdf", Tail::Upper},
-             {"_cdf",   Tail::Lower}
-    }) {
-        if (f.size() <= suffix.size() || !f.ends_with(suffix))
-            continue;
-        const std::string_view family = f.substr(0, f.size() - suffix.size());
-        if (find_cdf(family) != nullptr && !has_graph_cdf(family, tail)) {
-            return fmt::format(
-                "`{}` of values that depend on the parameters is not supported "
-                "yet: advi computes it only from data and constants",
-                f);
-        }
-    }
-    return {};
 }
 
 bool is_known_function(std::string_view f) {

@@ -88,11 +88,6 @@ template <class IsUserFunction>
 // both the checker and the lowering; empty if there is no such reason (a row, or unknown).
 [[nodiscard]] std::string unavailable_reason(std::string_view f);
 
-// Why a call of `f` can take only values known before the fit (data, transformed data,
-// constants): a CDF the library computes as numbers only (student_t_lcdf, gamma_lccdf, ...:
-// lib/advi/dist/cdf.hpp); empty if f takes any value.
-[[nodiscard]] std::string numbers_only_reason(std::string_view f);
-
 // Whether `f` names a built-in function, `_rng` or density (`advi check`), and whether `d`
 // names a distribution (for `~`).
 [[nodiscard]] bool is_known_function(std::string_view f);

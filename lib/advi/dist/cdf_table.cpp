@@ -14,6 +14,7 @@
 
 #include <advi/base/error.hpp>
 #include <advi/dist/cdf.hpp>
+#include <advi/graph/ops_incomplete.hpp>
 
 namespace advi {
 namespace {
@@ -224,6 +225,119 @@ void skew_normal_lccdf(Terms& t, NodeId x, Args a) {
     t.add(t.f(Op::Log, t.add(t.f(Op::Phi, t.neg(z)), t.mul(t.c(2), T))));
 }
 
+// ---- the gamma and beta families, through the regularised incomplete gamma and beta functions
+// in log (ops_incomplete.hpp), differentiable in the shapes too
+
+NodeId inc_gamma(Terms& t, NodeId a, NodeId x, Tail tail) {
+    return incomplete::log_inc_gamma(
+        t.g(), a, x, tail == Tail::Lower ? incomplete::Tail::Lower : incomplete::Tail::Upper);
+}
+NodeId inc_beta(Terms& t, NodeId a, NodeId b, NodeId x, Tail tail) {
+    return incomplete::log_inc_beta(
+        t.g(), a, b, x, tail == Tail::Lower ? incomplete::Tail::Lower : incomplete::Tail::Upper);
+}
+Tail other(Tail tail) {
+    return tail == Tail::Lower ? Tail::Upper : Tail::Lower;
+}
+NodeId real(Terms& t, NodeId x) {
+    return t.g()[x].dtype == DType::Int ? t.f(Op::ToReal, x) : x;
+}
+NodeId half(Terms& t, NodeId x) {
+    return t.mul(t.c(0.5), x);
+}
+// 1 / x for x > 0, +inf for x <= 0 (the inverse families' F(x) = Q(., c / x) is 0 there)
+NodeId inverse(Terms& t, NodeId x) {
+    return t.div(t.c(1), op(t, Op::Fmax, x, t.c(0)));
+}
+
+// gamma(alpha, beta): F = P(alpha, beta x)
+template <Tail T>
+void gamma_tail(Terms& t, NodeId x, Args a) {
+    t.add(inc_gamma(t, a[0], t.mul(a[1], x), T));
+}
+// inv_gamma(alpha, beta): F = Q(alpha, beta / x)
+template <Tail T>
+void inv_gamma_tail(Terms& t, NodeId x, Args a) {
+    t.add(inc_gamma(t, a[0], t.mul(a[1], inverse(t, x)), other(T)));
+}
+// chi_square(nu): F = P(nu / 2, x / 2)
+template <Tail T>
+void chi_square_tail(Terms& t, NodeId x, Args a) {
+    t.add(inc_gamma(t, half(t, a[0]), half(t, x), T));
+}
+// inv_chi_square(nu): F = Q(nu / 2, 1 / (2 x))
+template <Tail T>
+void inv_chi_square_tail(Terms& t, NodeId x, Args a) {
+    t.add(inc_gamma(t, half(t, a[0]), half(t, inverse(t, x)), other(T)));
+}
+// scaled_inv_chi_square(nu, s): F = Q(nu / 2, nu s^2 / (2 x))
+template <Tail T>
+void scaled_inv_chi_square_tail(Terms& t, NodeId x, Args a) {
+    const NodeId c = half(t, t.mul(a[0], t.f(Op::Square, a[1])));
+    t.add(inc_gamma(t, half(t, a[0]), t.mul(c, inverse(t, x)), other(T)));
+}
+// beta(a, b): F = I_x(a, b)
+template <Tail T>
+void beta_tail(Terms& t, NodeId x, Args a) {
+    t.add(inc_beta(t, a[0], a[1], x, T));
+}
+// student_t(nu, mu, sigma): with u = (x - mu) / sigma, the tail beyond |u| is
+// h = I_{nu / (nu + u^2)}(nu / 2, 1 / 2) / 2; F = h for u < 0 and 1 - h above, so that each tail
+// is h on one side of mu and log1m_exp(log h) on the other.
+template <Tail T>
+void student_t_tail(Terms& t, NodeId x, Args a) {
+    const NodeId u = normal_z(t, x, std::span(a).subspan(1));
+    const NodeId nu = a[0];
+    const NodeId w = t.div(nu, t.add(nu, t.f(Op::Square, u)));
+    const NodeId log_h =
+        t.add(t.c(-std::numbers::ln2), inc_beta(t, half(t, nu), t.c(0.5), w, Tail::Lower));
+    const NodeId log_rest = t.f(Op::Log1mExp, log_h);
+    const NodeId above = t.f(Op::Step, u);  // u >= 0
+    t.add(T == Tail::Lower ? t.g().apply(Op::Select, above, log_rest, log_h)
+                           : t.g().apply(Op::Select, above, log_h, log_rest));
+}
+
+// The discrete rows at an integer n: log P(N <= n) and log P(N > n), -inf or 0 outside the
+// support. Each branch gets arguments clamped into its domain, so that the one not taken is
+// finite and adds 0, not NaN, to the gradient.
+NodeId below_support(Terms& t, NodeId n, NodeId inside, Tail tail) {  // n < 0
+    const double outside = tail == Tail::Lower ? -INFINITY : 0.0;
+    return t.g().apply(Op::Select, t.f(Op::Step, n), inside, t.c(outside));
+}
+NodeId above_support(Terms& t, NodeId n, NodeId top, NodeId inside, Tail tail) {  // n >= top
+    const double outside = tail == Tail::Lower ? 0.0 : -INFINITY;
+    return t.g().apply(Op::Select, t.f(Op::Step, t.sub(n, top)), t.c(outside), inside);
+}
+// poisson(lambda): P(N <= n) = Q(n + 1, lambda)
+template <Tail T>
+void poisson_tail(Terms& t, NodeId n, Args a) {
+    const NodeId shape = t.add(op(t, Op::Fmax, n, t.c(0)), t.c(1));
+    t.add(below_support(t, n, inc_gamma(t, shape, a[0], other(T)), T));
+}
+// bernoulli(theta): P(N <= 0) = 1 - theta
+template <Tail T>
+void bernoulli_tail(Terms& t, NodeId n, Args a) {
+    const NodeId at_zero = T == Tail::Lower ? t.f(Op::Log1p, t.neg(a[0])) : t.f(Op::Log, a[0]);
+    t.add(below_support(t, n, above_support(t, n, t.c(1), at_zero, T), T));
+}
+// binomial(N, theta): P(X <= n) = I_{1 - theta}(N - n, n + 1) for 0 <= n < N
+template <Tail T>
+void binomial_tail(Terms& t, NodeId n, Args a) {
+    const NodeId size = real(t, a[0]);
+    const NodeId k = op(t, Op::Fmin, op(t, Op::Fmax, n, t.c(0)), t.sub(size, t.c(1)));
+    const NodeId first = op(t, Op::Fmax, t.sub(size, k), t.c(1));
+    const NodeId second = t.add(op(t, Op::Fmax, k, t.c(0)), t.c(1));
+    const NodeId inside = inc_beta(t, first, second, t.sub(t.c(1), a[1]), T);
+    t.add(below_support(t, n, above_support(t, n, size, inside, T), T));
+}
+// neg_binomial_2(mu, phi): P(X <= n) = I_{phi / (mu + phi)}(phi, n + 1)
+template <Tail T>
+void neg_binomial_2_tail(Terms& t, NodeId n, Args a) {
+    const NodeId p = t.div(a[1], t.add(a[0], a[1]));
+    const NodeId inside = inc_beta(t, a[1], t.add(op(t, Op::Fmax, n, t.c(0)), t.c(1)), p, T);
+    t.add(below_support(t, n, inside, T));
+}
+
 // ---- numbers (Boost.Math)
 
 template <class Dist>
@@ -399,19 +513,18 @@ const CdfInfo kCdfs[] = {
     {"skew_double_exponential", skew_double_exponential_lcdf, skew_double_exponential_lccdf, skew_double_exponential_p},
     {"exp_mod_normal",        exp_mod_normal_lcdf,     exp_mod_normal_lccdf,     exp_mod_normal_p},
     {"skew_normal",           skew_normal_lcdf,        skew_normal_lccdf,        skew_normal_p},
-    // numbers only: the shape parameters' derivatives (of incomplete gamma and beta
-    // functions) are not ops yet
-    {"student_t",             nullptr,                 nullptr,                  student_t_p},
-    {"gamma",                 nullptr,                 nullptr,                  gamma_p},
-    {"inv_gamma",             nullptr,                 nullptr,                  inv_gamma_p},
-    {"chi_square",            nullptr,                 nullptr,                  chi_square_p},
-    {"inv_chi_square",        nullptr,                 nullptr,                  inv_chi_square_p},
-    {"scaled_inv_chi_square", nullptr,                 nullptr,                  scaled_inv_chi_square_p},
-    {"beta",                  nullptr,                 nullptr,                  beta_p},
-    {"poisson",               nullptr,                 nullptr,                  poisson_p},
-    {"bernoulli",             nullptr,                 nullptr,                  bernoulli_p},
-    {"binomial",              nullptr,                 nullptr,                  binomial_p},
-    {"neg_binomial_2",        nullptr,                 nullptr,                  neg_binomial_2_p},
+    // through the incomplete gamma and beta functions
+    {"student_t",             student_t_tail<Tail::Lower>,  student_t_tail<Tail::Upper>,  student_t_p},
+    {"gamma",                 gamma_tail<Tail::Lower>,      gamma_tail<Tail::Upper>,      gamma_p},
+    {"inv_gamma",             inv_gamma_tail<Tail::Lower>,  inv_gamma_tail<Tail::Upper>,  inv_gamma_p},
+    {"chi_square",            chi_square_tail<Tail::Lower>, chi_square_tail<Tail::Upper>, chi_square_p},
+    {"inv_chi_square",        inv_chi_square_tail<Tail::Lower>, inv_chi_square_tail<Tail::Upper>, inv_chi_square_p},
+    {"scaled_inv_chi_square", scaled_inv_chi_square_tail<Tail::Lower>, scaled_inv_chi_square_tail<Tail::Upper>, scaled_inv_chi_square_p},
+    {"beta",                  beta_tail<Tail::Lower>,       beta_tail<Tail::Upper>,       beta_p},
+    {"poisson",               poisson_tail<Tail::Lower>,    poisson_tail<Tail::Upper>,    poisson_p},
+    {"bernoulli",             bernoulli_tail<Tail::Lower>,  bernoulli_tail<Tail::Upper>,  bernoulli_p},
+    {"binomial",              binomial_tail<Tail::Lower>,   binomial_tail<Tail::Upper>,   binomial_p},
+    {"neg_binomial_2",        neg_binomial_2_tail<Tail::Lower>, neg_binomial_2_tail<Tail::Upper>, neg_binomial_2_p},
 };
 // clang-format on
 

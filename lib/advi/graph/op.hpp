@@ -82,6 +82,12 @@ enum class Op : std::uint8_t {
     WienerLogFDuu,
     WienerLogFDuw,
     WienerLogFDww,
+    // log of the regularised incomplete gamma and beta functions, their gradients (attribute
+    // `index`) and Hessians (ops_incomplete.hpp)
+    LogIncGamma,
+    LogIncGammaHessian,
+    LogIncBeta,
+    LogIncBetaHessian,
     // reductions, linear algebra, indexing
     Sum,
     Broadcast,

@@ -16,6 +16,7 @@
 #include <advi/graph/graph.hpp>
 #include <advi/graph/ops_constrain.hpp>
 #include <advi/graph/ops_dynamic_index.hpp>
+#include <advi/graph/ops_incomplete.hpp>
 #include <advi/graph/ops_linalg.hpp>
 #include <advi/graph/ops_loop.hpp>
 #include <advi/graph/ops_math.hpp>
@@ -551,6 +552,13 @@ constexpr OpInfo kOps[] = {
     {Op::WienerLogFDuu, "wiener_log_f_duu", 2, true, broadcast_shapes, binary_kernel<wiener::LogFirstPassageF<3>>, nullptr,                          fold<wiener::LogFirstPassageF<3>>, Domain::Unit},
     {Op::WienerLogFDuw, "wiener_log_f_duw", 2, true, broadcast_shapes, binary_kernel<wiener::LogFirstPassageF<4>>, nullptr,                          fold<wiener::LogFirstPassageF<4>>, Domain::Unit},
     {Op::WienerLogFDww, "wiener_log_f_dww", 2, true, broadcast_shapes, binary_kernel<wiener::LogFirstPassageF<5>>, nullptr,                          fold<wiener::LogFirstPassageF<5>>, Domain::Unit},
+    // log P, log Q (attribute aux: the tail) of (a, x), log I, log(1 - I) of (a, b, x), and the
+    // components of their gradients (attribute index) and Hessians (ops_incomplete.hpp); sampled
+    // in tests/graph/second_order_test.cpp, checked against Boost in incomplete_test.cpp
+    {Op::LogIncGamma,        "log_inc_gamma",         2, false, incomplete::broadcast_shape, incomplete::gamma_kernel,         incomplete::adj_gamma, nullptr, Domain::None},
+    {Op::LogIncGammaHessian, "log_inc_gamma_hessian", 2, false, incomplete::broadcast_shape, incomplete::gamma_hessian_kernel, nullptr,               nullptr, Domain::None},
+    {Op::LogIncBeta,         "log_inc_beta",          3, false, incomplete::broadcast_shape, incomplete::beta_kernel,          incomplete::adj_beta,  nullptr, Domain::None},
+    {Op::LogIncBetaHessian,  "log_inc_beta_hessian",  3, false, incomplete::broadcast_shape, incomplete::beta_hessian_kernel,  nullptr,               nullptr, Domain::None},
     {Op::Sum,         "sum",            1, false, sum_shape,         sum_kernel,                adj_sum,            nullptr,             Domain::Real, nullptr, nullptr, LoopForm::Sum, sum_of_many},
     {Op::Broadcast,   "broadcast",      1, false, broadcast_shape,   broadcast_kernel,          adj_broadcast,      nullptr,             Domain::Real, nullptr, nullptr, LoopForm::Fill},
     {Op::Dot,         "dot",            2, false, dot_shape,         dot_kernel,                adj_dot,            nullptr,             Domain::Real},
@@ -697,6 +705,8 @@ constexpr NoDerivative kNoDerivative[] = {
     {Op::WienerLogFDuu,               kThirdOrder     },
     {Op::WienerLogFDuw,               kThirdOrder     },
     {Op::WienerLogFDww,               kThirdOrder     },
+    {Op::LogIncGammaHessian,          kThirdOrder     },
+    {Op::LogIncBetaHessian,           kThirdOrder     },
     {Op::SimplexConstrainHvp,         kThirdOrder     },
     {Op::OrderedConstrainHvp,         kThirdOrder     },
     {Op::PositiveOrderedConstrainHvp, kThirdOrder     },

@@ -9,59 +9,13 @@
 #include <numbers>
 
 #include <advi/graph/adjoint_terms.hpp>
+#include <advi/graph/dual2.hpp>
 #include <advi/graph/graph.hpp>
 
 namespace advi::wiener {
 namespace {
 
-// A number with its first and second derivatives in the two inputs (u, w).
-struct Dual2 {
-    double v = 0, u = 0, w = 0, uu = 0, uw = 0, ww = 0;
-};
-
-Dual2 operator+(const Dual2& a, const Dual2& b) {
-    return {a.v + b.v, a.u + b.u, a.w + b.w, a.uu + b.uu, a.uw + b.uw, a.ww + b.ww};
-}
-Dual2 operator*(double c, const Dual2& a) {
-    return {c * a.v, c * a.u, c * a.w, c * a.uu, c * a.uw, c * a.ww};
-}
-Dual2 operator+(double c, const Dual2& a) {
-    Dual2 r = a;
-    r.v += c;
-    return r;
-}
-Dual2 operator*(const Dual2& a, const Dual2& b) {
-    return {a.v * b.v,
-            a.u * b.v + a.v * b.u,
-            a.w * b.v + a.v * b.w,
-            a.uu * b.v + 2 * a.u * b.u + a.v * b.uu,
-            a.uw * b.v + a.u * b.w + a.w * b.u + a.v * b.uw,
-            a.ww * b.v + 2 * a.w * b.w + a.v * b.ww};
-}
-// g(a) for a scalar function g with g(a.v) = g0, g'(a.v) = g1, g''(a.v) = g2.
-Dual2 chain(const Dual2& a, double g0, double g1, double g2) {
-    return {g0,
-            g1 * a.u,
-            g1 * a.w,
-            g2 * a.u * a.u + g1 * a.uu,
-            g2 * a.u * a.w + g1 * a.uw,
-            g2 * a.w * a.w + g1 * a.ww};
-}
-Dual2 exp(const Dual2& a) {
-    const double e = std::exp(a.v);
-    return chain(a, e, e, e);
-}
-Dual2 log(const Dual2& a) {
-    return chain(a, std::log(a.v), 1 / a.v, -1 / (a.v * a.v));
-}
-Dual2 sin(const Dual2& a) {
-    const double s = std::sin(a.v);
-    return chain(a, s, std::cos(a.v), -s);
-}
-Dual2 reciprocal(const Dual2& a) {
-    const double r = 1 / a.v;
-    return chain(a, r, -r * r, 2 * r * r * r);
-}
+using Dual2 = advi::Dual2<2>;  // in (u, w)
 
 // The first term left out of either series is below e^-kTail times its leading term; the
 // polynomial factors the derivatives bring (k^4 / u^4 at most) stay far below 2^-52 of the
@@ -104,8 +58,8 @@ Dual2 large_time(const Dual2& u, const Dual2& w, double K) {
 }
 
 Dual2 log_f(Series s, double u, double w) {
-    const Dual2 du{u, 1, 0, 0, 0, 0};
-    const Dual2 dw{w, 0, 1, 0, 0, 0};
+    const Dual2 du = Dual2::input(u, 0);
+    const Dual2 dw = Dual2::input(w, 1);
     return s == Series::Small ? small_time(du, dw, small_time_terms(u))
                               : large_time(du, dw, large_time_terms(u));
 }
@@ -126,7 +80,7 @@ std::array<double, 6> log_first_passage(double u, double w) {
     const Series s =
         2 * small_time_terms(u) + 1 <= large_time_terms(u) ? Series::Small : Series::Large;
     const Dual2 r = log_f(s, u, w);
-    return {r.v, r.u, r.w, r.uu, r.uw, r.ww};
+    return {r.v, r.d[0], r.d[1], r.h[0], r.h[1], r.h[2]};
 }
 
 using namespace adjoint_terms;
