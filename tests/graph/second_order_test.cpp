@@ -20,6 +20,7 @@
 #include <advi/graph/ops_linalg.hpp>
 #include <advi/graph/ops_loop.hpp>
 #include <advi/graph/ops_ode.hpp>
+#include <advi/graph/ops_sort.hpp>
 
 #include "support/graph_case.hpp"
 
@@ -213,6 +214,22 @@ NodeId sample(Case& c, Op op, double seed) {
             b << 1.1, 2.05 + 0.1 * seed, 0.7;
             return c.g.apply(op, c.vec(a), c.vec(b));
         }
+        case Op::SortGather:
+        case Op::SortScatter: {  // distinct keys: the order is the same at the differences' points
+            VectorXd key(4);
+            key << 0.3, -1.2, 2.0 + seed, 0.9;
+            const NodeId k = c.vec(key);
+            const auto order = seed < 1 ? sort_ops::Order::Ascending : sort_ops::Order::Descending;
+            if (op == Op::SortGather)
+                return sort_ops::sort_gather(c.g, k, seed < 2 ? k : vec(4), order);
+            return sort_ops::sort_scatter(c.g, k, vec(4), order);
+        }
+        case Op::ArgSort: return sort_ops::arg_sort(c.g, vec(4), sort_ops::Order::Ascending);
+        case Op::LambertWm1: {  // the lower branch's domain [-1/e, 0)
+            VectorXd x(3);
+            x << -0.36, -0.2 + 0.05 * seed, -0.01;
+            return c.g.apply(op, c.vec(x));
+        }
         case Op::Polygamma:
             return c.g.apply(op, c.g.constant(2), c.vec(in_domain(Domain::Positive, 3, seed)));
         case Op::Sum:
@@ -240,6 +257,7 @@ NodeId sample(Case& c, Op op, double seed) {
         case Op::Cholesky:
         case Op::LogDeterminant:
         case Op::Inverse: return c.g.apply(op, spd(c, seed));
+        case Op::Determinant: return c.g.apply(op, mat(3, 3));  // not symmetric: any sign
         case Op::CholeskyAdjoint: return c.g.apply(op, c.mat(lower_factor(seed)), mat(3, 3));
         case Op::TriLowSolve: return c.g.apply(op, c.mat(lower_factor(seed)), mat(3, 2));
         case Op::TriLowTSolve: return c.g.apply(op, c.mat(lower_factor(seed)), vec(3));

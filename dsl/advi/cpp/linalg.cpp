@@ -210,6 +210,22 @@ Expr mdivide_right_tri_low(const Arg& b_arg, const Arg& L_arg) {
     const NodeId X = op(L, Op::TriLowTSolve, real(L), op(L, Op::Transpose, real(b)));
     return apply(L, Op::Transpose, X);
 }
+Expr determinant(const Expr& A) {
+    check("determinant", "A", A, kSquare);
+    return apply(A, Op::Determinant, real(A));
+}
+// The Moore-Penrose inverse of a matrix of full rank: A^-1, (A' A)^-1 A' (more rows than
+// columns) or A' (A A')^-1 (more columns).
+Expr generalized_inverse(const Expr& A) {
+    if (!A.shape().is_matrix())
+        throw ShapeError(
+            fmt::format("generalized_inverse: A must be a matrix, got {}", A.shape().str()));
+    if (A.shape().rows == A.shape().cols)
+        return inverse(A);
+    if (A.shape().rows > A.shape().cols)
+        return inverse(crossprod(A)) * transpose(A);
+    return transpose(A) * inverse(tcrossprod(A));
+}
 Expr log_determinant(const Expr& A) {
     check("log_determinant", "A", A, kSquare);
     return apply(A, Op::LogDeterminant, real(A));

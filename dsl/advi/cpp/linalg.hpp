@@ -93,6 +93,8 @@ auto cholesky_decompose(const C& x) {
 Expr mdivide_left_tri_low(const Arg& L, const Arg& b);   // L^-1 b
 Expr mdivide_right_tri_low(const Arg& b, const Arg& L);  // b L^-1 (a vector b: (b' L^-1)')
 Expr log_determinant(const Expr& A);                     // log |det A|
+Expr determinant(const Expr& A);
+Expr generalized_inverse(const Expr& A);  // of a matrix of full rank
 template <ConstantValue C>
 auto log_determinant(const C& x) {
     return detail::of_constant<detail::ConstantResult::Scalar>(

@@ -93,8 +93,17 @@ Expr cbrt(const Expr& x) {
 Expr lambert_w0(const Expr& x) {
     return unary(Op::LambertW0, x);
 }
+Expr lambert_wm1(const Expr& x) {
+    return unary(Op::LambertWm1, x);
+}
 Expr inv_erfc(const Expr& x) {
     return unary(Op::InvErfc, x);
+}
+Expr inv_Phi(const Expr& p) {
+    return -std::numbers::sqrt2 * inv_erfc(2.0 * p);
+}
+Expr std_normal_log_qf(const Expr& lp) {
+    return inv_Phi(exp(lp));
 }
 Expr erf(const Expr& x) {
     return unary(Op::Erf, x);

@@ -136,7 +136,19 @@ auto lambert_w0(const C& x) {
     return detail::of_constant<detail::ConstantResult::Elementwise>(
         static_cast<Expr (*)(const Expr&)>(&lambert_w0), x);
 }
+Expr lambert_wm1(const Expr& x);  // the lower branch, W <= -1 (-1/e <= x < 0)
+template <ConstantValue C>
+auto lambert_wm1(const C& x) {
+    return detail::of_constant<detail::ConstantResult::Elementwise>(
+        static_cast<Expr (*)(const Expr&)>(&lambert_wm1), x);
+}
 Expr inv_erfc(const Expr& x);  // erfc^-1, x in [0, 2]
+// Phi^-1(p) = -sqrt(2) erfc^-1(2 p), the standard normal quantile (p in [0, 1]); Stan's
+// inv_Phi and std_normal_qf.
+Expr inv_Phi(const Expr& p);
+// Phi^-1(exp(lp)), lp <= 0 (Stan's std_normal_log_qf); -inf where exp(lp) underflows
+// (lp < -745).
+Expr std_normal_log_qf(const Expr& lp);
 template <ConstantValue C>
 auto inv_erfc(const C& x) {
     return detail::of_constant<detail::ConstantResult::Elementwise>(

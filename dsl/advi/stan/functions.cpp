@@ -17,6 +17,7 @@
 
 #include <advi/dist/cdf.hpp>
 #include <advi/stan/int_arithmetic.hpp>
+#include <advi/stan/lower_reorder.hpp>
 #include <advi/stan/lowerer.hpp>
 #include <advi/stan/stan_library.hpp>
 
@@ -986,6 +987,10 @@ std::span<const FunctionRow> functions() {
         {"round",             sigs("(T) => R"), unary<round>},
         {"trunc",             sigs("(T) => R"), unary<trunc>},
         {"lambert_w0",        sigs("(T) => R"), unary<lambert_w0>},
+        {"lambert_wm1",       sigs("(T) => R"), unary<lambert_wm1>},
+        {"inv_Phi",           sigs("(T) => R"), unary<inv_Phi>},
+        {"std_normal_qf",     sigs("(T) => R"), unary<inv_Phi>},
+        {"std_normal_log_qf", sigs("(T) => R"), unary<std_normal_log_qf>},
         {"inv_erfc",          sigs("(T) => R"), unary<inv_erfc>},
         {"cbrt",               sigs("(T) => R"), unary<cbrt>},
         {"erf",                sigs("(T) => R"), unary<erf>},
@@ -1016,6 +1021,7 @@ std::span<const FunctionRow> functions() {
         {"fmod",         sigs("(T1, T2) => R"), binary<[](E x, E y) { return fmod(x, y); }>},
         {"owens_t",      sigs("(T1, T2) => R"), binary<[](E h, E a) { return owens_t(h, a); }>},
         {"gamma_p",      sigs("(T1, T2) => R"), binary<[](E a, E x) { return gamma_p(a, x); }>},
+        {"ldexp",        sigs("(real, int) => real; (real, array[] int) => array[] real; (real, array[,] int) => array[,] real; (vector, int) => vector; (row_vector, int) => row_vector; (matrix, int) => matrix; (array[] real, int) => array[] real; (array[] real, array[] int) => array[] real; (array[] vector, int) => array[] vector; (array[] row_vector, int) => array[] row_vector; (array[,] real, int) => array[,] real; (array[,] real, array[,] int) => array[,] real"), binary<[](E x, E n) { return x * exp2(n); }>},
         {"gamma_q",      sigs("(T1, T2) => R"), binary<[](E a, E x) { return gamma_q(a, x); }>},
         {"inc_beta",     sigs("(real, real, real) => real"), inc_beta_of},
         {"log_diff_exp", sigs("(T1, T2) => R"), binary<[](E x, E y) { return log_diff_exp(x, y); }>},
@@ -1143,44 +1149,72 @@ std::span<const FunctionRow> functions() {
                         whole<minus_of>});
         // container construction and distances: every signature Stan has
         const std::pair<const char*, Value (*)(CallSite&)> with_stan_signatures[] = {
-            {"zeros_vector",         whole<Filled<0>::of>          },
-            {"zeros_row_vector",     whole<Filled<0>::of>          },
-            {"zeros_array",          whole<Filled<0>::of>          },
-            {"zeros_int_array",      whole<Filled<0>::of>          },
-            {"ones_vector",          whole<Filled<1>::of>          },
-            {"ones_row_vector",      whole<Filled<1>::of>          },
-            {"ones_array",           whole<Filled<1>::of>          },
-            {"ones_int_array",       whole<Filled<1>::of>          },
-            {"linspaced_vector",     whole<linspaced_of>           },
-            {"linspaced_row_vector", whole<linspaced_of>           },
-            {"linspaced_array",      whole<linspaced_of>           },
-            {"linspaced_int_array",  whole<linspaced_of>           },
-            {"one_hot_vector",       whole<one_hot_of>             },
-            {"one_hot_row_vector",   whole<one_hot_of>             },
-            {"one_hot_array",        whole<one_hot_of>             },
-            {"one_hot_int_array",    whole<one_hot_of>             },
-            {"identity_matrix",      whole<identity_matrix_of>     },
-            {"uniform_simplex",      whole<uniform_simplex_of>     },
-            {"squared_distance",     whole<squared_distance_of>    },
-            {"distance",             whole<distance_of>            },
-            {"norm1",                whole<norm1_of>               },
-            {"norm2",                whole<norm2_of>               },
-            {"mdivide_left",         whole<mdivide_left_of<false>> },
-            {"mdivide_left_spd",     whole<mdivide_left_of<true>>  },
-            {"mdivide_right",        whole<mdivide_right_of<false>>},
-            {"mdivide_right_spd",    whole<mdivide_right_of<true>> },
-            {"matrix_power",         whole<matrix_power_of>        },
-            {"trace_quad_form",      whole<trace_quad_form_of>     },
-            {"trace_gen_quad_form",  whole<trace_gen_quad_form_of> },
-            {"quad_form_sym",        whole<quad_form_sym_of>       },
-            {"chol2inv",             whole<chol2inv_of>            },
-            {"log_determinant_spd",  whole<log_determinant_spd_of> },
-            {"int_step",             int_step_of                   },
+            {"zeros_vector",         whole<Filled<0>::of>               },
+            {"zeros_row_vector",     whole<Filled<0>::of>               },
+            {"zeros_array",          whole<Filled<0>::of>               },
+            {"zeros_int_array",      whole<Filled<0>::of>               },
+            {"ones_vector",          whole<Filled<1>::of>               },
+            {"ones_row_vector",      whole<Filled<1>::of>               },
+            {"ones_array",           whole<Filled<1>::of>               },
+            {"ones_int_array",       whole<Filled<1>::of>               },
+            {"linspaced_vector",     whole<linspaced_of>                },
+            {"linspaced_row_vector", whole<linspaced_of>                },
+            {"linspaced_array",      whole<linspaced_of>                },
+            {"linspaced_int_array",  whole<linspaced_of>                },
+            {"one_hot_vector",       whole<one_hot_of>                  },
+            {"one_hot_row_vector",   whole<one_hot_of>                  },
+            {"one_hot_array",        whole<one_hot_of>                  },
+            {"one_hot_int_array",    whole<one_hot_of>                  },
+            {"identity_matrix",      whole<identity_matrix_of>          },
+            {"uniform_simplex",      whole<uniform_simplex_of>          },
+            {"squared_distance",     whole<squared_distance_of>         },
+            {"distance",             whole<distance_of>                 },
+            {"norm1",                whole<norm1_of>                    },
+            {"norm2",                whole<norm2_of>                    },
+            {"mdivide_left",         whole<mdivide_left_of<false>>      },
+            {"mdivide_left_spd",     whole<mdivide_left_of<true>>       },
+            {"mdivide_right",        whole<mdivide_right_of<false>>     },
+            {"mdivide_right_spd",    whole<mdivide_right_of<true>>      },
+            {"matrix_power",         whole<matrix_power_of>             },
+            {"trace_quad_form",      whole<trace_quad_form_of>          },
+            {"trace_gen_quad_form",  whole<trace_gen_quad_form_of>      },
+            {"quad_form_sym",        whole<quad_form_sym_of>            },
+            {"chol2inv",             whole<chol2inv_of>                 },
+            {"log_determinant_spd",  whole<log_determinant_spd_of>      },
+            {"int_step",             int_step_of                        },
+            {"sort_asc",             whole<sort_of>                     },
+            {"sort_desc",            whole<sort_of>                     },
+            {"sort_indices_asc",     whole<sort_indices_of>             },
+            {"sort_indices_desc",    whole<sort_indices_of>             },
+            {"rank",                 whole<rank_of>                     },
+            {"reverse",              whole<reverse_of>                  },
+            {"to_array_1d",          whole<to_array_1d_of>              },
+            {"to_array_2d",          whole<to_array_2d_of>              },
+            {"to_int",               whole<to_int_of>                   },
+            {"is_nan",               whole<is_nan_or_inf_of>            },
+            {"is_inf",               whole<is_nan_or_inf_of>            },
+            {"quantile",             whole<quantile_of>                 },
+            {"determinant",          whole<real1<determinant>>          },
+            {"generalized_inverse",  whole<matrix1<generalized_inverse>>},
+        };
+        // (the forms of values of up to two dimensions: the lowering's layouts)
+        auto rank = [](const StanType& t) {
+            const int own = t.kind == TypeKind::Matrix                                    ? 2
+                            : t.kind == TypeKind::Vector || t.kind == TypeKind::RowVector ? 1
+                                                                                          : 0;
+            return t.array_dims + own;
         };
         for (const auto& [name, lowering] : with_stan_signatures) {
             if (find_library_function(name) == nullptr)
                 throw InternalError(fmt::format("`{}` is not in Stan's library", name));
-            rows.push_back({name, real_forms(name), lowering});
+            std::vector<Signature> forms;
+            for (const Signature& sig : real_forms(name)) {
+                bool fits = rank(sig.result) <= 2;
+                for (const StanType& a : sig.args) fits = fits && rank(a) <= 2;
+                if (fits)
+                    forms.push_back(sig);
+            }
+            rows.push_back({name, std::move(forms), lowering});
         }
         return rows;
     }();

@@ -26,6 +26,10 @@ int rank_of(const Value& v) {
 
 }  // namespace
 
+Expr Lowerer::known_reals(Eigen::VectorXd x) {
+    return m().data(fresh_name("known_reals"), out_.keep(std::move(x)));
+}
+
 Value Lowerer::constant(double v) {
     Value r;
     r.base = Base::Real;

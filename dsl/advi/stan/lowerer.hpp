@@ -86,6 +86,8 @@ public:
     Expr int_data(const Value& v, Loc at);
     Value constant(double v);
     Value int_scalar(int v);
+    // Reals known while lowering (computed from data), as a data node of the model.
+    Expr known_reals(Eigen::VectorXd x);
     // v brought to vectorised level `level` (repeated over the inner iterations).
     Value at_level(const Value& v, int level, Loc at);
     [[nodiscard]] int level_of(const Value& v) const;

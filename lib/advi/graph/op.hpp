@@ -66,6 +66,7 @@ enum class Op : std::uint8_t {
     Round,
     Trunc,
     LambertW0,
+    LambertWm1,
     InvErfc,
     Fmin,
     Fmax,
@@ -110,6 +111,7 @@ enum class Op : std::uint8_t {
     TriLowSolve,
     TriLowTSolve,
     LogDeterminant,
+    Determinant,
     Inverse,
     LogSumExp,
     LogSumExpRows,
@@ -185,6 +187,10 @@ enum class Op : std::uint8_t {
     DynScatter,
     // a declared constraint checked: 0 or -inf (constraint_check.hpp)
     CheckConstraint,
+    // permutations that sort a key (ops_sort.hpp)
+    SortGather,
+    SortScatter,
+    ArgSort,
     Count_
 };
 inline constexpr int kOpCount = static_cast<int>(Op::Count_);

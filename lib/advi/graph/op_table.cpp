@@ -24,6 +24,7 @@
 #include <advi/graph/ops_random.hpp>
 #include <advi/graph/ops_scan.hpp>
 #include <advi/graph/ops_select.hpp>
+#include <advi/graph/ops_sort.hpp>
 #include <advi/graph/ops_wiener.hpp>
 
 namespace advi {
@@ -530,6 +531,8 @@ constexpr OpInfo kOps[] = {
     {Op::Round, "round", 1, true, unary_shape, unary_kernel<math::RoundF>, math::adj_round, fold<math::RoundF>, Domain::Unit},
     {Op::Trunc, "trunc", 1, true, unary_shape, unary_kernel<math::TruncF>, math::adj_trunc, fold<math::TruncF>, Domain::Unit},
     {Op::LambertW0, "lambert_w0", 1, true, unary_shape, unary_kernel<math::LambertW0F>, math::adj_lambert_w0, fold<math::LambertW0F>, Domain::Positive},
+    // x in [-1/e, 0): sampled in tests/graph/second_order_test.cpp
+    {Op::LambertWm1, "lambert_wm1", 1, true, unary_shape, unary_kernel<math::LambertWm1F>, math::adj_lambert_w0, fold<math::LambertWm1F>, Domain::None},
     {Op::InvErfc, "inv_erfc", 1, true, unary_shape, unary_kernel<math::InvErfcF>, math::adj_inv_erfc, fold<math::InvErfcF>, Domain::Unit},
     {Op::Fmin,        "fmin",           2, true,  broadcast_shapes,  binary_kernel<math::FminF>, math::adj_fmin,    fold<math::FminF>,   Domain::Real},
     {Op::Fmax,        "fmax",           2, true,  broadcast_shapes,  binary_kernel<math::FmaxF>, math::adj_fmax,    fold<math::FmaxF>,   Domain::Real},
@@ -579,6 +582,7 @@ constexpr OpInfo kOps[] = {
     {Op::TriLowSolve,      "mdivide_left_tri_low",    2, false, linalg::tri_solve_shape,         linalg::tri_low_solve_kernel,            linalg::adj_tri_low_solve,           nullptr,             Domain::None},
     {Op::TriLowTSolve,     "mdivide_left_tri_low_t",  2, false, linalg::tri_solve_shape,         linalg::tri_low_t_solve_kernel,          linalg::adj_tri_low_t_solve,         nullptr,             Domain::None},
     {Op::LogDeterminant,   "log_determinant",         1, false, linalg::square_to_scalar_shape,  linalg::log_determinant_kernel,          linalg::adj_log_determinant,         nullptr,             Domain::None, linalg::square_scratch},
+    {Op::Determinant,      "determinant",             1, false, linalg::square_to_scalar_shape,  linalg::determinant_kernel,              linalg::adj_determinant,             nullptr,             Domain::None, linalg::square_scratch},
     {Op::Inverse,          "inverse",                 1, false, linalg::square_shape,            linalg::inverse_kernel,                  linalg::adj_inverse,                 nullptr,             Domain::None, linalg::square_scratch},
     {Op::LogSumExp,        "log_sum_exp",             1, false, linalg::to_scalar_shape,         linalg::log_sum_exp_kernel,              linalg::adj_log_sum_exp,             nullptr,             Domain::Real},
     {Op::LogSumExpRows,    "log_sum_exp_rows",        1, false, linalg::row_reduce_shape,        linalg::log_sum_exp_rows_kernel,         linalg::adj_log_sum_exp_rows,        nullptr,             Domain::Real, linalg::rows_scratch},
@@ -656,6 +660,10 @@ constexpr OpInfo kOps[] = {
     {Op::DynScatter, "dyn_scatter", 3, false, dyn_index::scatter_shape, dyn_index::scatter_kernel, dyn_index::adj_scatter, nullptr, Domain::None},
     // 0 or -inf, piecewise constant in its inputs: derivative 0 wherever it is finite
     {Op::CheckConstraint,             "check_constraint",               3, false, check_ops::check_constraint_shape,                   check_ops::check_constraint_kernel,                     linalg::adj_none,                                   nullptr, Domain::None, check_ops::check_constraint_scratch},
+    // the order is piecewise constant in the key: arg_sort's derivative is 0 wherever it exists
+    {Op::SortGather,  "sort_gather",  2, false, sort_ops::permute_shape,  sort_ops::gather_kernel,   sort_ops::adj_gather,  nullptr, Domain::None},
+    {Op::SortScatter, "sort_scatter", 2, false, sort_ops::permute_shape,  sort_ops::scatter_kernel,  sort_ops::adj_scatter, nullptr, Domain::None},
+    {Op::ArgSort,     "arg_sort",     1, false, sort_ops::arg_sort_shape, sort_ops::arg_sort_kernel, linalg::adj_none,      nullptr, Domain::None},
 };
 // clang-format on
 

@@ -413,6 +413,33 @@ Eigen::Index pivot_row(const Mat& M, Eigen::Index k) {
 
 // log|det A| by LU with partial pivoting in the scratch copy (-inf for a singular matrix,
 // as Stan).
+// det A by Gaussian elimination with partial pivoting, the sign from the row swaps.
+void determinant_kernel(const KernelArgs& a) {
+    const CMat A = in_mat(a, 0);
+    const Eigen::Index n = A.rows();
+    Mat M(a.scratch, n, n);
+    M = A;
+    double det = 1.0;
+    for (Eigen::Index k = 0; k < n; ++k) {
+        const Eigen::Index p = pivot_row(M, k);
+        if (p != k) {
+            M.row(k).swap(M.row(p));
+            det = -det;
+        }
+        const double d = M(k, k);
+        if (d == 0.0) {
+            a.out[0] = 0.0;
+            return;
+        }
+        det *= d;
+        for (Eigen::Index i = k + 1; i < n; ++i) {
+            const double f = M(i, k) / d;
+            M.row(i).tail(n - k - 1) -= f * M.row(k).tail(n - k - 1);
+        }
+    }
+    a.out[0] = det;
+}
+
 void log_determinant_kernel(const KernelArgs& a) {
     const CMat A = in_mat(a, 0);
     const Eigen::Index n = A.rows();
@@ -847,6 +874,12 @@ void adj_tri_low_t_solve(Graph& g, NodeId y, NodeId G, Contrib& c) {
     c[1] = Bbar;
 }
 // y = log|det A|: dy = tr(A^-1 dA), so A_bar = g A^-T
+// d det A = det A tr(A^-1 dA): A_bar = g det(A) A^-T
+void adj_determinant(Graph& g, NodeId y, NodeId G, Contrib& c) {
+    const NodeId A = in(g, y, 0);
+    c[0] = apply(g, Op::Mul, apply(g, Op::Mul, G, y),
+                 apply(g, Op::Transpose, apply(g, Op::Inverse, A)));
+}
 void adj_log_determinant(Graph& g, NodeId y, NodeId G, Contrib& c) {
     c[0] = apply(g, Op::Mul, G, apply(g, Op::Transpose, apply(g, Op::Inverse, in(g, y, 0))));
 }

@@ -62,6 +62,7 @@ void cholesky_adjoint_kernel(const KernelArgs& a);
 void tri_low_solve_kernel(const KernelArgs& a);
 void tri_low_t_solve_kernel(const KernelArgs& a);
 void log_determinant_kernel(const KernelArgs& a);
+void determinant_kernel(const KernelArgs& a);
 // Scratch of log_determinant and inverse: a copy of the n x n input to factorise.
 std::int64_t square_scratch(const Graph& g, const Node& n);
 // As many doubles as the input has rows.
@@ -108,6 +109,7 @@ void adj_cholesky_adjoint(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_tri_low_solve(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_tri_low_t_solve(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_log_determinant(Graph& g, NodeId y, NodeId adj, Contrib& c);
+void adj_determinant(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_inverse(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_log_sum_exp(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_log_sum_exp_rows(Graph& g, NodeId y, NodeId adj, Contrib& c);

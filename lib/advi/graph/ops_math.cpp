@@ -130,6 +130,12 @@ double lambert_w0(double x) {
     return boost::math::lambert_w0(x, MathPolicy());
 }
 
+double lambert_wm1(double x) {
+    if (!(x >= -1 / M_E && x < 0))
+        return std::nan("");
+    return boost::math::lambert_wm1(x, MathPolicy());
+}
+
 double inv_erfc(double x) {
     if (!(x >= 0 && x <= 2))
         return std::nan("");

@@ -28,6 +28,7 @@ double lmultiply(double x, double y);  // x log y, with 0 log 0 = 0 (Stan)
 double polygamma(double n, double x);
 double owens_t(double h, double a);  // Owen's T(h, a) (Boost.Math), NaN where undefined
 double lambert_w0(double x);         // the principal branch of W (x e^x inverted), x >= -1/e
+double lambert_wm1(double x);        // the lower branch W <= -1, -1/e <= x < 0
 double inv_erfc(double x);           // the inverse of erfc, x in [0, 2]  //
                                      // d^n/dx^n digamma(x) for an integer order n >= 0
 
@@ -67,6 +68,7 @@ struct Atan2F { static double f(double x, double y) { return std::atan2(x, y); }
 struct HypotF { static double f(double x, double y) { return std::hypot(x, y); } };
 struct FmodF { static double f(double x, double y) { return std::fmod(x, y); } };
 struct LambertW0F { static double f(double x, double) { return lambert_w0(x); } };
+struct LambertWm1F { static double f(double x, double) { return lambert_wm1(x); } };
 struct InvErfcF { static double f(double x, double) { return inv_erfc(x); } };
 struct OwensTF { static double f(double h, double a) { return owens_t(h, a); } };
 struct PolygammaF { static double f(double n, double x) { return polygamma(n, x); } };
@@ -107,6 +109,7 @@ void adj_atan2(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_hypot(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_fmod(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_owens_t(Graph& g, NodeId y, NodeId adj, Contrib& c);
+// (both branches: dW = dx / (x + e^W))
 void adj_lambert_w0(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_inv_erfc(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_polygamma(Graph& g, NodeId y, NodeId adj, Contrib& c);

@@ -415,3 +415,56 @@ TEST_CASE("construction and power functions refuse bad arguments, naming the fun
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("sorting, ranks and reversing, of parameters too", "[stan]") {
+    check_same(kHead, "target += sort_asc(x)[1] + 2 * sort_desc(x)[1] + 3 * sort_asc(x)[2];",
+               "target += min(x) + 2 * max(x) + 3 * (sum(x) - min(x) - max(x));");
+    check_same(kHead, "target += x[sort_indices_asc(x)[1]] + x[sort_indices_desc(x)[1]];",
+               "target += min(x) + max(x);");
+    check_same(kHead, "target += rank(x, 1) * x[2];",
+               "target += ((1 - step(x[2] - x[1])) + (1 - step(x[3] - x[1]))) * x[2];");
+    check_same(kHead, "target += dot_product(reverse(x), [1, 2, 3]');",
+               "target += 3 * x[1] + 2 * x[2] + x[3];");
+    const std::string head = "data { array[4] real d; array[2, 2] int k; }\n" + kHead;
+    const std::string json = R"({"d": [4, 1, 3, 2], "k": [[1, 2], [3, 4]]})";
+    check_same(head,
+               "target += x[1] * (sort_indices_asc(d)[1] + rank(d, 3) + sort_asc(k[2])[1]) + "
+               "x[2] * sum(to_array_1d(k)[2:3]) + x[3] * reverse(d)[1];",
+               "target += x[1] * (2 + 2 + 3) + x[2] * 5 + x[3] * 2;", json);
+}
+
+TEST_CASE("conversions, queries and quantiles of data", "[stan]") {
+    const std::string head = "data { matrix[2, 2] M; array[4] real d; }\n" + kHead;
+    const std::string json = R"({"M": [[1, 2], [3, 4]], "d": [1.9, -2.7, 3, 4]})";
+    check_same(head,
+               "array[4] real a = to_array_1d(M); array[2, 2] real b = to_array_2d(M); "
+               "target += x[1] * (a[2] + b[1, 2]) + x[2] * (to_int(d[1]) + to_int(d[2])) + "
+               "x[3] * (is_nan(d[1]) + is_inf(1 / 0.0) + quantile(d, 0.5));",
+               "target += x[1] * (3 + 2) + x[2] * (1 - 2) + x[3] * (0 + 1 + 2.45);", json);
+    check_same(head,
+               "array[2] real q = quantile(d, {0.25, 1.0}); target += x[1] * q[1] + x[2] * q[2];",
+               "target += x[1] * 0.75 + x[2] * 4;", json);
+}
+
+TEST_CASE("determinant, generalized inverse, quantile functions, ldexp, lambert_wm1", "[stan]") {
+    const std::string head = "parameters { matrix[3, 3] A; vector[3] x; }\n";
+    check_same(head, "target += determinant(A);",
+               "target += A[1, 1] * (A[2, 2] * A[3, 3] - A[2, 3] * A[3, 2]) - "
+               "A[1, 2] * (A[2, 1] * A[3, 3] - A[2, 3] * A[3, 1]) + "
+               "A[1, 3] * (A[2, 1] * A[3, 2] - A[2, 2] * A[3, 1]);");
+    check_same(head, "target += sum(generalized_inverse(A)) + sum(generalized_inverse(A[:, 1:2]));",
+               "target += sum(inverse(A)) + "
+               "sum(inverse(A[:, 1:2]' * A[:, 1:2]) * A[:, 1:2]');");
+    check_same(head,
+               "target += inv_Phi(Phi(x[1])) + std_normal_log_qf(log(Phi(x[2]))) + "
+               "std_normal_qf(0.975) + ldexp(x[3], 3);",
+               "target += x[1] + x[2] + 1.959963984540054 + 8 * x[3];");
+    check_same(head,
+               "real z = -exp(-1) * inv_logit(x[1]); real w = lambert_wm1(z); "
+               "target += w * exp(w) + lambert_wm1(-exp(-1)) + lambert_wm1(-2 * exp(-2));",
+               "target += -exp(-1) * inv_logit(x[1]) - 1 - 2;");
+}
+
+}  // namespace advi::stan

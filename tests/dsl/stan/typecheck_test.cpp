@@ -346,8 +346,8 @@ TEST_CASE("Stan's library decides what is valid Stan; advi's table what it lower
           "m.stan:3:18: step takes (real); got (vector)");
     CHECK(first_line_of_error(model("real p = gamma_p(2.0, mu);")) == "ok");
     // valid Stan that advi does not lower yet: named, "not supported yet"
-    CHECK(first_line_of_error(model("real p = owens_t(mu, 2.0) + lambert_wm1(-0.1);")) ==
-          "m.stan:3:37: `lambert_wm1` is not supported yet: a Stan library function that advi "
+    CHECK(first_line_of_error(model("real p = owens_t(mu, 2.0) + inv_inc_beta(1, 2, 0.1);")) ==
+          "m.stan:3:37: `inv_inc_beta` is not supported yet: a Stan library function that advi "
           "does not lower");
     // a form of a density that advi does not lower yet (wiener with sw and st0)
     CHECK_THAT(first_line_of_error(model("target += wiener_lpdf(mu | 1, 0.2, 0.5, mu, 0, 0, 0);")),
