@@ -528,6 +528,15 @@ private:
             data_arguments(def, given);
             return r;
         }
+        if (data_only_arguments(f)) {
+            for (std::size_t k = 0; k < c.args.size(); ++k) {
+                if (depends_on_parameters(c.args[k])) {
+                    fail(c.args[k].loc,
+                         fmt::format("`{}` takes data only; argument {} depends on the parameters",
+                                     f, k + 1));
+                }
+            }
+        }
         if (const FunctionRow* row = find_function(f)) {
             return library_call(f, f, row->signatures, args, at);
         }

@@ -99,4 +99,17 @@ std::span<const std::string_view> library_function_names() {
     return index().names;
 }
 
+bool data_only_arguments(std::string_view name) {
+    constexpr std::string_view kDataOnly[] = {
+        "to_int",
+        "quantile",
+        "linspaced_vector",
+        "linspaced_row_vector",
+        "linspaced_array",
+        "linspaced_int_array",
+        "hmm_hidden_state_prob",
+    };
+    return std::find(std::begin(kDataOnly), std::end(kDataOnly), name) != std::end(kDataOnly);
+}
+
 }  // namespace advi::stan

@@ -31,5 +31,11 @@ struct LibraryFunction {
 [[nodiscard]] const LibraryFunction* find_library_function(std::string_view name);
 // Every name of the library, sorted.
 [[nodiscard]] std::span<const std::string_view> library_function_names();
+// Whether every argument of the library function `name` must be data (stanc's `DataOnly`
+// qualifier, which `--dump-stan-math-signatures` does not print: the list is read from stanc3's
+// src/stan_math_signatures/Generate.ml, the functions declared with add_qualified whose
+// arguments are all DataOnly; the higher-order functions' data arguments are checked with
+// their function types).
+[[nodiscard]] bool data_only_arguments(std::string_view name);
 
 }  // namespace advi::stan

@@ -345,6 +345,10 @@ TEST_CASE("Stan's library decides what is valid Stan; advi's table what it lower
     CHECK(first_line_of_error(model("real s = step(y);")) ==
           "m.stan:3:18: step takes (real); got (vector)");
     CHECK(first_line_of_error(model("real p = gamma_p(2.0, mu);")) == "ok");
+    // stanc's DataOnly arguments
+    CHECK(first_line_of_error(model("real q = quantile(y, 0.5);")) == "ok");
+    CHECK(first_line_of_error(model("real q = quantile(y, inv_logit(mu));")) ==
+          "m.stan:3:30: `quantile` takes data only; argument 2 depends on the parameters");
     // valid Stan that advi does not lower yet: named, "not supported yet"
     CHECK(first_line_of_error(model("real p = owens_t(mu, 2.0) + inv_inc_beta(1, 2, 0.1);")) ==
           "m.stan:3:37: `inv_inc_beta` is not supported yet: a Stan library function that advi "
