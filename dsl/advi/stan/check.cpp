@@ -530,6 +530,9 @@ private:
         }
         if (data_only_arguments(f)) {
             for (std::size_t k = 0; k < c.args.size(); ++k) {
+                // an int is data whatever it is computed from (size(x) of a parameter x)
+                if (k < args.size() && args[k].kind == TypeKind::Int)
+                    continue;
                 if (depends_on_parameters(c.args[k])) {
                     fail(c.args[k].loc,
                          fmt::format("`{}` takes data only; argument {} depends on the parameters",

@@ -347,6 +347,8 @@ TEST_CASE("Stan's library decides what is valid Stan; advi's table what it lower
     CHECK(first_line_of_error(model("real p = gamma_p(2.0, mu);")) == "ok");
     // stanc's DataOnly arguments
     CHECK(first_line_of_error(model("real q = quantile(y, 0.5);")) == "ok");
+    CHECK(first_line_of_error(model("vector[N] s = to_vector(linspaced_array(size(y), mu, 1));")) ==
+          "m.stan:3:58: `linspaced_array` takes data only; argument 2 depends on the parameters");
     CHECK(first_line_of_error(model("real q = quantile(y, inv_logit(mu));")) ==
           "m.stan:3:30: `quantile` takes data only; argument 2 depends on the parameters");
     // valid Stan that advi does not lower yet: named, "not supported yet"
