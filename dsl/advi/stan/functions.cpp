@@ -829,6 +829,9 @@ constexpr std::pair<std::string_view, std::string_view> kMultivariateSignatures[
     {"inv_wishart",           "(matrix | real, matrix) => real"},
     {"wishart_cholesky",      "(matrix | real, matrix) => real"},
     {"inv_wishart_cholesky",  "(matrix | real, matrix) => real"},
+    // (rows of the table whose arguments are ints: Stan's forms)
+    {"discrete_range",        "(ints | ints, ints) => real"},
+    {"hypergeometric",        "(int | int, int, int) => real"},
 };
 // clang-format on
 
@@ -1335,6 +1338,15 @@ std::span<const RandomRow> random_functions() {
         {"poisson_log_rng",        sigs("(reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::PoissonQuantile, {d.uniform(), exp(d.arg(0))}); }},
         {"binomial_rng",           sigs("(ints, reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::BinomialQuantile, {d.uniform(), d.arg(0), d.arg(1)}); }},
         {"neg_binomial_2_rng",     sigs("(reals, reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::NegBinomial2Quantile, {d.uniform(), d.arg(0), d.arg(1)}); }},
+        // neg_binomial(alpha, beta) is neg_binomial_2(alpha / beta, alpha)
+        {"neg_binomial_rng",       sigs("(reals, reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::NegBinomial2Quantile, {d.uniform(), d.arg(0) / d.arg(1), d.arg(0)}); }},
+        {"beta_proportion_rng",    sigs("(reals, reals) => reals"), [](RandomDraw& d) { return d.quantile(Op::BetaQuantile, {d.uniform(), d.arg(0) * d.arg(1), (1.0 - d.arg(0)) * d.arg(1)}); }},
+        // lower + floor(u (upper - lower + 1)), u < 1
+        {"discrete_range_rng",     sigs("(ints, ints) => ints"), [](RandomDraw& d) { return fmin(d.arg(0) + floor(d.uniform() * (d.arg(1) - d.arg(0) + 1.0)), d.arg(1)); }},
+        // a geometric count on 1, 2, ... with success probability e^-w, w ~ exponential(alpha)
+        {"yule_simon_rng",         sigs("(reals) => ints"), [](RandomDraw& d) {
+             const Expr w = -log(d.uniform()) / d.arg(0);
+             return 1.0 + floor(log(d.uniform()) / log1m_exp(-w)); }},
         {"categorical_rng",           sigs("(vector) => int"), nullptr, [](RandomDraw& d) { return categorical_draw(d, false); }},
         {"categorical_logit_rng",     sigs("(vector) => int"), nullptr, [](RandomDraw& d) { return categorical_draw(d, true); }},
         {"multi_normal_rng",          sigs("(vector, matrix) => vector; (row_vector, matrix) => vector; (array[] vector, matrix) => array[] vector; (array[] row_vector, matrix) => array[] vector"), nullptr, [](RandomDraw& d) { return multi_normal_draw(d, false); }},

@@ -68,14 +68,21 @@ void Lowerer::check_outcomes(const DistInfo& info, const Value& y, const std::ve
                              int level, Loc at, const Expression* variate) {
     if (!y.is_known_int())
         return;  // int_data refuses it
-    // The library's integer rows count from 0 (categories too: Stan's 1..K minus one); a row
-    // with another lowest outcome needs its Stan range here.
-    if (!info.valid_int(0) || info.valid_int(-1))
-        throw InternalError(fmt::format("{}: the lowest outcome is not 0", info.name));
+    // The library's integer rows count from 0 (categories too: Stan's 1..K minus one) or 1
+    // (yule_simon), or take every int (discrete_range: -inf outside its range, as Stan).
+    if (info.valid_int(std::numeric_limits<int>::min()))
+        return;
+    int lowest = -1;
+    for (const int k : {0, 1}) {
+        if (info.valid_int(k) && !info.valid_int(k - 1))
+            lowest = k;
+    }
+    if (lowest < 0)
+        throw InternalError(fmt::format("{}: the lowest outcome is neither 0 nor 1", info.name));
     const CategoricalRow* cat = categorical_row(info.name);
     if (info.valid_int == multivariate::category && cat == nullptr)
         throw InternalError(fmt::format("{}: a categorical row without its K", info.name));
-    const int lo = cat != nullptr ? 1 : 0;
+    const int lo = cat != nullptr ? 1 : lowest;
     std::optional<int> hi;
     std::string hi_what;
     if (!info.valid_int(2))

@@ -10,6 +10,7 @@
 #include <numbers>
 
 #include <boost/math/distributions.hpp>
+#include <boost/math/special_functions/beta.hpp>
 #include <fmt/format.h>
 
 #include <advi/base/error.hpp>
@@ -337,6 +338,40 @@ void neg_binomial_2_tail(Terms& t, NodeId n, Args a) {
     const NodeId inside = inc_beta(t, a[1], t.add(op(t, Op::Fmax, n, t.c(0)), t.c(1)), p, T);
     t.add(below_support(t, n, inside, T));
 }
+// neg_binomial(alpha, beta): P(X <= n) = I_{beta / (1 + beta)}(alpha, n + 1)
+template <Tail T>
+void neg_binomial_tail(Terms& t, NodeId n, Args a) {
+    const NodeId p = t.div(a[1], t.add(t.c(1), a[1]));
+    const NodeId inside = inc_beta(t, a[0], t.add(op(t, Op::Fmax, n, t.c(0)), t.c(1)), p, T);
+    t.add(below_support(t, n, inside, T));
+}
+// beta_proportion(mu, kappa): the beta CDF of (mu kappa, (1 - mu) kappa)
+template <Tail T>
+void beta_proportion_tail(Terms& t, NodeId x, Args a) {
+    t.add(inc_beta(t, t.mul(a[0], a[1]), t.mul(t.sub(t.c(1), a[0]), a[1]), x, T));
+}
+// yule_simon(alpha): P(X > n) = n B(n, alpha + 1) for n >= 1, 1 below
+template <Tail T>
+void yule_simon_tail(Terms& t, NodeId n, Args a) {
+    const NodeId m = op(t, Op::Fmax, n, t.c(1));
+    const NodeId b = t.add(a[0], t.c(1));
+    const NodeId log_upper =
+        t.add(t.f(Op::Log, m),
+              t.sub(t.add(t.f(Op::Lgamma, m), t.f(Op::Lgamma, b)), t.f(Op::Lgamma, t.add(m, b))));
+    const NodeId inside = T == Tail::Upper ? log_upper : t.f(Op::Log1mExp, log_upper);
+    t.add(below_support(t, t.sub(n, t.c(1)), inside, T));
+}
+// discrete_range(lower, upper): F = (n - lower + 1) / (upper - lower + 1), clamped to [0, 1]
+NodeId discrete_range_f(Terms& t, NodeId n, Args a) {
+    const NodeId lo = real(t, a[0]), hi = real(t, a[1]);
+    const NodeId f = t.div(t.add(t.sub(n, lo), t.c(1)), t.add(t.sub(hi, lo), t.c(1)));
+    return op(t, Op::Fmin, op(t, Op::Fmax, f, t.c(0)), t.c(1));
+}
+template <Tail T>
+void discrete_range_tail(Terms& t, NodeId n, Args a) {
+    const NodeId f = discrete_range_f(t, n, a);
+    t.add(t.f(Op::Log, T == Tail::Lower ? f : t.sub(t.c(1), f)));
+}
 
 // ---- numbers (Boost.Math)
 
@@ -488,6 +523,23 @@ double bernoulli_p(double n, Numbers a, Tail tail) {
 double binomial_p(double n, Numbers a, Tail tail) {
     return discrete(boost::math::binomial_distribution<>(a[0], a[1]), n, a[0], tail);
 }
+double neg_binomial_p(double n, Numbers a, Tail tail) {  // shape alpha, inverse scale beta
+    const double alpha = a[0], beta = a[1];
+    return discrete(boost::math::negative_binomial_distribution<>(alpha, beta / (1 + beta)), n,
+                    INFINITY, tail);
+}
+double beta_proportion_p(double x, Numbers a, Tail tail) {
+    const double shapes[] = {a[0] * a[1], (1 - a[0]) * a[1]};
+    return beta_p(x, shapes, tail);
+}
+double yule_simon_p(double n, Numbers a, Tail tail) {  // P(X > n) = n B(n, alpha + 1)
+    const double upper = n < 1 ? 1.0 : std::floor(n) * boost::math::beta(std::floor(n), a[0] + 1);
+    return tail == Tail::Lower ? 1 - upper : upper;
+}
+double discrete_range_p(double n, Numbers a, Tail tail) {
+    const double f = std::clamp((std::floor(n) - a[0] + 1) / (a[1] - a[0] + 1), 0.0, 1.0);
+    return tail == Tail::Lower ? f : 1 - f;
+}
 double neg_binomial_2_p(double n, Numbers a, Tail tail) {  // mean mu, dispersion phi
     const double mu = a[0], phi = a[1];
     return discrete(boost::math::negative_binomial_distribution<>(phi, phi / (mu + phi)), n,
@@ -525,6 +577,10 @@ const CdfInfo kCdfs[] = {
     {"bernoulli",             bernoulli_tail<Tail::Lower>,  bernoulli_tail<Tail::Upper>,  bernoulli_p},
     {"binomial",              binomial_tail<Tail::Lower>,   binomial_tail<Tail::Upper>,   binomial_p},
     {"neg_binomial_2",        neg_binomial_2_tail<Tail::Lower>, neg_binomial_2_tail<Tail::Upper>, neg_binomial_2_p},
+    {"neg_binomial",          neg_binomial_tail<Tail::Lower>, neg_binomial_tail<Tail::Upper>, neg_binomial_p},
+    {"beta_proportion",       beta_proportion_tail<Tail::Lower>, beta_proportion_tail<Tail::Upper>, beta_proportion_p},
+    {"yule_simon",            yule_simon_tail<Tail::Lower>, yule_simon_tail<Tail::Upper>, yule_simon_p},
+    {"discrete_range",        discrete_range_tail<Tail::Lower>, discrete_range_tail<Tail::Upper>, discrete_range_p},
 };
 // clang-format on
 

@@ -208,6 +208,43 @@ void neg_binomial_2(Terms& t, NodeId n, Args a) {
 void neg_binomial_2_log(Terms& t, NodeId n, Args a) {
     neg_binomial_2_terms(t, n, t.sub(a[0], t.f(Op::Log, a[1])), a[1]);
 }
+// neg_binomial(n | alpha, beta) is neg_binomial_2(n | alpha / beta, alpha): d = -log(beta)
+void neg_binomial(Terms& t, NodeId n, Args a) {
+    neg_binomial_2_terms(t, n, t.neg(t.f(Op::Log, a[1])), a[0]);
+}
+// beta_neg_binomial(n | r, alpha, beta) = lbeta(n + r, alpha + beta) - lbeta(r, alpha)
+//     + lgamma(n + beta) - lgamma(n + 1) - lgamma(beta)
+void beta_neg_binomial(Terms& t, NodeId n, Args a) {
+    t.add(lbeta(t, t.add(n, a[0]), t.add(a[1], a[2])));
+    t.add(t.neg(lbeta(t, a[0], a[1])));
+    t.add(t.sub(t.f(Op::Lgamma, t.add(n, a[2])), t.f(Op::Lgamma, t.add(n, t.c(1)))));
+    t.add(t.neg(t.f(Op::Lgamma, a[2])));
+}
+// yule_simon(n | alpha) = log(alpha) + lbeta(n, alpha + 1), n >= 1
+void yule_simon(Terms& t, NodeId n, Args a) {
+    t.add(t.f(Op::Log, a[0]));
+    t.add(lbeta(t, n, t.add(a[0], t.c(1))));
+}
+// discrete_range(n | lower, upper) = -log(upper - lower + 1) on lower..upper, -inf outside
+void discrete_range(Terms& t, NodeId n, Args a) {
+    const NodeId lo = real_arg(t, a[0]), hi = real_arg(t, a[1]);
+    t.add(t.neg(t.f(Op::Log, t.add(t.sub(hi, lo), t.c(1)))));
+    const NodeId inside = t.mul(t.f(Op::Step, t.sub(n, lo)), t.f(Op::Step, t.sub(hi, n)));
+    t.add(t.g().apply(Op::Select, inside, t.c(0), t.c(-INFINITY)));
+}
+// hypergeometric(n | N, a, b) = log C(a, n) + log C(b, N - n) - log C(a + b, N): n successes
+// in N draws without replacement from a successes and b failures
+void hypergeometric(Terms& t, NodeId n, Args a) {
+    const NodeId N = real_arg(t, a[0]), s = real_arg(t, a[1]), f = real_arg(t, a[2]);
+    t.add(lchoose(t, s, n));
+    t.add(lchoose(t, f, t.sub(N, n)));
+    t.add(t.neg(lchoose(t, t.add(s, f), N)));
+}
+// beta_proportion(y | mu, kappa) = beta(y | mu kappa, (1 - mu) kappa)
+void beta_proportion(Terms& t, NodeId y, Args a) {
+    const NodeId shapes[] = {t.mul(a[0], a[1]), t.mul(t.sub(t.c(1), a[0]), a[1])};
+    beta(t, y, shapes);
+}
 // double_exponential(y | mu, sigma) = -log(2 sigma) - |y - mu| / sigma
 void double_exponential(Terms& t, NodeId y, Args a) {
     t.add(t.neg(t.div(t.f(Op::Fabs, t.sub(y, a[0])), a[1])));
@@ -390,6 +427,12 @@ bool count(int y) {
 bool binary(int y) {
     return y == 0 || y == 1;
 }
+bool at_least_one(int y) {
+    return y >= 1;
+}
+bool any_int(int) {
+    return true;
+}
 
 using D = ArgDomain;
 namespace mv = multivariate;
@@ -418,6 +461,13 @@ constexpr DistInfo kDistributions[] = {
     {"beta_binomial",   3, {"N", "alpha", "beta"},      {D::Count, D::Positive, D::Positive},     DType::Int,  none,            beta_binomial,   count, 0},
     {"neg_binomial_2",  2, {"mu", "phi"},               {D::Positive, D::Positive},               DType::Int,  none,            neg_binomial_2,  count},
     {"neg_binomial_2_log", 2, {"eta", "phi"},           {D::Real, D::Positive},                   DType::Int,  none,            neg_binomial_2_log, count},
+    {"neg_binomial",    2, {"alpha", "beta"},           {D::Positive, D::Positive},               DType::Int,  none,            neg_binomial,    count},
+    {"beta_neg_binomial", 3, {"r", "alpha", "beta"},    {D::Positive, D::Positive, D::Positive},  DType::Int,  none,            beta_neg_binomial, count},
+    {"yule_simon",      1, {"alpha"},                   {D::Positive},                            DType::Int,  none,            yule_simon,      at_least_one},
+    // (outside lower..upper the density is -inf, as Stan's, not an error)
+    {"discrete_range",  2, {"lower", "upper"},          {D::Real, D::Real},                       DType::Int,  none,            discrete_range,  any_int},
+    {"hypergeometric",  3, {"N", "a", "b"},             {D::Count, D::Count, D::Count},           DType::Int,  none,            hypergeometric,  count},
+    {"beta_proportion", 2, {"mu", "kappa"},             {D::Unit, D::Positive},                   DType::Real, unit,            beta_proportion, nullptr},
     {"double_exponential", 2, {"mu", "sigma"},          {D::Real, D::Positive},                   DType::Real, real,            double_exponential, nullptr},
     {"logistic",        2, {"mu", "sigma"},             {D::Real, D::Positive},                   DType::Real, real,            logistic,        nullptr},
     {"gumbel",          2, {"mu", "beta"},              {D::Real, D::Positive},                   DType::Real, real,            gumbel,          nullptr},

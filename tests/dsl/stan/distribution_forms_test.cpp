@@ -89,6 +89,12 @@ const std::map<std::string, Case>& cases() {
         {"beta_binomial",         {"array[3] int y", "[0, 3, 6]", {"M[{i}]", "p[{i}]", "s"}}        },
         {"neg_binomial_2",        {"array[3] int y", "[0, 3, 7]", {"p[{i}]", "s"}}                  },
         {"neg_binomial_2_log",    {"array[3] int y", "[0, 3, 7]", {"a[{i}]", "s"}}                  },
+        {"neg_binomial",          {"array[3] int y", "[0, 3, 7]", {"p[{i}]", "s"}}                  },
+        {"beta_neg_binomial",     {"array[3] int y", "[0, 3, 7]", {"p[{i}] + 1", "s", "u + 1"}}     },
+        {"yule_simon",            {"array[3] int y", "[1, 3, 7]", {"p[{i}]"}}                       },
+        {"discrete_range",        {"array[3] int y", "[-2, 0, 3]", {"-2", "M[{i}]"}}                },
+        {"hypergeometric",        {"int y", "2", {"5", "6", "7"}, 1, false}                         },
+        {"beta_proportion",       {"vector[3] y", kUnit, {"v[{i}]", "s + 1"}}                       },
         {"double_exponential",    {"vector[3] y", kReals, {"a[{i}]", "s"}}                          },
         {"logistic",              {"vector[3] y", kReals, {"a[{i}]", "s"}}                          },
         {"gumbel",                {"vector[3] y", kReals, {"a[{i}]", "s"}}                          },
@@ -188,7 +194,8 @@ TEST_CASE(
             whole = fmt::format("  y ~ {}({});\n", d, args);
         } else {
             scalar = fmt::format("  y ~ {}({});\n", d, args);
-            loop = fmt::format("  for (n in 1:2) target += 0.5 * {}_lpdf(y | {});\n", d, args);
+            loop = fmt::format("  for (n in 1:2) target += 0.5 * {}_{}(y | {});\n", d,
+                               ints ? "lpmf" : "lpdf", args);
             whole = function;
         }
         auto by_scalar = lower_case(program(c, scalar), c);
@@ -320,6 +327,18 @@ const std::map<std::string, std::pair<std::vector<double>, Ref>>& references() {
               return std::log(a[2] / a[1]) - (a[2] + 1) * std::log1p((y - a[0]) / a[1]);
           }}                                                                                                   },
         {"rayleigh",                {{1.3}, [](double y, auto& a) { return logpdf(bm::rayleigh(a[0]), y); }}   },
+        {"neg_binomial",
+         {{2.5, 0.7},
+          [](double y, auto& a) {
+              return logpdf(bm::negative_binomial(a[0], a[1] / (1 + a[1])), y);
+          }}                                                                                                   },
+        {"yule_simon",
+         {{1.7}, [](double y, auto& a) { return std::log(a[0] * bm::beta(y, a[0] + 1)); }}                     },
+        {"beta_proportion",
+         {{0.3, 4.5},
+          [](double y, auto& a) {
+              return logpdf(bm::beta_distribution(a[0] * a[1], (1 - a[0]) * a[1]), y);
+          }}                                                                                                   },
         {"loglogistic",
          {{1.3, 2.5},
           [](double y, auto& a) {
