@@ -489,6 +489,12 @@ void Model::target_add(const Expr& term) {
     add_term(term.shape().is_scalar() ? term.id() : apply(Op::Sum, term).id());
 }
 
+void Model::jacobian_add(const Expr& term) {
+    if (&term.model() != this)
+        throw ModelError("jacobian_add: an expression of another model");
+    jacobian_terms_.push_back(term.shape().is_scalar() ? term.id() : apply(Op::Sum, term).id());
+}
+
 void Model::add_term(NodeId term) {
     // A flat prior's density is the constant 0: no term (so that `param(x, flat())` and a
     // later `observe(x, d)` give the graph of `param(x, d)`).
@@ -514,6 +520,12 @@ Graph Model::graph() const {
         lp = k == 0 ? terms_[0] : g.apply(Op::Add, lp, terms_[k]);
     }
     g.set_output("lp", lp);
+    if (!jacobian_terms_.empty()) {
+        NodeId j = jacobian_terms_[0];
+        for (std::size_t k = 1; k < jacobian_terms_.size(); ++k)
+            j = g.apply(Op::Add, j, jacobian_terms_[k]);
+        g.set_output("jacobian", j);
+    }
     return g;
 }
 

@@ -70,6 +70,11 @@ public:
     void observe(const Expr& y, const Dist& d);
     // A raw log-density term (summed if not a scalar).
     void target_add(const Expr& term);
+    // A log-Jacobian term the model computes itself (Stan's `jacobian +=` and `_jacobian`
+    // functions): counted with the transforms' log-Jacobians, so that a fit or optimisation
+    // without them (optimize's default: the mode in constrained space) leaves it out too. The
+    // graph's output "jacobian" is their sum.
+    void jacobian_add(const Expr& term);
     // A declared constraint on a quantity (Stan's `real<lower=0> tp`, `simplex[K] gq`): checked,
     // not imposed. `in_log_density`: the log density is -inf where it is violated (a term
     // check_constraint(value, lower, upper)), as Stan rejects a draw whose transformed
@@ -92,6 +97,7 @@ public:
     [[nodiscard]] std::vector<double> evaluate(const Expr& e) const;
     // The terms of the log density so far (observe, target_add).
     [[nodiscard]] std::size_t term_count() const { return terms_.size(); }
+    [[nodiscard]] std::size_t jacobian_term_count() const { return jacobian_terms_.size(); }
     // The terms added since the first `from` (removed from the model), summed: empty if none.
     // For builders that weight them before adding them back (a side of a condition).
     [[nodiscard]] Expr take_terms(std::size_t from);
@@ -138,6 +144,7 @@ private:
     std::vector<LatentVariable> latents_;
     std::vector<DataSlot> data_;
     std::vector<NodeId> terms_;
+    std::vector<NodeId> jacobian_terms_;
     std::vector<ConstraintCheck> checks_;
     std::vector<std::unique_ptr<double>> owned_reals_;
     std::vector<std::unique_ptr<int>> owned_ints_;

@@ -228,9 +228,11 @@ struct Tilde {
     std::vector<Expression> args;
     std::optional<Truncation> truncation;
 };
-// target += e;
+// target += e; or jacobian += e; (a log-Jacobian term: transformed parameters and functions
+// ending in `_jacobian` only)
 struct TargetPlus {
     Expression value;
+    bool jacobian = false;
 };
 // for (i in lower:upper) body
 struct For {

@@ -264,7 +264,7 @@ struct StatementPrinter {
     }
     void operator()(const TargetPlus& x) const {
         pad(indent);
-        out += "target += ";
+        out += x.jacobian ? "jacobian += " : "target += ";
         expr(x.value);
         out += ";\n";
     }

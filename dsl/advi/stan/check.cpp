@@ -541,7 +541,16 @@ private:
             }
         }
         if (const FunctionRow* row = find_function(f)) {
-            return library_call(f, f, row->signatures, args, at);
+            const StanType r = library_call(f, f, row->signatures, args, at);
+            if (ends_with(f, "_jacobian") && find_library_function(f) != nullptr &&
+                !(function_ != nullptr && ends_with(function_->name, "_jacobian")) &&
+                !(function_ == nullptr && block_ == BlockKind::TransformedParameters)) {
+                fail(at,
+                     fmt::format("`{}` adds to the Jacobian: it can only be called in transformed "
+                                 "parameters or in a `_jacobian` function",
+                                 f));
+            }
+            return r;
         }
         if (const RandomRow* row = find_random_function(f))
             return library_call(f, f, row->signatures, args, at);
@@ -692,6 +701,18 @@ private:
             fail(c.args.empty() ? at : c.args[0].loc,
                  fmt::format("`{}` takes the name of a function of the functions block first",
                              name));
+        }
+        // Stan: a function that changes the target or the Jacobian cannot be passed on
+        for (const char* suffix : {"_lp", "_jacobian", "_rng"}) {
+            if (ends_with(fv->name, suffix)) {
+                fail(c.args[0].loc,
+                     fmt::format("`{}` ends in `{}`: a function that {} cannot be "
+                                 "passed to `{}`",
+                                 fv->name, suffix,
+                                 std::string_view(suffix) == "_rng" ? "draws random numbers"
+                                                                    : "adds to the log density",
+                                 name));
+            }
         }
         std::vector<StanType> args;
         for (std::size_t k = 1; k < c.args.size(); ++k) args.push_back(expr(c.args[k]));
@@ -936,6 +957,18 @@ private:
         return Ending::Open;
     }
     Ending node(const TargetPlus& n, Loc at) {
+        if (n.jacobian) {
+            const bool in_jacobian_function =
+                function_ != nullptr && ends_with(function_->name, "_jacobian");
+            if (!in_jacobian_function &&
+                (function_ != nullptr || block_ != BlockKind::TransformedParameters)) {
+                fail(at,
+                     "`jacobian +=` belongs in transformed parameters or in a function ending "
+                     "in `_jacobian`");
+            }
+            expr(n.value);
+            return Ending::Open;
+        }
         if (!in_model_)
             fail(at, "`target +=` belongs in the model block");
         expr(n.value);

@@ -18,6 +18,7 @@
 #include <advi/dist/cdf.hpp>
 #include <advi/stan/int_arithmetic.hpp>
 #include <advi/stan/lower_reorder.hpp>
+#include <advi/stan/lower_transform_functions.hpp>
 #include <advi/stan/lowerer.hpp>
 #include <advi/stan/stan_library.hpp>
 
@@ -1200,24 +1201,21 @@ std::span<const FunctionRow> functions() {
             {"determinant",          whole<real1<determinant>>          },
             {"generalized_inverse",  whole<matrix1<generalized_inverse>>},
         };
-        // (the forms of values of up to two dimensions: the lowering's layouts)
-        auto rank = [](const StanType& t) {
-            const int own = t.kind == TypeKind::Matrix                                    ? 2
-                            : t.kind == TypeKind::Vector || t.kind == TypeKind::RowVector ? 1
-                                                                                          : 0;
-            return t.array_dims + own;
-        };
+        // (every form Stan has: values of three or more dimensions are refused at their
+        // declarations, "not supported yet")
+        // the constraint transforms as functions (lower_transform_functions.hpp)
+        static std::deque<std::string> transform_names;  // kept for the rows' views
+        for (const char* t : {"lower_bound", "upper_bound", "lower_upper_bound",
+                              "offset_multiplier", "ordered", "positive_ordered"}) {
+            for (const char* suffix : {"_constrain", "_jacobian", "_unconstrain"}) {
+                const std::string& name = transform_names.emplace_back(std::string(t) + suffix);
+                rows.push_back({name, real_forms(name), whole<transform_function_of>});
+            }
+        }
         for (const auto& [name, lowering] : with_stan_signatures) {
             if (find_library_function(name) == nullptr)
                 throw InternalError(fmt::format("`{}` is not in Stan's library", name));
-            std::vector<Signature> forms;
-            for (const Signature& sig : real_forms(name)) {
-                bool fits = rank(sig.result) <= 2;
-                for (const StanType& a : sig.args) fits = fits && rank(a) <= 2;
-                if (fits)
-                    forms.push_back(sig);
-            }
-            rows.push_back({name, std::move(forms), lowering});
+            rows.push_back({name, real_forms(name), lowering});
         }
         return rows;
     }();

@@ -471,7 +471,10 @@ void Lowerer::statement(const Statement& s) {
             } else if constexpr (std::is_same_v<T, Tilde>) {
                 tilde(n, at);
             } else if constexpr (std::is_same_v<T, TargetPlus>) {
-                target_plus(n.value, at);
+                if (n.jacobian)
+                    jacobian_plus(n.value, at);
+                else
+                    target_plus(n.value, at);
             } else if constexpr (std::is_same_v<T, For>) {
                 for_loop(n, at);
             } else if constexpr (std::is_same_v<T, ForEach>) {
@@ -1069,6 +1072,25 @@ void Lowerer::target_plus(const Expression& e, Loc at) {
     if (!x.shape().is_scalar())
         x = sum(x);
     add_target(x, v.level);
+}
+
+void Lowerer::jacobian_plus(const Expression& e, Loc at) {
+    const Value v = expr(e);
+    Expr x = real(v, e.loc);
+    if (!x.shape().is_scalar())
+        x = sum(x);
+    add_jacobian(x, v.level, at);
+}
+
+void Lowerer::add_jacobian(Expr term, int level, Loc at) {
+    if (block_ != BlockKind::TransformedParameters)
+        fail(at, "a Jacobian term belongs in transformed parameters");
+    if (!taken_.empty())
+        fail(at, "a Jacobian term inside a condition on the parameters is not supported yet");
+    const int repeats = batch_size(static_cast<int>(levels_.size())) / batch_size(level);
+    if (repeats > 1)
+        term = static_cast<double>(repeats) * term;
+    effect([this, term] { m().jacobian_add(term); });
 }
 
 // ------------------------------------------------------------------------------ loops

@@ -607,6 +607,9 @@ void Lowerer::loop_op(const LoopSpec& loop, int lower, int upper, Loc at,
                     next = next.valid() ? append_row(next, kept) : kept;
                 }
             }
+            if (inner.jacobian_term_count() > 0) {
+                fail(at, "`jacobian +=` in a loop run as a loop op is not supported yet");
+            }
             Expr running = sum(segment(state, total_at, 1));
             for (const NodeId term : inner.spec().terms) {
                 running = running + inner.wrap(term);

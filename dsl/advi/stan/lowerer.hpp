@@ -219,6 +219,16 @@ private:
     void truncation_terms(const Tilde& t, const Value& y, const std::vector<Value>& args, bool ints,
                           Loc at);
     void target_plus(const Expression& e, Loc at);
+    // `jacobian += e`: a log-Jacobian term of the model (Model::jacobian_add)
+    void jacobian_plus(const Expression& e, Loc at);
+
+public:
+    // A log-Jacobian term (`jacobian +=`, the library's `_jacobian` functions): transformed
+    // parameters only, not inside a condition on the parameters; `term` a scalar of vectorised
+    // `level`, counted once per inner iteration as add_target does.
+    void add_jacobian(Expr term, int level, Loc at);
+
+private:
     // print, reject, fatal_error with values known before the fit.
     void print(const Print& p, Loc at);
     // target += term, where term sums the iterations of vectorised `level` (of fewer levels than

@@ -82,6 +82,9 @@ Graph constrain(const ModelSpec& m, bool jacobian) {
     NodeId total = *lp;
     if (jacobian) {
         for (NodeId d : s.logdet) total = g.apply(Op::Add, total, d);
+        // the model's own log-Jacobian terms (Stan's `jacobian +=`), ModelSpec::graph
+        if (const std::optional<NodeId> j = g.output("jacobian"))
+            total = g.apply(Op::Add, total, *j);
     }
     g.clear_outputs();
     g.set_output("lp", total);

@@ -55,7 +55,9 @@ struct ConstraintCheck {
                                                    const double* upper);
 
 struct ModelSpec {
-    Graph graph;  // output "lp": the log joint density over Param leaves
+    // Output "lp": the log joint density over Param leaves; output "jacobian", if any: the
+    // model's own log-Jacobian terms, added with the transforms' (compile/constrain.hpp).
+    Graph graph;
     std::vector<LatentVariable> latents;
     std::vector<DataSlot> data;
     // The terms whose sum is "lp", as the model added them (a prior, a likelihood, a

@@ -468,3 +468,83 @@ TEST_CASE("determinant, generalized inverse, quantile functions, ldexp, lambert_
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+namespace {
+
+// lp and gradient at a few points without the log-Jacobians (optimize's default).
+void check_same_without_jacobian(const std::string& a, const std::string& b) {
+    INFO(a << "\nagainst\n" << b);
+    const auto la = lower_text(a, "{}");
+    const auto lb = lower_text(b, "{}");
+    advi::Program pa = compile(la->model().spec(), false), pb = compile(lb->model().spec(), false);
+    REQUIRE(pa.dim() == pb.dim());
+    for (double shift : {-0.7, 0.2, 1.1}) {
+        Eigen::VectorXd z = Eigen::VectorXd::LinSpaced(pa.dim(), -0.5, 0.6).array() + shift;
+        Eigen::VectorXd ga(pa.dim()), gb(pb.dim());
+        CHECK(pa.run(z, ga) == Approx(pb.run(z, gb)).epsilon(1e-12));
+        CHECK((ga - gb).norm() <= 1e-12 * (1 + gb.norm()));
+    }
+}
+
+}  // namespace
+
+TEST_CASE("jacobian += and the _jacobian functions count with the transforms' log-Jacobians",
+          "[stan]") {
+    // with the Jacobian (a fit): the terms are in; without (optimize's default): out
+    const std::string p = "parameters { real y; vector[2] v; }\n";
+    const std::string tail = "model { x ~ normal(3, 1); w ~ normal(0, 2); }";
+    check_same_without_jacobian(
+        p +
+            "transformed parameters { real x = lower_bound_jacobian(y, 2); "
+            "vector[2] w = offset_multiplier_jacobian(v, 1, 3); jacobian += 0.5 * y; }\n" +
+            tail,
+        p + "transformed parameters { real x = 2 + exp(y); vector[2] w = 1 + 3 * v; }\n"
+            "model { x ~ normal(3, 1); w ~ normal(0, 2); }");
+    // (the other program, with the Jacobian terms as target terms, agrees with the Jacobian on)
+    const auto with_terms = lower_text(
+        p +
+            "transformed parameters { real x = lower_bound_jacobian(y, 2); "
+            "vector[2] w = offset_multiplier_jacobian(v, 1, 3); jacobian += 0.5 * y; }\n" +
+            tail,
+        "{}");
+    const auto as_target = lower_text(
+        p + "transformed parameters { real x = 2 + exp(y); vector[2] w = 1 + 3 * v; }\n"
+            "model { x ~ normal(3, 1); w ~ normal(0, 2); target += 1.5 * y + 2 * log(3); }",
+        "{}");
+    advi::test::check_same_density(with_terms->model().spec(), as_target->model().spec());
+}
+
+TEST_CASE("the constraint transforms as functions: Stan's maps and their inverses", "[stan]") {
+    const std::string head = "parameters { vector[3] x; matrix[2, 3] M; }\n";
+    check_same(head,
+               "target += lower_bound_constrain(x[1], 2) + upper_bound_constrain(x[2], 2) + "
+               "lower_upper_bound_constrain(x[3], -1, 3) + "
+               "sum(offset_multiplier_constrain(x, 1, [1, 2, 3]'));",
+               "target += 2 + exp(x[1]) + 2 - exp(x[2]) - 1 + 4 * inv_logit(x[3]) + "
+               "3 + x[1] + 2 * x[2] + 3 * x[3];");
+    check_same(head,
+               "vector[3] o = ordered_constrain(x); vector[3] q = positive_ordered_constrain(x); "
+               "target += dot_product(o, [1, 2, 3]') + dot_product(q, [1, 2, 3]');",
+               "vector[3] o = [x[1], x[1] + exp(x[2]), x[1] + exp(x[2]) + exp(x[3])]'; "
+               "vector[3] q = [exp(x[1]), exp(x[1]) + exp(x[2]), exp(x[1]) + exp(x[2]) + "
+               "exp(x[3])]'; target += dot_product(o, [1, 2, 3]') + dot_product(q, [1, 2, 3]');");
+    // each unconstrain undoes its constrain, arrays of vectors too
+    check_same(head,
+               "target += lower_bound_unconstrain(lower_bound_constrain(x[1], 2), 2) + "
+               "upper_bound_unconstrain(upper_bound_constrain(x[2], 2), 2) + "
+               "lower_upper_bound_unconstrain(lower_upper_bound_constrain(x[3], -1, 3), -1, 3) + "
+               "sum(offset_multiplier_unconstrain(offset_multiplier_constrain(x, 1, 2), 1, 2)) + "
+               "dot_product(ordered_unconstrain(ordered_constrain(x)), [1, 2, 3]') + "
+               "dot_product(positive_ordered_unconstrain(positive_ordered_constrain(x)), "
+               "[1, 2, 3]');",
+               "target += 2 * sum(x) + 2 * dot_product(x, [1, 2, 3]');");
+    check_same(head,
+               "array[2] vector[3] a = {M[1]', M[2]'}; "
+               "array[2] vector[3] o = ordered_constrain(a); "
+               "array[2] vector[3] u = positive_ordered_unconstrain(positive_ordered_constrain(a));"
+               " target += o[2][3] + u[1][2] + u[2][3];",
+               "target += M[2, 1] + exp(M[2, 2]) + exp(M[2, 3]) + M[1, 2] + M[2, 3];");
+}
+
+}  // namespace advi::stan

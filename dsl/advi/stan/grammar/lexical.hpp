@@ -253,7 +253,7 @@ struct NotAnExpression : x3::parser<NotAnExpression> {
             return false;
         refuse_type_not_supported_yet(first, w);
         if (w == "jacobian")
-            throw SyntaxError{first, "`jacobian +=` is not supported yet"};
+            throw SyntaxError{first, "`jacobian` is a statement (`jacobian += ...;`), not a value"};
         throw SyntaxError{first,
                           fmt::format("expected an expression, found the reserved word `{}`", w)};
     }

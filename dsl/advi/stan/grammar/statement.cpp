@@ -172,6 +172,11 @@ const auto target_action = [](auto& ctx) {
     auto& a = x3::_attr(ctx);
     x3::_val(ctx) = statement_at(fusion::at_c<0>(a), TargetPlus{std::move(fusion::at_c<1>(a).e)});
 };
+const auto jacobian_action = [](auto& ctx) {
+    auto& a = x3::_attr(ctx);
+    x3::_val(ctx) =
+        statement_at(fusion::at_c<0>(a), TargetPlus{std::move(fusion::at_c<1>(a).e), true});
+};
 const auto expression_statement_action = [](auto& ctx) {
     using fusion::at_c;
     auto& a = x3::_attr(ctx);
@@ -238,6 +243,7 @@ inline constexpr Keyword kw_continue{"continue"};
 inline constexpr Keyword kw_return{"return"};
 inline constexpr Keyword kw_profile{"profile"};
 inline constexpr Keyword kw_target{"target"};
+inline constexpr Keyword kw_jacobian{"jacobian"};
 inline constexpr Keyword kw_truncate{"T"};
 
 inline constexpr WordOf<PrintKind> print_words[] = {
@@ -271,6 +277,7 @@ const auto statement_def =
          (pos >> kw_profile > lparen > String{} > rparen > lbrace > statements >
           rbrace)[profile_action] |
          (pos >> kw_target >> !lparen > plus_equals > expression > semicolon)[target_action] |
+         (pos >> kw_jacobian > plus_equals > expression > semicolon)[jacobian_action] |
          (pos >> semicolon)[empty_action] | MisplacedDeclaration{} |
          (expression >> pos >> -tail)[expression_statement_action]];
 
