@@ -602,20 +602,42 @@ Value factorial_of(CallSite& c) {
     return CallSite::result_like(x, p);
 }
 
+// rep_array(x, n[, m[, k]]): known ints of any dimensions; reals in the layouts of up to two
+// dimensions (array[n, m] real and array[n] vector: a matrix with x in every row).
 Value rep_array(CallSite& c) {
-    if (c.args.size() != 2)
-        c.fail("rep_array: only the one-dimensional form is supported");
-    if (c.args[0].is_int()) {
+    if (c.args.size() < 2 || c.args.size() > 4)
+        c.fail(fmt::format("rep_array takes 2 to 4 arguments, got {}", c.args.size()));
+    std::vector<int> dims;
+    for (std::size_t k = 1; k < c.args.size(); ++k) {
+        dims.push_back(c.int_arg(k));
+        if (dims.back() < 0)
+            c.fail(fmt::format("rep_array: size {} is negative", dims.back()));
+    }
+    const Value& x = c.args[0];
+    if (x.is_known_int()) {  // column-major over (dims..., x's own dims): x varies slowest
+        std::size_t copies = 1;
+        for (int d : dims) copies *= static_cast<std::size_t>(d);
         Value r;
         r.base = Base::Int;
-        r.dims = {c.int_arg(1)};
-        r.ints.assign(static_cast<std::size_t>(c.int_arg(1)), c.int_arg(0));
+        r.dims = dims;
+        r.dims.insert(r.dims.end(), x.dims.begin(), x.dims.end());
+        for (int v : x.ints) r.ints.insert(r.ints.end(), copies, v);
         return r;
     }
-    Value r = CallSite::vec(rep_vector(c.real_of(0), c.int_arg(1)), c.int_arg(1));
-    r.base = Base::Real;
-    r.dims = {c.int_arg(1)};
-    r.sizes.clear();
+    Value r = x;
+    r.dims = dims;
+    r.dims.insert(r.dims.end(), x.dims.begin(), x.dims.end());
+    const Expr e = c.real_of(0);
+    if (x.is_scalar() && dims.size() == 1) {
+        r.expr = rep_vector(e, dims[0]);
+    } else if (x.is_scalar() && dims.size() == 2) {
+        r.expr = rep_matrix(e, dims[0], dims[1]);
+    } else if (dims.size() == 1 && x.dims.size() + x.sizes.size() == 1 && !x.is_int()) {
+        r.expr = rep_matrix_rows(e, dims[0]);  // one row per copy: array[n] vector, array[n, k]
+    } else {
+        c.fail(fmt::format("rep_array of {} into {} more dimensions is not supported yet",
+                           type_str(x), dims.size()));
+    }
     return r;
 }
 
@@ -682,18 +704,30 @@ Value to_matrix_of(CallSite& c) {
     return CallSite::mat(c.real_of(0));
 }
 
+// Known ints of any dimensions: `count` elements of the outermost from `first` (0-based). The
+// layout is column-major, the outer index fastest: element (i, rest) at i + n rest.
+Value slice_outer_ints(CallSite& c, const Value& x, int first, int count) {
+    const int n = x.dims.at(0);
+    if (first < 0 || count < 0 || first + count > n)
+        c.fail(fmt::format("{}: elements {}..{} of an array of {}", c.name(), first + 1,
+                           first + count, n));
+    Value r = x;
+    r.dims[0] = count;
+    r.ints.clear();
+    const std::size_t rest = n == 0 ? 0 : x.ints.size() / static_cast<std::size_t>(n);
+    for (std::size_t j = 0; j < rest; ++j) {
+        for (int i = first; i < first + count; ++i) r.ints.push_back(x.ints[i + n * j]);
+    }
+    return r;
+}
+
 Value head_or_tail(CallSite& c) {
     c.arity(2);
     Value r = c.args[0];
     const int n = c.int_arg(1);
-    if (r.is_known_int() && r.dims.size() == 1) {  // ints: known, sliced here
-        if (n < 0 || n > static_cast<int>(r.ints.size()))
-            c.fail(fmt::format("{}({}, {}) of an array of {}", c.name(), type_str(r), n,
-                               r.ints.size()));
-        const auto from = c.name() == "head" ? r.ints.begin() : r.ints.end() - n;
-        r.ints = std::vector<int>(from, from + n);
-        r.dims = {n};
-        return r;
+    if (r.is_known_int() && !r.dims.empty()) {  // ints: known, sliced here
+        const int size = r.dims[0];
+        return slice_outer_ints(c, r, c.name() == "head" ? 0 : size - n, n);
     }
     r.expr = c.name() == "head" ? head(c.real_of(0), n) : tail(c.real_of(0), n);
     (r.dims.empty() ? r.sizes : r.dims)[0] = n;
@@ -705,16 +739,8 @@ Value head_or_tail(CallSite& c) {
 Value segment_of(CallSite& c) {
     c.arity(3);
     Value r = c.args[0];
-    if (r.is_known_int() && r.dims.size() == 1) {  // ints: known, sliced here
-        const int i = c.int_arg(1), n = c.int_arg(2);
-        if (i < 1 || n < 0 || i - 1 + n > static_cast<int>(r.ints.size())) {
-            c.fail(fmt::format("segment({}, {}, {}) of an array of {}", type_str(r), i, n,
-                               r.ints.size()));
-        }
-        r.ints = std::vector<int>(r.ints.begin() + (i - 1), r.ints.begin() + (i - 1 + n));
-        r.dims = {n};
-        return r;
-    }
+    if (r.is_known_int() && !r.dims.empty())  // ints: known, sliced here
+        return slice_outer_ints(c, r, c.int_arg(1) - 1, c.int_arg(2));
     r.expr = segment(c.real_of(0), c.int_arg(1) - 1, c.int_arg(2));
     (r.dims.empty() ? r.sizes : r.dims)[0] = c.int_arg(2);
     return r;
@@ -796,7 +822,7 @@ Value dot_selves(CallSite& c) {
 template <Expr (*F)(const Expr&)>
 Value softmaxes(CallSite& c) {
     c.arity(1);
-    return CallSite::vec(F(c.real_of(0)), c.args[0].sizes[0]);
+    return CallSite::vec(F(c.real_of(0)), c.args[0].sizes[0], c.args[0].base);  // a row too
 }
 
 Value cumulative_sum_of(CallSite& c) {
@@ -1064,14 +1090,14 @@ std::span<const FunctionRow> functions() {
         // building vectors and matrices
         {"rep_vector",     sigs("(real, int) => vector"), whole<[](CallSite& c) { return rep_vector_of(c, Base::Vector); }>},
         {"rep_row_vector", sigs("(real, int) => row_vector"), whole<[](CallSite& c) { return rep_vector_of(c, Base::RowVector); }>},
-        {"rep_array",      sigs("(int, int) => array[] int; (real, int) => array[] real"), whole<rep_array>},
+        {"rep_array",      sigs("(int, int) => array[] int; (int, int, int) => array[,] int; (int, int, int, int) => array[,,] int; (array[] int, int) => array[,] int; (real, int) => array[] real; (real, int, int) => array[,] real; (array[] real, int) => array[,] real; (vector, int) => array[] vector; (row_vector, int) => array[] row_vector"), whole<rep_array>},
         {"rep_matrix",     sigs("(real, int, int) => matrix; (vector, int) => matrix; (row_vector, int) => matrix"), whole<rep_matrix_of>},
         {"to_vector",      sigs("(vector) => vector; (row_vector) => vector; (matrix) => vector; (array[] real) => vector; (array[] int) => vector"), whole<[](CallSite& c) { return to_vector_of(c, Base::Vector); }>},
         {"to_row_vector",  sigs("(vector) => row_vector; (row_vector) => row_vector; (matrix) => row_vector; (array[] real) => row_vector; (array[] int) => row_vector"), whole<[](CallSite& c) { return to_vector_of(c, Base::RowVector); }>},
         {"to_matrix",      sigs("(matrix) => matrix; (vector) => matrix; (row_vector) => matrix; (array[,] real) => matrix; (matrix, int, int) => matrix; (vector, int, int) => matrix; (row_vector, int, int) => matrix; (array[] real, int, int) => matrix"), whole<to_matrix_of>},
-        {"head",           sigs("(vector, int) => vector; (row_vector, int) => row_vector; (array[] real, int) => array[] real; (array[] int, int) => array[] int"), whole<head_or_tail>},
-        {"tail",           sigs("(vector, int) => vector; (row_vector, int) => row_vector; (array[] real, int) => array[] real; (array[] int, int) => array[] int"), whole<head_or_tail>},
-        {"segment",        sigs("(vector, int, int) => vector; (row_vector, int, int) => row_vector; (array[] real, int, int) => array[] real; (array[] int, int, int) => array[] int"), whole<segment_of>},
+        {"head",           sigs("(vector, int) => vector; (row_vector, int) => row_vector; (array[] real, int) => array[] real; (array[] int, int) => array[] int; (array[,] int, int) => array[,] int"), whole<head_or_tail>},
+        {"tail",           sigs("(vector, int) => vector; (row_vector, int) => row_vector; (array[] real, int) => array[] real; (array[] int, int) => array[] int; (array[,] int, int) => array[,] int"), whole<head_or_tail>},
+        {"segment",        sigs("(vector, int, int) => vector; (row_vector, int, int) => row_vector; (array[] real, int, int) => array[] real; (array[] int, int, int) => array[] int; (array[,] int, int, int) => array[,] int"), whole<segment_of>},
         {"append_row",     sigs("(matrix, matrix) => matrix; (matrix, row_vector) => matrix; (row_vector, matrix) => matrix; (row_vector, row_vector) => matrix; (vector, vector) => vector; (real, vector) => vector; (vector, real) => vector"), whole<append_row_of>},
         {"append_col",     sigs("(matrix, matrix) => matrix; (vector, matrix) => matrix; (matrix, vector) => matrix; (vector, vector) => matrix"), whole<matrix2<append_col>>},
         // slices (1-based, as Stan)
@@ -1103,8 +1129,8 @@ std::span<const FunctionRow> functions() {
         {"columns_dot_product",               sigs("(vector, vector) => row_vector; (row_vector, row_vector) => row_vector; (matrix, matrix) => row_vector"), whole<dot_products<columns_dot_product, Base::RowVector>>},
         {"rows_dot_self",                     sigs("(vector) => vector; (row_vector) => vector; (matrix) => vector"), whole<dot_selves<rows_dot_self, Base::Vector>>},
         {"columns_dot_self",                  sigs("(vector) => row_vector; (row_vector) => row_vector; (matrix) => row_vector"), whole<dot_selves<columns_dot_self, Base::RowVector>>},
-        {"softmax",                           sigs("(vector) => vector"), whole<softmaxes<softmax>>},
-        {"log_softmax",                       sigs("(vector) => vector"), whole<softmaxes<log_softmax>>},
+        {"softmax",                           sigs("(vector) => vector; (row_vector) => row_vector"), whole<softmaxes<softmax>>},
+        {"log_softmax",                       sigs("(vector) => vector; (row_vector) => row_vector"), whole<softmaxes<log_softmax>>},
         {"cumulative_sum",                    sigs("(array[] real) => array[] real; (vector) => vector; (row_vector) => row_vector"), whole<cumulative_sum_of>},
   // clang-format on
         };

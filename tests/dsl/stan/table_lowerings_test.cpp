@@ -548,3 +548,19 @@ TEST_CASE("the constraint transforms as functions: Stan's maps and their inverse
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("rep_array of more dimensions and of vectors, slices of int arrays, softmax of rows",
+          "[stan]") {
+    check_same(kHead,
+               "array[2, 3] int k = rep_array(4, 2, 3); array[2] vector[3] v = rep_array(x, 2); "
+               "array[2, 3] real a = rep_array(x[1], 2, 3); "
+               "array[2, 2] int h = head(rep_array({1, 2}, 3), 2); "
+               "array[1, 2] int s = segment(rep_array({3, 4}, 3), 2, 1); "
+               "target += k[2, 3] * v[2][3] + sum(to_array_1d(a)) + h[2, 2] + s[1, 2] + "
+               "sum(softmax(x') .* [1, 2, 3]);",
+               "target += 4 * x[3] + 6 * x[1] + 2 + 4 + dot_product(softmax(x), [1, 2, 3]');");
+}
+
+}  // namespace advi::stan

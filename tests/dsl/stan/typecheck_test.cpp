@@ -363,9 +363,9 @@ TEST_CASE("Stan's library decides what is valid Stan; advi's table what it lower
                Catch::StartsWith("m.stan:3:23: `solve_newton` is not supported yet: advi does not "
                                  "lower Stan's higher-order functions"));
     // a signature Stan has that advi's lowering does not take
-    CHECK(first_line_of_error(model("real s = softmax(y')[1];")) ==
-          "m.stan:3:18: `softmax` with arguments (row_vector) is not supported yet: advi lowers "
-          "(vector)");
+    CHECK(first_line_of_error(model("real s = softmax({y})[1][1];")) ==
+          "m.stan:3:18: `softmax` with arguments (array[] vector) is not supported yet: advi "
+          "lowers (vector) or (row_vector)");
     // names Stan does not have at all
     CHECK(first_line_of_error(model("real s = no_such_function(mu);")) ==
           "m.stan:3:18: unknown function `no_such_function`");
