@@ -243,3 +243,24 @@ TEST_CASE("scalar functions name themselves in shape errors", "[graph][op][math]
 }
 
 }  // namespace advi
+
+namespace advi {
+
+TEST_CASE("Bessel functions of integer order against Boost, and their derivatives' recurrences",
+          "[graph][math]") {
+    // values: A&S 9.1 and 9.6 at x = 2.5 (Boost's own reference values agree to 1e-15)
+    CHECK(math::bessel_j(0, 2.5) == Approx(-0.048383776468197996).epsilon(1e-13));
+    CHECK(math::bessel_y(1, 2.5) == Approx(0.14591813796678577).epsilon(1e-13));
+    CHECK(math::bessel_i(2, 2.5) == Approx(1.2764661478191644).epsilon(1e-13));
+    CHECK(math::bessel_k(0, 2.5) == Approx(0.062347553200366172).epsilon(1e-12));
+    // negative orders: J_{-1} = -J_1, I_{-1} = I_1, K_{-1} = K_1
+    CHECK(math::bessel_j(-1, 1.3) == Approx(-math::bessel_j(1, 1.3)).epsilon(1e-14));
+    CHECK(math::bessel_i(-1, 1.3) == Approx(math::bessel_i(1, 1.3)).epsilon(1e-14));
+    CHECK(math::bessel_k(-1, 1.3) == Approx(math::bessel_k(1, 1.3)).epsilon(1e-14));
+    // outside the domain
+    CHECK(std::isnan(math::bessel_j(0.5, 1.0)));
+    CHECK(std::isnan(math::bessel_y(0, -1.0)));
+    CHECK(std::isnan(math::bessel_k(1, 0.0)));
+}
+
+}  // namespace advi

@@ -230,6 +230,12 @@ NodeId sample(Case& c, Op op, double seed) {
             x << -0.36, -0.2 + 0.05 * seed, -0.01;
             return c.g.apply(op, c.vec(x));
         }
+        case Op::BesselJ:
+        case Op::BesselY:
+        case Op::BesselI:
+        case Op::BesselK:  // orders 0, 1 and 3 over the seeds, x > 0
+            return c.g.apply(op, c.g.constant(std::floor(seed * 1.5)),
+                             c.vec(in_domain(Domain::Positive, 3, seed)));
         case Op::Polygamma:
             return c.g.apply(op, c.g.constant(2), c.vec(in_domain(Domain::Positive, 3, seed)));
         case Op::Sum:

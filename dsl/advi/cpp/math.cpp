@@ -189,6 +189,18 @@ Expr inc_beta(const Arg& a, const Arg& b, const Arg& x) {
     });
 }
 
+Expr bessel_first_kind(const Arg& v, const Arg& x) {
+    return binary(Op::BesselJ, "bessel_first_kind", v, x);
+}
+Expr bessel_second_kind(const Arg& v, const Arg& x) {
+    return binary(Op::BesselY, "bessel_second_kind", v, x);
+}
+Expr modified_bessel_first_kind(const Arg& v, const Arg& x) {
+    return binary(Op::BesselI, "modified_bessel_first_kind", v, x);
+}
+Expr modified_bessel_second_kind(const Arg& v, const Arg& x) {
+    return binary(Op::BesselK, "modified_bessel_second_kind", v, x);
+}
 Expr owens_t(const Arg& h, const Arg& a) {
     return binary(Op::OwensT, "owens_t", h, a);
 }

@@ -216,6 +216,11 @@ Expr atan2(const Arg& y, const Arg& x);      // the angle of the point (x, y), i
 Expr hypot(const Arg& x, const Arg& y);      // sqrt(x^2 + y^2) without overflow
 Expr owens_t(const Arg& h, const Arg& a);    // Owen's T function
 Expr fmod(const Arg& x, const Arg& y);       // x - trunc(x / y) y
+// Bessel functions of integer order v (a constant): J_v(x), Y_v(x), I_v(x), K_v(x).
+Expr bessel_first_kind(const Arg& v, const Arg& x);
+Expr bessel_second_kind(const Arg& v, const Arg& x);
+Expr modified_bessel_first_kind(const Arg& v, const Arg& x);
+Expr modified_bessel_second_kind(const Arg& v, const Arg& x);
 // The regularised incomplete gamma and beta functions, differentiable in every argument
 // (graph/ops_incomplete.hpp): P(a, x), Q(a, x) = 1 - P(a, x), and I_x(a, b).
 Expr gamma_p(const Arg& a, const Arg& x);

@@ -58,6 +58,24 @@ Value binary(CallSite& c) {
     return CallSite::result_like(r, F(x, y));
 }
 
+// f(orders, x) of Stan's Bessel functions: as `binary`, and also an int array of orders with
+// x of another container type laid out alike (array[] int with a vector, array[,] int with a
+// matrix or an array of vectors: forms Stan has that `+` would refuse).
+template <auto F>
+Value with_int_orders(CallSite& c) {
+    c.arity(2);
+    const Value &v = c.args[0], &x = c.args[1];
+    if (v.is_int() && !v.dims.empty() && !x.is_scalar() && v.level == 0 && x.level == 0 &&
+        !x.is_int()) {
+        const Expr orders = c.real_of(0), values = c.real_of(1);
+        if (orders.shape() != values.shape() && !orders.shape().is_scalar())  // (one: a constant)
+            c.fail(fmt::format("{} of {} and {}: the sizes differ", c.name(), type_str(v),
+                               type_str(x)));
+        return CallSite::result_like(x, F(orders, values));
+    }
+    return binary<F>(c);
+}
+
 // abs of ints is an int (Stan: abs(int) => int); of anything else elementwise real.
 Value abs_of(CallSite& c) {
     c.arity(1);
@@ -1179,53 +1197,61 @@ std::span<const FunctionRow> functions() {
                         whole<minus_of>});
         // container construction and distances: every signature Stan has
         const std::pair<const char*, Value (*)(CallSite&)> with_stan_signatures[] = {
-            {"zeros_vector",         whole<Filled<0>::of>               },
-            {"zeros_row_vector",     whole<Filled<0>::of>               },
-            {"zeros_array",          whole<Filled<0>::of>               },
-            {"zeros_int_array",      whole<Filled<0>::of>               },
-            {"ones_vector",          whole<Filled<1>::of>               },
-            {"ones_row_vector",      whole<Filled<1>::of>               },
-            {"ones_array",           whole<Filled<1>::of>               },
-            {"ones_int_array",       whole<Filled<1>::of>               },
-            {"linspaced_vector",     whole<linspaced_of>                },
-            {"linspaced_row_vector", whole<linspaced_of>                },
-            {"linspaced_array",      whole<linspaced_of>                },
-            {"linspaced_int_array",  whole<linspaced_of>                },
-            {"one_hot_vector",       whole<one_hot_of>                  },
-            {"one_hot_row_vector",   whole<one_hot_of>                  },
-            {"one_hot_array",        whole<one_hot_of>                  },
-            {"one_hot_int_array",    whole<one_hot_of>                  },
-            {"identity_matrix",      whole<identity_matrix_of>          },
-            {"uniform_simplex",      whole<uniform_simplex_of>          },
-            {"squared_distance",     whole<squared_distance_of>         },
-            {"distance",             whole<distance_of>                 },
-            {"norm1",                whole<norm1_of>                    },
-            {"norm2",                whole<norm2_of>                    },
-            {"mdivide_left",         whole<mdivide_left_of<false>>      },
-            {"mdivide_left_spd",     whole<mdivide_left_of<true>>       },
-            {"mdivide_right",        whole<mdivide_right_of<false>>     },
-            {"mdivide_right_spd",    whole<mdivide_right_of<true>>      },
-            {"matrix_power",         whole<matrix_power_of>             },
-            {"trace_quad_form",      whole<trace_quad_form_of>          },
-            {"trace_gen_quad_form",  whole<trace_gen_quad_form_of>      },
-            {"quad_form_sym",        whole<quad_form_sym_of>            },
-            {"chol2inv",             whole<chol2inv_of>                 },
-            {"log_determinant_spd",  whole<log_determinant_spd_of>      },
-            {"int_step",             int_step_of                        },
-            {"sort_asc",             whole<sort_of>                     },
-            {"sort_desc",            whole<sort_of>                     },
-            {"sort_indices_asc",     whole<sort_indices_of>             },
-            {"sort_indices_desc",    whole<sort_indices_of>             },
-            {"rank",                 whole<rank_of>                     },
-            {"reverse",              whole<reverse_of>                  },
-            {"to_array_1d",          whole<to_array_1d_of>              },
-            {"to_array_2d",          whole<to_array_2d_of>              },
-            {"to_int",               whole<to_int_of>                   },
-            {"is_nan",               whole<is_nan_or_inf_of>            },
-            {"is_inf",               whole<is_nan_or_inf_of>            },
-            {"quantile",             whole<quantile_of>                 },
-            {"determinant",          whole<real1<determinant>>          },
-            {"generalized_inverse",  whole<matrix1<generalized_inverse>>},
+            {"zeros_vector",                              whole<Filled<0>::of>          },
+            {"zeros_row_vector",                          whole<Filled<0>::of>          },
+            {"zeros_array",                               whole<Filled<0>::of>          },
+            {"zeros_int_array",                           whole<Filled<0>::of>          },
+            {"ones_vector",                               whole<Filled<1>::of>          },
+            {"ones_row_vector",                           whole<Filled<1>::of>          },
+            {"ones_array",                                whole<Filled<1>::of>          },
+            {"ones_int_array",                            whole<Filled<1>::of>          },
+            {"linspaced_vector",                          whole<linspaced_of>           },
+            {"linspaced_row_vector",                      whole<linspaced_of>           },
+            {"linspaced_array",                           whole<linspaced_of>           },
+            {"linspaced_int_array",                       whole<linspaced_of>           },
+            {"one_hot_vector",                            whole<one_hot_of>             },
+            {"one_hot_row_vector",                        whole<one_hot_of>             },
+            {"one_hot_array",                             whole<one_hot_of>             },
+            {"one_hot_int_array",                         whole<one_hot_of>             },
+            {"identity_matrix",                           whole<identity_matrix_of>     },
+            {"uniform_simplex",                           whole<uniform_simplex_of>     },
+            {"squared_distance",                          whole<squared_distance_of>    },
+            {"distance",                                  whole<distance_of>            },
+            {"norm1",                                     whole<norm1_of>               },
+            {"norm2",                                     whole<norm2_of>               },
+            {"mdivide_left",                              whole<mdivide_left_of<false>> },
+            {"mdivide_left_spd",                          whole<mdivide_left_of<true>>  },
+            {"mdivide_right",                             whole<mdivide_right_of<false>>},
+            {"mdivide_right_spd",                         whole<mdivide_right_of<true>> },
+            {"matrix_power",                              whole<matrix_power_of>        },
+            {"trace_quad_form",                           whole<trace_quad_form_of>     },
+            {"trace_gen_quad_form",                       whole<trace_gen_quad_form_of> },
+            {"quad_form_sym",                             whole<quad_form_sym_of>       },
+            {"chol2inv",                                  whole<chol2inv_of>            },
+            {"log_determinant_spd",                       whole<log_determinant_spd_of> },
+            {"int_step",                                  int_step_of                   },
+            {"bessel_first_kind",
+             with_int_orders<[](E v,                                                      E x) { return bessel_first_kind(v, x); }>},
+            {"bessel_second_kind",
+             with_int_orders<[](E v,                                                      E x) { return bessel_second_kind(v, x); }>},
+            {"modified_bessel_first_kind",
+             with_int_orders<[](E v,E x) { return modified_bessel_first_kind(v, x); }>},
+            {"modified_bessel_second_kind",
+             with_int_orders<[](E v,                         E x) { return modified_bessel_second_kind(v, x); }>},
+            {"sort_asc",               whole<sort_of>                                                     },
+            {"sort_desc",                                           whole<sort_of>                                                               },
+            {"sort_indices_asc",                                           whole<sort_indices_of>         },
+            {"sort_indices_desc",                                           whole<sort_indices_of>},
+            {"rank",                                           whole<rank_of>                                             },
+            {"reverse",                                           whole<reverse_of>                                                                           },
+            {"to_array_1d",                                           whole<to_array_1d_of>                   },
+            {"to_array_2d",                                           whole<to_array_2d_of>},
+            {"to_int",                                           whole<to_int_of>                                         },
+            {"is_nan",                                           whole<is_nan_or_inf_of>                                                                                },
+            {"is_inf",                                           whole<is_nan_or_inf_of>                        },
+            {"quantile",                                           whole<quantile_of>},
+            {"determinant",                                           whole<real1<determinant>>                                       },
+            {"generalized_inverse",                                           whole<matrix1<generalized_inverse>>                                                                           },
         };
         // (every form Stan has: values of three or more dimensions are refused at their
         // declarations, "not supported yet")

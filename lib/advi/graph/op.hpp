@@ -76,6 +76,11 @@ enum class Op : std::uint8_t {
     Fmod,
     OwensT,
     Polygamma,
+    // Bessel functions of integer order v (input 0, a constant) of x (ops_math.hpp)
+    BesselJ,
+    BesselY,
+    BesselI,
+    BesselK,
     // log of the Wiener first-passage time density in (u, w) and its derivatives (ops_wiener.hpp)
     WienerLogF,
     WienerLogFDu,

@@ -547,6 +547,11 @@ constexpr OpInfo kOps[] = {
     {Op::OwensT, "owens_t", 2, true, broadcast_shapes, binary_kernel<math::OwensTF>, math::adj_owens_t, fold<math::OwensTF>, Domain::Real},
     // the order n (input 0) a constant whole number; tested in tests/graph/second_order_test.cpp
     {Op::Polygamma,   "polygamma",      2, true,  broadcast_shapes,  binary_kernel<math::PolygammaF>, math::adj_polygamma, fold<math::PolygammaF>, Domain::None},
+    // the order v (input 0) a constant whole number; tested in tests/graph/second_order_test.cpp
+    {Op::BesselJ, "bessel_j", 2, true, broadcast_shapes, binary_kernel<math::BesselJF>, math::adj_bessel, fold<math::BesselJF>, Domain::None},
+    {Op::BesselY, "bessel_y", 2, true, broadcast_shapes, binary_kernel<math::BesselYF>, math::adj_bessel, fold<math::BesselYF>, Domain::None},
+    {Op::BesselI, "bessel_i", 2, true, broadcast_shapes, binary_kernel<math::BesselIF>, math::adj_bessel, fold<math::BesselIF>, Domain::None},
+    {Op::BesselK, "bessel_k", 2, true, broadcast_shapes, binary_kernel<math::BesselKF>, math::adj_bessel, fold<math::BesselKF>, Domain::None},
     // log f(u | w) of the Wiener first passage, its gradient and Hessian entries (ops_wiener.hpp);
     // the unit points put u in the small-time series' range (tests/graph/wiener_test.cpp: both)
     {Op::WienerLogF,    "wiener_log_f",     2, true, broadcast_shapes, binary_kernel<wiener::LogFirstPassageF<0>>, wiener::adj_log_first_passage,    fold<wiener::LogFirstPassageF<0>>, Domain::Unit},

@@ -110,6 +110,29 @@ double lmultiply(double x, double y) {
 // (the cap keeps the conversion to int defined; each differentiation adds one to the order, so
 // no graph comes near it). At the poles (0 and the negative integers) NaN too, as for digamma
 // and trigamma; overflow is inf under MathPolicy.
+namespace {
+// a whole number whose conversion to int is defined (each differentiation moves it by one)
+bool whole(double v) {
+    return std::fabs(v) <= 1e6 && v == std::floor(v);
+}
+}  // namespace
+double bessel_j(double v, double x) {
+    return whole(v) ? boost::math::cyl_bessel_j(static_cast<int>(v), x, MathPolicy())
+                    : std::nan("");
+}
+double bessel_y(double v, double x) {
+    return whole(v) && x > 0 ? boost::math::cyl_neumann(static_cast<int>(v), x, MathPolicy())
+                             : std::nan("");
+}
+double bessel_i(double v, double x) {
+    return whole(v) ? boost::math::cyl_bessel_i(static_cast<int>(v), x, MathPolicy())
+                    : std::nan("");
+}
+double bessel_k(double v, double x) {
+    return whole(v) && x > 0 ? boost::math::cyl_bessel_k(static_cast<int>(v), x, MathPolicy())
+                             : std::nan("");
+}
+
 double polygamma(double n, double x) {
     if (!(n >= 0) || n != std::floor(n) || n > 1000)
         return std::nan("");
@@ -357,6 +380,18 @@ void adj_polygamma(Graph& gr, NodeId y, NodeId g, Contrib& c) {
     if (gr.is_variable(n))
         throw ModelError("polygamma: the order n must be a constant, not depend on parameters");
     c[1] = mul(gr, g, gr.apply(Op::Polygamma, add(gr, n, num(gr, 1)), in(gr, y, 1)));
+}
+void adj_bessel(Graph& gr, NodeId y, NodeId g, Contrib& c) {
+    const Op op = gr[y].op;
+    const NodeId v = in(gr, y, 0), x = in(gr, y, 1);
+    if (gr.is_variable(v))
+        throw ModelError("a Bessel function's order must be a constant, not depend on parameters");
+    const NodeId below = gr.apply(op, add(gr, v, num(gr, -1)), x);
+    const NodeId above = gr.apply(op, add(gr, v, num(gr, 1)), x);
+    const double sign = op == Op::BesselK ? -0.5 : 0.5;
+    const NodeId sum_or_difference =
+        op == Op::BesselJ || op == Op::BesselY ? sub(gr, below, above) : add(gr, below, above);
+    c[1] = mul(gr, g, mul(gr, num(gr, sign), sum_or_difference));
 }
 void adj_trigamma(Graph& gr, NodeId y, NodeId g, Contrib& c) {
     c[0] = mul(gr, g, gr.apply(Op::Polygamma, num(gr, 2), in(gr, y, 0)));

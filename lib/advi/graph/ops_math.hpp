@@ -26,6 +26,13 @@ double log_bessel_i0(double x);        // log I0(x) without overflow for large |
 double bessel_i1_over_i0(double x);    // I1(x) / I0(x) without overflow for large |x|
 double lmultiply(double x, double y);  // x log y, with 0 log 0 = 0 (Stan)
 double polygamma(double n, double x);
+// Bessel functions of integer order v: J_v(x), Y_v(x) (x > 0), I_v(x), K_v(x) (x > 0), Stan's
+// bessel_first_kind, bessel_second_kind, modified_bessel_first_kind and _second_kind; NaN
+// for an order that is not a whole number.
+double bessel_j(double v, double x);
+double bessel_y(double v, double x);
+double bessel_i(double v, double x);
+double bessel_k(double v, double x);
 double owens_t(double h, double a);  // Owen's T(h, a) (Boost.Math), NaN where undefined
 double lambert_w0(double x);         // the principal branch of W (x e^x inverted), x >= -1/e
 double lambert_wm1(double x);        // the lower branch W <= -1, -1/e <= x < 0
@@ -72,6 +79,10 @@ struct LambertWm1F { static double f(double x, double) { return lambert_wm1(x); 
 struct InvErfcF { static double f(double x, double) { return inv_erfc(x); } };
 struct OwensTF { static double f(double h, double a) { return owens_t(h, a); } };
 struct PolygammaF { static double f(double n, double x) { return polygamma(n, x); } };
+struct BesselJF { static double f(double v, double x) { return bessel_j(v, x); } };
+struct BesselYF { static double f(double v, double x) { return bessel_y(v, x); } };
+struct BesselIF { static double f(double v, double x) { return bessel_i(v, x); } };
+struct BesselKF { static double f(double v, double x) { return bessel_k(v, x); } };
 // clang-format on
 
 // Adjoint rules (signature of OpInfo::adjoint); derivations beside each in ops_math.cpp.
@@ -113,6 +124,10 @@ void adj_owens_t(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_lambert_w0(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_inv_erfc(Graph& g, NodeId y, NodeId adj, Contrib& c);
 void adj_polygamma(Graph& g, NodeId y, NodeId adj, Contrib& c);
+// The derivatives in x are Bessel functions of the neighbouring orders: J' = (J_{v-1} -
+// J_{v+1}) / 2, Y' likewise, I' = (I_{v-1} + I_{v+1}) / 2, K' = -(K_{v-1} + K_{v+1}) / 2, so
+// the chain of rules is closed; the order is a constant.
+void adj_bessel(Graph& g, NodeId y, NodeId adj, Contrib& c);
 // d trigamma(x) = polygamma(2, x) dx: trigamma's rule lives here beside polygamma's.
 void adj_trigamma(Graph& g, NodeId y, NodeId adj, Contrib& c);
 

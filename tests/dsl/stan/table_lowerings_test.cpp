@@ -564,3 +564,20 @@ TEST_CASE("rep_array of more dimensions and of vectors, slices of int arrays, so
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("Bessel functions of parameters: the three-term recurrences", "[stan]") {
+    // J_{v-1} + J_{v+1} = (2v / x) J_v (Y too), I_{v-1} - I_{v+1} = (2v / x) I_v,
+    // K_{v+1} - K_{v-1} = (2v / x) K_v
+    check_same(kHead,
+               "real z = exp(x[1]); target += bessel_first_kind(0, z) + bessel_first_kind(2, z) + "
+               "bessel_second_kind(1, z) + bessel_second_kind(3, z) + "
+               "modified_bessel_first_kind(1, z) - modified_bessel_first_kind(3, z) + "
+               "modified_bessel_second_kind(3, z) - modified_bessel_second_kind(1, z);",
+               "real z = exp(x[1]); target += 2 / z * bessel_first_kind(1, z) + "
+               "4 / z * bessel_second_kind(2, z) + 4 / z * modified_bessel_first_kind(2, z) + "
+               "4 / z * modified_bessel_second_kind(2, z);");
+}
+
+}  // namespace advi::stan
