@@ -411,57 +411,48 @@ Eigen::Index pivot_row(const Mat& M, Eigen::Index k) {
 }
 }  // namespace
 
-// log|det A| by LU with partial pivoting in the scratch copy (-inf for a singular matrix,
-// as Stan).
-// det A by Gaussian elimination with partial pivoting, the sign from the row swaps.
-void determinant_kernel(const KernelArgs& a) {
+namespace {
+// log|det A| and the sign of det A by LU with partial pivoting of the scratch copy of A (the
+// sign from the row swaps and the pivots); a singular matrix has sign 0 and log|det| -inf, as
+// Stan.
+struct LogAbsDeterminant {
+    double log_abs = 0.0;
+    double sign = 1.0;
+};
+LogAbsDeterminant eliminate(const KernelArgs& a) {
     const CMat A = in_mat(a, 0);
     const Eigen::Index n = A.rows();
     Mat M(a.scratch, n, n);
     M = A;
-    double det = 1.0;
+    LogAbsDeterminant r;
     for (Eigen::Index k = 0; k < n; ++k) {
         const Eigen::Index p = pivot_row(M, k);
         if (p != k) {
             M.row(k).swap(M.row(p));
-            det = -det;
+            r.sign = -r.sign;
         }
         const double d = M(k, k);
-        if (d == 0.0) {
-            a.out[0] = 0.0;
-            return;
-        }
-        det *= d;
+        if (d == 0.0)
+            return {-kInf, 0.0};
+        r.log_abs += std::log(std::abs(d));
+        if (d < 0)
+            r.sign = -r.sign;
         for (Eigen::Index i = k + 1; i < n; ++i) {
             const double f = M(i, k) / d;
             M.row(i).tail(n - k - 1) -= f * M.row(k).tail(n - k - 1);
         }
     }
-    a.out[0] = det;
+    return r;
+}
+}  // namespace
+
+void determinant_kernel(const KernelArgs& a) {
+    const LogAbsDeterminant r = eliminate(a);
+    a.out[0] = r.sign == 0.0 ? 0.0 : r.sign * std::exp(r.log_abs);
 }
 
 void log_determinant_kernel(const KernelArgs& a) {
-    const CMat A = in_mat(a, 0);
-    const Eigen::Index n = A.rows();
-    Mat M(a.scratch, n, n);
-    M = A;
-    double logdet = 0.0;
-    for (Eigen::Index k = 0; k < n; ++k) {
-        const Eigen::Index p = pivot_row(M, k);
-        if (p != k)
-            M.row(k).swap(M.row(p));
-        const double d = M(k, k);
-        if (d == 0.0) {
-            a.out[0] = -kInf;
-            return;
-        }
-        logdet += std::log(std::abs(d));
-        for (Eigen::Index i = k + 1; i < n; ++i) {
-            const double f = M(i, k) / d;
-            M.row(i).tail(n - k - 1) -= f * M.row(k).tail(n - k - 1);
-        }
-    }
-    a.out[0] = logdet;
+    a.out[0] = eliminate(a).log_abs;
 }
 // A^-1 by Gauss-Jordan elimination with partial pivoting: the scratch copy of A is reduced
 // to the identity while the same row operations turn the output from I into A^-1.
