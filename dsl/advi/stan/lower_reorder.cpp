@@ -278,4 +278,45 @@ Value quantile_of(CallSite& c) {
     return r;
 }
 
+Value append_array_of(CallSite& c) {
+    c.arity(2);
+    const Value &a = c.args[0], &b = c.args[1];
+    if (a.dims.empty() || b.dims.empty())
+        c.fail("append_array takes two arrays");
+    auto inner = [](const Value& v) {
+        std::vector<int> s(v.dims.begin() + 1, v.dims.end());
+        s.insert(s.end(), v.sizes.begin(), v.sizes.end());
+        return s;
+    };
+    if (a.base != b.base || inner(a) != inner(b)) {
+        c.fail(fmt::format("append_array of {} and {}: the elements differ in type or size",
+                           type_str(a), type_str(b)));
+    }
+    Value r = a;
+    r.dims[0] = a.dims[0] + b.dims[0];
+    if (a.is_known_int() && b.is_known_int()) {
+        // column-major, the outer index fastest: element (i, rest) at i + n rest
+        const int na = a.dims[0], nb = b.dims[0];
+        const std::size_t rest = na == 0 ? (nb == 0 ? 0 : b.ints.size() / nb) : a.ints.size() / na;
+        r.ints.clear();
+        for (std::size_t j = 0; j < rest; ++j) {
+            for (int i = 0; i < na; ++i) r.ints.push_back(a.ints[i + na * j]);
+            for (int i = 0; i < nb; ++i) r.ints.push_back(b.ints[i + nb * j]);
+        }
+        return r;
+    }
+    const Expr x = c.real_of(0), y = c.real_of(1);
+    if (a.base == Base::Matrix || a.dims.size() + a.sizes.size() > 2)
+        c.fail(fmt::format("append_array of {} is not supported yet", type_str(a)));
+    // a one-element array of reals is a scalar node: one row (or element) of the result
+    auto as_rows = [&](const Expr& e, const Value& v) {
+        if (v.dims.size() + v.sizes.size() == 1)
+            return e.shape().is_scalar() ? rep_vector(e, 1) : e;
+        return e.shape().is_matrix() ? e : to_matrix(to_vector(e), 1, static_cast<int>(v.size()));
+    };
+    r.expr = append_row(as_rows(x, a), as_rows(y, b));
+    r.ints.clear();
+    return r;
+}
+
 }  // namespace advi::stan

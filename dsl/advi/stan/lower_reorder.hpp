@@ -22,5 +22,7 @@ Value to_int_of(CallSite& c);
 Value is_nan_or_inf_of(CallSite& c);
 // quantile(data x, data p): the sample quantiles of R's type 7 (as Stan)
 Value quantile_of(CallSite& c);
+// append_array(a, b): the elements of a, then those of b (arrays of one type and inner sizes)
+Value append_array_of(CallSite& c);
 
 }  // namespace advi::stan

@@ -581,3 +581,17 @@ TEST_CASE("Bessel functions of parameters: the three-term recurrences", "[stan]"
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("append_array of reals, vectors and ints", "[stan]") {
+    check_same(kHead,
+               "array[4] real a = append_array({x[1], x[2]}, {x[3], 5.0}); "
+               "array[3] vector[3] v = append_array({x, 2 * x}, {3 * x}); "
+               "array[3, 2] int k = append_array(rep_array(1, 1, 2), rep_array(7, 2, 2)); "
+               "array[1] real one = {x[2]}; array[2] real two = append_array(one, one); "
+               "target += a[3] * a[4] + v[3][2] + k[3, 2] * x[1] + two[2];",
+               "target += 5 * x[3] + 3 * x[2] + 7 * x[1] + x[2];");
+}
+
+}  // namespace advi::stan
