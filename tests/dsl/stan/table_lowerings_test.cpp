@@ -595,3 +595,33 @@ TEST_CASE("append_array of reals, vectors and ints", "[stan]") {
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("the session's refusals name what is at fault", "[stan]") {
+    auto error_of = [](const std::string& program) {
+        try {
+            (void)lower_text(program, "{}");
+        } catch (const std::exception& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    const std::string p = "parameters { real y; vector[3] x; }\n";
+    CHECK_THAT(error_of(p + "transformed parameters { real z = y; if (y > 0) jacobian += y; }\n"
+                            "model { y ~ normal(0, 1); x ~ normal(0, 1); }"),
+               Catch::Contains("a Jacobian term inside a condition on the parameters is not "
+                               "supported yet"));
+    CHECK_THAT(error_of(p + "model { y ~ normal(0, 1); x ~ normal(0, 1); "
+                            "target += rank(x, 4); }"),
+               Catch::Contains("rank: s = 4 must be in 1..3"));
+    CHECK_THAT(error_of(p + "model { y ~ normal(0, 1); x ~ normal(0, 1); "
+                            "target += is_nan(y); }"),
+               Catch::Contains("is_nan of values that depend on the parameters is not "
+                               "supported yet"));
+    CHECK_THAT(error_of(p + "model { y ~ normal(0, 1); x ~ normal(0, 1); "
+                            "target += quantile({1.0, 2.0}, 1.5); }"),
+               Catch::Contains("quantile: p = 1.5 must be in [0, 1]"));
+}
+
+}  // namespace advi::stan
