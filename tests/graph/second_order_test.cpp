@@ -21,6 +21,7 @@
 #include <advi/graph/ops_loop.hpp>
 #include <advi/graph/ops_ode.hpp>
 #include <advi/graph/ops_sort.hpp>
+#include <advi/graph/ops_wiener_cdf.hpp>
 
 #include "support/graph_case.hpp"
 
@@ -335,6 +336,15 @@ NodeId sample(Case& c, Op op, double seed) {
             VectorXd a = in_domain(Domain::Positive, 3, seed), x(3);
             x << 0.1 + 0.2 * seed, 0.5, 0.93;
             return incomplete::log_inc_beta(c.g, c.vec(a), c.scalar(0.8 + seed), c.vec(x), tail);
+        }
+        case Op::WienerLogCdf: {
+            // both tails; small and large times (each series, and the switch for cancellation)
+            const auto tail = seed < 1 ? wiener::CdfTail::Lower : wiener::CdfTail::Upper;
+            VectorXd u(3), drift(3);
+            u << 0.05 + 0.1 * seed, 0.6, 2.5;
+            drift << -1.2, 0.3 * seed, 1.5;
+            return wiener::log_first_passage_cdf(c.g, c.vec(u), c.scalar(0.35 + 0.1 * seed),
+                                                 c.vec(drift), tail);
         }
         case Op::Loop: {
             VectorXd z(3);

@@ -140,6 +140,11 @@ Dual2<N> log(const Dual2<N>& a) {
     return chain(a, std::log(a.v), 1 / a.v, -1 / (a.v * a.v));
 }
 template <int N>
+Dual2<N> sqrt(const Dual2<N>& a) {
+    const double r = std::sqrt(a.v);
+    return chain(a, r, 0.5 / r, -0.25 / (r * a.v));
+}
+template <int N>
 Dual2<N> log1p(const Dual2<N>& a) {
     const double r = 1 / (1 + a.v);
     return chain(a, std::log1p(a.v), r, -r * r);

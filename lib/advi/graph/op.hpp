@@ -88,6 +88,10 @@ enum class Op : std::uint8_t {
     WienerLogFDuu,
     WienerLogFDuw,
     WienerLogFDww,
+    // log of the Wiener first-passage time distribution function (either tail) in (u, w, c),
+    // its gradient (attribute `index`) and Hessian (ops_wiener_cdf.hpp)
+    WienerLogCdf,
+    WienerLogCdfHessian,
     // log of the regularised incomplete gamma and beta functions, their gradients (attribute
     // `index`) and Hessians (ops_incomplete.hpp)
     LogIncGamma,

@@ -11,6 +11,7 @@
 #include <advi/base/error.hpp>
 #include <advi/base/math_policy.hpp>
 #include <advi/graph/adjoint_terms.hpp>
+#include <advi/graph/component_ops.hpp>
 #include <advi/graph/const_vector.hpp>
 #include <advi/graph/constraint_check.hpp>
 #include <advi/graph/graph.hpp>
@@ -26,6 +27,7 @@
 #include <advi/graph/ops_select.hpp>
 #include <advi/graph/ops_sort.hpp>
 #include <advi/graph/ops_wiener.hpp>
+#include <advi/graph/ops_wiener_cdf.hpp>
 
 namespace advi {
 namespace {
@@ -563,10 +565,12 @@ constexpr OpInfo kOps[] = {
     // log P, log Q (attribute aux: the tail) of (a, x), log I, log(1 - I) of (a, b, x), and the
     // components of their gradients (attribute index) and Hessians (ops_incomplete.hpp); sampled
     // in tests/graph/second_order_test.cpp, checked against Boost in incomplete_test.cpp
-    {Op::LogIncGamma,        "log_inc_gamma",         2, false, incomplete::broadcast_shape, incomplete::gamma_kernel,         incomplete::adj_gamma, nullptr, Domain::None},
-    {Op::LogIncGammaHessian, "log_inc_gamma_hessian", 2, false, incomplete::broadcast_shape, incomplete::gamma_hessian_kernel, nullptr,               nullptr, Domain::None},
-    {Op::LogIncBeta,         "log_inc_beta",          3, false, incomplete::broadcast_shape, incomplete::beta_kernel,          incomplete::adj_beta,  nullptr, Domain::None},
-    {Op::LogIncBetaHessian,  "log_inc_beta_hessian",  3, false, incomplete::broadcast_shape, incomplete::beta_hessian_kernel,  nullptr,               nullptr, Domain::None},
+    {Op::WienerLogCdf,        "wiener_log_cdf",         3, false, component_ops::broadcast_shape, wiener::cdf_kernel,         wiener::adj_cdf, nullptr, Domain::None},
+    {Op::WienerLogCdfHessian, "wiener_log_cdf_hessian", 3, false, component_ops::broadcast_shape, wiener::cdf_hessian_kernel, nullptr,         nullptr, Domain::None},
+    {Op::LogIncGamma,        "log_inc_gamma",         2, false, component_ops::broadcast_shape, incomplete::gamma_kernel,         incomplete::adj_gamma, nullptr, Domain::None},
+    {Op::LogIncGammaHessian, "log_inc_gamma_hessian", 2, false, component_ops::broadcast_shape, incomplete::gamma_hessian_kernel, nullptr,               nullptr, Domain::None},
+    {Op::LogIncBeta,         "log_inc_beta",          3, false, component_ops::broadcast_shape, incomplete::beta_kernel,          incomplete::adj_beta,  nullptr, Domain::None},
+    {Op::LogIncBetaHessian,  "log_inc_beta_hessian",  3, false, component_ops::broadcast_shape, incomplete::beta_hessian_kernel,  nullptr,               nullptr, Domain::None},
     {Op::Sum,         "sum",            1, false, sum_shape,         sum_kernel,                adj_sum,            nullptr,             Domain::Real, nullptr, nullptr, LoopForm::Sum, sum_of_many},
     {Op::Broadcast,   "broadcast",      1, false, broadcast_shape,   broadcast_kernel,          adj_broadcast,      nullptr,             Domain::Real, nullptr, nullptr, LoopForm::Fill},
     {Op::Dot,         "dot",            2, false, dot_shape,         dot_kernel,                adj_dot,            nullptr,             Domain::Real},
@@ -718,6 +722,7 @@ constexpr NoDerivative kNoDerivative[] = {
     {Op::WienerLogFDuu,               kThirdOrder     },
     {Op::WienerLogFDuw,               kThirdOrder     },
     {Op::WienerLogFDww,               kThirdOrder     },
+    {Op::WienerLogCdfHessian,         kThirdOrder     },
     {Op::LogIncGammaHessian,          kThirdOrder     },
     {Op::LogIncBetaHessian,           kThirdOrder     },
     {Op::SimplexConstrainHvp,         kThirdOrder     },

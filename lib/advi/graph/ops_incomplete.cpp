@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include <advi/base/error.hpp>
-#include <advi/graph/adjoint_terms.hpp>
+#include <advi/graph/component_ops.hpp>
 #include <advi/graph/dual2.hpp>
 #include <advi/graph/graph.hpp>
 
@@ -166,24 +166,8 @@ std::array<double, K> components(const Dual2<N>& r) {
     return out;
 }
 
-// ---- kernels
-
-double at(const View& v, int i) {
-    const int k = v.size() == 1 ? 0 : i;
-    return v.x != nullptr ? v.x[k] : static_cast<double>(v.i[k]);
-}
-
-Tail tail_of(const Node& n) {
-    return n.aux == 0 ? Tail::Lower : Tail::Upper;
-}
-
-NodeId make(Graph& g, Op op, std::array<NodeId, 3> in, int component, Tail tail) {
-    Node n;
-    n.op = op;
-    n.in = in;
-    n.index = component;
-    n.aux = static_cast<int>(tail);
-    return g.intern(n);
+Tail tail_of(int aux) {
+    return aux == 0 ? Tail::Lower : Tail::Upper;
 }
 
 }  // namespace
@@ -204,80 +188,39 @@ std::array<double, 10> log_inc_beta(double a, double b, double x, Tail tail) {
 }
 
 NodeId log_inc_gamma(Graph& g, NodeId a, NodeId x, Tail tail) {
-    return make(g, Op::LogIncGamma, {a, x, kNoNode}, 0, tail);
+    return component_ops::make(g, Op::LogIncGamma, {a, x, kNoNode}, 0, static_cast<int>(tail));
 }
 NodeId log_inc_beta(Graph& g, NodeId a, NodeId b, NodeId x, Tail tail) {
-    return make(g, Op::LogIncBeta, {a, b, x}, 0, tail);
-}
-
-Shape broadcast_shape(const Graph& g, const Node& n) {
-    Shape out = Shape::scalar();
-    for (int k = 0; k < n.arity(); ++k) {
-        const Shape& s = g[n.in[k]].shape;
-        if (s.is_scalar())
-            continue;
-        if (!out.is_scalar() && s != out) {
-            throw ShapeError(fmt::format("{}: inputs of shapes {} and {} (only scalars broadcast)",
-                                         op_name(n.op), out.str(), s.str()));
-        }
-        out = s;
-    }
-    return out;
+    return component_ops::make(g, Op::LogIncBeta, {a, b, x}, 0, static_cast<int>(tail));
 }
 
 // Component `index` of the value-and-gradient (kernel) or of the Hessian (offset 1 + N).
 void gamma_kernel(const KernelArgs& a) {
-    const Tail tail = tail_of(*a.node);
-    const auto k = static_cast<std::size_t>(a.node->index);
-    for (int i = 0; i < a.out_size(); ++i)
-        a.out[i] = log_inc_gamma(at(a.in[0], i), at(a.in[1], i), tail)[k];
+    component_ops::kernel<2>(a, 0, [](std::array<double, 2> x, int aux) {
+        return log_inc_gamma(x[0], x[1], tail_of(aux));
+    });
 }
 void gamma_hessian_kernel(const KernelArgs& a) {
-    const Tail tail = tail_of(*a.node);
-    const auto k = static_cast<std::size_t>(a.node->index + 3);
-    for (int i = 0; i < a.out_size(); ++i)
-        a.out[i] = log_inc_gamma(at(a.in[0], i), at(a.in[1], i), tail)[k];
+    component_ops::kernel<2>(a, 3, [](std::array<double, 2> x, int aux) {
+        return log_inc_gamma(x[0], x[1], tail_of(aux));
+    });
 }
 void beta_kernel(const KernelArgs& a) {
-    const Tail tail = tail_of(*a.node);
-    const auto k = static_cast<std::size_t>(a.node->index);
-    for (int i = 0; i < a.out_size(); ++i)
-        a.out[i] = log_inc_beta(at(a.in[0], i), at(a.in[1], i), at(a.in[2], i), tail)[k];
+    component_ops::kernel<3>(a, 0, [](std::array<double, 3> x, int aux) {
+        return log_inc_beta(x[0], x[1], x[2], tail_of(aux));
+    });
 }
 void beta_hessian_kernel(const KernelArgs& a) {
-    const Tail tail = tail_of(*a.node);
-    const auto k = static_cast<std::size_t>(a.node->index + 4);
-    for (int i = 0; i < a.out_size(); ++i)
-        a.out[i] = log_inc_beta(at(a.in[0], i), at(a.in[1], i), at(a.in[2], i), tail)[k];
-}
-
-using namespace adjoint_terms;
-
-// The value's rule multiplies the adjoint by the gradient's components; component i of the
-// gradient's rule by row i of the Hessian.
-template <int N>
-void adjoint(Graph& gr, NodeId y, NodeId adj, std::array<NodeId, 3>& c, Op hessian) {
-    const Node n = gr[y];  // a copy: interning below may move the node
-    const std::array<NodeId, 3> in = n.in;
-    const int component = static_cast<int>(n.index);
-    const Tail tail = tail_of(n);
-    for (int j = 0; j < N; ++j) {
-        if (!gr.is_variable(in[j]))
-            continue;
-        const NodeId partial =
-            component == 0
-                ? make(gr, n.op, in, 1 + j, tail)
-                : make(gr, hessian, in,
-                       Dual2<N>::at(std::min(component - 1, j), std::max(component - 1, j)), tail);
-        c[j] = mul(gr, adj, partial);
-    }
+    component_ops::kernel<3>(a, 4, [](std::array<double, 3> x, int aux) {
+        return log_inc_beta(x[0], x[1], x[2], tail_of(aux));
+    });
 }
 
 void adj_gamma(Graph& g, NodeId y, NodeId adj, std::array<NodeId, 3>& c) {
-    adjoint<2>(g, y, adj, c, Op::LogIncGammaHessian);
+    component_ops::adjoint<2>(g, y, adj, c, Op::LogIncGammaHessian);
 }
 void adj_beta(Graph& g, NodeId y, NodeId adj, std::array<NodeId, 3>& c) {
-    adjoint<3>(g, y, adj, c, Op::LogIncBetaHessian);
+    component_ops::adjoint<3>(g, y, adj, c, Op::LogIncBetaHessian);
 }
 
 }  // namespace advi::incomplete

@@ -44,7 +44,6 @@ enum class Tail { Lower = 0, Upper = 1 };
 [[nodiscard]] NodeId log_inc_gamma(Graph& g, NodeId a, NodeId x, Tail tail);
 [[nodiscard]] NodeId log_inc_beta(Graph& g, NodeId a, NodeId b, NodeId x, Tail tail);
 
-Shape broadcast_shape(const Graph& g, const Node& n);
 void gamma_kernel(const KernelArgs& a);
 void gamma_hessian_kernel(const KernelArgs& a);
 void beta_kernel(const KernelArgs& a);
