@@ -28,7 +28,7 @@ using wiener::Series;
 double wiener_lpdf(double y, double alpha, double tau, double beta, double delta, double sv = 0) {
     Graph g;
     std::vector<NodeId> args;
-    for (double v : {alpha, tau, beta, delta, sv}) args.push_back(g.constant(v));
+    for (double v : {alpha, tau, beta, delta, sv, 0.0, 0.0}) args.push_back(g.constant(v));
     g.set_output("lp", log_density(g, distribution("wiener"), g.constant(y), args));
     Program p = test::value_program(g, {}, 0);
     return test::value_at(p, Eigen::VectorXd());

@@ -55,8 +55,9 @@ struct Dist {
 [[nodiscard]] inline Dist von_mises(Arg mu, Arg kappa)          { return dist("von_mises", {mu, kappa}); }
 [[nodiscard]] inline Dist rayleigh(Arg sigma)                   { return dist("rayleigh", {sigma}); }
 [[nodiscard]] inline Dist loglogistic(Arg alpha, Arg beta)      { return dist("loglogistic", {alpha, beta}); }
-// response times: boundary separation, non-decision time, bias, drift, drift variability
-[[nodiscard]] inline Dist wiener(Arg alpha, Arg tau, Arg beta, Arg delta, Arg sv = 0.0) { return dist("wiener", {alpha, tau, beta, delta, sv}); }
+// response times: boundary separation, non-decision time, bias, drift, and the inter-trial
+// variabilities of the drift (sd), the bias (range) and the non-decision time (range)
+[[nodiscard]] inline Dist wiener(Arg alpha, Arg tau, Arg beta, Arg delta, Arg sv = 0.0, Arg sw = 0.0, Arg st0 = 0.0) { return dist("wiener", {alpha, tau, beta, delta, sv, sw, st0}); }
 // Multivariate (lib/advi/dist/multivariate.hpp): y is vec[K] or mat[N,K] with one draw per row;
 // categories are 0-based integer data (Stan's 1..K minus one).
 [[nodiscard]] inline Dist multi_normal(Arg mu, Arg Sigma)       { return dist("multi_normal", {mu, Sigma}); }

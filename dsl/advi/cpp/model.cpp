@@ -11,6 +11,7 @@
 
 #include <advi/base/error.hpp>
 #include <advi/base/memory_budget.hpp>
+#include <advi/dist/wiener.hpp>
 #include <advi/transform/transform.hpp>
 
 namespace advi {
@@ -412,6 +413,16 @@ Expr Model::log_density(const Expr& y, const Dist& d, bool elementwise) {
     const NodeId id = elementwise ? advi::log_density_elementwise(graph_, *d.info, y.id(), args)
                                   : advi::log_density(graph_, *d.info, y.id(), args);
     return wrap(id);
+}
+
+Expr Model::log_cdf_unnorm(const Expr& y, const Dist& d, Tail tail, bool elementwise) {
+    const std::vector<NodeId> args = density_arguments(y, d);
+    if (d.info->name != "wiener") {
+        throw ModelError(
+            fmt::format("{}: no unnormalised distribution function (only wiener's mass is not 1)",
+                        d.info->name));
+    }
+    return wrap(wiener_log_cdf(graph_, y.id(), args, tail, elementwise));
 }
 
 Expr Model::log_cdf(const Expr& y, const Dist& d, Tail tail, bool elementwise) {

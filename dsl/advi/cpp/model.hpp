@@ -92,6 +92,11 @@ public:
     // distribution has them, else numbers when y and the arguments are known before the fit;
     // a ModelError where they depend on a latent variable and there are no graph terms.
     [[nodiscard]] Expr log_cdf(const Expr& y, const Dist& d, Tail tail, bool elementwise = false);
+    // The same for a distribution whose mass is not 1 (Stan's _lcdf_unnorm and _lccdf_unnorm):
+    // log P(Y <= y) and log P(y < Y < inf) for wiener, whose mass is the probability of the upper
+    // boundary (lib/advi/dist/wiener.hpp); a ModelError for the other distributions.
+    [[nodiscard]] Expr log_cdf_unnorm(const Expr& y, const Dist& d, Tail tail,
+                                      bool elementwise = false);
     // The values (column-major) of an expression of data and constants: a ModelError if it
     // depends on a latent variable.
     [[nodiscard]] std::vector<double> evaluate(const Expr& e) const;

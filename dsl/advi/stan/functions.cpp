@@ -925,20 +925,17 @@ Expr std_normal_density(DensitySite& s) {
     return library_density(s);
 }
 
-// wiener_lpdf(y | alpha, tau, beta, delta [, sv [, precision]]): the library's `wiener` takes
-// sv (0: the four-parameter form). The precision is Stan's bound on the log density's error;
-// the series are summed to rounding (lib/advi/graph/ops_wiener.hpp), within any bound.
+// wiener_lpdf(y | alpha, tau, beta, delta [, sv [, sw, st0]] [, precision]): the library's
+// `wiener` takes all seven (0: no variability). The precision is Stan's bound on the log
+// density's error; the series are summed to rounding (lib/advi/graph/ops_wiener.hpp), within
+// any bound, and the averages over sw and st0 are fixed Gauss rules (lib/advi/dist/wiener.hpp).
+void wiener_arguments(std::vector<Value>& args, Lowerer& lowerer) {
+    if (args.size() == 6 || args.size() == 8)
+        args.pop_back();  // the precision
+    while (args.size() < 7) args.push_back(lowerer.constant(0));
+}
 Expr wiener_density(DensitySite& s) {
-    if (s.args.size() == 6)
-        s.args.pop_back();
-    if (s.args.size() == 4)
-        s.args.push_back(s.lowerer.constant(0));
-    if (s.args.size() != 5) {
-        s.lowerer.fail(s.at,
-                       "wiener with inter-trial variability of the start point (sw) or of the "
-                       "non-decision time (st0) is not supported yet: advi lowers "
-                       "wiener(alpha, tau, beta, delta) and wiener(alpha, tau, beta, delta, sv)");
-    }
+    wiener_arguments(s.args, s.lowerer);
     return library_density(s);
 }
 
@@ -961,6 +958,32 @@ const Row* find_in(std::span<const Row> rows, std::string_view name) {
 // `normal_lcdf(y | mu, sigma)`, `_lccdf`, `_cdf` (and std_normal's, as normal(0, 1)): the sum
 // over the elements of log P(Y <= y), of log P(Y > y), and the product of P(Y <= y), as Stan's
 // (lib/advi/dist/cdf.hpp). Inside a vectorised loop, of scalars per iteration.
+// The variate and arguments of a CDF call as graph arguments: whole values, or inside a
+// vectorised loop scalars per iteration spread over the loop's level.
+struct CdfCall {
+    Expr y;
+    std::vector<Arg> args;
+};
+CdfCall cdf_arguments(CallSite& c) {
+    CdfCall out;
+    const int level = c.level;
+    if (level == 0) {
+        out.y = c.real_of(0);
+        for (std::size_t k = 1; k < c.args.size(); ++k) out.args.emplace_back(c.real_of(k));
+        return out;
+    }
+    for (const Value& a : c.args) {
+        if (Lowerer::rank_of_value(a) != 0) {
+            throw NotVectorisable(c.at, c.name() + " of containers that differ between iterations");
+        }
+    }
+    const Value like = CallSite::real_scalar(Expr(), level);
+    out.y = c.lowerer.spread(c.args[0], like, level, c.call.args[0].loc);
+    for (std::size_t k = 1; k < c.args.size(); ++k)
+        out.args.emplace_back(c.lowerer.spread(c.args[k], like, level, c.call.args[k].loc));
+    return out;
+}
+
 Value cdf_function(CallSite& c) {
     const std::string& f = c.name();
     const std::size_t cut = f.rfind('_');
@@ -968,28 +991,35 @@ Value cdf_function(CallSite& c) {
     const Tail tail = suffix == "lccdf" ? Tail::Upper : Tail::Lower;
     const bool standard = family == "std_normal";
     const DistInfo& info = distribution(standard ? "normal" : family);
-    Model& m = c.m();
-    const int level = c.level;
-    std::vector<Arg> args;
-    Expr y;
-    if (level == 0) {
-        y = c.real_of(0);
-        for (std::size_t k = 1; k < c.args.size(); ++k) args.emplace_back(c.real_of(k));
-    } else {
-        for (const Value& a : c.args) {
-            if (Lowerer::rank_of_value(a) != 0)
-                throw NotVectorisable(c.at, f + " of containers that differ between iterations");
-        }
-        const Value like = CallSite::real_scalar(Expr(), level);
-        y = c.lowerer.spread(c.args[0], like, level, c.call.args[0].loc);
-        for (std::size_t k = 1; k < c.args.size(); ++k)
-            args.emplace_back(c.lowerer.spread(c.args[k], like, level, c.call.args[k].loc));
-    }
-    if (standard) {
-        args = {Arg(0.0), Arg(1.0)};
-    }
-    const Expr log_p = m.log_cdf(y, Dist{&info, args}, tail, level > 0);
-    return CallSite::real_scalar(suffix == "cdf" ? exp(log_p) : log_p, level);
+    CdfCall call = cdf_arguments(c);
+    if (standard)
+        call.args = {Arg(0.0), Arg(1.0)};
+    const Expr log_p = c.m().log_cdf(call.y, Dist{&info, call.args}, tail, c.level > 0);
+    return CallSite::real_scalar(suffix == "cdf" ? exp(log_p) : log_p, c.level);
+}
+
+// Stan's forms without the variabilities, all reals or all vectors, with or without the
+// precision. (The forms with sv, sw and st0 are not lowered yet: the distribution function with
+// drift variability needs an integral the library does not have (lib/advi/dist/wiener.hpp);
+// sw and st0 alone are there for the C++ interface.)
+constexpr const char* kWienerCdfForms =
+    "(real, real, real, real, real) => real; (vector, vector, vector, vector, vector) => real; "
+    "(real, real, real, real, real, real) => real; "
+    "(vector, vector, vector, vector, vector, real) => real";
+
+// wiener_lcdf_unnorm(y, alpha, tau, beta, delta [, precision]) and wiener_lccdf_unnorm:
+// log P(Y <= y) and log P(Y > y) of the upper boundary's defective distribution
+// (lib/advi/dist/wiener.hpp), summed over the elements. The precision, Stan's bound on the error
+// of the log, is met by the series (summed to rounding).
+Value wiener_cdf_function(CallSite& c) {
+    const Tail tail = c.name() == "wiener_lccdf_unnorm" ? Tail::Upper : Tail::Lower;
+    CdfCall call = cdf_arguments(c);
+    if (call.args.size() == 5)
+        call.args.pop_back();                                  // the precision
+    while (call.args.size() < 7) call.args.emplace_back(0.0);  // no variability
+    const Expr log_p =
+        c.m().log_cdf_unnorm(call.y, Dist{&distribution("wiener"), call.args}, tail, c.level > 0);
+    return CallSite::real_scalar(log_p, c.level);
 }
 
 std::span<const FunctionRow> functions() {
@@ -1087,6 +1117,8 @@ std::span<const FunctionRow> functions() {
         {"binary_log_loss",       sigs("(int, T) => R; (array[] int, real) => array[] real; (array[] int, array[] real) => array[] real"), binary<[](E y, E p) { return -(y * log(p) + (1.0 - y) * log1m(p)); }>},
         // cumulative distribution functions of the library's (Stan's name for log Phi)
         {"std_normal_lcdf", sigs("(reals) => real"), std_normal_lcdf},
+        {"wiener_lcdf_unnorm",  sigs(kWienerCdfForms), wiener_cdf_function},
+        {"wiener_lccdf_unnorm", sigs(kWienerCdfForms), wiener_cdf_function},
         // sizes: known ints
         {"num_elements", sigs("(array[] T) => int; (vector) => int; (row_vector) => int; (matrix) => int"), sizes},
         {"size",         sigs("(array[] T) => int; (int) => int; (real) => int; (vector) => int; (row_vector) => int; (matrix) => int"), sizes},
@@ -1412,15 +1444,20 @@ std::span<const RandomRow> random_functions() {
 std::span<const DensityRow> densities() {
     static const std::vector<DensityRow> table = [] {
         std::vector<DensityRow> rows = {
-            {"std_normal", sigs("(reals) => real"),                                   std_normal_density},
+            {"std_normal", sigs("(reals) => real"),                                                  std_normal_density},
             {"wiener",
              // (Stan's forms with sv take all reals or all vectors)
-             sigs("(reals | reals, reals, reals, reals) => real; "
-                  "(real | real, real, real, real, real) => real; "
-                  "(vector | vector, vector, vector, vector, vector) => real; "
-                  "(real | real, real, real, real, real, real) => real; "
-                  "(vector | vector, vector, vector, vector, vector, real) => real"),
-             wiener_density                                                                             },
+             sigs(
+                 "(reals | reals, reals, reals, reals) => real; "
+                 "(real | real, real, real, real, real) => real; "
+                 "(vector | vector, vector, vector, vector, vector) => real; "
+                 "(real | real, real, real, real, real, real) => real; "
+                 "(vector | vector, vector, vector, vector, vector, real) => real; "
+                 "(real | real, real, real, real, real, real, real) => real; "
+                 "(vector | vector, vector, vector, vector, vector, vector, vector) => real; "
+                 "(real | real, real, real, real, real, real, real, real) => real; "
+                 "(vector | vector, vector, vector, vector, vector, vector, vector, real) => real"),
+             wiener_density                                                                                            },
         };
         const std::size_t own_rows = rows.size();
         static std::deque<std::string> texts;  // derived signatures, kept for their views

@@ -17,11 +17,14 @@ enum class ArgDomain { Real, Positive, NonNegative, Unit, Count };
 
 class Terms;
 
+// The most arguments a row takes (wiener's seven).
+inline constexpr int kMaxDistArgs = 7;
+
 struct DistInfo {
     std::string_view name;
     int arity;
-    std::array<std::string_view, 5> arg_names;
-    std::array<ArgDomain, 5> arg_domains;
+    std::array<std::string_view, kMaxDistArgs> arg_names;
+    std::array<ArgDomain, kMaxDistArgs> arg_domains;
     // Int: a distribution over integers (counts, binary outcomes): the variate must be
     // integer data and cannot be a latent variable.
     DType variate;
@@ -52,6 +55,8 @@ public:
     [[nodiscard]] NodeId total();
 
     Graph& g() { return g_; }
+    // The broadcast shape of the variate and the arguments.
+    [[nodiscard]] const Shape& shape() const { return shape_; }
     NodeId c(double v) { return g_.constant(v); }
     NodeId add(NodeId a, NodeId b) { return g_.apply(Op::Add, a, b); }
     NodeId sub(NodeId a, NodeId b) { return g_.apply(Op::Sub, a, b); }

@@ -9,6 +9,7 @@
 
 #include <advi/dist/distribution.hpp>
 #include <advi/dist/multivariate.hpp>
+#include <advi/dist/wiener.hpp>
 
 namespace advi {
 namespace {
@@ -346,37 +347,6 @@ void von_mises(Terms& t, NodeId y, Args a) {
     t.add(t.c(-std::log(2 * std::numbers::pi)));
 }
 
-// wiener(y | alpha, tau, beta, delta, sv): the first passage of a Wiener process with drift
-// delta (drift variability sv, 0 for Stan's four-parameter form) through the upper of two
-// boundaries alpha apart, started at beta alpha, after the non-decision time tau. With
-// t = y - tau, u = t / alpha^2 and w = 1 - beta (the upper boundary is the lower one of the
-// mirrored process, drift -delta started at 1 - beta: Navarro & Fuss 2009):
-//   log p = -2 log alpha + log f(u | w) + delta alpha w - delta^2 t / 2                (sv = 0)
-//   log p = -2 log alpha + log f(u | w) - log(1 + sv^2 t) / 2
-//           + (sv^2 alpha^2 w^2 + 2 alpha delta w - delta^2 t) / (2 (1 + sv^2 t))   (sv > 0)
-// the second the first with the drift integrated over normal(delta, sv) (Blurton et al. 2017).
-void wiener(Terms& t, NodeId y, Args a) {
-    const NodeId alpha = a[0], tau = a[1], beta = a[2], delta = a[3], sv = a[4];
-    const NodeId time = t.sub(y, tau);
-    const NodeId w = t.sub(t.c(1), beta);
-    const NodeId u = t.div(time, t.f(Op::Square, alpha));
-    t.add(t.g().apply(Op::WienerLogF, u, w));
-    t.add(t.mul(t.c(-2), t.f(Op::Log, alpha)));
-    const NodeId delta_sq_t = t.mul(t.f(Op::Square, delta), time);
-    const NodeId alpha_w = t.mul(alpha, w);
-    if (t.g().const_value(sv) == 0.0) {
-        t.add(t.sub(t.mul(delta, alpha_w), t.mul(t.c(0.5), delta_sq_t)));
-        return;
-    }
-    const NodeId sv_sq = t.f(Op::Square, sv);
-    const NodeId spread = t.add(t.c(1), t.mul(sv_sq, time));
-    const NodeId numerator =
-        t.sub(t.add(t.mul(sv_sq, t.f(Op::Square, alpha_w)), t.mul(t.c(2), t.mul(delta, alpha_w))),
-              delta_sq_t);
-    t.add(t.div(numerator, t.mul(t.c(2), spread)));
-    t.add(t.mul(t.c(-0.5), t.f(Op::Log, spread)));
-}
-
 // rayleigh(y | sigma) = log y - 2 log sigma - y^2 / (2 sigma^2)
 void rayleigh(Terms& t, NodeId y, Args a) {
     t.add(t.f(Op::Log, y));
@@ -408,14 +378,6 @@ Support pareto_support(const Graph& g, Args a) {
 }
 Support pareto_type_2_support(const Graph& g, Args a) {
     return lower_by(g, a, 0, "pareto_type_2", "mu");
-}
-// Above tau where tau is a constant. Elsewhere the real line: the density itself is -inf at
-// y <= tau (log f of u <= 0), so data need no check against a tau that is a parameter (the usual
-// model: tau < min(y) declared on it), and a latent response time declares its own support.
-Support wiener_support(const Graph& g, Args a) {
-    if (const auto tau = g.const_value(a[1]))
-        return Support::lower_bound(*tau);
-    return Support::real();
 }
 Support circle(const Graph&, Args) {
     return Support::interval(-std::numbers::pi, std::numbers::pi);
@@ -483,7 +445,7 @@ constexpr DistInfo kDistributions[] = {
     {"von_mises",       2, {"mu", "kappa"},             {D::Real, D::NonNegative},                DType::Real, circle,          von_mises,       nullptr},
     {"rayleigh",        1, {"sigma"},                   {D::Positive},                            DType::Real, positive,        rayleigh,        nullptr},
     {"loglogistic",     2, {"alpha", "beta"},           {D::Positive, D::Positive},               DType::Real, positive,        loglogistic,     nullptr},
-    {"wiener",          5, {"alpha", "tau", "beta", "delta", "sv"}, {D::Positive, D::NonNegative, D::Unit, D::Real, D::NonNegative}, DType::Real, wiener_support, wiener, nullptr},
+    {"wiener",          7, {"alpha", "tau", "beta", "delta", "sv", "sw", "st0"}, {D::Positive, D::NonNegative, D::Unit, D::Real, D::NonNegative, D::Unit, D::NonNegative}, DType::Real, wiener_support, wiener_log_density, nullptr},
     // multivariate rows (lib/advi/dist/multivariate.hpp: variates, shapes, 0-based categories)
     {"multi_normal",    2, {"mu", "Sigma"},             {D::Real, D::Real},                       DType::Real, mv::real_support, mv::multi_normal, nullptr, -1, true},
     {"multi_normal_cholesky", 2, {"mu", "L"},           {D::Real, D::Real},                       DType::Real, mv::real_support, mv::multi_normal_cholesky, nullptr, -1, true},

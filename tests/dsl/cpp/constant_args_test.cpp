@@ -199,7 +199,7 @@ std::vector<DistCase> cases() {
         {"rayleigh", {pos}},
         {"loglogistic", {pos, pos2}},
         // response times observed above every tau; sv 0 for one element
-        {"wiener", {pos2, vec({0.1, 0.2, 0.05}), unit, mu, vec({0.0, 0.3, 0.5})}, 3, 0, {}, {0.5, 0.9, 1.3}},
+        {"wiener", {pos2, vec({0.1, 0.2, 0.05}), unit, mu, vec({0.0, 0.3, 0.5}), vec({0.1, 0.0, 0.0}), vec({0.0, 0.0, 0.1})}, 3, 0, {}, {0.5, 0.9, 1.3}},
         {"poisson", {vec({1.0, 2.5, 4.0})}, 3, 0, {0, 2, 5}},
         {"poisson_log", {real}, 3, 0, {0, 2, 5}},
         {"bernoulli", {unit}, 3, 0, {0, 1, 1}},

@@ -319,7 +319,7 @@ void one_too_many(const Row& row, const std::string& name, bool density) {
     const std::string text = data_block(args, json) + kModel +
                              "generated quantities {\n  real r = " + call_text(c, 1) + ";\n}\n";
     INFO(text);
-    // (where Stan has a longer form, wiener's with sw and st0, it is valid Stan not lowered yet)
+    // (where Stan has a longer form, it is valid Stan not lowered yet)
     std::vector<StanType> called = args;
     called.push_back(parse_signature("(real) => real").args.front());  // the 0.5
     const LibraryFunction* library = find_library_function(name);

@@ -2,7 +2,9 @@
 // drift variability sv, with sv and a precision; each against the others and vectorised against
 // a loop (the values themselves: tests/graph/wiener_test.cpp); a drift-diffusion model fitted to
 // responses simulated by a random walk recovers the walk's parameters; the seven-parameter form
-// is refused as not supported yet.
+// with zero variabilities is the five-parameter one; wiener_lcdf_unnorm and _lccdf_unnorm make
+// up the probability of the upper boundary, vectorised as loops; their forms with the
+// variabilities are refused as not supported yet.
 #include <cmath>
 #include <random>
 #include <string>
@@ -130,12 +132,40 @@ model {
     }
 }
 
-TEST_CASE("wiener_lpdf with sw and st0 is refused as not supported yet", "[stan][wiener]") {
+TEST_CASE("wiener_lpdf: the seven-parameter form, zero variabilities the five-parameter one",
+          "[stan][wiener]") {
+    check_same("for (n in 1:N) target += wiener_lpdf(rt[n] | alpha, tau, beta, delta, sv);",
+               "for (n in 1:N) target += wiener_lpdf(rt[n] | alpha, tau, beta, delta, sv, 0, 0);");
+    check_same("for (n in 1:N) target += wiener_lpdf(rt[n] | alpha, tau, beta, delta, sv, 0, 0);",
+               "for (n in 1:N) target += wiener_lpdf(rt[n] | alpha, tau, beta, delta, sv, 0, 0, "
+               "1e-5);");
+    // sw and st0: lowered (values: tests/dist/wiener_test.cpp)
     const std::string text =
         program("target += wiener_lpdf(rt[1] | alpha, tau, beta, delta, sv, 0.1, 0.1);");
-    CHECK_THROWS_WITH(
-        check(parse_program(text, "m.stan")),
-        Catch::Contains("`wiener_lpdf` with arguments") && Catch::Contains("is not supported yet"));
+    CHECK(lower(parse_program(text, "m.stan"), read_json_data(kData, "d.json")) != nullptr);
+}
+
+TEST_CASE("wiener_lcdf_unnorm and wiener_lccdf_unnorm make up P(upper boundary)",
+          "[stan][wiener]") {
+    // P(upper) = (1 - e^(-2 delta beta alpha)) / (1 - e^(-2 delta alpha))
+    const std::string p_upper = "log(expm1(-2 * delta * beta * alpha) / expm1(-2 * delta * alpha))";
+    for (const char* precision : {"", ", 1e-6"}) {
+        const std::string args = fmt::format("alpha, tau, beta, delta{}", precision);
+        check_same(fmt::format("for (n in 1:N) target += log_sum_exp(wiener_lcdf_unnorm(rt[n], "
+                               "{0}), wiener_lccdf_unnorm(rt[n], {0}));",
+                               args),
+                   "target += N * (" + p_upper + ");");
+    }
+    check_same(
+        "target += wiener_lcdf_unnorm(rt, rep_vector(alpha, N), rep_vector(tau, N), "
+        "rep_vector(beta, N), delta_n);",
+        "for (n in 1:N) target += wiener_lcdf_unnorm(rt[n], alpha, tau, beta, delta_n[n]);");
+    // with the variabilities: valid Stan, not lowered yet
+    const std::string text =
+        program("target += wiener_lccdf_unnorm(rt[1], alpha, tau, beta, delta, sv, 0.1, 0.1);");
+    CHECK_THROWS_WITH(check(parse_program(text, "m.stan")),
+                      Catch::Contains("`wiener_lccdf_unnorm` with arguments") &&
+                          Catch::Contains("is not supported yet"));
 }
 
 }  // namespace advi::stan
