@@ -611,18 +611,7 @@ NodeId log_cdf(Graph& g, const DistInfo& d, NodeId x, std::span<const NodeId> ar
         throw ModelError(fmt::format("{}: no {} of values that depend on the latent variables",
                                      d.name, tail == Tail::Lower ? "lcdf" : "lccdf"));
     }
-    // over the broadcast of x and the arguments (a scalar x with vector arguments too)
-    Shape shape = g[x].shape;
-    for (NodeId a : args) {
-        if (shape.is_scalar())
-            shape = g[a].shape;
-    }
-    check_arguments(g, d, args, &shape);
-    if (!g[x].shape.is_scalar() && g[x].shape != shape) {
-        throw ShapeError(fmt::format("{}: the variate is {} but the arguments are {}", d.name,
-                                     g[x].shape.str(), shape.str()));
-    }
-    Terms t(g, shape, false, elementwise);
+    Terms t(g, broadcast_of(g, d, x, args), false, elementwise);
     const NodeId xr = g[x].dtype == DType::Int ? g.apply(Op::ToReal, x) : x;
     f(t, xr, args);
     return t.total();

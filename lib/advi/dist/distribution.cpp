@@ -63,6 +63,20 @@ bool in_domain(ArgDomain d, double v) {
 
 }  // namespace
 
+Shape broadcast_of(const Graph& g, const DistInfo& d, NodeId x, std::span<const NodeId> args) {
+    Shape shape = g[x].shape;
+    for (NodeId a : args) {
+        if (shape.is_scalar())
+            shape = g[a].shape;
+    }
+    check_arguments(g, d, args, &shape);
+    if (!g[x].shape.is_scalar() && g[x].shape != shape) {
+        throw ShapeError(fmt::format("{}: the variate is {} but the arguments are {}", d.name,
+                                     g[x].shape.str(), shape.str()));
+    }
+    return shape;
+}
+
 void check_arguments(const Graph& g, const DistInfo& d, std::span<const NodeId> args,
                      const Shape* variate) {
     if (static_cast<int>(args.size()) != d.arity) {

@@ -88,6 +88,12 @@ private:
 [[nodiscard]] NodeId log_density_elementwise(Graph& g, const DistInfo& d, NodeId x,
                                              std::span<const NodeId> args);
 
+// The shape of a distribution function's terms: the broadcast of x and the arguments (a scalar
+// x with vector arguments too), after check_arguments against it; a ShapeError if x is neither
+// a scalar nor of that shape.
+[[nodiscard]] Shape broadcast_of(const Graph& g, const DistInfo& d, NodeId x,
+                                 std::span<const NodeId> args);
+
 // Checks the arity, that every argument is a scalar or has the variate's shape (where
 // `variate` is given), and the domain of constant arguments; errors name the distribution
 // and the argument.

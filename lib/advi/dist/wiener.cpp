@@ -4,8 +4,6 @@
 
 #include <vector>
 
-#include <fmt/format.h>
-
 #include <advi/base/error.hpp>
 #include <advi/dist/quadrature.hpp>
 #include <advi/graph/ops_wiener_cdf.hpp>
@@ -138,17 +136,7 @@ Support wiener_support(const Graph& g, Args a) {
 }
 
 NodeId wiener_log_cdf(Graph& g, NodeId y, Args args, Tail tail, bool elementwise) {
-    const DistInfo& d = distribution("wiener");
-    Shape shape = g[y].shape;
-    for (NodeId a : args) {
-        if (shape.is_scalar())
-            shape = g[a].shape;
-    }
-    check_arguments(g, d, args, &shape);
-    if (!g[y].shape.is_scalar() && g[y].shape != shape) {
-        throw ShapeError(fmt::format("wiener: the variate is {} but the arguments are {}",
-                                     g[y].shape.str(), shape.str()));
-    }
+    const Shape shape = broadcast_of(g, distribution("wiener"), y, args);
     if (!is_zero(g, args[4])) {
         // A fixed Gauss-Hermite rule over the drift misses where the integrand's mass is (far
         // in the drift's tail for short times; a step narrower than its nodes' spacing for
