@@ -212,4 +212,16 @@ TEST_CASE("wiener: no mass before the non-decision time; vectors sum their eleme
               .epsilon(1e-12));
 }
 
+TEST_CASE("wiener: refusals name what is at fault", "[dist][wiener]") {
+    // the variabilities' quadrature takes scalars and vectors only
+    Graph g;
+    std::vector<NodeId> a;
+    for (double v : {1.2, 0.3, 0.5, 0.8, 0.0, 0.2, 0.1}) a.push_back(g.constant(v));
+    const NodeId y =
+        constant_vector(g, std::vector<double>{0.5, 0.6, 0.7, 0.8}, Shape::matrix(2, 2));
+    CHECK_THROWS_WITH(log_density(g, distribution("wiener"), y, a),
+                      Catch::Contains("wiener: with variability of the start point (sw)") &&
+                          Catch::Contains("got mat[2,2]"));
+}
+
 }  // namespace advi

@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include <fmt/format.h>
+
 #include <advi/base/error.hpp>
 #include <advi/dist/quadrature.hpp>
 #include <advi/graph/ops_wiener_cdf.hpp>
@@ -87,6 +89,12 @@ NodeId averaged(Terms& t, Args args, NodeId y, BeyondReach beyond, F f) {
         rules.push_back(&gauss_legendre_unit(kWienerNonDecisionPoints));
     if (rules.empty())
         return f(t, a);
+    if (!t.shape().is_scalar() && !t.shape().is_vector()) {
+        throw ShapeError(fmt::format(
+            "wiener: with variability of the start point (sw) or the non-decision time (st0) "
+            "the variate and the arguments must be scalars or vectors, got {}",
+            t.shape().str()));
+    }
     const Quadrature q(g, t.shape(), rules);
     // reach / st0, the share of the non-decision time's range before y: 1 where all of it is
     // (st0 = 0 too); the other branch's st0 clamped above 0, so that it stays finite

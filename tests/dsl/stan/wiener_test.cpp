@@ -168,4 +168,11 @@ TEST_CASE("wiener_lcdf_unnorm and wiener_lccdf_unnorm make up P(upper boundary)"
                           Catch::Contains("is not supported yet"));
 }
 
+TEST_CASE("log_cdf_unnorm is wiener's only", "[stan][wiener]") {
+    advi::Model m;
+    const advi::Expr x = m.param("x", advi::normal(0, 1));
+    CHECK_THROWS_WITH(m.log_cdf_unnorm(x, advi::normal(0, 1), advi::Tail::Lower),
+                      Catch::Contains("normal: no unnormalised distribution function"));
+}
+
 }  // namespace advi::stan
