@@ -1,6 +1,6 @@
 // CmdStan JSON data: every value kind, nested arrays to column-major, special values, empty
-// arrays, every error with its file:line:col, real files of the shared data, and the memory of
-// reading a large file.
+// arrays, tuples as a variable per slot, every error with its file:line:col, real files of the
+// shared data, and the memory of reading a large file.
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -231,11 +231,6 @@ TEST_CASE("JSON: ragged arrays are errors naming the variable", "[io]") {
 TEST_CASE("JSON values that are not numbers are errors naming the variable", "[io]") {
     CHECK_THAT(json_error(R"({"s": "abc"})"),
                StartsWith("d.json:1:7: variable `s`: the string \"abc\" is not a number"));
-    CHECK_THAT(json_error(R"({"t": {"1": 2, "2": 3}})"),
-               StartsWith("d.json:1:7: variable `t`: an object is a tuple, and tuples are not "
-                          "supported"));
-    CHECK_THAT(json_error(R"({"t": [{"1": 2}]})"),
-               StartsWith("d.json:1:8: variable `t`: an object"));
     CHECK_THAT(json_error(R"({"b": true})"), StartsWith("d.json:1:7: variable `b`: `true` is not a "
                                                         "number"));
     CHECK_THAT(json_error(R"({"b": [1, null]})"), StartsWith("d.json:1:11: variable `b`: `null` is "
@@ -243,6 +238,216 @@ TEST_CASE("JSON values that are not numbers are errors naming the variable", "[i
     CHECK_THAT(json_error(R"({"b": false})"), Contains("`false` is not a number"));
     CHECK_THAT(json_error(R"({"b": [1, "x"]})"),
                StartsWith("d.json:1:11: variable `b`: the string"));
+}
+
+TEST_CASE("JSON tuples: a variable per slot, named by its path, none for the tuple", "[io]") {
+    const DataTable t = json(R"({"N": 2, "x": {"1": 3, "2": 2.5}, "M": 1})");
+    CHECK(t.names() == std::vector<std::string>{"N", "x.1", "x.2", "M"});
+    CHECK_FALSE(t.contains("x"));
+    CHECK(t.at("x.1").is_int());
+    CHECK(t.at("x.1").is_scalar());
+    CHECK(t.at("x.1").as_int() == 3);
+    CHECK_FALSE(t.at("x.2").is_int());
+    CHECK(t.at("x.2").as_real() == 2.5);
+    CHECK(t.at("x.1").source == "d.json:1:10");
+    CHECK(t.at("x.2").source == "d.json:1:10");
+}
+
+TEST_CASE("JSON tuples nested in tuples: paths with a dot per level", "[io]") {
+    const DataTable t = json(R"({"x": {"1": 1, "2": {"1": 2.5, "2": [1, 2], "3": {"1": 7}}}})");
+    CHECK(t.names() == std::vector<std::string>{"x.1", "x.2.1", "x.2.2", "x.2.3.1"});
+    CHECK(t.at("x.1").as_int() == 1);
+    CHECK(t.at("x.2.1").as_real() == 2.5);
+    CHECK(t.at("x.2.2").dims == std::vector<std::int64_t>{2});
+    CHECK(t.at("x.2.2").ints == std::vector<int>{1, 2});
+    CHECK(t.at("x.2.3.1").as_int() == 7);
+    CHECK_FALSE(t.contains("x.2"));
+}
+
+TEST_CASE("JSON tuples with array and matrix slots, and slots in any order", "[io]") {
+    const DataTable t =
+        json(R"({"t": {"3": [["NaN", 1]], "1": [1, 2, 3], "2": [[1, 2, 3], [4, 5, 6]]}})");
+    CHECK(t.names() == std::vector<std::string>{"t.1", "t.2", "t.3"});
+    CHECK(t.at("t.1").as_int_vector() == Eigen::Vector3i(1, 2, 3));
+    const DataValue& m = t.at("t.2");
+    CHECK(m.dims == std::vector<std::int64_t>{2, 3});
+    CHECK(m.ints == std::vector<int>{1, 4, 2, 5, 3, 6});
+    CHECK(m.as_int_matrix()(1, 2) == 6);
+    const DataValue& r = t.at("t.3");
+    CHECK(r.dims == std::vector<std::int64_t>{1, 2});
+    REQUIRE(r.reals.size() == 2);
+    CHECK(std::isnan(r.reals[0]));
+    CHECK(r.reals[1] == 1.0);
+}
+
+TEST_CASE("JSON arrays of tuples: each slot an array over the elements, column-major", "[io]") {
+    // The contract's example: as if `p.1` and `p.2` had been written as arrays of their own.
+    const DataTable t = json(R"({"p": [{"1": 1, "2": [1.5, 2.5]}, {"1": 2, "2": [3.5, 4.5]}]})");
+    CHECK(t.names() == std::vector<std::string>{"p.1", "p.2"});
+    CHECK(t.at("p.1").is_int());
+    CHECK(t.at("p.1").dims == std::vector<std::int64_t>{2});
+    CHECK(t.at("p.1").ints == std::vector<int>{1, 2});
+    CHECK(t.at("p.2").dims == std::vector<std::int64_t>{2, 2});
+    CHECK(t.at("p.2").reals == std::vector<double>{1.5, 3.5, 2.5, 4.5});
+    const DataTable plain = json(R"({"p2": [[1.5, 2.5], [3.5, 4.5]]})");
+    CHECK(t.at("p.2").reals == plain.at("p2").reals);
+
+    // Each element may order its keys differently; one real makes the whole slot real.
+    const DataTable k = json(R"({"q": [{"2": [1], "1": 1}, {"1": 2.5, "2": [2]}]})");
+    CHECK(k.at("q.1").reals == std::vector<double>{1, 2.5});
+    CHECK(k.at("q.2").dims == std::vector<std::int64_t>{2, 1});
+    CHECK(k.at("q.2").ints == std::vector<int>{1, 2});
+
+    // A slot holding an array of tuples: the dims of both arrays, outermost first.
+    const DataTable n =
+        json(R"({"r": [{"1": [{"1": 1}, {"1": 2}]}, {"1": [{"1": 3}, {"1": 4}]}]})");
+    CHECK(n.names() == std::vector<std::string>{"r.1.1"});
+    CHECK(n.at("r.1.1").dims == std::vector<std::int64_t>{2, 2});
+    CHECK(n.at("r.1.1").ints == std::vector<int>{1, 3, 2, 4});
+}
+
+TEST_CASE("JSON 2-D arrays of tuples: the array's dims before the slot's own", "[io]") {
+    // p[i][j] = (10 i + j, [100 i + 10 j + 0.5, 100 i + 10 j + 1.5]) for 2 x 3 elements.
+    std::string text = R"({"p": [)";
+    for (int i = 0; i < 2; ++i) {
+        text += i ? ", [" : "[";
+        for (int j = 0; j < 3; ++j)
+            text += fmt::format(R"({}{{"2": [{}, {}], "1": {}}})", j ? ", " : "",
+                                100 * i + 10 * j + 0.5, 100 * i + 10 * j + 1.5, 10 * i + j);
+        text += "]";
+    }
+    text += "]}";
+    const DataTable t = json(text);
+    const DataValue& a = t.at("p.1");
+    const DataValue& b = t.at("p.2");
+    REQUIRE(a.dims == std::vector<std::int64_t>{2, 3});
+    REQUIRE(b.dims == std::vector<std::int64_t>{2, 3, 2});
+    REQUIRE(b.reals.size() == 12);
+    for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 3; ++j) {
+            CHECK(a.ints[i + 2 * j] == 10 * i + j);
+            for (int k = 0; k < 2; ++k)
+                CHECK(b.reals[i + 2 * j + 6 * k] == 100 * i + 10 * j + k + 0.5);
+        }
+}
+
+TEST_CASE("JSON empty arrays around and inside tuples", "[io]") {
+    // `[]` cannot tell whether it holds tuples: one variable of unknown type, as for numbers.
+    const DataTable t = json(R"({"e": [], "t": {"1": [], "2": 1}, "p": [{"1": []}, {"1": []}]})");
+    CHECK(t.names() == std::vector<std::string>{"e", "t.1", "t.2", "p.1"});
+    CHECK(t.at("e").dims == std::vector<std::int64_t>{0});
+    CHECK(t.at("e").type_unknown);
+    CHECK(t.at("t.1").dims == std::vector<std::int64_t>{0});
+    CHECK(t.at("t.1").type_unknown);
+    CHECK(t.at("p.1").dims == std::vector<std::int64_t>{2, 0});
+    CHECK(t.at("p.1").type_unknown);
+}
+
+TEST_CASE("JSON tuple keys must be the slots \"1\" to \"k\", each once", "[io]") {
+    CHECK_THAT(json_error(R"({"t": {"1": 1, "3": 2}})"),
+               StartsWith("d.json:1:7: tuple `t` has slot \"3\" but no slot \"2\" (the keys of a "
+                          "tuple are \"1\" to \"k\")"));
+    CHECK_THAT(json_error(R"({"t": {"2": 1}})"), Contains("has slot \"2\" but no slot \"1\""));
+    CHECK_THAT(json_error(R"({"t": {"a": 1}})"),
+               StartsWith("d.json:1:8: tuple `t`: the key \"a\" is not a slot number (CmdStan "
+                          "writes the slots of a tuple as \"1\", \"2\", ...)"));
+    CHECK_THAT(json_error(R"({"t": {"0": 1}})"), Contains("the key \"0\" is not a slot number"));
+    CHECK_THAT(json_error(R"({"t": {"01": 1}})"), Contains("the key \"01\" is not a slot number"));
+    CHECK_THAT(json_error(R"({"t": {"-1": 1}})"), Contains("the key \"-1\" is not a slot number"));
+    CHECK_THAT(json_error(R"({"t": {"1.0": 1}})"),
+               Contains("the key \"1.0\" is not a slot number"));
+    CHECK_THAT(json_error(R"({"t": {1: 1}})"),
+               StartsWith("d.json:1:8: expected a slot number in double quotes (\"1\", \"2\", ...) "
+                          "for tuple `t`, got `1`"));
+    CHECK_THAT(json_error(R"({"t": {}})"), StartsWith("d.json:1:7: tuple `t` has no slots"));
+    CHECK_THAT(json_error(R"({"t": {"1": 1, "1": 2}})"),
+               StartsWith("d.json:1:16: tuple `t`: slot \"1\" is given twice"));
+    CHECK_THAT(json_error(R"({"p": [{"1": 1}, {"1": 2, "1": 3}]})"),
+               StartsWith("d.json:1:27: tuple `p`: slot \"1\" is given twice"));
+    CHECK_THAT(json_error(R"({"t": {"1": 1 "2": 2}})"),
+               StartsWith("d.json:1:15: expected `,` or `}`, got `\"`"));
+    CHECK_THAT(json_error(R"({"t": {"1" 1}})"),
+               StartsWith("d.json:1:12: expected `:` after the key \"1\" of tuple `t`"));
+}
+
+TEST_CASE("JSON arrays of tuples: every element has the slots and shapes of the first", "[io]") {
+    CHECK_THAT(json_error(R"({"p": [{"1": 1, "2": 2}, {"1": 3}]})"),
+               StartsWith("d.json:1:26: this element of `p` differs from the first: no slot "
+                          "\"2\""));
+    CHECK_THAT(json_error(R"({"p": [{"1": 1}, {"1": 3, "2": 4}]})"),
+               StartsWith("d.json:1:27: this element of `p` differs from the first: slot \"2\" "
+                          "is not in the first element, which has only slot \"1\""));
+    CHECK_THAT(json_error(R"({"p": [{"1": [1, 2]}, {"1": [3]}]})"),
+               StartsWith("d.json:1:31: `p.1` differs from the first element of `p`: this array "
+                          "has 1 elements, the first element of `p` has 2"));
+    CHECK_THAT(json_error(R"({"p": [{"1": [1]}, {"1": [3, 4]}]})"),
+               Contains("`p.1` differs from the first element of `p`: expected `]` after 1 "
+                        "elements, as in the first element of `p`"));
+    CHECK_THAT(json_error(R"({"p": [{"1": 1}, {"1": [1]}]})"),
+               StartsWith("d.json:1:24: `p.1` differs from the first element of `p`: expected a "
+                          "number, not `[` (not an array in the first element)"));
+    CHECK_THAT(json_error(R"({"p": [{"1": [1]}, {"1": 1}]})"),
+               StartsWith("d.json:1:26: `p.1` differs from the first element of `p`: expected "
+                          "`[`, not a number (nested 1 deep in the first element)"));
+    CHECK_THAT(json_error(R"({"p": [{"1": 1}, {"1": {"1": 1}}]})"),
+               StartsWith("d.json:1:24: `p.1` differs from the first element of `p`: expected a "
+                          "number, not a tuple"));
+    // A lone tuple in a slot is compared slot by slot as well.
+    CHECK_THAT(json_error(R"({"p": [{"1": {"1": 1, "2": 2}}, {"1": {"1": 1}}]})"),
+               Contains("`p.1` differs from the first element of `p`: no slot \"2\""));
+    // Within one value, the arrays (of tuples, or in a slot) are rectangular as ever.
+    CHECK_THAT(json_error(R"({"p": [[{"1": 1}], [{"1": 2}, {"1": 3}]]})"),
+               StartsWith("d.json:1:31: ragged array `p`: expected `]` after 1 elements, as in "
+                          "the first array at this depth"));
+    CHECK_THAT(json_error(R"({"p": [{"1": 1}, [{"1": 2}]]})"),
+               Contains("ragged array `p`: expected a tuple, not `[` (the first element is "
+                        "nested 1 deep)"));
+    CHECK_THAT(json_error(R"({"t": {"1": [[1, 2], [3]]}})"),
+               Contains("ragged array `t.1`: this array has 1 elements"));
+}
+
+TEST_CASE("JSON: one array holds numbers or tuples, not both", "[io]") {
+    CHECK_THAT(json_error(R"({"p": [1, {"1": 2}]})"),
+               StartsWith("d.json:1:11: array `p` mixes numbers and tuples (objects)"));
+    CHECK_THAT(json_error(R"({"p": [{"1": 2}, 1]})"),
+               StartsWith("d.json:1:18: array `p` mixes numbers and tuples (objects)"));
+    CHECK_THAT(json_error(R"({"p": [{"1": 2}, "NaN"]})"), Contains("mixes numbers and tuples"));
+    // After a tuple, what cannot be a number is a syntax error.
+    CHECK_THAT(json_error(R"({"p": [{"1": 1},]})"),
+               StartsWith("d.json:1:17: expected a tuple (an object) for `p`, got `]`"));
+}
+
+TEST_CASE("JSON tuples: the numbers of slots are checked as any other's", "[io]") {
+    CHECK_THAT(json_error(R"({"t": {"1": true}})"),
+               StartsWith("d.json:1:13: variable `t.1`: `true` is not a number"));
+    CHECK_THAT(json_error(R"({"p": [{"1": 1}, {"1": "x"}]})"),
+               StartsWith("d.json:1:24: variable `p.1`: the string \"x\" is not a number"));
+    CHECK_THAT(json_error(R"({"t": {"1": 1, "2": {"1": 3000000000}}})"),
+               Contains("variable `t.2.1`: the integer 3000000000 is out of range"));
+}
+
+TEST_CASE("JSON tuples: duplicate names, and a bound on nesting", "[io]") {
+    CHECK_THAT(json_error(R"({"x": {"1": 1}, "x": 2})"),
+               StartsWith("d.json:1:17: duplicate variable `x` (first given at d.json:1:2)"));
+    CHECK_THAT(json_error(R"({"x.1": 1, "x": {"1": 2}})"),
+               StartsWith("d.json:1:12: duplicate variable `x.1` (first given at d.json:1:2)"));
+    CHECK_THAT(json_error(R"({"x": {"1": 2}, "x.1": 1})"),
+               StartsWith("d.json:1:17: duplicate variable `x.1` (first given at d.json:1:2)"));
+
+    // 100 levels are read; one more is refused before the stack grows with it.
+    auto nested = [](int levels) {
+        std::string text = R"({"x": )";
+        for (int i = 0; i < levels; ++i) text += R"({"1": )";
+        text += "5";
+        for (int i = 0; i < levels; ++i) text += "}";
+        return text + "}";
+    };
+    std::string deepest = "x";
+    for (int i = 0; i < 100; ++i) deepest += ".1";
+    CHECK(json(nested(100)).at(deepest).as_int() == 5);
+    CHECK_THAT(json_error(nested(101)),
+               Contains("variable `" + deepest + "`: tuples nested more than 100 deep"));
+    CHECK_THAT(json_error(nested(100000)), Contains("tuples nested more than 100 deep"));
 }
 
 TEST_CASE("JSON: an integer beyond 32 bits is an error naming the variable", "[io]") {

@@ -100,6 +100,7 @@ std::string_view name(BaseType type) {
         case BaseType::CholeskyFactorCov: return "cholesky_factor_cov";
         case BaseType::CorrMatrix: return "corr_matrix";
         case BaseType::CovMatrix: return "cov_matrix";
+        case BaseType::Tuple: return "tuple";
     }
     return "?";
 }

@@ -138,10 +138,21 @@ struct ArrayExpr {
 struct RowVectorExpr {
     std::vector<Expression> elements;
 };
+// (a, b) and the one-element (a,): a tuple. As the left side of `=`, an unpacking.
+struct TupleExpr {
+    std::vector<Expression> elements;  // at least one
+};
+// x.2: a tuple's element, counted from 1.
+struct TupleIndex {
+    Box<Expression> base;
+    int index = 1;
+    Loc index_loc;  // the `.`
+};
 
 struct Expression {
     using Node = std::variant<IntLiteral, RealLiteral, StringLiteral, Variable, Call, Unary, Binary,
-                              Conditional, Indexed, Transpose, ArrayExpr, RowVectorExpr>;
+                              Conditional, Indexed, Transpose, ArrayExpr, RowVectorExpr, TupleExpr,
+                              TupleIndex>;
     Loc loc;  // the first character of the expression
     Node node;
 
@@ -172,6 +183,7 @@ enum class BaseType {
     CholeskyFactorCov,
     CorrMatrix,
     CovMatrix,
+    Tuple,  // `tuple(real, vector[N])`: the element types are the type's `parts`
 };
 
 // A declared type: `array[N, M] vector<lower = 0>[K]` (the parser refuses the old
@@ -185,13 +197,15 @@ struct SizedType {
     std::vector<Expression> dims;   // array dimensions, outermost first
     std::vector<Expression> sizes;  // the base type's own sizes
     std::optional<Expression> lower, upper, offset, multiplier;
+    std::vector<SizedType> parts;  // Tuple: the element types, each with its own constraints
 };
 
-// A function argument or return type: `real`, `array[,] vector` (also the old `vector[,]`).
-// Only int, real, vector, row_vector and matrix.
+// A function argument or return type: `real`, `array[,] vector` (also the old `vector[,]`),
+// `tuple(real, array[] int)`. Only int, real, vector, row_vector, matrix and tuples of them.
 struct UnsizedType {
     BaseType base = BaseType::Real;
     int array_dims = 0;
+    std::vector<UnsizedType> parts;  // Tuple: the element types (`data` applies to the whole)
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -209,7 +223,8 @@ struct VarDecl {
     Loc name_loc;
     std::optional<Expression> initial_value;
 };
-// lhs op rhs; lhs is a Variable, or an Indexed whose base is (recursively) a Variable.
+// lhs op rhs; lhs is a Variable, or an Indexed or TupleIndex whose base is (recursively) one;
+// with `=`, also a TupleExpr of such (`(a, b.1) = f();`, nested: an unpacking).
 struct Assign {
     Expression lhs;
     AssignOp op = AssignOp::Assign;

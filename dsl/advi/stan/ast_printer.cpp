@@ -126,6 +126,18 @@ struct ExpressionPrinter {
         print_list(out, x.elements);
         out += ']';
     }
+    void operator()(const TupleExpr& x) {
+        out += '(';
+        print_list(out, x.elements);
+        if (x.elements.size() == 1)
+            out += ',';
+        out += ')';
+    }
+    void operator()(const TupleIndex& x) {
+        print_operand(out, *x.base, precedence(*x.base) > 0);
+        out += '.';
+        out += std::to_string(x.index);
+    }
 };
 
 void print_expression(std::string& out, const Expression& e) {
@@ -141,6 +153,16 @@ void print_type(std::string& out, const SizedType& t) {
         out += "] ";
     }
     out += name(t.base);
+    if (t.base == BaseType::Tuple) {
+        out += '(';
+        for (std::size_t i = 0; i < t.parts.size(); ++i) {
+            if (i > 0)
+                out += ", ";
+            print_type(out, t.parts[i]);
+        }
+        out += t.parts.size() == 1 ? ",)" : ")";
+        return;
+    }
     std::vector<std::pair<std::string_view, const Expression*>> constraints;
     if (t.lower)
         constraints.emplace_back("lower", &*t.lower);
@@ -175,6 +197,15 @@ void print_type(std::string& out, const UnsizedType& t) {
     if (t.array_dims > 0)
         out += "array[" + std::string(t.array_dims - 1, ',') + "] ";
     out += name(t.base);
+    if (t.base == BaseType::Tuple) {
+        out += '(';
+        for (std::size_t i = 0; i < t.parts.size(); ++i) {
+            if (i > 0)
+                out += ", ";
+            print_type(out, t.parts[i]);
+        }
+        out += t.parts.size() == 1 ? ",)" : ")";
+    }
 }
 
 // ---- Statements

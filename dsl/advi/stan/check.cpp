@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <advi/base/error.hpp>
 #include <advi/stan/functions.hpp>
@@ -193,6 +195,12 @@ private:
                                      f.name));
     }
 
+    // int, an array of ints, or a tuple of such: a `_lpmf`'s variate.
+    static bool all_ints(const StanType& t) {
+        if (t.kind == TypeKind::Tuple)
+            return std::all_of(t.parts.begin(), t.parts.end(), all_ints);
+        return t.kind == TypeKind::Int;
+    }
     void density_definition(const FunctionDef& f) const {
         const bool pdf = ends_with(f.name, "_lpdf"), pmf = ends_with(f.name, "_lpmf");
         if (ends_with(f.name, "_lupdf") || ends_with(f.name, "_lupmf")) {
@@ -214,7 +222,7 @@ private:
                                             "(write `_lpmf` for integers)",
                                             str(y)));
         }
-        if (pmf && y.kind != TypeKind::Int) {
+        if (pmf && !all_ints(y)) {
             fail(f.args[0].loc,
                  fmt::format("the variate of a `_lpmf` must be int or an int array, not {}",
                              str(y)));
@@ -224,7 +232,9 @@ private:
     void function_body(const FunctionDef& f) {
         scopes_.push_back({});
         function_ = &f;
-        for (const auto& a : f.args) declare(a.name, a.loc, false, type_of(a.type), a.data_only);
+        for (const auto& a : f.args) {
+            declare(a.name, a.loc, false, type_of(a.type), a.data_only);
+        }
         in_model_ = ends_with(f.name, "_lp");
         const Ending e = statement(*f.body);
         if (f.return_type && e != Ending::Returns) {
@@ -280,6 +290,11 @@ private:
             fail(e.loc, fmt::format("{} must be int, got {}", what, str(t)));
     }
     void declared_type(const SizedType& t, StanType declared) {
+        if (t.base == BaseType::Tuple) {
+            for (const auto& e : t.dims) int_expr(e, "an array size");
+            for (const SizedType& part : t.parts) declared_type(part, type_of(part));
+            return;
+        }
         for (const auto& e : t.dims) int_expr(e, "an array size");
         for (const auto& e : t.sizes) int_expr(e, "a size");
         StanType element = declared;
@@ -306,6 +321,7 @@ private:
     // Stan: the sizes of a block's variables are known before the parameters are, so they read
     // only data and transformed data (and functions of them).
     void data_sizes(const SizedType& t) const {
+        for (const SizedType& part : t.parts) data_sizes(part);
         for (const auto* list : {&t.dims, &t.sizes}) {
             for (const Expression& e : *list) {
                 visit_variables(e, [&](const Variable& v, Loc at) {
@@ -353,6 +369,10 @@ private:
             all(a->elements);
         } else if (const auto* r = e.as<RowVectorExpr>()) {
             all(r->elements);
+        } else if (const auto* t = e.as<TupleExpr>()) {
+            all(t->elements);
+        } else if (const auto* t = e.as<TupleIndex>()) {
+            visit_variables(*t->base, f);
         }
     }
 
@@ -398,10 +418,8 @@ private:
     StanType node(const Conditional& n, const Expression& e) {
         int_expr(*n.condition, "the condition of `?:`");
         const StanType a = expr(*n.if_true), b = expr(*n.if_false);
-        if (assignable(a, b))
-            return a;
-        if (assignable(b, a))
-            return b;
+        if (const auto t = common_type(a, b))
+            return *t;
         fail(e.loc,
              fmt::format("the branches of `?:` have different types: {} and {}", str(a), str(b)));
     }
@@ -463,6 +481,26 @@ private:
              fmt::format("[...] takes reals (a row vector) or row vectors (a matrix), not {}",
                          str(t)));
     }
+    StanType node(const TupleExpr& n, const Expression&) {
+        StanType t;
+        t.kind = TypeKind::Tuple;
+        for (const Expression& x : n.elements) t.parts.push_back(expr(x));
+        return t;
+    }
+    StanType node(const TupleIndex& n, const Expression&) {
+        const StanType base = expr(*n.base);
+        if (base.kind != TypeKind::Tuple || base.array_dims > 0) {
+            fail(n.index_loc,
+                 fmt::format(
+                     "`.{}` takes an element of a tuple; this is {}{}", n.index, str(base),
+                     base.kind == TypeKind::Tuple ? " (index the array first: `x[i].1`)" : ""));
+        }
+        if (n.index > static_cast<int>(base.parts.size())) {
+            fail(n.index_loc, fmt::format("`.{}`: {} has {} element{}", n.index, str(base),
+                                          base.parts.size(), base.parts.size() == 1 ? "" : "s"));
+        }
+        return base.parts[static_cast<std::size_t>(n.index - 1)];
+    }
     // The common type of the elements of {...} or [...]: ints promote to reals.
     StanType elements(const std::vector<Expression>& xs, Loc at) {
         if (xs.empty())
@@ -470,13 +508,31 @@ private:
         StanType t = expr(xs[0]);
         for (std::size_t k = 1; k < xs.size(); ++k) {
             const StanType u = expr(xs[k]);
-            if (assignable(t, u))
-                continue;
-            if (assignable(u, t)) {
-                t = u;
-                continue;
+            const auto joined = common_type(t, u);
+            if (!joined) {
+                fail(xs[k].loc,
+                     fmt::format("elements of different types: {} and {}", str(t), str(u)));
             }
-            fail(xs[k].loc, fmt::format("elements of different types: {} and {}", str(t), str(u)));
+            t = *joined;
+        }
+        return t;
+    }
+    // The type both promote to: the wider one, or, for tuples, the wider of each element
+    // (`{(1, x), (x, 1)}` is an array of tuple(real, real)).
+    static std::optional<StanType> common_type(const StanType& a, const StanType& b) {
+        if (assignable(a, b))
+            return a;
+        if (assignable(b, a))
+            return b;
+        if (a.kind != TypeKind::Tuple || b.kind != TypeKind::Tuple ||
+            a.array_dims != b.array_dims || a.parts.size() != b.parts.size())
+            return std::nullopt;
+        StanType t = a;
+        for (std::size_t k = 0; k < a.parts.size(); ++k) {
+            const auto p = common_type(a.parts[k], b.parts[k]);
+            if (!p)
+                return std::nullopt;
+            t.parts[k] = *p;
         }
         return t;
     }
@@ -653,6 +709,10 @@ private:
             return any(a->elements);
         if (const auto* r = e.as<RowVectorExpr>())
             return any(r->elements);
+        if (const auto* t = e.as<TupleExpr>())
+            return any(t->elements);
+        if (const auto* t = e.as<TupleIndex>())
+            return reads_parameters(*t->base);
         return false;  // literals
     }
     // Stan: an argument declared `data` takes only values that do not depend on parameters.
@@ -816,22 +876,30 @@ private:
             top_level_ = false;  // what it holds is local
         return std::visit([&](const auto& n) { return node(n, s.loc); }, s.node);
     }
+    // Whether a type holds ints (in a tuple: any element does).
+    static bool holds_int(const StanType& t) {
+        return t.kind == TypeKind::Int || std::any_of(t.parts.begin(), t.parts.end(), holds_int);
+    }
+    // Whether a declared type has a constraint (bounds, affine, or a constrained type such as
+    // simplex), here or in any element of a tuple.
+    static bool constrained(const SizedType& t) {
+        if (t.base == BaseType::Tuple)
+            return std::any_of(t.parts.begin(), t.parts.end(), constrained);
+        return t.lower || t.upper || t.offset || t.multiplier ||
+               (t.base != BaseType::Int && t.base != BaseType::Real && t.base != BaseType::Vector &&
+                t.base != BaseType::RowVector && t.base != BaseType::Matrix);
+    }
     Ending node(const VarDecl& n, Loc) {
         const StanType t = type_of(n.type);
         const bool global = top_level_ && function_ == nullptr && block_ != BlockKind::Model;
-        if (global && t.kind == TypeKind::Int &&
+        if (global && holds_int(t) &&
             (block_ == BlockKind::Parameters || block_ == BlockKind::TransformedParameters)) {
             fail(n.type.loc,
                  fmt::format(
                      "`{}`: {} cannot be int", n.name,
                      block_ == BlockKind::Parameters ? "parameters" : "transformed parameters"));
         }
-        const bool constrained =
-            n.type.lower || n.type.upper || n.type.offset || n.type.multiplier ||
-            (n.type.base != BaseType::Int && n.type.base != BaseType::Real &&
-             n.type.base != BaseType::Vector && n.type.base != BaseType::RowVector &&
-             n.type.base != BaseType::Matrix);
-        if (!global && constrained) {
+        if (!global && constrained(n.type)) {
             fail(n.type.loc,
                  fmt::format("`{}`: a local variable cannot have a constrained type", n.name));
         }
@@ -852,19 +920,36 @@ private:
             t);
         return Ending::Open;
     }
-    Ending node(const Assign& n, Loc at) {
-        const Expression* x = &n.lhs;
-        while (const auto* ix = x->as<Indexed>()) x = &*ix->base;
-        const auto* v = x->as<Variable>();
+    // The variable under an lvalue: `x` of x[i].2[j].
+    static const Expression& lvalue_base(const Expression& e) {
+        if (const auto* ix = e.as<Indexed>())
+            return lvalue_base(*ix->base);
+        if (const auto* t = e.as<TupleIndex>())
+            return lvalue_base(*t->base);
+        return e;
+    }
+    // The name an assignment writes, checked: declared, and assignable here.
+    const std::string& assigned_variable(const Expression& lhs) {
+        const Expression& x = lvalue_base(lhs);
+        const auto* v = x.as<Variable>();
         const Name* name = find(v->name);
         if (name == nullptr)
-            fail(x->loc, fmt::format("unknown identifier `{}`", v->name));
+            fail(x.loc, fmt::format("unknown identifier `{}`", v->name));
         if (!name->assignable || (function_ == nullptr && name->block != block_)) {
-            fail(x->loc,
+            fail(x.loc,
                  fmt::format("`{}` cannot be assigned here ({} variable)", v->name,
                              function_ != nullptr ? "function argument" : stan::name(name->block)));
         }
-        assigned_indices(n.lhs, v->name);
+        assigned_indices(lhs, v->name);
+        return v->name;
+    }
+    Ending node(const Assign& n, Loc at) {
+        if (n.lhs.is<TupleExpr>()) {
+            unpacking(n);
+            return Ending::Open;
+        }
+        const std::string& assigned = assigned_variable(n.lhs);
+        const auto* v = &assigned;
         const StanType lhs = expr(n.lhs), rhs = expr(n.rhs);
         if (const auto op = binary_of(n.op)) {
             const bool elementwise = n.op == AssignOp::EltMultiply || n.op == AssignOp::EltDivide;
@@ -874,16 +959,110 @@ private:
             }
         } else if (!assignable(lhs, rhs)) {
             fail(n.rhs.loc,
-                 fmt::format("cannot assign {} to `{}` of type {}", str(rhs), v->name, str(lhs)));
+                 fmt::format("cannot assign {} to `{}` of type {}", str(rhs), *v, str(lhs)));
         }
         return Ending::Open;
+    }
+
+    // `(a, b[i], (c, d.1)) = e;`: e is a tuple whose elements go to the places on the left, all
+    // of e read before any is written. Stan's rules: no place is written twice or inside
+    // another (any two indices of one variable may be the same element, so `y[1]` and `y[2]`
+    // overlap), and no variable written is read by the indices on the left.
+    void unpacking(const Assign& n) {
+        const StanType rhs = expr(n.rhs);
+        std::vector<const Expression*> places;
+        unpack_places(n.lhs, rhs, n.rhs.loc, places);
+        // A place as a path from its variable: tuple elements by number, any index as "[...]".
+        auto path = [](const Expression* e) {
+            std::vector<std::string> steps;
+            for (;;) {
+                if (const auto* ix = e->as<Indexed>()) {
+                    steps.emplace_back("[...]");
+                    e = &*ix->base;
+                } else if (const auto* t = e->as<TupleIndex>()) {
+                    steps.push_back("." + std::to_string(t->index));
+                    e = &*t->base;
+                } else {
+                    steps.push_back(e->as<Variable>()->name);
+                    break;
+                }
+            }
+            std::reverse(steps.begin(), steps.end());
+            return steps;
+        };
+        std::vector<std::vector<std::string>> paths;
+        for (const Expression* p : places) paths.push_back(path(p));
+        for (std::size_t a = 0; a < paths.size(); ++a) {
+            for (std::size_t b = 0; b < a; ++b) {
+                const auto& shorter = paths[a].size() < paths[b].size() ? paths[a] : paths[b];
+                const auto& longer = paths[a].size() < paths[b].size() ? paths[b] : paths[a];
+                if (std::equal(shorter.begin(), shorter.end(), longer.begin())) {
+                    fail(places[a]->loc,
+                         fmt::format("`{}` is written twice by this unpacking (it is, or holds, "
+                                     "an earlier place on the left: indices may be equal)",
+                                     fmt::join(longer, "")));
+                }
+            }
+        }
+        std::set<std::string> written;
+        for (const auto& p : paths) written.insert(p.front());
+        for (const Expression* p : places) {
+            for (const Expression* e = p; !e->is<Variable>();) {
+                if (const auto* t = e->as<TupleIndex>()) {
+                    e = &*t->base;
+                    continue;
+                }
+                const auto* ix = e->as<Indexed>();
+                for (const auto& i : ix->indices) {
+                    for (const auto* bound : {&i.lower, &i.upper}) {
+                        if (!*bound)
+                            continue;
+                        visit_variables(***bound, [&](const Variable& u, Loc at) {
+                            if (written.count(u.name) > 0) {
+                                fail(at, fmt::format("`{}` is written by this unpacking: the "
+                                                     "indices on the left cannot read it",
+                                                     u.name));
+                            }
+                        });
+                    }
+                }
+                e = &*ix->base;
+            }
+        }
+    }
+    // The places of an unpacking's left side, each checked against its part of `rhs`.
+    void unpack_places(const Expression& lhs, const StanType& rhs, Loc rhs_loc,
+                       std::vector<const Expression*>& places) {
+        if (const auto* t = lhs.as<TupleExpr>()) {
+            if (rhs.kind != TypeKind::Tuple || rhs.array_dims > 0 ||
+                rhs.parts.size() != t->elements.size()) {
+                fail(rhs_loc, fmt::format("cannot unpack {} into a tuple of {} element{}", str(rhs),
+                                          t->elements.size(), t->elements.size() == 1 ? "" : "s"));
+            }
+            for (std::size_t k = 0; k < t->elements.size(); ++k)
+                unpack_places(t->elements[k], rhs.parts[k], rhs_loc, places);
+            return;
+        }
+        const std::string& name = assigned_variable(lhs);
+        const StanType type = expr(lhs);
+        if (!assignable(type, rhs)) {
+            fail(lhs.loc,
+                 fmt::format("cannot assign {} to `{}` of type {}", str(rhs), name, str(type)));
+        }
+        places.push_back(&lhs);
     }
     // Stan's rules for the indices of an assignment's left side: only the last brackets may
     // hold a multi-index (`y[:][1] = ...` is refused), and they do not read the variable
     // being assigned (`x[x[1]] = ...`), whose value they would see half-written.
     void assigned_indices(const Expression& lhs, const std::string& name) {
         bool outermost = true;
-        for (const Expression* x = &lhs; const auto* ix = x->as<Indexed>(); x = &*ix->base) {
+        for (const Expression* x = &lhs; !x->is<Variable>();) {
+            if (const auto* t = x->as<TupleIndex>()) {  // `x[i].1[j]`: between two brackets
+                x = &*t->base;
+                continue;
+            }
+            const auto* ix = x->as<Indexed>();
+            x = &*ix->base;
             for (const auto& i : ix->indices) {
                 const bool multi = i.is_range || (i.lower && expr(**i.lower) == int_type(1));
                 if (multi && !outermost) {

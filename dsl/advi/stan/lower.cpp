@@ -55,6 +55,7 @@ Base base_of(BaseType t) {
         case BaseType::Ordered:
         case BaseType::PositiveOrdered: return Base::Vector;
         case BaseType::RowVector: return Base::RowVector;
+        case BaseType::Tuple: return Base::Tuple;
         default: return Base::Matrix;
     }
 }
@@ -87,10 +88,18 @@ void assigned_names(const Statement& s, std::set<std::string>& out) {
         [&](const auto& n) {
             using T = std::decay_t<decltype(n)>;
             if constexpr (std::is_same_v<T, Assign>) {
-                const Expression* e = &n.lhs;
-                while (const auto* ix = e->as<Indexed>()) e = &*ix->base;
-                if (const auto* v = e->as<Variable>())
-                    out.insert(v->name);
+                // the variables under the left side: `x` of x[i].2, each of an unpacking's
+                std::function<void(const Expression&)> under = [&](const Expression& e) {
+                    if (const auto* ix = e.as<Indexed>())
+                        under(*ix->base);
+                    else if (const auto* t = e.as<TupleIndex>())
+                        under(*t->base);
+                    else if (const auto* u = e.as<TupleExpr>())
+                        for (const Expression& x : u->elements) under(x);
+                    else if (const auto* v = e.as<Variable>())
+                        out.insert(v->name);
+                };
+                under(n.lhs);
             } else if constexpr (std::is_same_v<T, For> || std::is_same_v<T, ForEach> ||
                                  std::is_same_v<T, While>) {
                 assigned_names(*n.body, out);
@@ -153,7 +162,67 @@ void Lowerer::declare(Loc at, const std::string& name, Var v) {
     scopes_.back().emplace(name, std::move(v));
 }
 
+SizedType Lowerer::element_type(const SizedType& tuple, std::size_t k) {
+    SizedType e = tuple.parts.at(k);
+    e.dims.insert(e.dims.begin(), tuple.dims.begin(), tuple.dims.end());
+    return e;
+}
+
+void Lowerer::declare_value(Loc at, const std::string& name, Var v) {
+    if (!v.value.is_tuple()) {
+        declare(at, name, std::move(v));
+        return;
+    }
+    Var alias = v;
+    alias.value.parts.clear();
+    for (std::size_t k = 0; k < v.value.parts.size(); ++k) {
+        alias.elements.push_back(fmt::format("{}:{}", name, k + 1));
+        Var element = v;
+        element.value = v.value.parts[k];
+        declare_value(at, alias.elements.back(), std::move(element));
+    }
+    declare(at, name, std::move(alias));
+}
+
+Value Lowerer::read_variable(const std::string& name, Loc at) {
+    Var* var = find(name);
+    if (var->elements.empty()) {
+        // An empty array has nothing to assign (`array[0] real x_r;`, as ODE calls pass).
+        if (!var->initialised && var->value.size() != 0) {
+            fail(at,
+                 fmt::format("`{}` is used before it is assigned", name.substr(0, name.find(':'))));
+        }
+        return var->value;
+    }
+    Value t;
+    t.base = Base::Tuple;
+    t.dims = var->value.dims;
+    for (const std::string& e : var->elements) {
+        t.parts.push_back(read_variable(e, at));
+        t.level = std::max(t.level, t.parts.back().level);
+    }
+    return t;
+}
+
+void Lowerer::element_leaves(const std::string& name, std::vector<std::string>& out) {
+    const Var* var = find(name);
+    if (var->elements.empty()) {
+        out.push_back(name);
+        return;
+    }
+    for (const std::string& e : var->elements) element_leaves(e, out);
+}
+
 Value Lowerer::declared_shape(const SizedType& t, const std::string& name) {
+    if (t.base == BaseType::Tuple) {
+        Value v;
+        v.base = Base::Tuple;
+        for (const auto& d : t.dims) v.dims.push_back(known_int(d, "an array size"));
+        for (std::size_t k = 0; k < t.parts.size(); ++k)
+            v.parts.push_back(
+                declared_shape(element_type(t, k), fmt::format("{}.{}", name, k + 1)));
+        return v;
+    }
     Value v;
     v.base = base_of(t.base);
     for (const auto& d : t.dims) {
@@ -234,18 +303,109 @@ std::vector<std::int64_t> flat_dims(const Value& v) {
 
 }  // namespace
 
+void Lowerer::check_known_values(const SizedType& type, const std::string& name, const Value& shape,
+                                 const std::vector<double>& x, const std::string& where,
+                                 std::string_view what, bool finite) {
+    // Declared bounds, element by element.
+    auto bound = [&](const std::optional<Expression>& b) -> std::optional<double> {
+        if (!b)
+            return std::nullopt;
+        const Value bv = expr(*b);
+        if (!bv.is_scalar())
+            fail(b->loc, fmt::format("only scalar bounds are supported on {}s", what));
+        return bv.is_int() ? bv.ints[0] : m().evaluate(bv.expr)[0];
+    };
+    const auto lower = bound(type.lower), upper = bound(type.upper);
+    for (std::size_t k = 0; k < x.size(); ++k) {
+        if (finite && !std::isfinite(x[k])) {
+            throw DataError(
+                fmt::format("{}: {} `{}`: element {} is {}; data must be finite numbers", where,
+                            what, name, k + 1, std::isnan(x[k]) ? "NaN" : fmt::format("{}", x[k])));
+        }
+        // NaN is outside any bound (Stan's checks fail on it)
+        if ((lower && !(x[k] >= *lower)) || (upper && !(x[k] <= *upper))) {
+            throw DataError(fmt::format(
+                "{}: {} `{}`: element {} is {}, outside the declared bounds [{}, {}]", where, what,
+                name, k + 1, x[k], lower ? fmt::format("{}", *lower) : "-inf",
+                upper ? fmt::format("{}", *upper) : "inf"));
+        }
+    }
+    // Structured constraints (simplex, ordered, cov_matrix, ...), one per array element.
+    if (!shape.is_int()) {
+        const std::vector<std::int64_t> array_dims(shape.dims.begin(), shape.dims.end());
+        if (const auto problem =
+                violated_data_constraint(name, type.base, array_dims, shape.sizes, x)) {
+            throw DataError(fmt::format("{}: {} {}", where, what, *problem));
+        }
+    }
+}
+
+void Lowerer::transformed_data_constraints(const SizedType& type, const std::string& name,
+                                           Loc name_loc) {
+    if (type.base == BaseType::Tuple) {
+        for (std::size_t k = 0; k < type.parts.size(); ++k) {
+            transformed_data_constraints(element_type(type, k), fmt::format("{}:{}", name, k + 1),
+                                         name_loc);
+        }
+        return;
+    }
+    if (!type.lower && !type.upper && !declared_constraint(type.base))
+        return;
+    const Value& v = find(name)->value;
+    std::vector<double> x;
+    if (v.is_known_int())
+        x.assign(v.ints.begin(), v.ints.end());
+    else
+        x = m().evaluate(real(v, name_loc));
+    const SourcePosition p = position_of(program_.text, name_loc.offset);
+    std::string shown = name;
+    std::replace(shown.begin(), shown.end(), ':', '.');
+    check_known_values(type, shown, v, x, fmt::format("{}:{}:{}", program_.file, p.line, p.column),
+                       "transformed data variable", false);
+}
+
 void Lowerer::data_block() {
     block_ = BlockKind::Data;
     for (const Statement& s : program_.data->statements) {
         const auto* d = s.as<VarDecl>();
         if (d == nullptr)
             fail(s.loc, "the data block holds declarations only");
+        Var var;
+        var.value = data_variable(d->type, d->name, d->name_loc);
+        var.block = BlockKind::Data;
+        var.initialised = true;
+        var.readonly = true;
+        declare(d->name_loc, d->name, std::move(var));
+    }
+}
+
+Value Lowerer::data_variable(const SizedType& type, const std::string& name, Loc name_loc) {
+    if (type.base == BaseType::Tuple) {
+        Value v;
+        v.base = Base::Tuple;
+        for (const auto& dim : type.dims) v.dims.push_back(known_int(dim, "an array size"));
+        for (std::size_t k = 0; k < type.parts.size(); ++k) {
+            v.parts.push_back(
+                data_variable(element_type(type, k), fmt::format("{}:{}", name, k + 1), name_loc));
+        }
+        return v;
+    }
+    // A tuple's element `x:2:1` is `x.2.1` in the data (and in messages), as CmdStan JSON nests it.
+    std::string data_name = name;
+    std::replace(data_name.begin(), data_name.end(), ':', '.');
+    const VarDecl decl{type, data_name, name_loc, std::nullopt};
+    const VarDecl* d = &decl;
+    {
         Value v = declared_shape(d->type, d->name);
         const DataValue* given = data_.find(d->name);
         const auto where = [&] {
             const SourcePosition p = position_of(program_.text, d->name_loc.offset);
             return fmt::format("{}:{}:{}", program_.file, p.line, p.column);
         };
+        // An empty array of tuples has no elements in the data to name its parts.
+        static const DataValue kEmpty{};
+        if (given == nullptr && name.find(':') != std::string::npos && v.size() == 0)
+            given = &kEmpty;
         if (given == nullptr) {
             throw DataError(
                 fmt::format("{}: data variable `{}` is missing from the data", where(), d->name));
@@ -255,44 +415,12 @@ void Lowerer::data_block() {
         } catch (const DataError& e) {
             throw DataError(fmt::format("{}: {}", where(), e.what()));
         }
-        // Declared bounds, element by element.
-        auto bound = [&](const std::optional<Expression>& b) -> std::optional<double> {
-            if (!b)
-                return std::nullopt;
-            const Value bv = expr(*b);
-            if (!bv.is_scalar())
-                fail(b->loc, "only scalar bounds are supported on data");
-            return bv.is_int() ? bv.ints[0] : m().evaluate(bv.expr)[0];
-        };
-        const auto lower = bound(d->type.lower), upper = bound(d->type.upper);
-        const std::int64_t n = given->size();
-        for (std::int64_t k = 0; k < n; ++k) {
-            const double x = given->is_int() ? given->ints[static_cast<std::size_t>(k)]
-                                             : given->reals[static_cast<std::size_t>(k)];
-            if (!std::isfinite(x)) {
-                throw DataError(fmt::format(
-                    "{}: data variable `{}`: element {} is {}; data must be finite numbers",
-                    where(), d->name, k + 1, std::isnan(x) ? "NaN" : fmt::format("{}", x)));
-            }
-            if ((lower && x < *lower) || (upper && x > *upper)) {
-                throw DataError(fmt::format(
-                    "{}: data variable `{}`: element {} is {}, outside the declared "
-                    "bounds [{}, {}]",
-                    where(), d->name, k + 1, x, lower ? fmt::format("{}", *lower) : "-inf",
-                    upper ? fmt::format("{}", *upper) : "inf"));
-            }
-        }
-        // Structured constraints (simplex, ordered, cov_matrix, ...), one per array element.
-        if (!v.is_int()) {
-            const std::vector<std::int64_t> array_dims(v.dims.begin(), v.dims.end());
-            const std::vector<double> as_reals =
-                given->is_int() ? std::vector<double>(given->ints.begin(), given->ints.end())
-                                : std::vector<double>{};
-            if (const auto problem =
-                    violated_data_constraint(d->name, d->type.base, array_dims, v.sizes,
-                                             given->is_int() ? as_reals : given->reals)) {
-                throw DataError(fmt::format("{}: data variable {}", where(), *problem));
-            }
+        {
+            std::vector<double> values;
+            if (given->is_int())
+                values.assign(given->ints.begin(), given->ints.end());
+            const std::vector<double>& x = given->is_int() ? values : given->reals;
+            check_known_values(d->type, d->name, v, x, where(), "data variable", true);
         }
         // Bind: ints are known values (and integer data where one-dimensional), reals are
         // data slots of the model in their layout.
@@ -329,18 +457,18 @@ void Lowerer::data_block() {
                                               d->name, rank));
             }
         }
-        Var var;
-        var.value = std::move(v);
-        var.block = BlockKind::Data;
-        var.initialised = true;
-        var.readonly = true;
-        declare(d->name_loc, d->name, std::move(var));
+        return v;
     }
 }
 
 void Lowerer::transformed_data_block() {
     block_ = BlockKind::TransformedData;
     for (const Statement& s : program_.transformed_data->statements) statement(s);
+    // Stan checks the declared constraints at the end of the block.
+    for (const Statement& s : program_.transformed_data->statements) {
+        if (const auto* d = s.as<VarDecl>())
+            transformed_data_constraints(d->type, d->name, d->name_loc);
+    }
     for (auto& [name, var] : scopes_.back()) {
         if (var.block == BlockKind::TransformedData)
             var.readonly = true;
@@ -353,6 +481,52 @@ void Lowerer::parameters_block() {
         const auto* d = s.as<VarDecl>();
         if (d == nullptr)
             fail(s.loc, "the parameters block holds declarations only");
+        Var var;
+        var.value = parameter_variable(d->type, d->name, d->name_loc);
+        var.block = BlockKind::Parameters;
+        var.initialised = true;
+        var.readonly = true;
+        declare(d->name_loc, d->name, std::move(var));
+    }
+}
+
+Value Lowerer::parameter_variable(const SizedType& type, const std::string& name, Loc name_loc) {
+    if (type.base == BaseType::Tuple && !type.dims.empty()) {
+        // CmdStan's names and order: the tuples of the array in turn (first index fastest), the
+        // elements of each together (`p.1:1, p.1:2, p.2:1, ...`): one set of latents per tuple,
+        // stacked into the array's value.
+        const Value shape = declared_shape(type, name);
+        const std::int64_t count =
+            checked_product(std::vector<std::int64_t>(shape.dims.begin(), shape.dims.end()))
+                .value_or(0);
+        if (count == 0)
+            return shape;
+        SizedType one = type;
+        one.dims.clear();
+        std::vector<Value> tuples;
+        for (std::int64_t flat = 0; flat < count; ++flat) {
+            std::string element = name;
+            std::int64_t rest = flat;
+            for (int d : shape.dims) {
+                element += fmt::format(".{}", rest % d + 1);
+                rest /= d;
+            }
+            tuples.push_back(parameter_variable(one, element, name_loc));
+        }
+        return stacked(tuples, shape.dims, name_loc);
+    }
+    if (type.base == BaseType::Tuple) {
+        Value v;
+        v.base = Base::Tuple;
+        for (std::size_t k = 0; k < type.parts.size(); ++k) {
+            v.parts.push_back(parameter_variable(element_type(type, k),
+                                                 fmt::format("{}:{}", name, k + 1), name_loc));
+        }
+        return v;
+    }
+    const VarDecl decl{type, name, name_loc, std::nullopt};
+    const VarDecl* d = &decl;
+    {
         Value v = declared_shape(d->type, d->name);
         if (v.is_int())
             fail(d->type.loc, "parameters cannot be integers");
@@ -377,7 +551,7 @@ void Lowerer::parameters_block() {
         const bool rowwise = base_of(d->type.base) == Base::Vector;
         if (options.support && !v.dims.empty() && !(rowwise && v.dims.size() == 1)) {
             fail(d->type.loc,
-                 fmt::format("arrays of {} {}are not supported yet", name(d->type.base),
+                 fmt::format("arrays of {} {}are not supported yet", stan::name(d->type.base),
                              rowwise ? "of more than one dimension " : ""));
         }
         const auto fd = flat_dims(v);
@@ -396,49 +570,99 @@ void Lowerer::parameters_block() {
         } catch (const Error& e) {
             fail(d->name_loc, e.what());
         }
-        Var var;
-        var.value = std::move(v);
-        var.block = BlockKind::Parameters;
-        var.initialised = true;
-        var.readonly = true;
-        declare(d->name_loc, d->name, std::move(var));
+        return v;
     }
 }
 
-std::vector<std::pair<std::string, Var*>> Lowerer::declaring_block(const ProgramBlock& b,
-                                                                   std::string_view what) {
+std::vector<std::pair<std::string, Value>> Lowerer::declaring_block(const ProgramBlock& b,
+                                                                    std::string_view what) {
     std::vector<std::string> names;
     for (const Statement& s : b.statements) {
         if (const auto* d = s.as<VarDecl>())
             names.push_back(d->name);
         statement(s);
     }
-    std::vector<std::pair<std::string, Var*>> vars;
+    std::vector<std::pair<std::string, Value>> values;
     for (const std::string& n : names) {
-        Var* var = find(n);
-        if (!var->initialised)
-            fail(b.loc, fmt::format("{} `{}` is never assigned", what, n));
-        vars.emplace_back(n, var);
+        // every element of a tuple assigned, and none assignable after the block
+        std::vector<std::string> leaves;
+        element_leaves(n, leaves);
+        for (const std::string& leaf : leaves) {
+            Var* var = find(leaf);
+            if (!var->initialised) {
+                fail(b.loc, fmt::format("{} `{}` is never assigned", what,
+                                        leaf == n ? n : fmt::format("{} (element {})", n, leaf)));
+            }
+            var->readonly = true;
+        }
+        find(n)->readonly = true;
+        reported(n, read_variable(n, b.loc), b.loc, values);
     }
-    return vars;
+    return values;
+}
+
+void Lowerer::reported(const std::string& name, const Value& v, Loc at,
+                       std::vector<std::pair<std::string, Value>>& out) {
+    if (!v.is_tuple()) {
+        out.emplace_back(name, v);
+        return;
+    }
+    if (v.dims.empty()) {
+        for (std::size_t k = 0; k < v.parts.size(); ++k)
+            reported(fmt::format("{}:{}", name, k + 1), v.parts[k], at, out);
+        return;
+    }
+    // An array of tuples, tuple by tuple (first index fastest), as CmdStan writes it.
+    const std::int64_t count =
+        checked_product(std::vector<std::int64_t>(v.dims.begin(), v.dims.end())).value_or(0);
+    for (std::int64_t flat = 0; flat < count; ++flat) {
+        std::string element = name;
+        std::vector<Index> indices;
+        std::int64_t rest = flat;
+        for (int d : v.dims) {
+            const int i = static_cast<int>(rest % d) + 1;
+            rest /= d;
+            element += fmt::format(".{}", i);
+            Index ix;
+            ix.loc = at;
+            ix.lower = Box<Expression>(Expression{at, IntLiteral{i}});
+            indices.push_back(std::move(ix));
+        }
+        reported(element, index(v, indices, at), at, out);
+    }
+}
+
+Value Lowerer::stacked(const std::vector<Value>& values, const std::vector<int>& dims, Loc at) {
+    // values[i0 + d0 * (i1 + d1 * ...)] is element [i0, i1, ...]: stacked along the first dim
+    // last, each of its slices stacked first.
+    std::vector<Loc> locs(static_cast<std::size_t>(dims[0]), at);
+    if (dims.size() == 1)
+        return array_of(values, locs, at);
+    const std::vector<int> rest_dims(dims.begin() + 1, dims.end());
+    const std::size_t d0 = static_cast<std::size_t>(dims[0]);
+    std::vector<Value> slices;
+    for (std::size_t i = 0; i < d0; ++i) {
+        std::vector<Value> slice;
+        for (std::size_t r = 0; r * d0 + i < values.size(); ++r)
+            slice.push_back(values[r * d0 + i]);
+        slices.push_back(stacked(slice, rest_dims, at));
+    }
+    return array_of(slices, locs, at);
 }
 
 void Lowerer::transformed_parameters_block() {
     block_ = BlockKind::TransformedParameters;
     const ProgramBlock& b = *program_.transformed_parameters;
-    for (const auto& [n, var] : declaring_block(b, "transformed parameter")) {
-        var->readonly = true;
-        out_.transformed_parameters().push_back(
-            {n, flat_dims(var->value), real(var->value, b.loc)});
-    }
+    for (const auto& [n, value] : declaring_block(b, "transformed parameter"))
+        out_.transformed_parameters().push_back({n, flat_dims(value), real(value, b.loc)});
     declared_constraints(b, "transformed parameter", true);
 }
 
 void Lowerer::generated_quantities_block() {
     block_ = BlockKind::GeneratedQuantities;
     const ProgramBlock& b = *program_.generated_quantities;
-    for (const auto& [n, var] : declaring_block(b, "generated quantity"))
-        out_.generated_quantities().push_back({n, flat_dims(var->value), real(var->value, b.loc)});
+    for (const auto& [n, value] : declaring_block(b, "generated quantity"))
+        out_.generated_quantities().push_back({n, flat_dims(value), real(value, b.loc)});
     declared_constraints(b, "generated quantity", false);
 }
 
@@ -559,28 +783,43 @@ void Lowerer::print(const Print& p, Loc at) {
             continue;
         }
         const Value v = expr(a);
-        std::vector<int> extents = v.dims;
-        extents.insert(extents.end(), v.sizes.begin(), v.sizes.end());
-        std::vector<double> x;
-        if (v.is_known_int()) {
-            x.assign(v.ints.begin(), v.ints.end());
-        } else {
-            try {
-                x = m().evaluate(real(v, a.loc));
-            } catch (const ModelError&) {
-                if (p.kind != PrintKind::Print) {
-                    // reached whatever the parameters are: every evaluation would stop here
-                    text += fmt::format("`{}`", to_stan(a));
-                    continue;
+        // Stan prints a tuple as (a, b); an array of tuples is refused rather than misprinted.
+        std::function<std::optional<std::string>(const Value&)> text_of =
+            [&](const Value& v) -> std::optional<std::string> {
+            if (v.is_tuple()) {
+                if (!v.dims.empty())
+                    fail(a.loc, fmt::format("printing {} is not supported yet", type_str(v)));
+                std::string out = "(";
+                for (std::size_t k = 0; k < v.parts.size(); ++k) {
+                    const auto part = text_of(v.parts[k]);
+                    if (!part)
+                        return std::nullopt;
+                    out += (k > 0 ? ", " : "") + *part;
                 }
-                fail(a.loc,
-                     fmt::format("{} of `{}`, which depends on the parameters: Stan prints it "
-                                 "at every evaluation of the log density, and advi's "
-                                 "compiled graph cannot print; print data, or remove it",
-                                 name(p.kind), to_stan(a)));
+                return out + ")";
             }
-        }
-        text += stan_text(x, extents);
+            std::vector<int> extents = v.dims;
+            extents.insert(extents.end(), v.sizes.begin(), v.sizes.end());
+            std::vector<double> x;
+            if (v.is_known_int()) {
+                x.assign(v.ints.begin(), v.ints.end());
+            } else {
+                try {
+                    x = m().evaluate(real(v, a.loc));
+                } catch (const ModelError&) {
+                    if (p.kind != PrintKind::Print)
+                        return std::nullopt;
+                    fail(a.loc,
+                         fmt::format("{} of `{}`, which depends on the parameters: Stan prints "
+                                     "it at every evaluation of the log density, and advi's "
+                                     "compiled graph cannot print; print data, or remove it",
+                                     name(p.kind), to_stan(a)));
+                }
+            }
+            return stan_text(x, extents);
+        };
+        // reject/fatal_error reached whatever the parameters are: every evaluation stops here
+        text += text_of(v).value_or(fmt::format("`{}`", to_stan(a)));
     }
     if (p.kind == PrintKind::Print) {
         out_.printed().push_back(text);
@@ -595,6 +834,23 @@ void Lowerer::local_declaration(const VarDecl& d, Loc at) {
         if (block_ == BlockKind::Model || !(scopes_.size() == 1)) {
             fail(d.type.loc, "local variables cannot have constraints");
         }
+    }
+    if (d.type.base == BaseType::Tuple) {
+        // Tuples stay out of loops run at once (their elements are variables of their own,
+        // which the vectoriser's bookkeeping of a loop's assignments does not follow).
+        if (!levels_.empty())
+            throw NotVectorisable(at, "a tuple declared in the loop");
+        std::optional<Value> initial;
+        if (d.initial_value)
+            initial = expr(*d.initial_value);
+        Var var;
+        var.value = declared_shape(d.type, d.name);
+        var.block = block_;
+        var.level = static_cast<int>(levels_.size());
+        declare_value(d.name_loc, d.name, std::move(var));
+        if (initial)
+            store_whole(d.name, *initial, at, d.initial_value->loc);
+        return;
     }
     Var var;
     var.value = declared_shape(d.type, d.name);
@@ -624,23 +880,78 @@ void Lowerer::local_declaration(const VarDecl& d, Loc at) {
     declare(d.name_loc, d.name, std::move(var));
 }
 
+std::vector<Index> Lowerer::Place::indices() const {
+    std::vector<Index> out;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+        out.insert(out.end(), (*it)->begin(), (*it)->end());
+    return out;
+}
+
+Lowerer::Place Lowerer::place_of(const Expression& lhs) const {
+    Place p;
+    std::vector<int> slots;  // the last first
+    const Expression* e = &lhs;
+    for (;;) {
+        if (const auto* ix = e->as<Indexed>()) {
+            p.chain.push_back(&ix->indices);
+            e = &*ix->base;
+        } else if (const auto* t = e->as<TupleIndex>()) {
+            slots.push_back(t->index);
+            p.element = true;
+            e = &*t->base;
+        } else {
+            break;
+        }
+    }
+    p.root = e->as<Variable>()->name;
+    p.loc = e->loc;
+    // Indices and elements commute: a tuple array's elements are arrays of its dims.
+    p.name = p.root;
+    for (auto it = slots.rbegin(); it != slots.rend(); ++it) p.name += fmt::format(":{}", *it);
+    return p;
+}
+
+void Lowerer::unpack(const Expression& lhs, const Value& rhs, Loc at) {
+    if (const auto* t = lhs.as<TupleExpr>()) {
+        if (!rhs.is_tuple() || rhs.parts.size() != t->elements.size())
+            fail(at,
+                 fmt::format("cannot unpack {} into {} places", type_str(rhs), t->elements.size()));
+        for (std::size_t k = 0; k < t->elements.size(); ++k)
+            unpack(t->elements[k], rhs.parts[k], at);
+        return;
+    }
+    const Place place = place_of(lhs);
+    const Var* root = find(place.root);
+    if (root == nullptr)
+        fail(place.loc, fmt::format("unknown identifier `{}`", place.root));
+    if (root->readonly) {
+        fail(place.loc, fmt::format("`{}` cannot be assigned here ({} variable)", place.root,
+                                    stan::name(root->block)));
+    }
+    store_at(place.name, place.indices(), rhs, at, lhs.loc, &lhs);
+}
+
 void Lowerer::assign(const Assign& a, Loc at) {
-    // The variable and the indices applied to it.
-    const Expression* e = &a.lhs;
-    std::vector<const std::vector<Index>*> chain;
-    while (const auto* ix = e->as<Indexed>()) {
-        chain.push_back(&ix->indices);
-        e = &*ix->base;
+    if (a.lhs.is<TupleExpr>()) {
+        // Tuples stay out of loops run at once (see local_declaration).
+        if (!levels_.empty())
+            throw NotVectorisable(at, "a tuple unpacking");
+        const Value rhs = expr(a.rhs);  // all of it before any place is written
+        unpack(a.lhs, rhs, at);
+        return;
     }
-    const auto* var_expr = e->as<Variable>();
-    const std::string& name = var_expr->name;
-    Var* var = find(name);
+    const Place place = place_of(a.lhs);
+    const std::string& name = place.name;
+    const auto& chain = place.chain;
+    Var* var = find(place.root);
     if (var == nullptr)
-        fail(e->loc, fmt::format("unknown identifier `{}`", name));
+        fail(place.loc, fmt::format("unknown identifier `{}`", place.root));
     if (var->readonly) {
-        fail(e->loc, fmt::format("`{}` cannot be assigned here ({} variable)", name,
-                                 stan::name(var->block)));
+        fail(place.loc, fmt::format("`{}` cannot be assigned here ({} variable)", place.root,
+                                    stan::name(var->block)));
     }
+    if ((place.element || !var->elements.empty()) && !levels_.empty())
+        throw NotVectorisable(at, "an assignment to a tuple");
     Value rhs = expr(a.rhs);
     var = find(name);  // evaluating the right-hand side may have replaced the scopes
     if (a.op != AssignOp::Assign) {
@@ -677,7 +988,23 @@ void Lowerer::assign(const Assign& a, Loc at) {
         const Value current = expr(a.lhs);
         rhs = binary(op, current, rhs, at);
     }
-    if (chain.empty()) {
+    store_at(name, place.indices(), rhs, at, a.rhs.loc, &a.lhs);
+}
+
+void Lowerer::store_at(const std::string& name, const std::vector<Index>& indices, Value rhs,
+                       Loc at, Loc rhs_loc, const Expression* lhs) {
+    Var* var = find(name);
+    if (!var->elements.empty()) {
+        if (!rhs.is_tuple() || rhs.parts.size() != var->elements.size()) {
+            fail(rhs_loc, fmt::format("cannot assign {} to the tuple `{}`", type_str(rhs),
+                                      name.substr(0, name.find(':'))));
+        }
+        const std::vector<std::string> elements = var->elements;
+        for (std::size_t k = 0; k < elements.size(); ++k)
+            store_at(elements[k], indices, rhs.parts[k], at, rhs_loc);
+        return;
+    }
+    if (indices.empty()) {
         if (var->level < static_cast<int>(levels_.size()) && rhs.level > var->level) {
             throw NotVectorisable(at,
                                   fmt::format("`{}` is assigned whole in every iteration", name));
@@ -687,16 +1014,16 @@ void Lowerer::assign(const Assign& a, Loc at) {
         }
         Value v = rhs;
         if (var->value.is_int() && !v.is_int()) {
-            fail(a.rhs.loc, fmt::format("`{}` is an int; cannot assign {}", name, type_str(v)));
+            fail(rhs_loc, fmt::format("`{}` is an int; cannot assign {}", name, type_str(v)));
         }
         const bool real_target = !var->value.is_int();
         if (real_target && v.is_int()) {
-            v.expr = real(v, a.rhs.loc);
+            v.expr = real(v, rhs_loc);
             v.ints.clear();
         }
         if (v.size() != var->value.size() && !(v.is_scalar() && var->value.is_scalar())) {
-            fail(a.rhs.loc, fmt::format("cannot assign {} to `{}` ({})", type_str(v), name,
-                                        type_str(var->value)));
+            fail(rhs_loc, fmt::format("cannot assign {} to `{}` ({})", type_str(v), name,
+                                      type_str(var->value)));
         }
         v.base = var->value.base;
         v.dims = var->value.dims;
@@ -705,12 +1032,7 @@ void Lowerer::assign(const Assign& a, Loc at) {
         var->initialised = true;
         return;
     }
-    // x[i][j] = ... is x[i, j] = ...: the checker allows a multi-index only in the last
-    // brackets, where it means the same in one group (chain holds the last brackets first).
-    std::vector<Index> indices;
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it)
-        indices.insert(indices.end(), (*it)->begin(), (*it)->end());
-    assign_indexed(name, *var, indices, rhs, at, &a.lhs);
+    assign_indexed(name, *var, indices, rhs, at, lhs);
 }
 
 // x[i] = v with i known only per draw: the positions of index i replaced by v's values, the rest
@@ -809,7 +1131,29 @@ void Lowerer::assign_indexed(const std::string& name, Var& var, const std::vecto
         }
     }
     if (var.value.is_int() && block_ != BlockKind::GeneratedQuantities) {
-        fail(at, "assigning elements of int arrays is supported in generated quantities only");
+        // Ints outside generated quantities are known while lowering (sizes, indices, counts):
+        // the element is set in place, once per unrolled iteration.
+        if (!value0.is_known_int() || (var.initialised && !var.value.is_known_int())) {
+            fail(at,
+                 "assigning an int array's elements a value known only per draw is "
+                 "supported in generated quantities only");
+        }
+        if (here > 0)
+            throw NotVectorisable(
+                at, fmt::format("an element of the int array `{}` is assigned", name));
+        const std::size_t r = picked.ints.size();
+        if (static_cast<std::size_t>(value0.size()) != r && !(value0.is_scalar() && r == 1)) {
+            fail(at, fmt::format("cannot assign {} to {} element{} of `{}`", type_str(value0), r,
+                                 r == 1 ? "" : "s", name));
+        }
+        // Stan's value of an int not yet assigned: the smallest int
+        if (!var.initialised)
+            var.value.ints.assign(static_cast<std::size_t>(per), std::numeric_limits<int>::min());
+        for (std::size_t e = 0; e < r; ++e)
+            var.value.ints[static_cast<std::size_t>(picked.ints[e])] = value0.ints[e];
+        var.value.expr = Expr();
+        var.initialised = true;
+        return;
     }
     // Element positions written, per iteration t (t fastest) and element e of the value.
     picked = at_level(picked, here, at);
@@ -1292,6 +1636,16 @@ void Lowerer::if_chain(const If& s, std::size_t from) {
 }
 
 Value Lowerer::merge_branches(const Expr& c, const Value& a, const Value& b, Loc at) {
+    if (a.is_tuple() || b.is_tuple()) {
+        if (a.base != b.base || a.parts.size() != b.parts.size() || a.dims != b.dims) {
+            fail(at, fmt::format("the two sides of a condition on a parameter give {} and {}",
+                                 type_str(a), type_str(b)));
+        }
+        Value r = a;
+        for (std::size_t k = 0; k < a.parts.size(); ++k)
+            r.parts[k] = merge_branches(c, a.parts[k], b.parts[k], at);
+        return r;
+    }
     if (a.is_known_int() && b.is_known_int() && a.ints == b.ints && a.dims == b.dims)
         return a;
     if (a.dims != b.dims || a.sizes != b.sizes || a.level != b.level ||
@@ -1578,17 +1932,22 @@ const FunctionDef& Lowerer::overload(const std::string& name, const std::vector<
     if (defs.size() == 1)
         return *defs[0];
     // The checker's choice, made again from the values' types.
-    std::vector<StanType> types;
-    for (const Value& v : args) {
+    // A value's Stan type (a tuple's elements without the tuple array's dims).
+    std::function<StanType(const Value&, std::size_t)> type = [&](const Value& v,
+                                                                  std::size_t outer) {
         StanType t;
         t.kind = v.base == Base::Int         ? TypeKind::Int
                  : v.base == Base::Real      ? TypeKind::Real
                  : v.base == Base::Vector    ? TypeKind::Vector
                  : v.base == Base::RowVector ? TypeKind::RowVector
+                 : v.base == Base::Tuple     ? TypeKind::Tuple
                                              : TypeKind::Matrix;
-        t.array_dims = static_cast<int>(v.dims.size());
-        types.push_back(t);
-    }
+        t.array_dims = static_cast<int>(v.dims.size() - outer);
+        for (const Value& p : v.parts) t.parts.push_back(type(p, v.dims.size()));
+        return t;
+    };
+    std::vector<StanType> types;
+    for (const Value& v : args) types.push_back(type(v, 0));
     std::vector<Signature> sigs;
     for (const FunctionDef* d : defs) {
         Signature s;

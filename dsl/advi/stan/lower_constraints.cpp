@@ -13,13 +13,27 @@ namespace advi::stan {
 void Lowerer::declared_constraints(const ProgramBlock& b, std::string_view what,
                                    bool in_log_density) {
     for (const Statement& s : b.statements) {
-        const auto* d = s.as<VarDecl>();
-        if (d == nullptr)
-            continue;
-        const std::optional<Constraint> structured = declared_constraint(d->type.base);
-        if (!structured && !d->type.lower && !d->type.upper)
-            continue;
-        const Value& v = find(d->name)->value;
+        if (const auto* d = s.as<VarDecl>())
+            declared_constraint_of(d->type, d->name, d->name_loc, what, in_log_density);
+    }
+}
+
+void Lowerer::declared_constraint_of(const SizedType& type, const std::string& name, Loc name_loc,
+                                     std::string_view what, bool in_log_density) {
+    if (type.base == BaseType::Tuple) {
+        // each element, a variable of its own (`x:1`) with the tuple array's dims first
+        for (std::size_t k = 0; k < type.parts.size(); ++k) {
+            declared_constraint_of(element_type(type, k), fmt::format("{}:{}", name, k + 1),
+                                   name_loc, what, in_log_density);
+        }
+        return;
+    }
+    const SizedType* t = &type;
+    {
+        const std::optional<Constraint> structured = declared_constraint(t->base);
+        if (!structured && !t->lower && !t->upper)
+            return;
+        const Value& v = find(name)->value;
         // Bounds as in the parameters block: a known int as a number, else a real expression
         // (of data, parameters or earlier quantities), real or of the variable's shape.
         const auto bound = [&](const std::optional<Expression>& e) -> std::optional<Arg> {
@@ -33,16 +47,16 @@ void Lowerer::declared_constraints(const ProgramBlock& b, std::string_view what,
         // array[N] simplex[K] is mat[N, K] with one vector per row, as for parameters.
         const bool rowwise = structured && is_vector_constraint(*structured) && !v.dims.empty();
         if (structured && !v.dims.empty() && !(rowwise && v.dims.size() == 1)) {
-            fail(d->type.loc, fmt::format("{} `{}`: arrays of {} {}are not supported yet", what,
-                                          d->name, constraint_name(*structured),
-                                          rowwise ? "of more than one dimension " : ""));
+            fail(t->loc, fmt::format("{} `{}`: arrays of {} {}are not supported yet", what, name,
+                                     constraint_name(*structured),
+                                     rowwise ? "of more than one dimension " : ""));
         }
-        const std::string label = fmt::format("{} `{}`", what, d->name);
-        const Expr value = real(v, d->name_loc);
+        const std::string label = fmt::format("{} `{}`", what, name);
+        const Expr value = real(v, name_loc);
         try {
-            if (d->type.lower || d->type.upper) {
-                m().check_constraint(label, value, Constraint::Bounds, bound(d->type.lower),
-                                     bound(d->type.upper), false, in_log_density);
+            if (t->lower || t->upper) {
+                m().check_constraint(label, value, Constraint::Bounds, bound(t->lower),
+                                     bound(t->upper), false, in_log_density);
             }
             if (structured) {
                 m().check_constraint(label, value, *structured, std::nullopt, std::nullopt, rowwise,
@@ -51,7 +65,7 @@ void Lowerer::declared_constraints(const ProgramBlock& b, std::string_view what,
         } catch (const ParseError&) {
             throw;
         } catch (const Error& e) {
-            fail(d->type.loc, e.what());
+            fail(t->loc, e.what());
         }
     }
 }

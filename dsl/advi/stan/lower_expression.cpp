@@ -53,6 +53,12 @@ int Lowerer::level_of(const Value& v) const {
 }
 
 Value Lowerer::at_level(const Value& v, int level, Loc at) {
+    if (v.is_tuple()) {
+        Value r = v;
+        for (Value& p : r.parts) p = at_level(p, level, at);
+        r.level = level;
+        return r;
+    }
     if (v.level == level || (v.level == 0 && !v.is_known_int()))
         return v;
     if (v.level > level)
@@ -154,12 +160,22 @@ Value Lowerer::expr(const Expression& e) {
             throw NotVectorisable(
                 e.loc, fmt::format("`{}` is read whole in a loop that assigns it", x->name));
         }
-        // An empty array has nothing to assign (`array[0] real x_r;`, as ODE calls pass).
-        const bool empty = var->value.size() == 0;
-        if (!var->initialised && !empty) {
-            fail(e.loc, fmt::format("`{}` is used before it is assigned", x->name));
+        return read_variable(x->name, e.loc);
+    }
+    if (const auto* x = e.as<TupleExpr>()) {
+        Value t;
+        t.base = Base::Tuple;
+        for (const Expression& el : x->elements) {
+            t.parts.push_back(expr(el));
+            t.level = std::max(t.level, t.parts.back().level);
         }
-        return var->value;
+        return t;
+    }
+    if (const auto* x = e.as<TupleIndex>()) {
+        const Value t = expr(*x->base);
+        if (!t.is_tuple() || !t.dims.empty() || x->index > static_cast<int>(t.parts.size()))
+            fail(x->index_loc, fmt::format("`.{}` of {}", x->index, type_str(t)));
+        return t.parts[static_cast<std::size_t>(x->index - 1)];
     }
     if (const auto* x = e.as<Unary>()) {
         Value v = expr(*x->operand);
@@ -237,6 +253,9 @@ Value Lowerer::expr(const Expression& e) {
         if (const auto* v = x->base->as<Variable>();
             v != nullptr && region_ != nullptr && region_->assigned.count(v->name)) {
             Var* var = find(v->name);
+            if (var != nullptr && !var->elements.empty())
+                throw NotVectorisable(
+                    e.loc, fmt::format("`{}`, a tuple the loop assigns, is read", v->name));
             if (var != nullptr && var->level < static_cast<int>(levels_.size())) {
                 auto w = region_->written_at.find(v->name);
                 if (w == region_->written_at.end()) {
@@ -289,53 +308,13 @@ Value Lowerer::expr(const Expression& e) {
     if (const auto* x = e.as<Call>())
         return call(*x, e.loc);
     if (const auto* x = e.as<ArrayExpr>()) {
-        // {a, b, c} of scalars: an int array or a real array; of vectors or row vectors: an
-        // array of them (a matrix, one per row).
         std::vector<Value> parts;
-        bool all_int = true;
+        std::vector<Loc> locs;
         for (const auto& el : x->elements) {
             parts.push_back(expr(el));
-            if (parts.back().level > 0)
-                throw NotVectorisable(el.loc, "an array expression of per-iteration values");
-            all_int = all_int && parts.back().is_known_int();
+            locs.push_back(el.loc);
         }
-        if (!parts.front().is_scalar()) {
-            const Value& first = parts.front();
-            if (!first.dims.empty() || first.base == Base::Matrix || first.is_int()) {
-                fail(x->elements.front().loc,
-                     fmt::format("an array expression of {} is not supported yet",
-                                 type_name(first)));
-            }
-            Value r = first;
-            r.dims = {static_cast<int>(parts.size())};
-            Expr acc;
-            for (std::size_t k = 0; k < parts.size(); ++k) {
-                if (parts[k].base != first.base || parts[k].sizes != first.sizes) {
-                    fail(x->elements[k].loc,
-                         fmt::format("the elements of an array expression differ: {} and {}",
-                                     type_str(first), type_str(parts[k])));
-                }
-                const Expr row = rep_matrix_rows(real(parts[k], x->elements[k].loc), 1);
-                acc = acc.valid() ? append_row(acc, row) : row;
-            }
-            r.expr = acc;
-            return r;
-        }
-        Value r;
-        r.dims = {static_cast<int>(parts.size())};
-        if (all_int) {
-            r.base = Base::Int;
-            for (const auto& p : parts) r.ints.push_back(p.ints[0]);
-            return r;
-        }
-        r.base = Base::Real;
-        Expr acc;
-        for (const auto& p : parts) {
-            const Expr one = rep_vector(real(p, e.loc), 1);
-            acc = acc.valid() ? append_row(acc, one) : one;
-        }
-        r.expr = acc;
-        return r;
+        return array_of(parts, locs, e.loc);
     }
     if (const auto* x = e.as<RowVectorExpr>()) {
         // [a, b, c] of scalars: a row vector; [r1, r2] of row vectors: a matrix, one per row.
@@ -379,6 +358,102 @@ Value Lowerer::expr(const Expression& e) {
         return r;
     }
     fail(e.loc, "unsupported expression");
+}
+
+// {a, b, c} of scalars: an int array or a real array; of vectors or row vectors: an array of
+// them (a matrix, one per row); of tuples: a tuple of such arrays, one per element.
+Value Lowerer::array_of(const std::vector<Value>& parts, const std::vector<Loc>& locs, Loc at) {
+    {
+        const Loc& loc = at;
+        bool all_int = true;
+        for (std::size_t k = 0; k < parts.size(); ++k) {
+            if (parts[k].level > 0)
+                throw NotVectorisable(locs[k], "an array expression of per-iteration values");
+            all_int = all_int && parts[k].is_known_int();
+        }
+        if (parts.front().is_tuple()) {
+            Value r;
+            r.base = Base::Tuple;
+            r.dims = parts.front().dims;
+            r.dims.insert(r.dims.begin(), static_cast<int>(parts.size()));
+            for (std::size_t k = 0; k < parts.front().parts.size(); ++k) {
+                std::vector<Value> column;
+                for (std::size_t i = 0; i < parts.size(); ++i) {
+                    if (!parts[i].is_tuple() ||
+                        parts[i].parts.size() != parts.front().parts.size() ||
+                        parts[i].dims != parts.front().dims) {
+                        fail(locs[i], fmt::format("the elements of an array expression differ: {} "
+                                                  "and {}",
+                                                  type_str(parts.front()), type_str(parts[i])));
+                    }
+                    column.push_back(parts[i].parts[k]);
+                }
+                r.parts.push_back(array_of(column, locs, at));
+            }
+            return r;
+        }
+        if (!parts.front().is_scalar() && all_int) {
+            // ints known now: column-major with the new index first
+            const Value& first = parts.front();
+            Value r = first;
+            r.dims.insert(r.dims.begin(), static_cast<int>(parts.size()));
+            const auto per = static_cast<std::size_t>(first.size());
+            r.ints.assign(per * parts.size(), 0);
+            for (std::size_t i = 0; i < parts.size(); ++i) {
+                if (parts[i].dims != first.dims || parts[i].sizes != first.sizes) {
+                    fail(locs[i],
+                         fmt::format("the elements of an array expression differ: {} and {}",
+                                     type_str(first), type_str(parts[i])));
+                }
+                for (std::size_t k = 0; k < per; ++k)
+                    r.ints[i + parts.size() * k] = parts[i].ints[k];
+            }
+            return r;
+        }
+        if (!parts.front().is_scalar()) {
+            const Value& first = parts.front();
+            // a one-dimensional real array is laid out as a vector: rows of a matrix too
+            const bool real_array =
+                first.base == Base::Real && first.dims.size() == 1 && first.sizes.empty();
+            if ((!first.dims.empty() && !real_array) || first.base == Base::Matrix ||
+                first.is_int()) {
+                fail(locs.front(), fmt::format("an array expression of {} is not supported yet",
+                                               type_name(first)));
+            }
+            Value r = first;
+            r.base = real_array ? Base::Real : first.base;
+            r.ints.clear();
+            r.dims.insert(r.dims.begin(), static_cast<int>(parts.size()));
+            Expr acc;
+            for (std::size_t k = 0; k < parts.size(); ++k) {
+                if ((parts[k].base != first.base && !(real_array && parts[k].is_int())) ||
+                    parts[k].sizes != first.sizes || parts[k].dims != first.dims) {
+                    fail(locs[k],
+                         fmt::format("the elements of an array expression differ: {} and {}",
+                                     type_str(first), type_str(parts[k])));
+                }
+                const Expr row = rep_matrix_rows(real(parts[k], locs[k]), 1);
+                acc = acc.valid() ? append_row(acc, row) : row;
+            }
+            r.expr = acc;
+            return r;
+        }
+        Value r;
+        r.dims = {static_cast<int>(parts.size())};
+        if (all_int) {
+            r.base = Base::Int;
+            for (const auto& p : parts) r.ints.push_back(p.ints[0]);
+            return r;
+        }
+        r.base = Base::Real;
+        Expr acc;
+        for (const auto& p : parts) {
+            const Expr one = rep_vector(real(p, loc), 1);
+            acc = acc.valid() ? append_row(acc, one) : one;
+        }
+        r.expr = acc;
+        return r;
+    }
 }
 
 // ------------------------------------------------------------------------------ operators
@@ -744,6 +819,23 @@ Expr Lowerer::runtime_index_guard(const Expr& positions, const RuntimeIndex& rt,
 
 Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc at,
                      const Expression* whole, RuntimeIndex* runtime_out) {
+    if (base.is_tuple()) {
+        // An array of tuples: every element array indexed alike (the checker allows indices on
+        // the tuple array's dims only). The result keeps the dims a multi-index keeps.
+        if (indices.size() > base.dims.size())
+            fail(at, fmt::format("{} indices for {}", indices.size(), type_str(base)));
+        Value r;
+        r.base = Base::Tuple;
+        for (const Value& p : base.parts) {
+            r.parts.push_back(index(p, indices, at, whole));
+            r.level = std::max(r.level, r.parts.back().level);
+        }
+        const Value& first = base.parts.front();
+        const std::size_t own = first.dims.size() - base.dims.size();
+        const std::vector<int>& kept = r.parts.front().dims;
+        r.dims.assign(kept.begin(), kept.end() - static_cast<std::ptrdiff_t>(own));
+        return r;
+    }
     RuntimeIndex runtime;
     // The extents indexed in turn: array dims first, then the base's own sizes.
     std::vector<int> extents = base.dims;

@@ -53,8 +53,11 @@ void read_names(const Expression& e, std::set<std::string>& out) {
                     if (ix.upper)
                         read_names(**ix.upper, out);
                 }
-            } else if constexpr (std::is_same_v<T, ArrayExpr> || std::is_same_v<T, RowVectorExpr>) {
+            } else if constexpr (std::is_same_v<T, ArrayExpr> || std::is_same_v<T, RowVectorExpr> ||
+                                 std::is_same_v<T, TupleExpr>) {
                 read_names(n.elements, out);
+            } else if constexpr (std::is_same_v<T, TupleIndex>) {
+                read_names(*n.base, out);
             }
         },
         e.node);
@@ -239,8 +242,11 @@ void walk(Expression& e, Windows& w) {
                 }
                 walk(*n.base, w);
                 for (Index& ix : n.indices) walk_index(ix, w);
-            } else if constexpr (std::is_same_v<T, ArrayExpr> || std::is_same_v<T, RowVectorExpr>) {
+            } else if constexpr (std::is_same_v<T, ArrayExpr> || std::is_same_v<T, RowVectorExpr> ||
+                                 std::is_same_v<T, TupleExpr>) {
                 for (Expression& a : n.elements) walk(a, w);
+            } else if constexpr (std::is_same_v<T, TupleIndex>) {
+                walk(*n.base, w);
             }
         },
         e.node);
@@ -378,6 +384,13 @@ void Lowerer::loop_op(const LoopSpec& loop, int lower, int upper, Loc at,
     std::set<std::string> written, read;
     assigned_names(*loop.body, written);
     read_names(*loop.body, read);
+    for (const std::set<std::string>* names : {&written, &read}) {
+        for (const std::string& n : *names) {
+            const Var* v = find(n);
+            if (v != nullptr && (!v->elements.empty() || v->value.is_tuple()))
+                refuse(fmt::format("the tuple `{}` in its body", n));
+        }
+    }
 
     // Which arrays the body uses by rows at the iteration only (windows), decided on the body
     // as written, then the body rewritten to index the windows.

@@ -51,8 +51,13 @@ struct Level {
     [[nodiscard]] int total() const { return outer * trip; }
 };
 
+// A variable. An assignable tuple is an alias: `elements` name the variables that hold its
+// elements (`x:1`, `x:2`; ':' cannot occur in a Stan name), each an ordinary variable (or alias),
+// so that assignments to elements go through the one machinery for variables. A read-only tuple
+// (data, parameters, function arguments, loop variables) holds its Tuple value directly.
 struct Var {
     Value value;
+    std::vector<std::string> elements;
     BlockKind block = BlockKind::Model;
     int level = 0;             // the vectorised level it was declared at
     bool initialised = false;  // locals declared without a value are not
@@ -78,6 +83,8 @@ public:
 
     // --- expressions (lower_expression.cpp)
     Value expr(const Expression& e);
+    // `{a, b, c}` of these values (ints, reals, vectors, one-dimensional arrays, tuples of them).
+    Value array_of(const std::vector<Value>& parts, const std::vector<Loc>& locs, Loc at);
     // A known int scalar (sizes, bounds, single indices outside vectorised loops).
     int known_int(const Expression& e, const char* what);
     // The value as a real graph node in its layout (ints become constants or data).
@@ -194,18 +201,71 @@ private:
     void parameters_block();
     // Runs a block's statements and returns the variables it declares, each checked to be
     // assigned (`what` names one in the message: "generated quantity `x` is never assigned").
-    std::vector<std::pair<std::string, Var*>> declaring_block(const ProgramBlock& b,
-                                                              std::string_view what);
+    // (A tuple's elements are reported each under CmdStan's name: `reported`.)
+    std::vector<std::pair<std::string, Value>> declaring_block(const ProgramBlock& b,
+                                                               std::string_view what);
+    // The values to report for variable `name` holding v, under CmdStan's names: a tuple's
+    // elements (`x:1`, `x:2:1`), an array of tuples tuple by tuple (`x.1:1, x.1:2, x.2:1`).
+    void reported(const std::string& name, const Value& v, Loc at,
+                  std::vector<std::pair<std::string, Value>>& out);
+    // Values in column-major order (first index fastest) stacked into an array of `dims`.
+    Value stacked(const std::vector<Value>& values, const std::vector<int>& dims, Loc at);
     void transformed_parameters_block();
     // The declared constraints of a block's variables (lower_constraints.cpp), checked by the
     // model: in the log density (transformed parameters) or on each output draw (generated
     // quantities); `what` names a variable's kind in messages.
     void declared_constraints(const ProgramBlock& b, std::string_view what, bool in_log_density);
+    // One variable's (a tuple: each element's, by its variable `x:1`).
+    void declared_constraint_of(const SizedType& type, const std::string& name, Loc name_loc,
+                                std::string_view what, bool in_log_density);
     void model_block();
     void generated_quantities_block();
     void declare(Loc at, const std::string& name, Var v);
+    // Declares `name` with v's value; a tuple value becomes an alias of element variables.
+    void declare_value(Loc at, const std::string& name, Var v);
     Value declared_shape(const SizedType& t,
                          const std::string& name);  // base, dims, sizes; no value
+    // The declared type of a tuple's k-th element variable: its part, with the tuple array's
+    // dims in front.
+    static SizedType element_type(const SizedType& tuple, std::size_t k);
+    // Values known while lowering (data, transformed data) against their declared bounds and
+    // structured constraints: a DataError naming `what` (`data variable`), the variable and the
+    // element. `finite`: NaN and infinities are errors too (data).
+    void check_known_values(const SizedType& type, const std::string& name, const Value& shape,
+                            const std::vector<double>& x, const std::string& where,
+                            std::string_view what, bool finite);
+    // Transformed data's declared constraints, checked at the end of the block as Stan does.
+    void transformed_data_constraints(const SizedType& type, const std::string& name, Loc name_loc);
+    // One data variable's value, read and checked (a tuple: each element, named `x:1` and read
+    // from the data's `x.1`, CmdStan JSON's path).
+    Value data_variable(const SizedType& t, const std::string& name, Loc name_loc);
+    // One parameter, a latent of the model (a tuple: each element, named `x:1`).
+    Value parameter_variable(const SizedType& t, const std::string& name, Loc name_loc);
+    // `(a, b.1) = e;`
+    void unpack(const Expression& lhs, const Value& rhs, Loc at);
+    // name[indices] = rhs, the right side evaluated (a tuple alias: element by element).
+    void store_at(const std::string& name, const std::vector<Index>& indices, Value rhs, Loc at,
+                  Loc rhs_loc, const Expression* lhs = nullptr);
+    void store_whole(const std::string& name, const Value& rhs, Loc at, Loc rhs_loc) {
+        store_at(name, {}, rhs, at, rhs_loc);
+    }
+    // The (element or alias) variable an lvalue writes and the indices on it: `x[i].2[j]` is
+    // variable `x:2` at [i, j] (a tuple array's elements carry its dims first).
+    struct Place {
+        std::string root;                              // the variable written: `x`
+        std::string name;                              // the variable holding the place: `x:2`
+        std::vector<const std::vector<Index>*> chain;  // the brackets, the last first
+        bool element = false;                          // went through `.k`
+        Loc loc;                                       // the variable
+        // x[i][j] = ... is x[i, j] = ...: the checker allows a multi-index only in the last
+        // brackets, where it means the same in one group.
+        [[nodiscard]] std::vector<Index> indices() const;
+    };
+    Place place_of(const Expression& lhs) const;
+    // The value of variable `name` (an alias: its elements, gathered).
+    Value read_variable(const std::string& name, Loc at);
+    // The element variables of every tuple variable `name` names, with their outputs' names.
+    void element_leaves(const std::string& name, std::vector<std::string>& out);
     void local_declaration(const VarDecl& d, Loc at);
     void assign(const Assign& a, Loc at);
     void assign_indexed(const std::string& name, Var& var, const std::vector<Index>& indices,

@@ -57,6 +57,28 @@ std::optional<int> promotion(TypeKind to, TypeKind from) {
     }
 }
 
+// The promotions a value of type `from` needs to be stored in `to` (summed over the elements
+// of tuples, which promote element by element), or nullopt if it cannot be.
+std::optional<int> promotions_to(const StanType& to, const StanType& from) {
+    if (to.array_dims != from.array_dims)
+        return std::nullopt;
+    if (to.kind == TypeKind::Tuple || from.kind == TypeKind::Tuple) {
+        if (to.kind != from.kind || to.parts.size() != from.parts.size())
+            return std::nullopt;
+        int n = 0;
+        for (std::size_t k = 0; k < to.parts.size(); ++k) {
+            const auto p = promotions_to(to.parts[k], from.parts[k]);
+            if (!p)
+                return std::nullopt;
+            n += *p;
+        }
+        return n;
+    }
+    if (!is_numeric(to) || !is_numeric(from))
+        return std::nullopt;
+    return promotion(to.kind, from.kind);
+}
+
 // The same type with real elements (int -> real, array[] int -> array[] real).
 StanType with_real_elements(StanType t) {
     if (t.kind == TypeKind::Int)
@@ -72,6 +94,11 @@ struct Binding {
 class Matcher {
 public:
     bool fits(const StanType& p, const StanType& a) {
+        if (p.kind == TypeKind::Tuple || a.kind == TypeKind::Tuple) {
+            const auto n = promotions_to(p, a);
+            promotions += n.value_or(0);
+            return n.has_value();
+        }
         if (!is_numeric(a))
             return false;
         if (is_numeric(p)) {  // a concrete type: the same, or a promotion
@@ -170,11 +197,21 @@ StanType type_of(const SizedType& t) {
         case BaseType::CholeskyFactorCov:
         case BaseType::CorrMatrix:
         case BaseType::CovMatrix: k = TypeKind::Matrix; break;
+        case BaseType::Tuple: {
+            StanType r = of(TypeKind::Tuple, static_cast<int>(t.dims.size()));
+            for (const SizedType& p : t.parts) r.parts.push_back(type_of(p));
+            return r;
+        }
     }
     return of(k, static_cast<int>(t.dims.size()));
 }
 
 StanType type_of(const UnsizedType& t) {
+    if (t.base == BaseType::Tuple) {
+        StanType r = of(TypeKind::Tuple, t.array_dims);
+        for (const UnsizedType& p : t.parts) r.parts.push_back(type_of(p));
+        return r;
+    }
     SizedType s;
     s.base = t.base;
     StanType r = type_of(s);
@@ -196,10 +233,7 @@ bool is_int(const StanType& t) {
 }
 
 bool assignable(const StanType& to, const StanType& from) {
-    if (to == from)
-        return is_numeric(to);
-    return is_numeric(to) && is_numeric(from) && to.array_dims == from.array_dims &&
-           promotion(to.kind, from.kind).has_value();
+    return promotions_to(to, from).has_value();
 }
 
 std::optional<StanType> match(const Signature& s, std::span<const StanType> args, int* promotions) {

@@ -3,7 +3,7 @@
 // real, elementwise in arrays), how a call's argument types select a signature of the function
 // table (functions.hpp) and what it returns, and the result types of Stan's operators and
 // indexing. Types are the signature vocabulary's (signature.hpp), concrete: int, real, vector,
-// row_vector, matrix, arrays of them, and void.
+// row_vector, matrix, arrays of them, tuples of them (and arrays of tuples), and void.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +26,8 @@ namespace advi::stan {
 [[nodiscard]] bool is_int(const StanType& t);     // int, not an array
 
 // Whether a value of type `from` may be stored in (or passed as) `to`: the same type, or ints
-// where reals are expected (also as the elements of arrays of the same dimensions).
+// where reals are expected (also as the elements of arrays of the same dimensions, and element
+// by element in tuples).
 [[nodiscard]] bool assignable(const StanType& to, const StanType& from);
 
 // The result of calling a function of signature `s` with arguments of these types, or nullopt

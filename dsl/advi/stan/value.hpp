@@ -12,7 +12,7 @@
 namespace advi::stan {
 
 // Constrained types (simplex, cov_matrix, ...) are vectors and matrices once declared.
-enum class Base { Int, Real, Vector, RowVector, Matrix };
+enum class Base { Int, Real, Vector, RowVector, Matrix, Tuple };
 
 // Layout of a real value as a graph node:
 //   real -> real;  vector[n], row_vector[n], array[n] real -> vec[n];  matrix[r, c] -> mat[r, c];
@@ -20,15 +20,21 @@ enum class Base { Int, Real, Vector, RowVector, Matrix };
 //   mat[n, m]. Batched over B iterations: real -> vec[B]; vector[k] -> mat[B, k].
 // Integers: column-major over all indices (array dims, then the base's own sizes), batched
 // ones with the iteration index first (fastest).
+// Tuples, and arrays of them, are held element by element ("structure of arrays"): `parts[k]`
+// is the k-th element of every tuple of the array, its array dims the tuple array's `dims`
+// followed by the element's own. Indexing the array indexes every part alike; `.k` of a
+// tuple (no dims) is parts[k - 1].
 struct Value {
     Base base = Base::Real;
-    std::vector<int> dims;   // array dimensions, outermost first
-    std::vector<int> sizes;  // vector/row_vector: {n}; matrix: {r, c}; int and real: {}
-    std::vector<int> ints;   // base Int: the values
-    Expr expr;               // other bases: the graph node
-    int level = 0;           // 0: one value; d > 0: one per iteration of vectorised level d
+    std::vector<int> dims;     // array dimensions, outermost first
+    std::vector<int> sizes;    // vector/row_vector: {n}; matrix: {r, c}; int and real: {}
+    std::vector<int> ints;     // base Int: the values
+    Expr expr;                 // other bases: the graph node
+    int level = 0;             // 0: one value; d > 0: one per iteration of vectorised level d
+    std::vector<Value> parts;  // base Tuple: the elements
 
     [[nodiscard]] bool is_int() const { return base == Base::Int; }
+    [[nodiscard]] bool is_tuple() const { return base == Base::Tuple; }
     // An int known only per draw (an _rng result in generated quantities): its values are
     // in `expr`, integral reals.
     [[nodiscard]] bool is_runtime_int() const {
@@ -37,11 +43,12 @@ struct Value {
     // Ints known while lowering.
     [[nodiscard]] bool is_known_int() const { return base == Base::Int && !is_runtime_int(); }
     [[nodiscard]] bool is_scalar() const { return dims.empty() && sizes.empty(); }
-    // Elements of one (unbatched) value.
+    // Elements of one (unbatched) value; of a tuple, the numbers of all its parts.
     [[nodiscard]] std::int64_t size() const;
 };
 
-// `int`, `real`, `vector[3]`, `array[2] matrix[3, 4]`, with "(one per iteration)" if batched.
+// `int`, `real`, `vector[3]`, `array[2] matrix[3, 4]`, `tuple(real, vector[3])`, with
+// "(one per iteration)" if batched.
 [[nodiscard]] std::string type_str(const Value& v);
 // The type without sizes: `array[] vector`.
 [[nodiscard]] std::string type_name(const Value& v);

@@ -8,7 +8,9 @@
 //   - CmdStan JSON (json_reader.hpp): {"N": 3, "y": [1, 2.5, "NaN"], "X": [[1, 2], [3, 4]]};
 //     nested arrays are rows (last index fastest) and are transposed to column-major per
 //     variable; "NaN", "Inf", "-Inf", "+Inf", "Infinity", "-Infinity" (also bare NaN,
-//     Infinity, -Infinity) are reals. Not supported: tuples (objects), strings, true/false/null.
+//     Infinity, -Infinity) are reals. A tuple {"1": ..., "2": ...} gives a variable per slot,
+//     `x.1`, `x.2.1`, with the dims of arrays of tuples first. Not supported: strings,
+//     true/false/null.
 //   - R dump as CmdStan reads it (rdump_reader.hpp): `N <- 3`, `y <- c(1, 2.5)`, `i <- 1:10`,
 //     `X <- structure(c(1, 2, 3, 4, 5, 6), .Dim = c(2L, 3L))` (column-major already), `5L`,
 //     Inf, -Inf, NaN, integer(0), double(0), names bare or quoted, `#` comments. Not

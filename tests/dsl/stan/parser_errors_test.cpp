@@ -212,7 +212,6 @@ TEST_CASE("lexical errors: #include, comments, strings, characters, numbers", "[
     check_error("model { z = 1.5e3i; }", 1, 13, "complex numbers are not supported");
     check_error("data { complex z; }", 1, 8, "complex numbers are not supported");
     check_error("data { complex_vector[3] z; }", 1, 8, "complex numbers are not supported");
-    check_error("data { tuple(int, real) t; }", 1, 8, "tuples are not supported");
     check_error("model { n = 2147483648; }", 1, 13, "integer literal 2147483648 is too large");
     check_error("model { n = 99999999999999999999999; }", 1, 13, "integer literal");
 }
@@ -307,8 +306,6 @@ TEST_CASE("Stan's types that advi does not read yet are named wherever a type go
                 "complex numbers are not supported yet");
     check_error("functions { real f(array[] complex x) { return 1; } }", 1, 28,
                 "complex numbers are not supported yet");
-    check_error("functions { real f(tuple(real, int) x) { return 1; } }", 1, 20,
-                "tuples are not supported yet");
     check_error("data { array[3] complex z; }", 1, 17, "complex numbers are not supported yet");
     check_error("parameters { sum_to_zero_vector[3] z; }", 1, 14,
                 "`sum_to_zero_vector` is not supported yet");

@@ -69,6 +69,10 @@ inline std::string parens(const Expression& e) {
         return "{" + parens_list(a->elements) + "}";
     if (const auto* r = e.as<RowVectorExpr>())
         return "[" + parens_list(r->elements) + "]";
+    if (const auto* t = e.as<TupleExpr>())
+        return "(" + parens_list(t->elements) + (t->elements.size() == 1 ? ",)" : ")");
+    if (const auto* t = e.as<TupleIndex>())
+        return "(" + parens(*t->base) + "." + std::to_string(t->index) + ")";
     return to_stan(e);
 }
 

@@ -156,6 +156,28 @@ const auto sized_type_action = [](auto& ctx) {
                                     at_c<3>(a), std::move(at_c<4>(a)));
 };
 const auto push = [](auto& ctx) { x3::_val(ctx).push_back(std::move(x3::_attr(ctx))); };
+const auto set = [](auto& ctx) { x3::_val(ctx) = std::move(x3::_attr(ctx)); };
+// `tuple(A, B)`: the first element, then the others (none for the one-element `tuple(A,)`).
+const auto tuple_type_action = [](auto& ctx) {
+    using fusion::at_c;
+    auto& a = x3::_attr(ctx);
+    SizedType t;
+    t.loc = at_c<0>(a);
+    t.base = BaseType::Tuple;
+    t.parts.push_back(std::move(at_c<1>(a)));
+    if (at_c<2>(a))
+        for (SizedType& p : *at_c<2>(a)) t.parts.push_back(std::move(p));
+    x3::_val(ctx) = std::move(t);
+};
+// `array[N] T` as an element of a tuple type.
+const auto part_dims_action = [](auto& ctx) {
+    using fusion::at_c;
+    auto& a = x3::_attr(ctx);
+    SizedType t = std::move(at_c<2>(a));
+    t.loc = at_c<0>(a);
+    t.dims = take(at_c<1>(a));
+    x3::_val(ctx) = std::move(t);
+};
 const auto constraint_item_action = [](auto& ctx) {
     using fusion::at_c;
     auto& a = x3::_attr(ctx);
@@ -189,7 +211,11 @@ inline constexpr WordOf<ConstraintKind> constraint_words[] = {
 inline constexpr WordTable<ConstraintKind> constraint_kind{
     constraint_words, "`lower`, `upper`, `offset` or `multiplier`"};
 
+inline constexpr Keyword kw_tuple{"tuple"};
+
 const x3::rule<class sized_type_id, SizedType> sized_type{"a type (int, real, vector, ...)"};
+const x3::rule<class tuple_type_id, SizedType> tuple_type{"a tuple type"};
+const x3::rule<class tuple_part_id, SizedType> tuple_part{"a type (int, real, vector, ...)"};
 const x3::rule<class constraints_id, std::vector<ConstraintItem>> constraints{"`<`"};
 const x3::rule<class constraint_item_id, ConstraintItem> constraint_item{
     "`lower`, `upper`, `offset` or `multiplier`"};
@@ -198,8 +224,15 @@ const x3::rule<class decl_var_id, DeclVar> decl_var{"a name"};
 
 // The bounds are additive expressions: `<lower=0>` ends at the `>` (a comparison in a bound
 // needs parentheses, as in Stan).
-const auto sized_type_def = (pos >> base_type >> -constraints >> pos >>
-                             -(lbracket > expression_list > rbracket))[sized_type_action];
+const auto sized_type_def =
+    tuple_type[set] | (pos >> base_type >> -constraints >> pos >>
+                       -(lbracket > expression_list > rbracket))[sized_type_action];
+// `tuple(real)` is refused at the `)`: a tuple of one element is written `tuple(real,)`.
+const auto tuple_type_def = (pos >> kw_tuple > lparen > tuple_part > comma > -(tuple_part % comma) >
+                             rparen)[tuple_type_action];
+const auto tuple_part_def = (pos >> kw_array > lbracket > expression_list > rbracket >
+                             -TypeNotSupportedYet{} > sized_type)[part_dims_action] |
+                            (-TypeNotSupportedYet{} >> sized_type[set]);
 const auto constraints_def = langle > constraint_item[push] >
                              *(comma > constraint_item[push]) > rangle;
 const auto constraint_item_def =
@@ -214,7 +247,8 @@ const auto decl_var_def = (declared_name >> pos >> -(lbracket > expression_list 
                            -(equals > expression))[decl_var_action];
 const auto declaration_def = decl_group[expand_action];
 
-BOOST_SPIRIT_DEFINE(sized_type, constraints, constraint_item, decl_group, decl_var)
+BOOST_SPIRIT_DEFINE(sized_type, tuple_type, tuple_part, constraints, constraint_item, decl_group,
+                    decl_var)
 
 }  // namespace
 

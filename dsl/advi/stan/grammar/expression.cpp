@@ -97,6 +97,34 @@ Term make_indexed(const ParseState& state, Term base, std::vector<IndexTerm> ind
     return t;
 }
 
+// `(a)` is `a`; `(a,)` and `(a, b, ...)` are tuples; `(a, b,)` is neither.
+Term make_parenthesised(const ParseState& state, Loc loc, std::vector<Term> elements,
+                        bool trailing_comma, Loc end) {
+    if (elements.size() == 1 && !trailing_comma)
+        return std::move(elements[0]);
+    if (elements.size() > 1 && trailing_comma)
+        throw SyntaxError{state.at(end),
+                          "expected an expression after `,` (only a tuple of one "
+                          "element ends with a comma: `(a,)`)"};
+    Term t;
+    t.e.loc = loc;
+    int height = 0;
+    for (const Term& a : elements) height = std::max(height, a.height);
+    t.height = 1 + height;
+    check_height(state, t.height, loc);
+    t.e.node = TupleExpr{take(elements)};
+    return t;
+}
+
+Term make_tuple_index(const ParseState& state, Term base, const TupleSlot& slot) {
+    Term t;
+    t.e.loc = base.e.loc;
+    t.height = 1 + base.height;
+    check_height(state, t.height, slot.loc);
+    t.e.node = TupleIndex{std::move(base.e), slot.index, slot.loc};
+    return t;
+}
+
 Term make_transpose(const ParseState& state, Term operand, Loc quote) {
     Term t;
     t.e.loc = operand.e.loc;
@@ -138,6 +166,18 @@ const auto indexed_action = [](auto& ctx) {
 const auto transpose_action = [](auto& ctx) {
     auto& v = x3::_val(ctx);
     v = make_transpose(state_of(ctx), std::move(v), x3::_attr(ctx));
+};
+
+const auto tuple_index_action = [](auto& ctx) {
+    auto& v = x3::_val(ctx);
+    v = make_tuple_index(state_of(ctx), std::move(v), x3::_attr(ctx));
+};
+
+const auto parenthesised_action = [](auto& ctx) {
+    using fusion::at_c;
+    auto& a = x3::_attr(ctx);
+    x3::_val(ctx) = make_parenthesised(state_of(ctx), at_c<0>(a), std::move(at_c<1>(a)), at_c<2>(a),
+                                       at_c<3>(a));
 };
 
 const auto name_action = [](auto& ctx) {
@@ -226,12 +266,14 @@ const auto unary_def = (pos >> UnaryOperator{} > prefixed)[unary_action] | power
 const auto prefixed_def = nest[unary];
 // a^b^c is a^(b^c), and a^-b is allowed: the exponent is a unary expression.
 const auto power_def = postfix[set] >> -((BinaryOperator(1) > prefixed)[fold]);
-const auto postfix_def = primary[set] >> *((lbracket > indices > rbracket)[indexed_action] |
-                                           (pos >> quote)[transpose_action]);
+const auto postfix_def = primary[set] >>
+                         *((lbracket > indices > rbracket)[indexed_action] |
+                           TupleDot{}[tuple_index_action] | (pos >> quote)[transpose_action]);
 const auto primary_def =
     Number{}[set] | (pos >> kw_target >> lparen > rparen)[target_action] |
     (Identifier{} >> -(lparen > call_args > rparen))[name_action] |
-    (lparen > expression > rparen)[set] | (pos >> lbrace > expression_list > rbrace)[array_action] |
+    (pos >> lparen > expression_list > x3::matches[comma] > pos > rparen)[parenthesised_action] |
+    (pos >> lbrace > expression_list > rbrace)[array_action] |
     (pos >> lbracket > -expression_list > rbracket)[row_vector_action] | NotAnExpression{};
 const auto call_args_def =
     -(expression[push_arg] >> ((bar[set_conditional] >> -(expression[push_arg] % comma)) |

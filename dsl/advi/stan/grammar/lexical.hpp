@@ -3,6 +3,7 @@
 // dsl/advi/stan (includes Spirit); the rules that combine them are in grammar.hpp.
 #pragma once
 
+#include <algorithm>
 #include <charconv>
 #include <cstddef>
 #include <cstdlib>
@@ -226,8 +227,6 @@ void refuse_type_not_supported_yet(It at, std::string_view w) {
     if (w == "complex" || w == "complex_vector" || w == "complex_row_vector" ||
         w == "complex_matrix")
         throw SyntaxError{at, "complex numbers are not supported yet"};
-    if (w == "tuple")
-        throw SyntaxError{at, "tuples are not supported yet"};
     for (std::string_view later : {"sum_to_zero_vector", "sum_to_zero_matrix",
                                    "column_stochastic_matrix", "row_stochastic_matrix"}) {
         if (w == later)
@@ -271,6 +270,40 @@ struct TypeNotSupportedYet : x3::parser<TypeNotSupportedYet> {
         x3::skip_over(at, last, ctx);
         refuse_type_not_supported_yet(at, word_at(at, last));
         return false;
+    }
+};
+
+// `.2` after an expression: a tuple's element. The dot and the digits are one token (as in
+// stanc3), so `x.1.2` is two of them; whitespace may come before the dot.
+struct TupleSlot {
+    Loc loc;    // the dot
+    int index;  // as written, from 1
+};
+struct TupleDot : x3::parser<TupleDot> {
+    using attribute_type = TupleSlot;
+    static bool const has_attribute = true;
+
+    template <class It, class Ctx, class RCtx, class Attr>
+    bool parse(It& first, const It& last, const Ctx& ctx, RCtx&, Attr& attr) const {
+        x3::skip_over(first, last, ctx);
+        if (first == last || *first != '.' || first + 1 == last || !is_digit(first[1]))
+            return false;
+        It q = first + 1;
+        long long index = 0;
+        while (q != last && is_digit(*q)) {
+            index = std::min<long long>(index * 10 + (*q - '0'), 1LL << 40);
+            ++q;
+        }
+        if (q != last && is_word_char(*q))
+            throw SyntaxError{first, "expected a tuple index (`.1`, `.2`, ...)"};
+        if (index < 1 || index > 1'000'000)
+            throw SyntaxError{first, fmt::format("tuple index `{}` out of range (tuples count "
+                                                 "their elements from 1)",
+                                                 std::string(first, q))};
+        if constexpr (wants<Attr>)
+            attr = TupleSlot{state_of(ctx).loc(first), static_cast<int>(index)};
+        first = q;
+        return true;
     }
 };
 

@@ -107,6 +107,15 @@ const auto argument_action = [](auto& ctx) {
     x3::_val(ctx) =
         Argument{at_c<0>(a), at_c<1>(a), std::move(at_c<2>(a)), std::move(at_c<3>(a).name)};
 };
+const auto tuple_parts = [](auto& ctx) {
+    using fusion::at_c;
+    auto& a = x3::_attr(ctx);
+    auto& v = x3::_val(ctx);
+    v.base = BaseType::Tuple;
+    v.parts.push_back(std::move(at_c<0>(a)));
+    if (at_c<1>(a))
+        for (UnsizedType& p : *at_c<1>(a)) v.parts.push_back(std::move(p));
+};
 const auto array_dim = [](auto& ctx) { x3::_val(ctx).array_dims = 1; };
 const auto type_base = [](auto& ctx) { x3::_val(ctx).base = x3::_attr(ctx); };
 const auto add_dim = [](auto& ctx) { ++x3::_val(ctx).array_dims; };
@@ -138,6 +147,7 @@ const auto set_base = [](auto& ctx) {
 inline constexpr Keyword kw_functions{"functions"};
 inline constexpr Keyword kw_void{"void"};
 inline constexpr Keyword kw_data{"data"};
+inline constexpr Keyword kw_tuple{"tuple"};
 
 const x3::rule<class function_def_id, FunctionDef> function_def{
     "a function definition (a return type: void, int, real, vector, ...)"};
@@ -162,9 +172,13 @@ const auto function_def_def = (pos >> return_type > declared_name > lparen > arg
                                function_body)[function_action];
 const auto return_type_def = kw_void | (-TypeNotSupportedYet{} >> unsized_type[set]);
 // `array[,] real`; the old `real[,]` is refused with the new spelling.
-const auto unsized_type_def = (kw_array[array_dim] > lbracket > *comma[add_dim] > rbracket >
-                               -TypeNotSupportedYet{} > unsized_base[type_base]) |
-                              (unsized_base[type_base] >> -(pos >> lbracket)[old_array_type]);
+// `tuple(real, array[] int)`; `data` inside a tuple is an error (it applies to the whole).
+const auto unsized_type_def =
+    (kw_array[array_dim] > lbracket > *comma[add_dim] > rbracket > -TypeNotSupportedYet{} >
+     ((kw_tuple > lparen > unsized_type > comma > -(unsized_type % comma) > rparen)[tuple_parts] |
+      unsized_base[type_base])) |
+    (kw_tuple > lparen > unsized_type > comma > -(unsized_type % comma) > rparen)[tuple_parts] |
+    (-TypeNotSupportedYet{} >> unsized_base[type_base] >> -(pos >> lbracket)[old_array_type]);
 const auto unsized_base_def = (pos >> base_type)[set_base];
 const auto arguments_def = -(argument[push] > *(comma > argument[push]));
 const auto argument_def = (pos >> x3::matches[kw_data] >> -TypeNotSupportedYet{} >> unsized_type >

@@ -22,7 +22,18 @@ bool is_lvalue(const Expression& e) {
         return true;
     if (const auto* ix = e.as<Indexed>())
         return is_lvalue(*ix->base);
+    if (const auto* t = e.as<TupleIndex>())
+        return is_lvalue(*t->base);
     return false;
+}
+
+// `(a, b[i], (c, d.1))`: the left side of an unpacking.
+bool is_unpacking(const Expression& e) {
+    const auto* t = e.as<TupleExpr>();
+    if (t == nullptr)
+        return false;
+    return std::all_of(t->elements.begin(), t->elements.end(),
+                       [](const Expression& x) { return is_lvalue(x) || is_unpacking(x); });
 }
 
 // The name under an lvalue (`x` of x[i][j]).
@@ -31,6 +42,8 @@ const Variable* lvalue_variable(const Expression& e) {
         return v;
     if (const auto* ix = e.as<Indexed>())
         return lvalue_variable(*ix->base);
+    if (const auto* t = e.as<TupleIndex>())
+        return lvalue_variable(*t->base);
     return nullptr;
 }
 
@@ -73,6 +86,14 @@ Statement make_expression_statement(const ParseState& state, Term lhs, Loc next,
             return s;
         }
         case Tail::Kind::Assign:
+            if (is_unpacking(e)) {
+                if (tail->op != AssignOp::Assign)
+                    throw SyntaxError{
+                        state.at(e.loc),
+                        fmt::format("a tuple unpacking takes `=`, not `{}`", symbol(tail->op))};
+                s.node = Assign{std::move(e), tail->op, std::move(tail->rhs.e)};
+                return s;
+            }
             if (!is_lvalue(e))
                 throw SyntaxError{state.at(e.loc),
                                   fmt::format("cannot assign to this expression with `{}` (only to "
@@ -98,7 +119,7 @@ struct MisplacedDeclaration : x3::parser<MisplacedDeclaration> {
     bool parse(It& first, const It& last, const Ctx& ctx, RCtx&, Attr&) const {
         x3::skip_over(first, last, ctx);
         const std::string_view w = word_at(first, last);
-        bool type = w == "array";
+        bool type = w == "array" || w == "tuple";
         for (const auto& row : base_type_words) type = type || row.word == w;
         if (type)
             throw SyntaxError{first,
