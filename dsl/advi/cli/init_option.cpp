@@ -41,7 +41,7 @@ Eigen::VectorXd init_from_file(const ModelSpec& spec, const fs::path& file) {
                 fmt::format("--init `{}`: parameter `{}` is not given (an init file "
                             "gives every parameter)",
                             file.string(), v.name));
-        value->check(DType::Real, latent_dims(v.shape));
+        value->check(DType::Real, latent_dims(v));
         // Column-major, as the latent's values are laid out (a scalar reads as one value).
         auto into = theta.segment(offsets[k], v.shape.size());
         if (value->is_scalar()) {

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <advi/base/error.hpp>
 #include <advi/base/memory_budget.hpp>
@@ -348,11 +349,19 @@ Expr Model::param(std::string name, const Dist& prior, Eigen::Index rows, Eigen:
     } catch (const ShapeError& e) {
         throw ShapeError(fmt::format("param `{}`: {}", name, e.what()));
     }
+    if (!options.dims.empty()) {
+        std::int64_t n = 1;
+        for (const std::int64_t d : options.dims) n *= d;
+        if (n != shape.size()) {
+            throw ShapeError(fmt::format("param `{}`: dims [{}] hold {} values, its shape {}", name,
+                                         fmt::join(options.dims, ", "), n, shape.size()));
+        }
+    }
     return in_context(context, [&] {
         const auto index = static_cast<std::int64_t>(latents_.size());
         const NodeId node = graph_.leaf(Op::Param, shape, DType::Real, index, name);
         add_term(advi::log_density(graph_, *prior.info, node, args));
-        latents_.push_back({name, shape, support, options.transform, node});
+        latents_.push_back({name, shape, support, options.transform, node, options.dims});
         return wrap(node);
     });
 }

@@ -33,6 +33,10 @@ struct ParamOptions {
     std::optional<Arg> upper{};
     std::optional<Arg> offset{};
     std::optional<Arg> multiplier{};
+    // Dimensions to report it by, when not its shape's: a matrix of N rows standing for a value
+    // of three or more dimensions (Stan's array[N] matrix[R, C] as mat[N, R * C]). Their product
+    // must be the shape's size.
+    std::vector<std::int64_t> dims{};
 };
 
 class Model {

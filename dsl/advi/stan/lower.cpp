@@ -448,13 +448,15 @@ Value Lowerer::data_variable(const SizedType& type, const std::string& name, Loc
                 Eigen::VectorXd x = Eigen::Map<const Eigen::VectorXd>(
                     values.data(), static_cast<Eigen::Index>(values.size()));
                 v.expr = m().data(d->name, out_.keep(std::move(x)));
-            } else if (rank == 2) {
-                const auto fd = flat_dims(v);
-                Eigen::MatrixXd x = Eigen::Map<const Eigen::MatrixXd>(values.data(), fd[0], fd[1]);
-                v.expr = m().data(d->name, out_.keep(std::move(x)));
             } else {
-                fail(d->name_loc, fmt::format("`{}`: data of {} dimensions is not supported yet",
-                                              d->name, rank));
+                // Two dimensions or more: rows by the first index, the rest column-major in the
+                // columns (array[N] matrix[R, C] is mat[N, R * C]), the layout of every value of
+                // rank 2 or more.
+                const auto fd = flat_dims(v);
+                std::int64_t cols = 1;
+                for (std::size_t k = 1; k < fd.size(); ++k) cols *= fd[k];
+                Eigen::MatrixXd x = Eigen::Map<const Eigen::MatrixXd>(values.data(), fd[0], cols);
+                v.expr = m().data(d->name, out_.keep(std::move(x)));
             }
         }
         return v;
@@ -563,7 +565,12 @@ Value Lowerer::parameter_variable(const SizedType& type, const std::string& name
             } else if (fd.size() == 2) {
                 v.expr = m().param(d->name, flat(), fd[0], fd[1], options);
             } else {
-                fail(d->type.loc, "parameters of more than two dimensions are not supported yet");
+                // rows by the first index, the rest column-major (the layout of every value of
+                // rank 2 or more), named by its declared dims
+                std::int64_t cols = 1;
+                for (std::size_t k = 1; k < fd.size(); ++k) cols *= fd[k];
+                options.dims = fd;
+                v.expr = m().param(d->name, flat(), fd[0], cols, options);
             }
         } catch (const ParseError&) {
             throw;

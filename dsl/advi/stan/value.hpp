@@ -17,7 +17,10 @@ enum class Base { Int, Real, Vector, RowVector, Matrix, Tuple };
 // Layout of a real value as a graph node:
 //   real -> real;  vector[n], row_vector[n], array[n] real -> vec[n];  matrix[r, c] -> mat[r, c];
 //   array[n] vector[k] (or row_vector) -> mat[n, k], row i the i-th vector; array[n, m] real ->
-//   mat[n, m]. Batched over B iterations: real -> vec[B]; vector[k] -> mat[B, k].
+//   mat[n, m]; three or more dimensions: rows by the first index, the others column-major in
+//   the columns (array[n] matrix[r, c] -> mat[n, r * c], array[n, m, k] real -> mat[n, m * k]),
+//   so that the flat column-major order is always Stan's, first index fastest.
+//   Batched over B iterations: real -> vec[B]; vector[k] -> mat[B, k].
 // Integers: column-major over all indices (array dims, then the base's own sizes), batched
 // ones with the iteration index first (fastest).
 // Tuples, and arrays of them, are held element by element ("structure of arrays"): `parts[k]`

@@ -29,6 +29,10 @@ std::vector<std::int64_t> latent_dims(const Shape& s) {
     return {};
 }
 
+std::vector<std::int64_t> latent_dims(const LatentVariable& v) {
+    return v.dims.empty() ? latent_dims(v.shape) : v.dims;
+}
+
 std::vector<std::string> cmdstan_run_settings(const CsvRunInfo& run, const std::string& init,
                                               std::uint64_t seed, int threads) {
     std::vector<std::string> h;
@@ -131,7 +135,7 @@ CsvOutput cmdstan_output(const Fit& fit, const Options& options, std::vector<Ext
     out.columns = {"lp__", "log_p__", "log_g__"};
     Eigen::Index width = 3;
     for (const LatentVariable& v : spec.latents) {
-        const std::vector<std::int64_t> dims = latent_dims(v.shape);
+        const std::vector<std::int64_t> dims = latent_dims(v);
         for (std::string& c : stan_column_names(v.name, dims)) out.columns.push_back(std::move(c));
         width += v.shape.size();
     }

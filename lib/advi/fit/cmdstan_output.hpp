@@ -39,6 +39,8 @@ template <class T>
 // A latent's dims as Stan declares them, for stan_column_names: {} for a scalar, {n} for a
 // vector, {rows, cols} for a matrix.
 [[nodiscard]] std::vector<std::int64_t> latent_dims(const Shape& s);
+// Its declared dims (LatentVariable::dims) if it has them, else its shape's.
+[[nodiscard]] std::vector<std::int64_t> latent_dims(const LatentVariable& v);
 
 // Where a run came from, for the settings header.
 struct CsvRunInfo {

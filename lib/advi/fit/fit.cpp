@@ -91,16 +91,7 @@ std::string elbo_text(double elbo, int significant) {
 std::vector<std::string> theta_labels(const ModelSpec& spec, int index_base) {
     std::vector<std::string> labels;
     for (const LatentVariable& v : spec.latents) {
-        for (int k = 0; k < v.shape.size(); ++k) {
-            std::string label = v.name;
-            if (v.shape.is_vector())
-                label += fmt::format("[{}]", k + index_base);
-            if (v.shape.is_matrix()) {
-                label += fmt::format("[{},{}]", k % v.shape.rows + index_base,
-                                     k / v.shape.rows + index_base);
-            }
-            labels.push_back(std::move(label));
-        }
+        for (int k = 0; k < v.shape.size(); ++k) labels.push_back(element_label(v, k, index_base));
     }
     return labels;
 }
@@ -168,10 +159,7 @@ std::string Fit::summary(int index_base) const {
         for (const auto& v : spec_.latents) {
             const Eigen::VectorXd m = at_mu(v.name);
             for (Eigen::Index k = 0; k < m.size(); ++k) {
-                s += fmt::format(
-                    "{:<20} {:>12.4g}\n",
-                    v.shape.is_scalar() ? v.name : fmt::format("{}[{}]", v.name, k + index_base),
-                    m[k]);
+                s += fmt::format("{:<20} {:>12.4g}\n", element_label(v, k, index_base), m[k]);
             }
         }
         return s;

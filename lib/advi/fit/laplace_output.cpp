@@ -87,7 +87,7 @@ Eigen::VectorXd read_mode_file(const ModelSpec& m, const std::filesystem::path& 
         }
         for (std::size_t k = 0; k < m.latents.size(); ++k) {
             const LatentVariable& v = m.latents[k];
-            const std::vector<std::string> names = stan_column_names(v.name, latent_dims(v.shape));
+            const std::vector<std::string> names = stan_column_names(v.name, latent_dims(v));
             for (std::size_t j = 0; j < names.size(); ++j) {
                 const Eigen::Index c = csv.column_index(names[j]);
                 if (c < 0) {
@@ -109,7 +109,7 @@ Eigen::VectorXd read_mode_file(const ModelSpec& m, const std::filesystem::path& 
                                 file.string(), v.name, v.shape.str()));
             }
             try {
-                value->check(DType::Real, latent_dims(v.shape));
+                value->check(DType::Real, latent_dims(v));
             } catch (const DataError& e) {
                 throw DataError(fmt::format("mode file `{}`: {}", file.string(), e.what()));
             }

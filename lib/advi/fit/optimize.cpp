@@ -46,15 +46,8 @@ std::string Optimum::summary(int index_base) const {
     s += fmt::format("{:<20} {:>14}\n", "", "value");
     for (const auto& v : spec_.latents) {
         const Eigen::VectorXd x = value(v.name);
-        for (Eigen::Index k = 0; k < x.size(); ++k) {
-            std::string label = v.name;
-            if (v.shape.is_vector())
-                label += fmt::format("[{}]", k + index_base);
-            if (v.shape.is_matrix())
-                label += fmt::format("[{},{}]", k % v.shape.rows + index_base,
-                                     k / v.shape.rows + index_base);
-            s += fmt::format("{:<20} {:>14.6g}\n", label, x[k]);
-        }
+        for (Eigen::Index k = 0; k < x.size(); ++k)
+            s += fmt::format("{:<20} {:>14.6g}\n", element_label(v, k, index_base), x[k]);
     }
     return s;
 }

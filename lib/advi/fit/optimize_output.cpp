@@ -79,7 +79,7 @@ CsvOutput cmdstan_optimize_output(const Optimum& mode, const std::vector<ExtraBl
     out.columns = {"lp__"};
     Eigen::Index width = 1;
     for (const LatentVariable& v : spec.latents) {
-        for (std::string& c : stan_column_names(v.name, latent_dims(v.shape)))
+        for (std::string& c : stan_column_names(v.name, latent_dims(v)))
             out.columns.push_back(std::move(c));
         width += v.shape.size();
     }

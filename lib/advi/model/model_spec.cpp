@@ -100,4 +100,20 @@ const LatentVariable& ModelSpec::latent(std::string_view name) const {
     return latents[latent_index(name)];
 }
 
+std::string element_label(const LatentVariable& v, std::int64_t k, int index_base) {
+    std::vector<std::int64_t> dims = v.dims;
+    if (dims.empty() && v.shape.is_vector())
+        dims = {v.shape.rows};
+    if (dims.empty() && v.shape.is_matrix())
+        dims = {v.shape.rows, v.shape.cols};
+    if (dims.empty())
+        return v.name;
+    std::string label = v.name + "[";
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+        label += fmt::format("{}{}", d > 0 ? "," : "", k % dims[d] + index_base);
+        k /= dims[d];
+    }
+    return label + "]";
+}
+
 }  // namespace advi

@@ -20,6 +20,10 @@ struct LatentVariable {
     Support support;
     PositiveTransform positive = PositiveTransform::Log;
     NodeId node = kNoNode;  // its Param leaf in the model graph
+    // Its dimensions as declared where they are not its shape's (Stan's array[N] matrix[R, C],
+    // held as mat[N, R * C]: rows by the first index, the rest column-major), for column names;
+    // empty: the shape's.
+    std::vector<std::int64_t> dims;
 };
 
 // A data slot points at the caller's memory (no copy): reals or ints, column-major.
@@ -50,6 +54,10 @@ struct ConstraintCheck {
 // The check's first violation at the values of its value and bounds (each laid out as its
 // node's shape, column-major) as "<what> <message>" ("transformed parameter `tp` is -0.3,
 // below the lower bound 0"), or nothing.
+// The label of element k (column-major) of latent v: "mu", "theta[3]", "Sigma[2,1]", "p[1,2,3]"
+// (by its declared dims if it has them), indices from `index_base`.
+[[nodiscard]] std::string element_label(const LatentVariable& v, std::int64_t k, int index_base);
+
 [[nodiscard]] std::optional<std::string> violation(const Graph& g, const ConstraintCheck& c,
                                                    const double* value, const double* lower,
                                                    const double* upper);
