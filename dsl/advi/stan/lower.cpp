@@ -793,9 +793,21 @@ void Lowerer::print(const Print& p, Loc at) {
         // Stan prints a tuple as (a, b); an array of tuples is refused rather than misprinted.
         std::function<std::optional<std::string>(const Value&)> text_of =
             [&](const Value& v) -> std::optional<std::string> {
+            if (v.is_tuple() && !v.dims.empty()) {
+                // an array of tuples as Stan prints it: [(1, 2),(3, 4)], nested by rows
+                std::string out = "[";
+                for (int i = 1; i <= v.dims[0]; ++i) {
+                    Index ix;
+                    ix.loc = a.loc;
+                    ix.lower = Box<Expression>(Expression{a.loc, IntLiteral{i}});
+                    const auto element = text_of(index(v, {ix}, a.loc));
+                    if (!element)
+                        return std::nullopt;
+                    out += (i > 1 ? "," : "") + *element;
+                }
+                return out + "]";
+            }
             if (v.is_tuple()) {
-                if (!v.dims.empty())
-                    fail(a.loc, fmt::format("printing {} is not supported yet", type_str(v)));
                 std::string out = "(";
                 for (std::size_t k = 0; k < v.parts.size(); ++k) {
                     const auto part = text_of(v.parts[k]);

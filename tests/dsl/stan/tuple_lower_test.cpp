@@ -163,12 +163,16 @@ data { tuple(int<lower=0>, array[2] real) d; }
 transformed data {
   tuple(real, tuple(int, vector[2])) t = (1.5, (d.1, [d.2[1], d.2[2]]'));
   print("t = ", t, ", d.2 = ", d.2);
+  array[2, 2] tuple(int, real) a = {{(1, 1.5), (2, 2.5)}, {(3, 3.5), (4, 4.5)}};
+  print(a, " ", a[2]);
 }
 parameters { real mu; }
 model { mu ~ normal(0, 1); }
 )",
                               R"({"d": {"1": 3, "2": [0.5, 2]}})");
-    CHECK(p->printed() == std::vector<std::string>{"t = (1.5, (3, [0.5,2])), d.2 = [0.5,2]"});
+    CHECK(p->printed() == std::vector<std::string>{
+                              "t = (1.5, (3, [0.5,2])), d.2 = [0.5,2]",
+                              "[[(1, 1.5),(2, 2.5)],[(3, 3.5),(4, 4.5)]] [(3, 3.5),(4, 4.5)]"});
     const std::string program =
         "data { tuple(int<lower=0>, array[2] real) d; }\n"
         "parameters { real mu; } model { mu ~ normal(0, 1); }";
