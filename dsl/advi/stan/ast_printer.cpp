@@ -146,6 +146,21 @@ void print_expression(std::string& out, const Expression& e) {
 
 // ---- Types
 
+void print_type(std::string& out, const SizedType& t);
+void print_type(std::string& out, const UnsizedType& t);
+
+// `(real, vector)`, and `(real,)` for one element: a tuple type's elements, sized or not.
+template <class Type>
+void print_tuple_parts(std::string& out, const std::vector<Type>& parts) {
+    out += '(';
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        if (i > 0)
+            out += ", ";
+        print_type(out, parts[i]);
+    }
+    out += parts.size() == 1 ? ",)" : ")";
+}
+
 void print_type(std::string& out, const SizedType& t) {
     if (!t.dims.empty()) {
         out += "array[";
@@ -154,13 +169,7 @@ void print_type(std::string& out, const SizedType& t) {
     }
     out += name(t.base);
     if (t.base == BaseType::Tuple) {
-        out += '(';
-        for (std::size_t i = 0; i < t.parts.size(); ++i) {
-            if (i > 0)
-                out += ", ";
-            print_type(out, t.parts[i]);
-        }
-        out += t.parts.size() == 1 ? ",)" : ")";
+        print_tuple_parts(out, t.parts);
         return;
     }
     std::vector<std::pair<std::string_view, const Expression*>> constraints;
@@ -198,13 +207,7 @@ void print_type(std::string& out, const UnsizedType& t) {
         out += "array[" + std::string(t.array_dims - 1, ',') + "] ";
     out += name(t.base);
     if (t.base == BaseType::Tuple) {
-        out += '(';
-        for (std::size_t i = 0; i < t.parts.size(); ++i) {
-            if (i > 0)
-                out += ", ";
-            print_type(out, t.parts[i]);
-        }
-        out += t.parts.size() == 1 ? ",)" : ")";
+        print_tuple_parts(out, t.parts);
     }
 }
 
