@@ -1,6 +1,8 @@
 // `advi fit --output` by what is at the path (issue 17, class 8): an input is refused before
 // the fit, a symlink's target is written and the link kept, a FIFO and a character device are
 // written in place, and a write that fails names the file and the system's reason.
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -12,6 +14,7 @@
 
 #include "support/cli_runner.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -114,8 +117,20 @@ TEST_CASE("cli --output: a FIFO is written in place", "[cli][output]") {
     const fs::path fifo = in.dir / "pipe.csv";
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
     std::string received;
-    std::thread reader([&] { received = read_file(fifo); });
+    std::atomic<bool> done = false;
+    std::thread reader([&] {
+        received = read_file(fifo);
+        done = true;
+    });
     const Run r = tool(in.fit(fifo.string()));
+    // A tool that failed before opening the FIFO leaves the reader blocked in open(): a writer
+    // opened and closed here gives it end-of-file, so that the test fails instead of hanging
+    // (while no reader has the FIFO open, the open fails with ENXIO and is tried again).
+    while (!done) {
+        if (const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK); fd >= 0)
+            ::close(fd);
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
     reader.join();
     INFO("stderr: " << r.err);
     CHECK(r.status == 0);
