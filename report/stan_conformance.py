@@ -2,7 +2,7 @@
 """How much of the Stan language `advi check` covers, measured on stanc3's own test programs.
 
     report/stan_conformance.py CORPUS [--advi build/dsl/advi/cli/advi] [--timeout 20]
-                               [--reasons N] [--list]
+                               [--reasons N] [--list] [--lower]
 
 CORPUS is a folder holding stanc3's `test/integration/good` and `test/integration/bad` (or a
 folder with `good/` and `bad/` directly): e.g. a checkout or an archive of stan-dev/stanc3.
@@ -14,7 +14,10 @@ bad/ refused; each run of `advi check` is classified as
     crashed    killed by a signal, or any other exit status (a bug whatever the program)
     timeout    no answer within --timeout seconds (a bug too)
 
-and the script prints the counts per folder, the refused good programs grouped by reason (the
+With --lower, the good programs are also lowered with made-up data (`advi check --lower`: each
+data variable a value of its declared type and constraints), which finds what `check` accepts
+but the lowering refuses without seeing the data; bad programs are only checked.
+The script prints the counts per folder, the refused good programs grouped by reason (the
 message with names, numbers and quoted text masked, so that one missing feature is one group)
 the unknown function names by count and, with --list, every good program refused and every bad program accepted.
 """
@@ -42,9 +45,10 @@ def stan_files(folder):
     return sorted(out)
 
 
-def check(advi, path, timeout):
+def check(advi, path, timeout, lower=False):
     try:
-        p = subprocess.run([advi, "check", path], capture_output=True, text=True, timeout=timeout)
+        command = [advi, "check"] + (["--lower"] if lower else []) + [path]
+        p = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return "timeout", f"no answer in {timeout} s"
     text = (p.stderr.strip() or p.stdout.strip()).splitlines()
@@ -73,6 +77,8 @@ def main():
     ap.add_argument("--timeout", type=float, default=20.0)
     ap.add_argument("--reasons", type=int, default=25, help="reason groups to print")
     ap.add_argument("--list", action="store_true", help="list every misjudged program")
+    ap.add_argument("--lower", action="store_true",
+                    help="lower the good programs too, with made-up data")
     args = ap.parse_args()
     if not os.access(args.advi, os.X_OK):
         sys.exit(f"{args.advi}: not an executable (build the target advi_cli, or pass --advi)")
@@ -80,7 +86,8 @@ def main():
 
     results = {}
     for name, folder in (("good", good), ("bad", bad)):
-        results[name] = [(f, *check(args.advi, f, args.timeout)) for f in stan_files(folder)]
+        lower = args.lower and name == "good"
+        results[name] = [(f, *check(args.advi, f, args.timeout, lower)) for f in stan_files(folder)]
 
     for name, expected in (("good", "accepted"), ("bad", "refused")):
         rows = results[name]

@@ -379,6 +379,65 @@ void Lowerer::data_block() {
     }
 }
 
+DataValue Lowerer::placeholder_value(const SizedType& type, const std::string& name,
+                                     const Value& shape) {
+    DataValue x;
+    x.name = name;
+    x.type = shape.is_int() ? DType::Int : DType::Real;
+    x.dims = flat_dims(shape);
+    // a number inside the declared bounds (scalar bounds only; others are left to the check)
+    auto bound = [&](const std::optional<Expression>& b) -> std::optional<double> {
+        if (!b)
+            return std::nullopt;
+        const Value bv = expr(*b);
+        if (!bv.is_scalar())
+            return std::nullopt;
+        return bv.is_int() ? bv.ints[0] : m().evaluate(bv.expr)[0];
+    };
+    const auto lo = bound(type.lower), hi = bound(type.upper);
+    double value = shape.is_int() ? 2 : 0.5;  // two: loops over a size run more than once
+    if (lo && hi)
+        value = shape.is_int() ? std::max(*lo, std::min(value, *hi)) : (*lo + *hi) / 2;
+    else if (lo)
+        value = shape.is_int() ? std::max(value, *lo) : *lo + 0.5;
+    else if (hi)
+        value = shape.is_int() ? std::min(value, *hi) : *hi - 0.5;
+    const std::int64_t n = checked_product(x.dims).value_or(0);
+    std::vector<double> values(static_cast<std::size_t>(n), value);
+    // Structured types: per array element (array index fastest), a value of the type.
+    const std::int64_t per_element = [&] {
+        std::int64_t k = 1;
+        for (int s : shape.sizes) k *= s;
+        return k;
+    }();
+    const std::int64_t elements = per_element == 0 ? 0 : n / per_element;
+    const int rows = shape.sizes.empty() ? 1 : shape.sizes[0];
+    for (std::int64_t k = 0; k < per_element; ++k) {
+        const std::int64_t r = k % rows, c = k / rows;
+        double v = value;
+        switch (type.base) {
+            case BaseType::Simplex: v = 1.0 / static_cast<double>(rows); break;
+            case BaseType::UnitVector: v = r == 0 ? 1 : 0; break;
+            case BaseType::Ordered:
+            case BaseType::PositiveOrdered: v = static_cast<double>(r + 1); break;
+            case BaseType::CholeskyFactorCorr:
+            case BaseType::CholeskyFactorCov:
+            case BaseType::CorrMatrix:
+            case BaseType::CovMatrix: v = r == c ? 1 : 0; break;
+            default: continue;
+        }
+        for (std::int64_t e = 0; e < elements; ++e)
+            values[static_cast<std::size_t>(e + elements * k)] = v;
+    }
+    for (const double v : values) {
+        if (shape.is_int())
+            x.ints.push_back(static_cast<int>(v));
+        else
+            x.reals.push_back(v);
+    }
+    return x;
+}
+
 Value Lowerer::data_variable(const SizedType& type, const std::string& name, Loc name_loc) {
     if (type.base == BaseType::Tuple) {
         Value v;
@@ -406,6 +465,11 @@ Value Lowerer::data_variable(const SizedType& type, const std::string& name, Loc
         static const DataValue kEmpty{};
         if (given == nullptr && name.find(':') != std::string::npos && v.size() == 0)
             given = &kEmpty;
+        DataValue made_up;
+        if (given == nullptr && placeholder_data_) {
+            made_up = placeholder_value(d->type, d->name, v);
+            given = &made_up;
+        }
         if (given == nullptr) {
             throw DataError(
                 fmt::format("{}: data variable `{}` is missing from the data", where(), d->name));
@@ -2038,6 +2102,16 @@ std::unique_ptr<LoweredProgram> lower(const Program& program, const DataTable& d
     auto out = std::make_unique<LoweredProgram>();
     Lowerer lowerer(program, data, *out, seed);
     lowerer.unroll_limit_ = unroll_limit;
+    lowerer.run();
+    return out;
+}
+
+std::unique_ptr<LoweredProgram> lower_with_placeholder_data(const Program& program) {
+    check(program);
+    auto out = std::make_unique<LoweredProgram>();
+    const DataTable none;
+    Lowerer lowerer(program, none, *out, 0);
+    lowerer.placeholder_data_ = true;
     lowerer.run();
     return out;
 }

@@ -98,5 +98,9 @@ inline constexpr int kDefaultUnrollLimit = 1000;
 [[nodiscard]] std::unique_ptr<LoweredProgram> lower(const Program& program, const DataTable& data,
                                                     std::uint64_t seed = 0,
                                                     int unroll_limit = kDefaultUnrollLimit);
+// The program lowered with made-up data (each data variable a value of its declared type and
+// constraints: `advi check --lower`), to find what the lowering refuses without the data: the
+// graph is not meant for a fit.
+[[nodiscard]] std::unique_ptr<LoweredProgram> lower_with_placeholder_data(const Program& program);
 
 }  // namespace advi::stan

@@ -182,6 +182,8 @@ public:
     std::optional<Scan> scan_;
     // Loops longer than this that the vectoriser cannot lift run as a loop op (lower.hpp).
     int unroll_limit_ = kDefaultUnrollLimit;
+    // Data missing from the data are made up (lower_with_placeholder_data).
+    bool placeholder_data_ = false;
     // The sides of conditions known only per draw being lowered (if_per_draw): 1 where the side
     // is taken, else 0. An index known only per draw that is out of range on a side not taken
     // must not make the gradient NaN (0 times a NaN derivative): inside such sides a read or
@@ -236,6 +238,10 @@ private:
                             std::string_view what, bool finite);
     // Transformed data's declared constraints, checked at the end of the block as Stan does.
     void transformed_data_constraints(const SizedType& type, const std::string& name, Loc name_loc);
+    // A value for a data variable missing from the data, when placeholder_data_: 2 for ints
+    // (a size runs its loops more than once), 0.5 for reals, moved inside scalar bounds; the
+    // structured types' simplest member (uniform simplex, identity matrices, 1..K).
+    DataValue placeholder_value(const SizedType& type, const std::string& name, const Value& shape);
     // One data variable's value, read and checked (a tuple: each element, named `x:1` and read
     // from the data's `x.1`, CmdStan JSON's path).
     Value data_variable(const SizedType& t, const std::string& name, Loc name_loc);
