@@ -110,8 +110,19 @@ Expr Lowerer::real(const Value& v, Loc at) {
         for (std::int64_t k = 0; k < n; ++k) x[k] = v.ints[static_cast<std::size_t>(k)];
         return m().data(fresh_name("int_as_real"), out_.keep(std::move(x)));
     }
-    if (per_rank + (v.level > 0 ? 1 : 0) == 2) {
-        Eigen::MatrixXd x(rows, n / rows);
+    // two dimensions or more (unbatched): rows by the first index, the rest in the columns
+    if (per_rank + (v.level > 0 ? 1 : 0) == 2 || (v.level == 0 && per_rank > 2)) {
+        std::int64_t cols = 1;
+        if (v.level > 0) {
+            cols = rows == 0 ? 0 : n / rows;
+        } else {
+            std::vector<int> all = v.dims;
+            all.insert(all.end(), v.sizes.begin(), v.sizes.end());
+            for (std::size_t k = 1; k < all.size(); ++k) cols *= all[k];
+        }
+        if (static_cast<std::int64_t>(rows) * cols != n)
+            fail(at, "this value is used before it is assigned");
+        Eigen::MatrixXd x(rows, cols);
         for (std::int64_t k = 0; k < n; ++k) x.data()[k] = v.ints[static_cast<std::size_t>(k)];
         return m().data(fresh_name("int_as_real"), out_.keep(std::move(x)));
     }

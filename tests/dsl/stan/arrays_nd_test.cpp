@@ -118,4 +118,18 @@ model {
     CHECK(gq[0].value.shape().size() == 12);
 }
 
+TEST_CASE("ints of three dimensions used as reals keep Stan's order", "[stan][arrays]") {
+    const auto p = lower_text(R"(
+data { array[2, 2, 3] int k; }
+transformed data {
+  array[2, 2, 3] real r = k;
+  print(r[2, 1], " ", sum(to_vector(r[1, 2])));
+}
+parameters { real mu; }
+model { mu ~ normal(0, 1); }
+)",
+                              R"({"k": [[[1, 2, 3], [4, 5, 6]], [[7, 8, 9], [10, 11, 12]]]})");
+    CHECK(p->printed() == std::vector<std::string>{"[7,8,9] 15"});
+}
+
 }  // namespace advi::stan
