@@ -47,7 +47,15 @@ Value binary(CallSite& c) {
     c.arity(2);
     Lowerer& L = c.lowerer;
     const Value a = c.args[0], b = c.args[1];
-    const Value r = L.binary(BinaryOp::Add, a, b, c.at);  // the broadcast type and layout
+    // the broadcast type and layout, of `+` on reals (ints have no arithmetic on arrays:
+    // atan2(array[] int, int) is as on reals)
+    Value a_real = a;
+    if (a.is_known_int() && b.is_known_int() && !(a.is_scalar() && b.is_scalar())) {
+        a_real.expr = L.real(a, c.at);
+        a_real.ints.clear();
+        a_real.base = Base::Real;
+    }
+    const Value r = L.binary(BinaryOp::Add, a_real, b, c.at);
     const int lv = r.level;
     Expr x = L.real(L.at_level(a, lv, c.at), c.at), y = L.real(L.at_level(b, lv, c.at), c.at);
     if (lv > 0 && x.shape() != y.shape()) {

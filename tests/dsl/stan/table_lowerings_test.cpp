@@ -624,4 +624,13 @@ TEST_CASE("the session's refusals name what is at fault", "[stan]") {
                Catch::Contains("quantile: p = 1.5 must be in [0, 1]"));
 }
 
+TEST_CASE("binary functions of int arrays and ints are as on reals", "[stan]") {
+    const std::string head = "data { array[3] int k; int j; array[2, 3] int kk; }\n" + kHead;
+    const std::string json = R"({"k": [1, 2, 3], "j": 4, "kk": [[1, 2, 3], [4, 5, 6]]})";
+    check_same(head, "target += dot_product(to_vector(atan2(k, j)), x);",
+               "target += atan2(1, 4) * x[1] + atan2(2, 4) * x[2] + atan2(3, 4) * x[3];", json);
+    check_same(head, "target += to_vector(atan2(kk, j)[2]) ' * x;",
+               "target += atan2(4, 4) * x[1] + atan2(5, 4) * x[2] + atan2(6, 4) * x[3];", json);
+}
+
 }  // namespace advi::stan
