@@ -365,14 +365,20 @@ void Lowerer::transformed_data_constraints(const SizedType& type, const std::str
 }
 
 void Lowerer::data_block() {
-    block_ = BlockKind::Data;
-    for (const Statement& s : program_.data->statements) {
+    read_only_block(*program_.data, BlockKind::Data, &Lowerer::data_variable);
+}
+
+void Lowerer::read_only_block(const ProgramBlock& b, BlockKind kind,
+                              Value (Lowerer::*value_of)(const SizedType&, const std::string&,
+                                                         Loc)) {
+    block_ = kind;
+    for (const Statement& s : b.statements) {
         const auto* d = s.as<VarDecl>();
         if (d == nullptr)
-            fail(s.loc, "the data block holds declarations only");
+            fail(s.loc, fmt::format("the {} block holds declarations only", stan::name(kind)));
         Var var;
-        var.value = data_variable(d->type, d->name, d->name_loc);
-        var.block = BlockKind::Data;
+        var.value = (this->*value_of)(d->type, d->name, d->name_loc);
+        var.block = kind;
         var.initialised = true;
         var.readonly = true;
         declare(d->name_loc, d->name, std::move(var));
@@ -542,18 +548,7 @@ void Lowerer::transformed_data_block() {
 }
 
 void Lowerer::parameters_block() {
-    block_ = BlockKind::Parameters;
-    for (const Statement& s : program_.parameters->statements) {
-        const auto* d = s.as<VarDecl>();
-        if (d == nullptr)
-            fail(s.loc, "the parameters block holds declarations only");
-        Var var;
-        var.value = parameter_variable(d->type, d->name, d->name_loc);
-        var.block = BlockKind::Parameters;
-        var.initialised = true;
-        var.readonly = true;
-        declare(d->name_loc, d->name, std::move(var));
-    }
+    read_only_block(*program_.parameters, BlockKind::Parameters, &Lowerer::parameter_variable);
 }
 
 Value Lowerer::parameter_variable(const SizedType& type, const std::string& name, Loc name_loc) {

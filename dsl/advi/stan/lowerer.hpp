@@ -242,6 +242,10 @@ private:
     // (a size runs its loops more than once), 0.5 for reals, moved inside scalar bounds; the
     // structured types' simplest member (uniform simplex, identity matrices, 1..K).
     DataValue placeholder_value(const SizedType& type, const std::string& name, const Value& shape);
+    // The data or parameters block: each declaration a read-only variable whose value
+    // `value_of` makes (data_variable, parameter_variable).
+    void read_only_block(const ProgramBlock& b, BlockKind kind,
+                         Value (Lowerer::*value_of)(const SizedType&, const std::string&, Loc));
     // One data variable's value, read and checked (a tuple: each element, named `x:1` and read
     // from the data's `x.1`, CmdStan JSON's path).
     Value data_variable(const SizedType& t, const std::string& name, Loc name_loc);

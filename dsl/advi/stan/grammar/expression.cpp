@@ -62,18 +62,22 @@ Term make_call_or_variable(const ParseState& state, Name name, boost::optional<C
     return t;
 }
 
-Term make_list(const ParseState& state, Loc loc, std::vector<Term> elements, bool row_vector) {
+// A node of kind List ({...}, [...], (a, b)) over `elements`, one level above the highest.
+template <class List>
+Term make_over(const ParseState& state, Loc loc, std::vector<Term> elements) {
     Term t;
     t.e.loc = loc;
     int height = 0;
     for (const Term& a : elements) height = std::max(height, a.height);
     t.height = 1 + height;
     check_height(state, t.height, loc);
-    if (row_vector)
-        t.e.node = RowVectorExpr{take(elements)};
-    else
-        t.e.node = ArrayExpr{take(elements)};
+    t.e.node = List{take(elements)};
     return t;
+}
+
+Term make_list(const ParseState& state, Loc loc, std::vector<Term> elements, bool row_vector) {
+    return row_vector ? make_over<RowVectorExpr>(state, loc, std::move(elements))
+                      : make_over<ArrayExpr>(state, loc, std::move(elements));
 }
 
 // One position inside brackets and the height of its expressions.
@@ -106,14 +110,7 @@ Term make_parenthesised(const ParseState& state, Loc loc, std::vector<Term> elem
         throw SyntaxError{state.at(end),
                           "expected an expression after `,` (only a tuple of one "
                           "element ends with a comma: `(a,)`)"};
-    Term t;
-    t.e.loc = loc;
-    int height = 0;
-    for (const Term& a : elements) height = std::max(height, a.height);
-    t.height = 1 + height;
-    check_height(state, t.height, loc);
-    t.e.node = TupleExpr{take(elements)};
-    return t;
+    return make_over<TupleExpr>(state, loc, std::move(elements));
 }
 
 Term make_tuple_index(const ParseState& state, Term base, const TupleSlot& slot) {
