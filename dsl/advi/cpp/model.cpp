@@ -353,8 +353,8 @@ Expr Model::param(std::string name, const Dist& prior, Eigen::Index rows, Eigen:
         std::int64_t n = 1;
         for (const std::int64_t d : options.dims) n *= d;
         if (n != shape.size()) {
-            throw ShapeError(fmt::format("param `{}`: dims [{}] hold {} values, its shape {}", name,
-                                         fmt::join(options.dims, ", "), n, shape.size()));
+            throw ShapeError(fmt::format("param `{}`: dims [{}] hold {} values; its shape holds {}",
+                                         name, fmt::join(options.dims, ", "), n, shape.size()));
         }
     }
     return in_context(context, [&] {

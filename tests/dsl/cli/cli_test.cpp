@@ -190,6 +190,21 @@ TEST_CASE("cli: check parses every test program and prints it back", "[cli]") {
         CHECK(r2.status == 0);
         CHECK(r2.out.substr(r2.out.find('\n') + 1) == printed.out.substr(header.size()));
     }
+    // --lower lowers with made-up data, and says so; what the lowering refuses is an error
+    const fs::path lowers =
+        write_file("lowers.stan",
+                   "data { int<lower=1> N; vector[N] y; }\nparameters { real mu; }\n"
+                   "model { y ~ normal(mu, 1); }\n");
+    const Run l = tool("check --lower " + q(lowers));
+    CHECK(l.status == 0);
+    CHECK(l.out == lowers.string() + ": ok (lowered with made-up data)\n");
+    const fs::path refused = write_file(
+        "refused.stan", "parameters { real mu; }\nmodel { print(mu); mu ~ normal(0, 1); }\n");
+    CHECK(tool("check " + q(refused)).status == 0);
+    const Run lr = tool("check --lower " + q(refused));
+    CHECK(lr.status == 1);
+    CHECK(contains(lr.err, refused.string() + ":2:15: print of `mu`, which depends on the "
+                                              "parameters"));
     // Names are checked without data.
     const fs::path undeclared = write_file(
         "undeclared.stan", "parameters {\n  real mu;\n}\nmodel {\n  x ~ normal(mu, 1);\n}\n");

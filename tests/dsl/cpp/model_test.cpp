@@ -118,6 +118,12 @@ TEST_CASE("bad input: errors name the variable, slot or argument", "[dsl]") {
     auto Xd = m.data("X", X);
     auto beta = m.param("beta", normal(0, 1), 2);
     CHECK_THROWS_WITH(m.data("y", y), Catch::Contains("`y` is already a data slot"));
+    // dims to report a matrix by must hold its values
+    CHECK_THROWS_WITH(m.param("p", flat(), 2, 6,
+                              {
+                                  .dims = {2, 2, 2}
+    }),
+                      "param `p`: dims [2, 2, 2] hold 8 values; its shape holds 12");
     CHECK_THROWS_WITH(m.param("beta", normal(0, 1)),
                       Catch::Contains("`beta` is already a parameter"));
     CHECK_THROWS_WITH(m.data("y2", y_bad), Catch::Contains("data slot `y2`: element 2 is nan"));
