@@ -87,10 +87,11 @@ int run_optimize(const OptimizeArgs& args) {
         const Eigen::VectorXd values = reporter.evaluate(mode.theta(), rng, "the mode");
         Eigen::Index offset = 0;
         for (const stan::ReportedValue& v : reporter.values()) {
-            const std::vector<std::string> names = stan_column_names(v.name, v.dims);
+            const std::vector<std::string> names = stan_column_names(v.name, v.dims, v.complex);
             const auto size = static_cast<Eigen::Index>(names.size());
             extra.push_back({.name = v.name,
                              .dims = v.dims,
+                             .complex = v.complex,
                              .at_mean = values.segment(offset, size),
                              .draws = {}});
             for (Eigen::Index k = 0; k < size; ++k)

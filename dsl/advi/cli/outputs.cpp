@@ -61,6 +61,7 @@ std::vector<ExtraBlock> extra_blocks(const stan::ReportedDraws& reported) {
         for (const std::int64_t d : v.dims) size *= d;
         blocks.push_back({.name = v.name,
                           .dims = v.dims,
+                          .complex = v.complex,
                           .at_mean = reported.at_mean.segment(offset, size),
                           .draws = reported.draws.middleCols(offset, size)});
         offset += size;

@@ -361,7 +361,8 @@ Expr Model::param(std::string name, const Dist& prior, Eigen::Index rows, Eigen:
         const auto index = static_cast<std::int64_t>(latents_.size());
         const NodeId node = graph_.leaf(Op::Param, shape, DType::Real, index, name);
         add_term(advi::log_density(graph_, *prior.info, node, args));
-        latents_.push_back({name, shape, support, options.transform, node, options.dims});
+        latents_.push_back(
+            {name, shape, support, options.transform, node, options.dims, options.complex});
         return wrap(node);
     });
 }

@@ -37,6 +37,8 @@ struct ParamOptions {
     // of three or more dimensions (Stan's array[N] matrix[R, C] as mat[N, R * C]). Their product
     // must be the shape's size.
     std::vector<std::int64_t> dims{};
+    // Stan's complex values: dims[0] = 2 is the real and imaginary part (LatentVariable::complex).
+    bool complex{};
 };
 
 class Model {

@@ -101,6 +101,10 @@ std::string_view name(BaseType type) {
         case BaseType::CorrMatrix: return "corr_matrix";
         case BaseType::CovMatrix: return "cov_matrix";
         case BaseType::Tuple: return "tuple";
+        case BaseType::Complex: return "complex";
+        case BaseType::ComplexVector: return "complex_vector";
+        case BaseType::ComplexRowVector: return "complex_row_vector";
+        case BaseType::ComplexMatrix: return "complex_matrix";
     }
     return "?";
 }

@@ -85,6 +85,10 @@ struct IntLiteral {
 struct RealLiteral {
     double value = 0;
 };
+// `2.5i`: a complex number with real part 0.
+struct ImagLiteral {
+    double value = 0;
+};
 // Only ever an argument of print, reject or fatal_error.
 struct StringLiteral {
     std::string value;  // without the quotes, as written (Stan has no escapes)
@@ -150,9 +154,9 @@ struct TupleIndex {
 };
 
 struct Expression {
-    using Node = std::variant<IntLiteral, RealLiteral, StringLiteral, Variable, Call, Unary, Binary,
-                              Conditional, Indexed, Transpose, ArrayExpr, RowVectorExpr, TupleExpr,
-                              TupleIndex>;
+    using Node = std::variant<IntLiteral, RealLiteral, ImagLiteral, StringLiteral, Variable, Call,
+                              Unary, Binary, Conditional, Indexed, Transpose, ArrayExpr,
+                              RowVectorExpr, TupleExpr, TupleIndex>;
     Loc loc;  // the first character of the expression
     Node node;
 
@@ -184,6 +188,11 @@ enum class BaseType {
     CorrMatrix,
     CovMatrix,
     Tuple,  // `tuple(real, vector[N])`: the element types are the type's `parts`
+    // Complex numbers and their containers (no constraints).
+    Complex,
+    ComplexVector,
+    ComplexRowVector,
+    ComplexMatrix,
 };
 
 // A declared type: `array[N, M] vector<lower = 0>[K]` (the parser refuses the old

@@ -61,6 +61,7 @@ struct ExpressionPrinter {
 
     void operator()(const IntLiteral& x) { out += std::to_string(x.value); }
     void operator()(const RealLiteral& x) { out += real_text(x.value); }
+    void operator()(const ImagLiteral& x) { out += real_text(x.value) + "i"; }
     void operator()(const StringLiteral& x) {
         out += '"';
         out += x.value;

@@ -1,6 +1,7 @@
 #include <advi/stan/check.hpp>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 #include <set>
@@ -382,6 +383,11 @@ private:
     }
     StanType node(const IntLiteral&, const Expression&) { return int_type(); }
     StanType node(const RealLiteral&, const Expression&) { return real_type(); }
+    StanType node(const ImagLiteral&, const Expression&) {
+        StanType t;
+        t.kind = TypeKind::Complex;
+        return t;
+    }
     StanType node(const StringLiteral&, const Expression& e) {
         fail(e.loc, "a string can only be printed");
     }
@@ -408,7 +414,12 @@ private:
     }
     StanType node(const Binary& n, const Expression&) {
         const StanType a = expr(*n.lhs), b = expr(*n.rhs);
-        const auto r = binary_type(n.op, a, b);
+        auto r = binary_type(n.op, a, b);
+        if (!r && n.op == BinaryOp::EltPower) {
+            // `.^` is Stan's pow, arrays included
+            const std::array<StanType, 2> args{a, b};
+            r = resolve(find_library_function("pow")->signatures, args);
+        }
         if (!r) {
             fail(n.op_loc,
                  fmt::format("no operator {} {} {}", str(a), binary_op_info(n.op).symbol, str(b)));
@@ -475,6 +486,16 @@ private:
         if (t.kind == TypeKind::RowVector && t.array_dims == 0) {
             StanType r;
             r.kind = TypeKind::Matrix;
+            return r;
+        }
+        if (t.kind == TypeKind::Complex && t.array_dims == 0) {
+            StanType r;
+            r.kind = TypeKind::ComplexRowVector;
+            return r;
+        }
+        if (t.kind == TypeKind::ComplexRowVector && t.array_dims == 0) {
+            StanType r;
+            r.kind = TypeKind::ComplexMatrix;
             return r;
         }
         fail(e.loc,
@@ -545,6 +566,10 @@ private:
         })) > 0;
         if (const OdeSolverRow* ode = find_ode_solver(f); ode != nullptr && !user_function)
             return ode_call(c, *ode, at);
+        if ((f == "reduce_sum" || f == "reduce_sum_static") && !user_function)
+            return reduce_sum_call(c, at);
+        if (f == "map_rect" && !user_function)
+            return map_rect_call(c, at);
         // A library function advi cannot lower is refused before its arguments are read: those
         // of a higher-order function name functions, which are no values here.
         if (const std::string why = unavailable_reason(f); !why.empty() && !user_function)
@@ -684,10 +709,13 @@ private:
             return false;
         return reads_parameters(e);
     }
-    bool reads_parameters(const Expression& e) const {
+    // `everywhere`: conditions and indices too (a value chosen by a parameter is not data
+    // either, which is Stan's rule for a higher-order function's data arguments).
+    bool reads_parameters(const Expression& e, bool everywhere = false) const {
         auto any = [&](const std::vector<Expression>& xs) {
-            return std::any_of(xs.begin(), xs.end(),
-                               [&](const Expression& x) { return reads_parameters(x); });
+            return std::any_of(xs.begin(), xs.end(), [&](const Expression& x) {
+                return reads_parameters(x, everywhere);
+            });
         };
         if (const auto* v = e.as<Variable>()) {
             const Name* n = find(v->name);
@@ -696,15 +724,27 @@ private:
         if (const auto* c = e.as<Call>())
             return c->name == "target" || any(c->args);
         if (const auto* u = e.as<Unary>())
-            return reads_parameters(*u->operand);
+            return reads_parameters(*u->operand, everywhere);
         if (const auto* b = e.as<Binary>())
-            return reads_parameters(*b->lhs) || reads_parameters(*b->rhs);
-        if (const auto* c = e.as<Conditional>())
-            return reads_parameters(*c->if_true) || reads_parameters(*c->if_false);
-        if (const auto* ix = e.as<Indexed>())  // an index is an int: data
-            return reads_parameters(*ix->base);
+            return reads_parameters(*b->lhs, everywhere) || reads_parameters(*b->rhs, everywhere);
+        if (const auto* c = e.as<Conditional>()) {
+            return (everywhere && reads_parameters(*c->condition, true)) ||
+                   reads_parameters(*c->if_true, everywhere) ||
+                   reads_parameters(*c->if_false, everywhere);
+        }
+        if (const auto* ix = e.as<Indexed>()) {  // an index is an int: data
+            if (everywhere) {
+                for (const Index& i : ix->indices) {
+                    for (const auto* bound : {&i.lower, &i.upper}) {
+                        if (*bound && reads_parameters(***bound, true))
+                            return true;
+                    }
+                }
+            }
+            return reads_parameters(*ix->base, everywhere);
+        }
         if (const auto* t = e.as<Transpose>())
-            return reads_parameters(*t->operand);
+            return reads_parameters(*t->operand, everywhere);
         if (const auto* a = e.as<ArrayExpr>())
             return any(a->elements);
         if (const auto* r = e.as<RowVectorExpr>())
@@ -712,7 +752,7 @@ private:
         if (const auto* t = e.as<TupleExpr>())
             return any(t->elements);
         if (const auto* t = e.as<TupleIndex>())
-            return reads_parameters(*t->base);
+            return reads_parameters(*t->base, everywhere);
         return false;  // literals
     }
     // Stan: an argument declared `data` takes only values that do not depend on parameters.
@@ -750,6 +790,123 @@ private:
                                  def.name));
         }
         return return_type(def);
+    }
+
+    // The function a higher-order call passes on: a function of the functions block that
+    // neither adds to the target nor draws (Stan's rule for reduce_sum and map_rect).
+    std::string passed_function(const Call& c, Loc at) const {
+        const auto* fv = c.args.empty() ? nullptr : c.args[0].as<Variable>();
+        const std::string name =
+            fv == nullptr ? std::string() : user_density(fv->name, [&](const std::string& n) {
+                return functions_.count(n) > 0;
+            });
+        if (fv == nullptr || functions_.count(name) == 0) {
+            fail(c.args.empty() ? at : c.args[0].loc,
+                 fmt::format("`{}` takes the name of a function of the functions block first",
+                             c.name));
+        }
+        for (const char* suffix : {"_lp", "_jacobian", "_rng"}) {
+            if (ends_with(fv->name, suffix)) {
+                fail(c.args[0].loc,
+                     fmt::format("`{}` ends in `{}`: a function that {} cannot be passed to `{}`",
+                                 fv->name, suffix,
+                                 std::string_view(suffix) == "_rng" ? "draws random numbers"
+                                                                    : "adds to the log density",
+                                 c.name));
+            }
+        }
+        // `foo_lupdf` for the user's foo_lpdf: where `_lupdf` may be called
+        if ((ends_with(fv->name, "_lupdf") || ends_with(fv->name, "_lupmf")) &&
+            !(in_model_ && function_ == nullptr) &&
+            !(function_ != nullptr &&
+              (ends_with(function_->name, "_lpdf") || ends_with(function_->name, "_lpmf") ||
+               ends_with(function_->name, "_lp")))) {
+            fail(c.args[0].loc, fmt::format("`{}`: `_lupdf` and `_lupmf` can only be used in the "
+                                            "model block or in functions ending in `_lpdf`, "
+                                            "`_lpmf` or `_lp`",
+                                            fv->name));
+        }
+        return name;
+    }
+
+    // reduce_sum(f, x, grainsize, s...): f(x[start:end], start, end, s...) summed over slices
+    // of the array x; f returns real and takes x's type (an array of int, real, vectors or
+    // matrices), two ints, then what s... are assignable to.
+    StanType reduce_sum_call(const Call& c, Loc at) {
+        const std::string f = passed_function(c, at);
+        if (c.args.size() < 3)
+            fail(at, fmt::format("{} takes (f, x, grainsize, ...); got {} arguments", c.name,
+                                 c.args.size()));
+        std::vector<StanType> args;
+        for (std::size_t k = 1; k < c.args.size(); ++k) args.push_back(expr(c.args[k]));
+        const StanType& x = args[0];
+        if (x.array_dims == 0 || x.kind == TypeKind::Tuple || is_complex(x)) {
+            fail(c.args[1].loc, fmt::format("{} slices an array of int, real, vectors or "
+                                            "matrices; got {}",
+                                            c.name, str(x)));
+        }
+        if (!is_int(args[1]))
+            fail(c.args[2].loc,
+                 fmt::format("{}: the grainsize must be an int, got {}", c.name, str(args[1])));
+        std::vector<StanType> f_args{x, int_type(), int_type()};
+        f_args.insert(f_args.end(), args.begin() + 2, args.end());
+        const FunctionDef& def = user_overload(f, f_args, c.args[0].loc);
+        const std::vector<StanType> params = argument_types(def);
+        auto same = [](const StanType& a, const StanType& b) {
+            return a.kind == b.kind && a.array_dims == b.array_dims;
+        };
+        bool fits = params.size() == f_args.size() && same(return_type(def), real_type()) &&
+                    same(params[0], x) && is_int(params[1]) && is_int(params[2]);
+        for (std::size_t k = 3; fits && k < params.size(); ++k)
+            fits = assignable(params[k], f_args[k]);
+        if (!fits) {
+            fail(c.args[0].loc,
+                 fmt::format("{} calls `{}` as ({}, int, int{}) => real; `{}` is {}", c.name, f,
+                             str(x), args.size() > 2 ? ", ..." : "", f, signature_str(def)));
+        }
+        return real_type();
+    }
+
+    // map_rect(f, phi, thetas, x_r, x_i): f(phi, thetas[j], x_r[j], x_i[j]) for each job j,
+    // the results stacked; f is (vector, vector, data array[] real, data array[] int) => vector.
+    StanType map_rect_call(const Call& c, Loc at) {
+        const std::string f = passed_function(c, at);
+        if (c.args.size() != 5)
+            fail(at, fmt::format("map_rect takes (f, phi, thetas, x_r, x_i); got {} arguments",
+                                 c.args.size()));
+        std::vector<StanType> args;
+        for (std::size_t k = 1; k < c.args.size(); ++k) args.push_back(expr(c.args[k]));
+        StanType vector;
+        vector.kind = TypeKind::Vector;
+        StanType vectors = vector;
+        vectors.array_dims = 1;
+        const std::vector<StanType> want{vector, vectors, real_type(2), int_type(2)};
+        for (std::size_t k = 0; k < 4; ++k) {
+            if (!(args[k] == want[k])) {
+                fail(c.args[k + 1].loc, fmt::format("map_rect's argument {} must be {}, got {}",
+                                                    k + 2, str(want[k]), str(args[k])));
+            }
+        }
+        for (std::size_t k : {3, 4}) {
+            if (reads_parameters(c.args[k], true)) {
+                fail(c.args[k].loc, fmt::format("map_rect: argument {} must be data only; this "
+                                                "one depends on the parameters",
+                                                k + 1));
+            }
+        }
+        const std::vector<StanType> f_args{vector, vector, real_type(1), int_type(1)};
+        const FunctionDef& def = user_overload(f, f_args, c.args[0].loc);
+        const std::vector<StanType> params = argument_types(def);
+        bool fits = params.size() == f_args.size() && return_type(def).kind == TypeKind::Vector &&
+                    return_type(def).array_dims == 0;
+        for (std::size_t k = 0; fits && k < params.size(); ++k)
+            fits = params[k].kind == f_args[k].kind && params[k].array_dims == f_args[k].array_dims;
+        if (!fits) {
+            fail(c.args[0].loc, fmt::format("map_rect calls `{}` as (vector, vector, data array[] "
+                                            "real, data array[] int) => vector; `{}` is {}",
+                                            f, f, signature_str(def)));
+        }
+        return vector;
     }
 
     // An ODE solver's call (ode_solvers.hpp): the function named first, the fixed arguments,
@@ -887,7 +1044,9 @@ private:
             return std::any_of(t.parts.begin(), t.parts.end(), constrained);
         return t.lower || t.upper || t.offset || t.multiplier ||
                (t.base != BaseType::Int && t.base != BaseType::Real && t.base != BaseType::Vector &&
-                t.base != BaseType::RowVector && t.base != BaseType::Matrix);
+                t.base != BaseType::RowVector && t.base != BaseType::Matrix &&
+                t.base != BaseType::Complex && t.base != BaseType::ComplexVector &&
+                t.base != BaseType::ComplexRowVector && t.base != BaseType::ComplexMatrix);
     }
     Ending node(const VarDecl& n, Loc) {
         const StanType t = type_of(n.type);
@@ -1169,6 +1328,9 @@ private:
         } else if (t.kind == TypeKind::Vector || t.kind == TypeKind::RowVector ||
                    t.kind == TypeKind::Matrix) {
             t = real_type();
+        } else if (t.kind == TypeKind::ComplexVector || t.kind == TypeKind::ComplexRowVector ||
+                   t.kind == TypeKind::ComplexMatrix) {
+            t.kind = TypeKind::Complex;
         } else {
             fail(n.container.loc,
                  fmt::format("a foreach loop needs an array, vector or matrix, got {}", str(t)));

@@ -17,10 +17,12 @@
 
 #include <advi/dist/cdf.hpp>
 #include <advi/stan/int_arithmetic.hpp>
+#include <advi/stan/lower_complex.hpp>
 #include <advi/stan/lower_reorder.hpp>
 #include <advi/stan/lower_transform_functions.hpp>
 #include <advi/stan/lowerer.hpp>
 #include <advi/stan/stan_library.hpp>
+#include <advi/stan/types.hpp>
 
 namespace advi::stan {
 
@@ -807,6 +809,39 @@ Value real1(CallSite& c) {
     return CallSite::real_scalar(F(c.real_of(0)));
 }
 
+// add_diag(M, d): M with d (a scalar, or a vector of the diagonal's length) added to its
+// diagonal.
+Value add_diag_of(CallSite& c) {
+    c.arity(2);
+    const Value& M = c.args[0];
+    const int n = std::min(M.sizes[0], M.sizes[1]);
+    if (M.sizes[0] != M.sizes[1])
+        c.fail(
+            fmt::format("add_diag of a non-square matrix ({}) is not supported yet", type_str(M)));
+    const Expr d = c.real_of(1);
+    if (!c.args[1].is_scalar() && c.args[1].sizes[0] != n) {
+        c.fail(
+            fmt::format("add_diag: the diagonal has {} elements, got {}", n, type_str(c.args[1])));
+    }
+    const Expr v = c.args[1].is_scalar() ? rep_vector(d, n) : d;
+    return CallSite::mat(c.real_of(0) + diag_matrix(v));
+}
+
+// symmetrize_from_lower_tri(M): the lower triangle (with the diagonal) mirrored above it.
+Value symmetrize_from_lower_tri_of(CallSite& c) {
+    c.arity(1);
+    const Value& M = c.args[0];
+    if (M.sizes[0] != M.sizes[1])
+        c.fail(fmt::format("symmetrize_from_lower_tri needs a square matrix, got {}", type_str(M)));
+    const int n = M.sizes[0];
+    Eigen::MatrixXd strict = Eigen::MatrixXd::Zero(n, n);
+    for (int j = 0; j < n; ++j)
+        for (int i = j + 1; i < n; ++i) strict(i, j) = 1;
+    const Eigen::VectorXd flat = Eigen::Map<const Eigen::VectorXd>(strict.data(), n * n);
+    const Expr below = elt_multiply(c.real_of(0), to_matrix(c.lowerer.known_reals(flat), n, n));
+    return CallSite::mat(below + transpose(below) + diag_matrix(diagonal(c.real_of(0))));
+}
+
 // transpose(m), and of a vector the row vector with its elements (the same node).
 Value transpose_of(CallSite& c) {
     c.arity(1);
@@ -1293,6 +1328,8 @@ std::span<const FunctionRow> functions() {
             {"quantile",                                           whole<quantile_of>                                      },
             {"determinant",                                           whole<real1<determinant>>                                             },
             {"generalized_inverse",                                           whole<matrix1<generalized_inverse>>                      },
+            {"add_diag",                                           whole<add_diag_of>       },
+            {"symmetrize_from_lower_tri",                                           whole<symmetrize_from_lower_tri_of>                                         },
         };
         // (every form Stan has: values of three or more dimensions are refused at their
         // declarations, "not supported yet")
@@ -1309,6 +1346,37 @@ std::span<const FunctionRow> functions() {
             if (find_library_function(name) == nullptr)
                 throw InternalError(fmt::format("`{}` is not in Stan's library", name));
             rows.push_back({name, real_forms(name), lowering});
+        }
+        // Complex forms (lower_complex.hpp): Stan's signatures with complex types, for the
+        // functions lowered on complex values; the complex-only functions with all of theirs.
+        // A complex form is lowered where its real form is (the parts go through it).
+        auto realified = [](std::vector<StanType> types) {
+            for (StanType& t : types) {
+                switch (t.kind) {
+                    case TypeKind::Complex: t.kind = TypeKind::Real; break;
+                    case TypeKind::ComplexVector: t.kind = TypeKind::Vector; break;
+                    case TypeKind::ComplexRowVector: t.kind = TypeKind::RowVector; break;
+                    case TypeKind::ComplexMatrix: t.kind = TypeKind::Matrix; break;
+                    default: break;
+                }
+            }
+            return types;
+        };
+        for (const std::string_view name : complex_function_names(false)) {
+            for (FunctionRow& r : rows) {
+                if (r.name != name)
+                    continue;
+                const std::vector<Signature> real = r.signatures;
+                for (const Signature& sig : find_library_function(name)->signatures) {
+                    if (str(sig).find("complex") != std::string::npos &&
+                        resolve(real, realified(sig.args)))
+                        r.signatures.push_back(sig);
+                }
+            }
+        }
+        for (const std::string_view name : complex_function_names(true)) {
+            rows.push_back({name, find_library_function(name)->signatures,
+                            [](CallSite& c) { return *complex_call(c); }});
         }
         return rows;
     }();

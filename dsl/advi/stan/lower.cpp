@@ -56,7 +56,22 @@ Base base_of(BaseType t) {
         case BaseType::PositiveOrdered: return Base::Vector;
         case BaseType::RowVector: return Base::RowVector;
         case BaseType::Tuple: return Base::Tuple;
+        case BaseType::Complex:
+        case BaseType::ComplexVector:
+        case BaseType::ComplexRowVector:
+        case BaseType::ComplexMatrix: return Base::Complex;
         default: return Base::Matrix;
+    }
+}
+
+// complex_vector -> vector, ...: the type of a complex type's parts; nullopt if not complex.
+std::optional<BaseType> part_type(BaseType t) {
+    switch (t) {
+        case BaseType::Complex: return BaseType::Real;
+        case BaseType::ComplexVector: return BaseType::Vector;
+        case BaseType::ComplexRowVector: return BaseType::RowVector;
+        case BaseType::ComplexMatrix: return BaseType::Matrix;
+        default: return std::nullopt;
     }
 }
 
@@ -169,14 +184,17 @@ SizedType Lowerer::element_type(const SizedType& tuple, std::size_t k) {
 }
 
 void Lowerer::declare_value(Loc at, const std::string& name, Var v) {
-    if (!v.value.is_tuple()) {
+    if (!v.value.has_parts()) {
         declare(at, name, std::move(v));
         return;
     }
     Var alias = v;
     alias.value.parts.clear();
     for (std::size_t k = 0; k < v.value.parts.size(); ++k) {
-        alias.elements.push_back(fmt::format("{}:{}", name, k + 1));
+        // a tuple's elements `x:1`, `x:2`; a complex value's parts `z:re`, `z:im`
+        alias.elements.push_back(v.value.is_complex()
+                                     ? fmt::format("{}:{}", name, k == 0 ? "re" : "im")
+                                     : fmt::format("{}:{}", name, k + 1));
         Var element = v;
         element.value = v.value.parts[k];
         declare_value(at, alias.elements.back(), std::move(element));
@@ -195,12 +213,15 @@ Value Lowerer::read_variable(const std::string& name, Loc at) {
         return var->value;
     }
     Value t;
-    t.base = Base::Tuple;
+    t.base = var->value.base;  // a tuple or a complex value
     t.dims = var->value.dims;
+    t.sizes = var->value.sizes;
     for (const std::string& e : var->elements) {
         t.parts.push_back(read_variable(e, at));
         t.level = std::max(t.level, t.parts.back().level);
     }
+    if (t.is_complex() && !levels_.empty())
+        throw NotVectorisable(at, "a complex number");
     return t;
 }
 
@@ -214,6 +235,15 @@ void Lowerer::element_leaves(const std::string& name, std::vector<std::string>& 
 }
 
 Value Lowerer::declared_shape(const SizedType& t, const std::string& name) {
+    if (const auto part = part_type(t.base)) {
+        SizedType p = t;
+        p.base = *part;
+        Value re = declared_shape(p, name);
+        Value v = re;
+        v.base = Base::Complex;
+        v.parts = {re, re};
+        return v;
+    }
     if (t.base == BaseType::Tuple) {
         Value v;
         v.base = Base::Tuple;
@@ -444,7 +474,77 @@ DataValue Lowerer::placeholder_value(const SizedType& type, const std::string& n
     return x;
 }
 
+Expr Lowerer::real_data(const Value& v, const std::string& name,
+                        const std::vector<double>& values) {
+    const auto fd = flat_dims(v);
+    if (fd.empty())
+        return m().data(name, values[0]);
+    if (fd.size() == 1) {
+        Eigen::VectorXd x = Eigen::Map<const Eigen::VectorXd>(
+            values.data(), static_cast<Eigen::Index>(values.size()));
+        return m().data(name, out_.keep(std::move(x)));
+    }
+    // Two dimensions or more: rows by the first index, the rest column-major in the columns
+    // (array[N] matrix[R, C] is mat[N, R * C]), the layout of every value of rank 2 or more.
+    std::int64_t cols = 1;
+    for (std::size_t k = 1; k < fd.size(); ++k) cols *= fd[k];
+    Eigen::MatrixXd x = Eigen::Map<const Eigen::MatrixXd>(values.data(), fd[0], cols);
+    return m().data(name, out_.keep(std::move(x)));
+}
+
+Value Lowerer::complex_data(const SizedType& type, BaseType part, const std::string& name,
+                            Loc name_loc) {
+    // CmdStan JSON writes a complex number as [re, im], the pair innermost: the data are reals
+    // of the declared dims and a last dim of 2, whose halves (column-major) are the parts.
+    SizedType p = type;
+    p.base = part;
+    const Value shape = declared_shape(p, name);
+    std::string data_name = name;
+    std::replace(data_name.begin(), data_name.end(), ':', '.');
+    const SourcePosition at = position_of(program_.text, name_loc.offset);
+    const std::string where = fmt::format("{}:{}:{}", program_.file, at.line, at.column);
+    std::vector<std::int64_t> dims = flat_dims(shape);
+    dims.push_back(2);
+    const auto n = static_cast<std::size_t>(shape.size());
+    std::vector<double> values;
+    if (const DataValue* given = data_.find(data_name)) {
+        try {
+            given->check(DType::Real, dims);
+        } catch (const DataError& e) {
+            throw DataError(
+                fmt::format("{}: {} (a complex value is [real, imaginary])", where, e.what()));
+        }
+        if (given->is_int())
+            values.assign(given->ints.begin(), given->ints.end());
+        else
+            values = given->reals;
+        if (given->type_unknown)
+            values.assign(2 * n, 0.0);
+    } else if (placeholder_data_) {
+        values.assign(2 * n, 0.5);
+    } else {
+        throw DataError(
+            fmt::format("{}: data variable `{}` is missing from the data", where, data_name));
+    }
+    for (std::size_t k = 0; k < values.size(); ++k) {
+        if (!std::isfinite(values[k])) {
+            throw DataError(
+                fmt::format("{}: data variable `{}`: element {} is {}; data must be "
+                            "finite numbers",
+                            where, data_name, k + 1, values[k]));
+        }
+    }
+    const std::vector<double> re(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(n));
+    const std::vector<double> im(values.begin() + static_cast<std::ptrdiff_t>(n), values.end());
+    Value r = shape, i = shape;
+    r.expr = real_data(shape, data_name + ".real", re);
+    i.expr = real_data(shape, data_name + ".imag", im);
+    return complex_of(r, i, name_loc);
+}
+
 Value Lowerer::data_variable(const SizedType& type, const std::string& name, Loc name_loc) {
+    if (const auto part = part_type(type.base))
+        return complex_data(type, *part, name, name_loc);
     if (type.base == BaseType::Tuple) {
         Value v;
         v.base = Base::Tuple;
@@ -512,22 +612,7 @@ Value Lowerer::data_variable(const SizedType& type, const std::string& name, Loc
                                 : given->reals;
             if (given->type_unknown)
                 values.assign(static_cast<std::size_t>(given->size()), 0.0);
-            if (rank == 0) {
-                v.expr = m().data(d->name, values[0]);
-            } else if (rank == 1) {
-                Eigen::VectorXd x = Eigen::Map<const Eigen::VectorXd>(
-                    values.data(), static_cast<Eigen::Index>(values.size()));
-                v.expr = m().data(d->name, out_.keep(std::move(x)));
-            } else {
-                // Two dimensions or more: rows by the first index, the rest column-major in the
-                // columns (array[N] matrix[R, C] is mat[N, R * C]), the layout of every value of
-                // rank 2 or more.
-                const auto fd = flat_dims(v);
-                std::int64_t cols = 1;
-                for (std::size_t k = 1; k < fd.size(); ++k) cols *= fd[k];
-                Eigen::MatrixXd x = Eigen::Map<const Eigen::MatrixXd>(values.data(), fd[0], cols);
-                v.expr = m().data(d->name, out_.keep(std::move(x)));
-            }
+            v.expr = real_data(v, d->name, values);
         }
         return v;
     }
@@ -575,6 +660,37 @@ Value Lowerer::parameter_variable(const SizedType& type, const std::string& name
             tuples.push_back(parameter_variable(one, element, name_loc));
         }
         return stacked(tuples, shape.dims, name_loc);
+    }
+    if (const auto part = part_type(type.base)) {
+        // One latent holding both parts, mat[2, n]: row 0 the real parts, row 1 the imaginary,
+        // each column-major over the declared dims, so that its flat order is CmdStan's
+        // (z.1.real, z.1.imag, z.2.real, ...).
+        SizedType p = type;
+        p.base = *part;
+        const Value shape = declared_shape(p, name);
+        const auto fd = flat_dims(shape);
+        const auto n = static_cast<int>(shape.size());
+        if (n == 0)
+            return complex_of(zeros_like(shape), zeros_like(shape), name_loc);
+        ParamOptions options;
+        options.dims = fd;
+        options.dims.insert(options.dims.begin(), 2);
+        options.complex = true;
+        Expr P;
+        try {
+            P = m().param(name, flat(), 2, n, options);
+        } catch (const ParseError&) {
+            throw;
+        } catch (const Error& e) {
+            fail(name_loc, e.what());
+        }
+        auto part_of = [&](int k) {
+            Value v = shape;
+            const Expr r = row(P, k);
+            v.expr = fd.empty() ? sum(r) : fd.size() == 1 ? r : to_matrix(r, fd[0], n / fd[0]);
+            return v;
+        };
+        return complex_of(part_of(0), part_of(1), name_loc);
     }
     if (type.base == BaseType::Tuple) {
         Value v;
@@ -716,11 +832,29 @@ Value Lowerer::stacked(const std::vector<Value>& values, const std::vector<int>&
     return array_of(slices, locs, at);
 }
 
+ReportedValue Lowerer::report_of(const std::string& name, const Value& v, Loc at) {
+    if (!v.is_complex())
+        return {name, flat_dims(v), real(v, at)};
+    // mat[2, n]: the parts as rows, so that the flat order is CmdStan's (z.1.real, z.1.imag, ...)
+    std::vector<std::int64_t> dims = flat_dims(v);
+    dims.insert(dims.begin(), 2);
+    auto flat_part = [&](const Value& p) {
+        const Expr e = real(p, at);
+        const Expr f = e.shape().is_scalar()   ? rep_vector(e, 1)
+                       : e.shape().is_vector() ? e
+                                               : to_vector(e);
+        return rep_matrix_rows(f, 1);
+    };
+    if (v.size() == 0)
+        return {name, dims, real(zeros_like(v.parts[0]), at), true};
+    return {name, dims, append_row(flat_part(v.parts[0]), flat_part(v.parts[1])), true};
+}
+
 void Lowerer::transformed_parameters_block() {
     block_ = BlockKind::TransformedParameters;
     const ProgramBlock& b = *program_.transformed_parameters;
     for (const auto& [n, value] : declaring_block(b, "transformed parameter"))
-        out_.transformed_parameters().push_back({n, flat_dims(value), real(value, b.loc)});
+        out_.transformed_parameters().push_back(report_of(n, value, b.loc));
     declared_constraints(b, "transformed parameter", true);
 }
 
@@ -728,7 +862,7 @@ void Lowerer::generated_quantities_block() {
     block_ = BlockKind::GeneratedQuantities;
     const ProgramBlock& b = *program_.generated_quantities;
     for (const auto& [n, value] : declaring_block(b, "generated quantity"))
-        out_.generated_quantities().push_back({n, flat_dims(value), real(value, b.loc)});
+        out_.generated_quantities().push_back(report_of(n, value, b.loc));
     declared_constraints(b, "generated quantity", false);
 }
 
@@ -812,10 +946,14 @@ void Lowerer::statement(const Statement& s) {
 namespace {
 
 // A value as Stan prints it: 3, 1.5, [1,2,3], [[1,2],[3,4]] (arrays and matrices by rows).
-std::string stan_text(const std::vector<double>& x, const std::vector<int>& extents) {
-    auto number = [](double v) { return fmt::format("{}", v); };
+// `im`, if given, holds imaginary parts: complex numbers print as (re,im).
+std::string stan_text(const std::vector<double>& x, const std::vector<int>& extents,
+                      const std::vector<double>* im = nullptr) {
+    auto element = [&](std::size_t k) {
+        return im == nullptr ? fmt::format("{}", x[k]) : fmt::format("({},{})", x[k], (*im)[k]);
+    };
     if (extents.empty())
-        return x.empty() ? "" : number(x[0]);
+        return x.empty() ? "" : element(0);
     // column-major storage: element (i0, i1, ...) at i0 + e0 (i1 + e1 (...))
     std::function<std::string(std::size_t, std::int64_t, std::int64_t)> nest =
         [&](std::size_t dim, std::int64_t offset, std::int64_t stride) -> std::string {
@@ -824,7 +962,7 @@ std::string stan_text(const std::vector<double>& x, const std::vector<int>& exte
             if (i > 0)
                 out += ",";
             const std::int64_t at = offset + stride * i;
-            out += dim + 1 == extents.size() ? number(x[static_cast<std::size_t>(at)])
+            out += dim + 1 == extents.size() ? element(static_cast<std::size_t>(at))
                                              : nest(dim + 1, at, stride * extents[dim]);
         }
         return out + "]";
@@ -865,6 +1003,19 @@ void Lowerer::print(const Print& p, Loc at) {
                     out += (i > 1 ? "," : "") + *element;
                 }
                 return out + "]";
+            }
+            if (v.is_complex()) {
+                // Stan prints a complex number as (re,im)
+                std::vector<int> extents = v.dims;
+                extents.insert(extents.end(), v.sizes.begin(), v.sizes.end());
+                std::vector<double> re, im;
+                try {
+                    re = m().evaluate(real(v.parts[0], a.loc));
+                    im = m().evaluate(real(v.parts[1], a.loc));
+                } catch (const ModelError&) {
+                    return std::nullopt;
+                }
+                return stan_text(re, extents, &im);
             }
             if (v.is_tuple()) {
                 std::string out = "(";
@@ -913,11 +1064,14 @@ void Lowerer::local_declaration(const VarDecl& d, Loc at) {
             fail(d.type.loc, "local variables cannot have constraints");
         }
     }
-    if (d.type.base == BaseType::Tuple) {
-        // Tuples stay out of loops run at once (their elements are variables of their own,
-        // which the vectoriser's bookkeeping of a loop's assignments does not follow).
-        if (!levels_.empty())
-            throw NotVectorisable(at, "a tuple declared in the loop");
+    if (d.type.base == BaseType::Tuple || part_type(d.type.base)) {
+        // Tuples and complex values stay out of loops run at once (their elements are
+        // variables of their own, which the vectoriser's bookkeeping of a loop's assignments
+        // does not follow).
+        if (!levels_.empty()) {
+            throw NotVectorisable(at, fmt::format("a {} declared in the loop",
+                                                  part_type(d.type.base) ? "complex" : "tuple"));
+        }
         std::optional<Value> initial;
         if (d.initial_value)
             initial = expr(*d.initial_value);
@@ -1072,9 +1226,13 @@ void Lowerer::assign(const Assign& a, Loc at) {
 void Lowerer::store_at(const std::string& name, const std::vector<Index>& indices, Value rhs,
                        Loc at, Loc rhs_loc, const Expression* lhs) {
     Var* var = find(name);
+    if (var->value.is_complex() && !rhs.has_parts())
+        rhs = as_complex(rhs, rhs_loc);  // int and real promote
     if (!var->elements.empty()) {
-        if (!rhs.is_tuple() || rhs.parts.size() != var->elements.size()) {
-            fail(rhs_loc, fmt::format("cannot assign {} to the tuple `{}`", type_str(rhs),
+        if (!rhs.has_parts() || rhs.base != var->value.base ||
+            rhs.parts.size() != var->elements.size()) {
+            fail(rhs_loc, fmt::format("cannot assign {} to the {} `{}`", type_str(rhs),
+                                      var->value.is_complex() ? "complex value" : "tuple",
                                       name.substr(0, name.find(':'))));
         }
         const std::vector<std::string> elements = var->elements;
@@ -1714,6 +1872,11 @@ void Lowerer::if_chain(const If& s, std::size_t from) {
 }
 
 Value Lowerer::merge_branches(const Expr& c, const Value& a, const Value& b, Loc at) {
+    if (a.is_complex() || b.is_complex()) {
+        const Value x = as_complex(a, at), y = as_complex(b, at);
+        return complex_of(merge_branches(c, x.parts[0], y.parts[0], at),
+                          merge_branches(c, x.parts[1], y.parts[1], at), at);
+    }
     if (a.is_tuple() || b.is_tuple()) {
         if (a.base != b.base || a.parts.size() != b.parts.size() || a.dims != b.dims) {
             fail(at, fmt::format("the two sides of a condition on a parameter give {} and {}",
@@ -2045,9 +2208,11 @@ std::optional<Value> Lowerer::call_user_function(const std::string& name,
                                                  const std::vector<Value>& args, Loc at) {
     const FunctionDef& f = overload(name, args, at);
     for (const auto& c : call_stack_) {
-        if (c == name)
+        // (reduce_sum may call the function it is in on a smaller slice: parallel_call)
+        if (c == name && !shrinking_call_)
             fail(at, fmt::format("`{}` calls itself: recursive functions are not supported", name));
     }
+    shrinking_call_ = false;
     if (args.size() != f.args.size()) {
         fail(at, fmt::format("`{}` takes {} argument{}, got {}", name, f.args.size(),
                              f.args.size() == 1 ? "" : "s", args.size()));

@@ -24,6 +24,8 @@ struct ReportedValue {
     std::string name;
     std::vector<std::int64_t> dims;
     Expr value;  // laid out column-major over dims
+    // A complex value: dims[0] = 2 is the part, fastest (stan_column_names).
+    bool complex = false;
 };
 
 // The model of a Stan program and the data it reads. Not copyable: the model binds data by

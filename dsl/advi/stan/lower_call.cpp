@@ -8,6 +8,7 @@
 
 #include <advi/dist/multivariate.hpp>
 #include <advi/stan/ast_printer.hpp>
+#include <advi/stan/lower_complex.hpp>
 #include <advi/stan/lowerer.hpp>
 
 namespace advi::stan {
@@ -300,6 +301,8 @@ Value Lowerer::call(const Call& c, Loc at) {
         user_density(c.name, [&](const std::string& n) { return has_user_function(n); });
     if (const OdeSolverRow* ode = find_ode_solver(f); ode != nullptr && !has_user_function(f))
         return ode_call(c, *ode, at);  // before its arguments: the first names a function
+    if ((f == "reduce_sum" || f == "reduce_sum_static" || f == "map_rect") && !has_user_function(f))
+        return parallel_call(c, at);
     CallSite site{*this, c, {}, at};
     std::vector<Value>& args = site.args;
     for (const auto& a : c.args) args.push_back(expr(a));
@@ -330,6 +333,8 @@ Value Lowerer::call(const Call& c, Loc at) {
         }
         return r;
     }
+    if (auto r = complex_call(site))
+        return *std::move(r);
     if (const FunctionRow* row = find_function(f))
         return row->lower(site);
     if (const std::string why = unavailable_reason(f); !why.empty())
@@ -512,6 +517,97 @@ Value Lowerer::call_log1m(const Value& v, Loc at) {
     Value r = call_log(v, at);
     r.expr = log1m(real(v, at));
     return r;
+}
+
+}  // namespace advi::stan
+
+namespace advi::stan {
+
+// reduce_sum(f, x, grainsize, s...) is the sum of f over slices of x, which is f of the whole
+// array: f(x, 1, size(x), s...) (the grainsize only says how Stan splits the work; one slice
+// is exact, up to rounding in another order). map_rect(f, phi, thetas, x_r, x_i) stacks
+// f(phi, thetas[j], x_r[j], x_i[j]) over the jobs j.
+Value Lowerer::parallel_call(const Call& c, Loc at) {
+    const std::string f = user_density(c.args.at(0).as<Variable>()->name,
+                                       [&](const std::string& n) { return has_user_function(n); });
+    std::vector<Value> args;
+    for (std::size_t k = 1; k < c.args.size(); ++k) args.push_back(expr(c.args[k]));
+    if (c.name != "map_rect") {
+        // Slices of at least the grainsize, at most 16 of them (the graph grows with their
+        // number); Stan's sum is the same for any partition.
+        const Value& x = args[0];
+        const int n = x.dims.empty() ? 0 : x.dims[0];
+        if (n == 0)
+            return constant(0);  // no slices: Stan's sum is 0
+        const int grain = args[1].is_known_int() && args[1].is_scalar() ? args[1].ints[0] : 1;
+        const int slice = std::max({grain, 1, (n + 15) / 16});
+        Value total;
+        for (int start = 1; start <= n; start += slice) {
+            const int end = std::min(n, start + slice - 1);
+            Index range;
+            range.loc = at;
+            range.is_range = true;
+            range.lower = Box<Expression>(Expression{at, IntLiteral{start}});
+            range.upper = Box<Expression>(Expression{at, IntLiteral{end}});
+            std::vector<Value> f_args{index(x, {range}, at), int_scalar(start), int_scalar(end)};
+            f_args.insert(f_args.end(), args.begin() + 2, args.end());
+            // recursion through reduce_sum ends when every level's slice is smaller
+            const int size = end - start + 1;
+            bool shrinks = true;
+            for (const auto& [g, m] : reduce_slices_) shrinks = shrinks && (g != f || size < m);
+            shrinking_call_ = shrinks;
+            reduce_slices_.emplace_back(f, size);
+            std::optional<Value> r;
+            try {
+                r = call_user_function(f, f_args, at);
+            } catch (...) {
+                reduce_slices_.pop_back();
+                shrinking_call_ = false;
+                throw;
+            }
+            reduce_slices_.pop_back();
+            if (!r)
+                fail(at, fmt::format("`{}` returns no value", f));
+            total =
+                total.expr.valid() || total.is_int() ? binary(BinaryOp::Add, total, *r, at) : *r;
+        }
+        return total;
+    }
+    const Value& thetas = args[1];
+    const int jobs = thetas.dims.empty() ? 0 : thetas.dims[0];
+    for (std::size_t k : {2, 3}) {
+        const int n = args[k].dims.empty() ? 0 : args[k].dims[0];
+        if (n != jobs && n != 0) {
+            fail(c.args[k + 1].loc,
+                 fmt::format("map_rect: {} jobs in thetas, but {} here", jobs, n));
+        }
+    }
+    Expr stacked;
+    int size = 0;
+    for (int j = 1; j <= jobs; ++j) {
+        Index ix;
+        ix.loc = at;
+        ix.lower = Box<Expression>(Expression{at, IntLiteral{j}});
+        auto job = [&](const Value& v) {
+            // x_r and x_i may have no columns (array[J, 0]) or no rows at all (array[0, 0])
+            if (v.dims.empty() || v.dims[0] == 0) {
+                Value e = v;
+                e.dims = {0};
+                return e;
+            }
+            return index(v, {ix}, at);
+        };
+        const std::optional<Value> r =
+            call_user_function(f, {args[0], job(thetas), job(args[2]), job(args[3])}, at);
+        if (!r || r->base != Base::Vector || !r->dims.empty())
+            fail(at, fmt::format("`{}` must return a vector", f));
+        const Expr e = real(*r, at);
+        stacked = stacked.valid() ? append_row(stacked, e) : e;
+        size += r->sizes[0];
+    }
+    if (!stacked.valid())
+        fail(at, "map_rect with no jobs: an empty result is not supported yet");
+    return CallSite::vec(stacked, size);
 }
 
 }  // namespace advi::stan

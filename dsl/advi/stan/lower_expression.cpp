@@ -53,7 +53,7 @@ int Lowerer::level_of(const Value& v) const {
 }
 
 Value Lowerer::at_level(const Value& v, int level, Loc at) {
-    if (v.is_tuple()) {
+    if (v.has_parts()) {
         Value r = v;
         for (Value& p : r.parts) p = at_level(p, level, at);
         r.level = level;
@@ -91,6 +91,8 @@ Value Lowerer::at_level(const Value& v, int level, Loc at) {
 }
 
 Expr Lowerer::real(const Value& v, Loc at) {
+    if (v.has_parts())
+        fail(at, fmt::format("{} where reals are expected", type_str(v)));
     if (v.is_runtime_int())
         return v.expr;
     if (!v.is_int()) {
@@ -160,6 +162,8 @@ Value Lowerer::expr(const Expression& e) {
         return int_scalar(static_cast<int>(x->value));
     if (const auto* x = e.as<RealLiteral>())
         return constant(x->value);
+    if (const auto* x = e.as<ImagLiteral>())
+        return complex_of(constant(0), constant(x->value), e.loc);
     if (e.is<StringLiteral>())
         fail(e.loc, "a string can only be printed");
     if (const auto* x = e.as<Variable>()) {
@@ -192,6 +196,8 @@ Value Lowerer::expr(const Expression& e) {
         Value v = expr(*x->operand);
         if (x->op == UnaryOp::Plus)
             return v;
+        if (v.is_complex() && x->op == UnaryOp::Minus)
+            return complex_binary(BinaryOp::Subtract, zeros_like(v), v, e.loc);
         if (v.is_known_int()) {
             try {
                 for (int& k : v.ints) k = x->op == UnaryOp::Minus ? int_arithmetic::negate(k) : !k;
@@ -300,22 +306,8 @@ Value Lowerer::expr(const Expression& e) {
         const Value base = expr(*x->base);
         return index(base, x->indices, e.loc, &e);
     }
-    if (const auto* x = e.as<Transpose>()) {
-        Value v = expr(*x->operand);
-        if (v.base == Base::Vector) {
-            v.base = Base::RowVector;
-        } else if (v.base == Base::RowVector) {
-            v.base = Base::Vector;
-        } else if (v.base == Base::Matrix && v.dims.empty()) {
-            if (v.level > 0)
-                throw NotVectorisable(e.loc, "a matrix that differs between iterations");
-            v.expr = transpose(v.expr);
-            std::swap(v.sizes[0], v.sizes[1]);
-        } else {
-            fail(e.loc, fmt::format("cannot transpose {}", type_str(v)));
-        }
-        return v;
-    }
+    if (const auto* x = e.as<Transpose>())
+        return transposed(expr(*x->operand), e.loc);
     if (const auto* x = e.as<Call>())
         return call(*x, e.loc);
     if (const auto* x = e.as<ArrayExpr>()) {
@@ -328,47 +320,82 @@ Value Lowerer::expr(const Expression& e) {
         return array_of(parts, locs, e.loc);
     }
     if (const auto* x = e.as<RowVectorExpr>()) {
-        // [a, b, c] of scalars: a row vector; [r1, r2] of row vectors: a matrix, one per row.
         std::vector<Value> parts;
+        std::vector<Loc> locs;
         for (const auto& el : x->elements) {
             parts.push_back(expr(el));
+            locs.push_back(el.loc);
             if (parts.back().level > 0)
                 throw NotVectorisable(el.loc, "a row vector expression of per-iteration values");
         }
-        Value r;
-        Expr acc;
-        if (!parts.empty() && parts.front().base == Base::RowVector && parts.front().dims.empty()) {
-            const int K = parts.front().sizes[0];
-            for (std::size_t k = 0; k < parts.size(); ++k) {
-                if (parts[k].base != Base::RowVector || !parts[k].dims.empty() ||
-                    parts[k].sizes[0] != K) {
-                    fail(x->elements[k].loc,
-                         fmt::format("the rows of a matrix expression differ: {} and {}",
-                                     type_str(parts.front()), type_str(parts[k])));
-                }
-                const Expr row = rep_matrix_rows(real(parts[k], x->elements[k].loc), 1);
-                acc = acc.valid() ? append_row(acc, row) : row;
-            }
-            r.base = Base::Matrix;
-            r.sizes = {static_cast<int>(parts.size()), K};
-            r.expr = acc;
-            return r;
-        }
-        r.base = Base::RowVector;
+        return row_vector_of(parts, locs, e.loc);
+    }
+    fail(e.loc, "unsupported expression");
+}
+
+Value Lowerer::transposed(Value v, Loc at) {
+    if (v.is_complex()) {
+        const Value re = transposed(v.parts[0], at), im = transposed(v.parts[1], at);
+        return complex_of(re, im, at);
+    }
+    if (v.base == Base::Vector) {
+        v.base = Base::RowVector;
+    } else if (v.base == Base::RowVector) {
+        v.base = Base::Vector;
+    } else if (v.base == Base::Matrix && v.dims.empty()) {
+        if (v.level > 0)
+            throw NotVectorisable(at, "a matrix that differs between iterations");
+        v.expr = transpose(v.expr);
+        std::swap(v.sizes[0], v.sizes[1]);
+    } else {
+        fail(at, fmt::format("cannot transpose {}", type_str(v)));
+    }
+    return v;
+}
+
+// [a, b, c] of scalars: a row vector; [r1, r2] of row vectors: a matrix, one per row; of
+// complex values, the complex forms.
+Value Lowerer::row_vector_of(const std::vector<Value>& parts, const std::vector<Loc>& locs,
+                             Loc at) {
+    if (std::any_of(parts.begin(), parts.end(), [](const Value& v) { return v.is_complex(); })) {
+        std::vector<Value> re, im;
         for (std::size_t k = 0; k < parts.size(); ++k) {
-            if (!parts[k].is_scalar()) {
-                fail(x->elements[k].loc,
-                     fmt::format("a row vector expression takes reals or row vectors, not {}",
-                                 type_str(parts[k])));
-            }
-            const Expr one = rep_vector(real(parts[k], x->elements[k].loc), 1);
-            acc = acc.valid() ? append_row(acc, one) : one;
+            re.push_back(real_part(parts[k], locs[k]));
+            im.push_back(imag_part(parts[k], locs[k]));
         }
-        r.sizes = {static_cast<int>(x->elements.size())};
+        return complex_of(row_vector_of(re, locs, at), row_vector_of(im, locs, at), at);
+    }
+    Value r;
+    Expr acc;
+    if (!parts.empty() && parts.front().base == Base::RowVector && parts.front().dims.empty()) {
+        const int K = parts.front().sizes[0];
+        for (std::size_t k = 0; k < parts.size(); ++k) {
+            if (parts[k].base != Base::RowVector || !parts[k].dims.empty() ||
+                parts[k].sizes[0] != K) {
+                fail(locs[k], fmt::format("the rows of a matrix expression differ: {} and {}",
+                                          type_str(parts.front()), type_str(parts[k])));
+            }
+            const Expr row = rep_matrix_rows(real(parts[k], locs[k]), 1);
+            acc = acc.valid() ? append_row(acc, row) : row;
+        }
+        r.base = Base::Matrix;
+        r.sizes = {static_cast<int>(parts.size()), K};
         r.expr = acc;
         return r;
     }
-    fail(e.loc, "unsupported expression");
+    r.base = Base::RowVector;
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+        if (!parts[k].is_scalar()) {
+            fail(locs[k], fmt::format("a row vector expression takes reals or row vectors, not {}",
+                                      type_str(parts[k])));
+        }
+        const Expr one = rep_vector(real(parts[k], locs[k]), 1);
+        acc = acc.valid() ? append_row(acc, one) : one;
+    }
+    r.sizes = {static_cast<int>(parts.size())};
+    r.expr = acc;
+    (void)at;
+    return r;
 }
 
 // {a, b, c} of scalars: an int array or a real array; of vectors or row vectors: an array of
@@ -381,6 +408,15 @@ Value Lowerer::array_of(const std::vector<Value>& parts, const std::vector<Loc>&
             if (parts[k].level > 0)
                 throw NotVectorisable(locs[k], "an array expression of per-iteration values");
             all_int = all_int && parts[k].is_known_int();
+        }
+        if (std::any_of(parts.begin(), parts.end(),
+                        [](const Value& v) { return v.is_complex(); })) {
+            std::vector<Value> re, im;
+            for (std::size_t k = 0; k < parts.size(); ++k) {
+                re.push_back(real_part(parts[k], locs[k]));
+                im.push_back(imag_part(parts[k], locs[k]));
+            }
+            return complex_of(array_of(re, locs, at), array_of(im, locs, at), at);
         }
         if (parts.front().is_tuple()) {
             Value r;
@@ -543,6 +579,8 @@ int int_op(BinaryOp op, int a, int b, const Lowerer& L, Loc at) {
 
 Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at,
                       const Expression* whole) {
+    if (a0.is_complex() || b0.is_complex())
+        return complex_binary(op, a0, b0, at);
     const int level = std::max(a0.level, b0.level);
     // Integer arithmetic and comparisons: computed here (ints are always known).
     // int ^ int is real in Stan (2^-1 is 0.5): computed as reals below.
@@ -664,6 +702,18 @@ Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at,
                 fail(at, "`^` is for scalars; use `.^` elementwise");
             return elementwise(Op::Pow, "^");
         case BinaryOp::Divide:
+            if (rb != 0 && b.base == Base::Matrix && b.dims.empty() && a.dims.empty() &&
+                (a.base == Base::Matrix || a.base == Base::RowVector) && level == 0) {
+                // Stan's a / B = a B^-1 (mdivide_right)
+                if (b.sizes[0] != b.sizes[1] || a.sizes.back() != b.sizes[0]) {
+                    fail(at, fmt::format("`/` of {} by {}: the sizes differ", type_str(a),
+                                         type_str(b)));
+                }
+                const Expr inv = inverse(real(b, at));
+                Value r = a;
+                r.expr = a.base == Base::Matrix ? real(a, at) * inv : transpose(inv) * real(a, at);
+                return r;
+            }
             if (rb != 0)
                 fail(at, fmt::format("`/` by {}: divide by a scalar, or use `./`", type_str(b)));
             return elementwise(Op::Div, "/");
@@ -830,6 +880,10 @@ Expr Lowerer::runtime_index_guard(const Expr& positions, const RuntimeIndex& rt,
 
 Value Lowerer::index(const Value& base, const std::vector<Index>& indices, Loc at,
                      const Expression* whole, RuntimeIndex* runtime_out) {
+    if (base.is_complex()) {
+        const Value re = index(base.parts[0], indices, at, whole);
+        return complex_of(re, index(base.parts[1], indices, at, whole), at);
+    }
     if (base.is_tuple()) {
         // An array of tuples: every element array indexed alike (the checker allows indices on
         // the tuple array's dims only). The result keeps the dims a multi-index keeps.

@@ -387,7 +387,7 @@ void Lowerer::loop_op(const LoopSpec& loop, int lower, int upper, Loc at,
     for (const std::set<std::string>* names : {&written, &read}) {
         for (const std::string& n : *names) {
             const Var* v = find(n);
-            if (v != nullptr && (!v->elements.empty() || v->value.is_tuple()))
+            if (v != nullptr && (!v->elements.empty() || v->value.has_parts()))
                 refuse(fmt::format("the tuple `{}` in its body", n));
         }
     }

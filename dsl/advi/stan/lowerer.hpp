@@ -85,6 +85,8 @@ public:
     Value expr(const Expression& e);
     // `{a, b, c}` of these values (ints, reals, vectors, one-dimensional arrays, tuples of them).
     Value array_of(const std::vector<Value>& parts, const std::vector<Loc>& locs, Loc at);
+    // `[a, b]` of these values (scalars: a row vector; row vectors: a matrix; complex forms).
+    Value row_vector_of(const std::vector<Value>& parts, const std::vector<Loc>& locs, Loc at);
     // A known int scalar (sizes, bounds, single indices outside vectorised loops).
     int known_int(const Expression& e, const char* what);
     // The value as a real graph node in its layout (ints become constants or data).
@@ -123,6 +125,22 @@ public:
     // A draw of `dist`_rng(args) (generated quantities only).
     Value random_draw(const std::string& dist, const std::vector<Value>& args, Loc at);
 
+    // --- complex numbers (lower_complex.cpp)
+    // A complex value from its real and imaginary parts, real values of one shape. Complex
+    // values stay out of loops run at once (NotVectorisable: the loop is unrolled).
+    Value complex_of(Value re, Value im, Loc at);
+    // The real and imaginary parts of any numeric value (of a real one: itself as reals, and
+    // zeros of its shape).
+    Value real_part(const Value& v, Loc at);
+    Value imag_part(const Value& v, Loc at);
+    Value as_complex(const Value& v, Loc at);
+    // Zeros in v's shape and layout (a real value).
+    Value zeros_like(const Value& v);
+    // An operator with a complex operand: the real operators on the parts.
+    Value complex_binary(BinaryOp op, const Value& a, const Value& b, Loc at);
+    // v' (a vector's row vector, a matrix's transpose; complex: each part's).
+    Value transposed(Value v, Loc at);
+
     // --- calls and densities (lower_call.cpp; the rows in functions.cpp)
     Value call(const Call& c, Loc at);
     // c ? a : b for c known only per draw: a Value of a's layout (ints become per-draw ints).
@@ -130,6 +148,8 @@ public:
     // An ODE solver's call (lower_ode.cpp): the function lowered once more, in a model of its
     // own, as the right-hand side.
     Value ode_call(const Call& c, const OdeSolverRow& row, Loc at);
+    // reduce_sum and map_rect as the sum and the stack they compute (lower_call.cpp).
+    Value parallel_call(const Call& c, Loc at);
     Value call_log(const Value& v, Loc at);
     Value call_log1m(const Value& v, Loc at);
     static int rank_of_value(const Value& v);
@@ -249,8 +269,14 @@ private:
     // One data variable's value, read and checked (a tuple: each element, named `x:1` and read
     // from the data's `x.1`, CmdStan JSON's path).
     Value data_variable(const SizedType& t, const std::string& name, Loc name_loc);
+    // A complex data variable (its parts' type `part`), read as CmdStan JSON writes it.
+    Value complex_data(const SizedType& t, BaseType part, const std::string& name, Loc name_loc);
+    // Reals of v's dims and sizes as a data slot `name` in v's layout.
+    Expr real_data(const Value& v, const std::string& name, const std::vector<double>& values);
     // One parameter, a latent of the model (a tuple: each element, named `x:1`).
     Value parameter_variable(const SizedType& t, const std::string& name, Loc name_loc);
+    // A transformed parameter's or generated quantity's output (complex: both parts).
+    ReportedValue report_of(const std::string& name, const Value& v, Loc at);
     // `(a, b.1) = e;`
     void unpack(const Expression& lhs, const Value& rhs, Loc at);
     // name[indices] = rhs, the right side evaluated (a tuple alias: element by element).
@@ -346,6 +372,10 @@ private:
     int loop_depth_ = 0;  // unrolled loops around the statement being lowered (break, continue)
     std::map<std::string, std::vector<const FunctionDef*>> functions_;  // overloads by name
     std::vector<std::string> call_stack_;
+    // The next user call is reduce_sum's on a slice smaller than any enclosing reduce_sum's
+    // of the same function: recursion that ends (parallel_call).
+    bool shrinking_call_ = false;
+    std::vector<std::pair<std::string, int>> reduce_slices_;  // (function, slice size)
     Rng transformed_data_rng_;
     int function_level_ = -1;  // the vectorised level at which the current function was entered
 };

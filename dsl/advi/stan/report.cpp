@@ -7,6 +7,7 @@
 
 #include <advi/base/error.hpp>
 #include <advi/fit/draw_summary.hpp>
+#include <advi/model/model_spec.hpp>
 
 namespace advi::stan {
 
@@ -89,18 +90,13 @@ std::string summary_rows(const ReportedDraws& d) {
     for (const auto& v : d.values) {
         std::int64_t size = 1;
         for (const std::int64_t n : v.dims) size *= n;
+        // labelled as the parameters are: indices 1-based, the first varying fastest
+        LatentVariable labels;
+        labels.name = v.name;
+        labels.dims = v.dims;
+        labels.complex = v.complex;
         for (std::int64_t k = 0; k < size; ++k) {
-            // Stan's label: indices 1-based, the first varying fastest
-            std::string label = v.name;
-            if (!v.dims.empty()) {
-                label += "[";
-                std::int64_t rest = k;
-                for (std::size_t j = 0; j < v.dims.size(); ++j) {
-                    label += fmt::format("{}{}", j ? "," : "", rest % v.dims[j] + 1);
-                    rest /= v.dims[j];
-                }
-                label += "]";
-            }
+            const std::string label = element_label(labels, k, 1);
             if (d.draws.rows() == 0)
                 continue;
             s += summary_row(label, summarize_draws(d.draws.col(offset + k)));

@@ -18,6 +18,33 @@ StanType of(TypeKind k, int dims = 0) {
 bool is_vector_like(const StanType& t) {
     return t.kind == TypeKind::Vector || t.kind == TypeKind::RowVector;
 }
+
+// Complex kinds and their real counterparts: complex <-> real, complex_vector <-> vector, ...
+bool is_complex_kind(TypeKind k) {
+    return k == TypeKind::Complex || k == TypeKind::ComplexVector ||
+           k == TypeKind::ComplexRowVector || k == TypeKind::ComplexMatrix;
+}
+StanType realified(StanType t) {
+    switch (t.kind) {
+        case TypeKind::Complex: t.kind = TypeKind::Real; break;
+        case TypeKind::ComplexVector: t.kind = TypeKind::Vector; break;
+        case TypeKind::ComplexRowVector: t.kind = TypeKind::RowVector; break;
+        case TypeKind::ComplexMatrix: t.kind = TypeKind::Matrix; break;
+        default: break;
+    }
+    return t;
+}
+StanType complexified(StanType t) {
+    switch (t.kind) {
+        case TypeKind::Int:
+        case TypeKind::Real: t.kind = TypeKind::Complex; break;
+        case TypeKind::Vector: t.kind = TypeKind::ComplexVector; break;
+        case TypeKind::RowVector: t.kind = TypeKind::ComplexRowVector; break;
+        case TypeKind::Matrix: t.kind = TypeKind::ComplexMatrix; break;
+        default: break;
+    }
+    return t;
+}
 bool is_linear_algebra(const StanType& t) {  // vector, row_vector or matrix, not an array
     return t.array_dims == 0 && (is_vector_like(t) || t.kind == TypeKind::Matrix);
 }
@@ -44,9 +71,10 @@ std::optional<int> promotion(TypeKind to, TypeKind from) {
         return 0;
     switch (to) {
         case TypeKind::Real: return from == TypeKind::Int ? std::optional(1) : std::nullopt;
-        case TypeKind::Complex:
-            return from == TypeKind::Int || from == TypeKind::Real ? std::optional(1)
-                                                                   : std::nullopt;
+        case TypeKind::Complex:  // int to complex is two promotions (by real), as Stan counts
+            return from == TypeKind::Int    ? std::optional(2)
+                   : from == TypeKind::Real ? std::optional(1)
+                                            : std::nullopt;
         case TypeKind::ComplexVector:
             return from == TypeKind::Vector ? std::optional(1) : std::nullopt;
         case TypeKind::ComplexRowVector:
@@ -116,7 +144,8 @@ public:
                        (is_vector_like(a) && a.array_dims == 0);
             case TypeKind::Vectors: return is_vector_like(a) && a.array_dims <= 1;
             case TypeKind::Any: {
-                if (a.array_dims < p.array_dims)
+                // (the lowering's type variables are real: complex forms are listed)
+                if (is_complex_kind(a.kind) || a.array_dims < p.array_dims)
                     return false;
                 StanType t = a;
                 t.array_dims -= p.array_dims;
@@ -197,6 +226,10 @@ StanType type_of(const SizedType& t) {
         case BaseType::CholeskyFactorCov:
         case BaseType::CorrMatrix:
         case BaseType::CovMatrix: k = TypeKind::Matrix; break;
+        case BaseType::Complex: k = TypeKind::Complex; break;
+        case BaseType::ComplexVector: k = TypeKind::ComplexVector; break;
+        case BaseType::ComplexRowVector: k = TypeKind::ComplexRowVector; break;
+        case BaseType::ComplexMatrix: k = TypeKind::ComplexMatrix; break;
         case BaseType::Tuple: {
             StanType r = of(TypeKind::Tuple, static_cast<int>(t.dims.size()));
             for (const SizedType& p : t.parts) r.parts.push_back(type_of(p));
@@ -299,15 +332,29 @@ std::string str_arguments(std::span<const Signature> signatures, std::size_t at_
     return out;
 }
 
+bool is_complex(const StanType& t) {
+    return is_complex_kind(t.kind);
+}
+
 std::optional<StanType> unary_type(UnaryOp op, const StanType& a) {
+    if (is_complex(a)) {
+        if (op == UnaryOp::Not)
+            return std::nullopt;
+        const auto r = unary_type(op, realified(a));
+        return r ? std::optional(complexified(*r)) : std::nullopt;
+    }
     if (op == UnaryOp::Not)
         return is_scalar(a) ? std::optional(int_type()) : std::nullopt;
-    if (is_scalar(a) || is_linear_algebra(a))
+    if (is_numeric(a))  // Stan's minus: arrays too
         return a;
     return std::nullopt;
 }
 
 std::optional<StanType> transpose_type(const StanType& a) {
+    if (is_complex(a)) {
+        const auto r = transpose_type(realified(a));
+        return r ? std::optional(complexified(*r)) : std::nullopt;
+    }
     if (!is_linear_algebra(a))
         return std::nullopt;
     if (a.kind == TypeKind::Vector)
@@ -318,6 +365,34 @@ std::optional<StanType> transpose_type(const StanType& a) {
 }
 
 std::optional<StanType> binary_type(BinaryOp op, const StanType& a, const StanType& b) {
+    if (is_complex(a) || is_complex(b)) {
+        // Stan's complex operators are the real ones with complex elements (its library's
+        // add, subtract, multiply, divide, elt_*, pow, mdivide_right, logical_eq/neq forms);
+        // no ordering, logic, integer arithmetic or left division.
+        switch (op) {
+            case BinaryOp::Equal:
+            case BinaryOp::NotEqual:
+                return a.array_dims == 0 && b.array_dims == 0 &&
+                               (a.kind == TypeKind::Complex || is_scalar(a)) &&
+                               (b.kind == TypeKind::Complex || is_scalar(b))
+                           ? std::optional(int_type())
+                           : std::nullopt;
+            case BinaryOp::Add:
+            case BinaryOp::Subtract:
+            case BinaryOp::Multiply:
+            case BinaryOp::Divide:
+            case BinaryOp::EltMultiply:
+            case BinaryOp::EltDivide:
+            case BinaryOp::Power:
+            case BinaryOp::EltPower: {
+                if (a.array_dims > 0 || b.array_dims > 0)
+                    return std::nullopt;
+                const auto r = binary_type(op, realified(a), realified(b));
+                return r ? std::optional(complexified(*r)) : std::nullopt;
+            }
+            default: return std::nullopt;
+        }
+    }
     const bool scalars = is_scalar(a) && is_scalar(b);
     const bool ints = is_int(a) && is_int(b);
     const StanType M = of(TypeKind::Matrix), V = of(TypeKind::Vector), RV = of(TypeKind::RowVector);
@@ -407,6 +482,17 @@ IndexResult index_type(const StanType& base, std::span<const IndexKind> indices)
     const auto too_many = [&] {
         return IndexResult{std::nullopt, "too many indexes for " + str(base)};
     };
+    if (dims == 0 && rest > 0 && is_complex(t)) {
+        // as the real forms, with complex elements
+        StanType r = realified(base);
+        r.array_dims = 0;
+        IndexResult inner = index_type(r, indices.subspan(k));
+        if (!inner.type)
+            return {std::nullopt, "too many indexes for " + str(base)};
+        StanType out = complexified(*inner.type);
+        out.array_dims += kept;
+        return {out, {}};
+    }
     if (dims == 0 && rest > 0) {
         if (is_vector_like(t)) {
             if (rest > 1)

@@ -24,6 +24,8 @@ namespace advi::stan {
 [[nodiscard]] StanType real_type(int array_dims = 0);
 [[nodiscard]] bool is_scalar(const StanType& t);  // int or real
 [[nodiscard]] bool is_int(const StanType& t);     // int, not an array
+// complex, complex_vector, complex_row_vector, complex_matrix, or arrays of them
+[[nodiscard]] bool is_complex(const StanType& t);
 
 // Whether a value of type `from` may be stored in (or passed as) `to`: the same type, or ints
 // where reals are expected (also as the elements of arrays of the same dimensions, and element

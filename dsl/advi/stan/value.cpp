@@ -25,6 +25,7 @@ std::string_view base_name(Base b) {
         case Base::RowVector: return "row_vector";
         case Base::Matrix: return "matrix";
         case Base::Tuple: return "tuple";
+        case Base::Complex: return "complex";
     }
     return "?";
 }
@@ -47,11 +48,18 @@ Value without_dims(const Value& v, std::size_t n) {
 Value element_of(const Value& tuple, const Value& part) {
     return without_dims(part, tuple.dims.size());
 }
+
+// complex, complex_vector, ...: by the real part's base
+std::string complex_name(const Value& v) {
+    if (v.parts.empty() || v.parts[0].base == Base::Real)
+        return "complex";
+    return fmt::format("complex_{}", base_name(v.parts[0].base));
+}
 }  // namespace
 
 std::string type_str(const Value& v) {
     std::string s = v.dims.empty() ? "" : fmt::format("array[{}] ", join(v.dims));
-    s += base_name(v.base);
+    s += v.is_complex() ? complex_name(v) : std::string(base_name(v.base));
     if (v.is_tuple()) {
         s += "(";
         for (std::size_t k = 0; k < v.parts.size(); ++k)
@@ -69,7 +77,7 @@ std::string type_name(const Value& v) {
     std::string s;
     if (!v.dims.empty())
         s = "array[" + std::string(v.dims.size() - 1, ',') + "] ";
-    s += base_name(v.base);
+    s += v.is_complex() ? complex_name(v) : std::string(base_name(v.base));
     if (v.is_tuple()) {
         s += "(";
         for (std::size_t k = 0; k < v.parts.size(); ++k)

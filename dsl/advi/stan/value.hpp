@@ -12,7 +12,7 @@
 namespace advi::stan {
 
 // Constrained types (simplex, cov_matrix, ...) are vectors and matrices once declared.
-enum class Base { Int, Real, Vector, RowVector, Matrix, Tuple };
+enum class Base { Int, Real, Vector, RowVector, Matrix, Tuple, Complex };
 
 // Layout of a real value as a graph node:
 //   real -> real;  vector[n], row_vector[n], array[n] real -> vec[n];  matrix[r, c] -> mat[r, c];
@@ -27,6 +27,9 @@ enum class Base { Int, Real, Vector, RowVector, Matrix, Tuple };
 // is the k-th element of every tuple of the array, its array dims the tuple array's `dims`
 // followed by the element's own. Indexing the array indexes every part alike; `.k` of a
 // tuple (no dims) is parts[k - 1].
+// Complex values (complex, complex_vector, ..., arrays of them) hold their real and imaginary
+// parts as two real values of the same dims and sizes, `parts[0]` and `parts[1]` (whose base,
+// real, vector, row_vector or matrix, says which complex type it is); indexing indexes both.
 struct Value {
     Base base = Base::Real;
     std::vector<int> dims;     // array dimensions, outermost first
@@ -38,6 +41,9 @@ struct Value {
 
     [[nodiscard]] bool is_int() const { return base == Base::Int; }
     [[nodiscard]] bool is_tuple() const { return base == Base::Tuple; }
+    [[nodiscard]] bool is_complex() const { return base == Base::Complex; }
+    // Held as parts (a tuple's elements, a complex value's real and imaginary parts).
+    [[nodiscard]] bool has_parts() const { return is_tuple() || is_complex(); }
     // An int known only per draw (an _rng result in generated quantities): its values are
     // in `expr`, integral reals.
     [[nodiscard]] bool is_runtime_int() const {

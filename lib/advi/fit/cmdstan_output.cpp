@@ -136,11 +136,12 @@ CsvOutput cmdstan_output(const Fit& fit, const Options& options, std::vector<Ext
     Eigen::Index width = 3;
     for (const LatentVariable& v : spec.latents) {
         const std::vector<std::int64_t> dims = latent_dims(v);
-        for (std::string& c : stan_column_names(v.name, dims)) out.columns.push_back(std::move(c));
+        for (std::string& c : stan_column_names(v.name, dims, v.complex))
+            out.columns.push_back(std::move(c));
         width += v.shape.size();
     }
     for (const ExtraBlock& b : extra) {
-        std::vector<std::string> names = stan_column_names(b.name, b.dims);
+        std::vector<std::string> names = stan_column_names(b.name, b.dims, b.complex);
         const auto k = static_cast<std::int64_t>(names.size());
         if (b.at_mean.size() != k)
             throw ShapeError(

@@ -23,6 +23,7 @@ namespace advi {
 struct ExtraBlock {
     std::string name;
     std::vector<std::int64_t> dims;
+    bool complex = false;     // dims[0] is a complex value's part (stan_column_names)
     Eigen::VectorXd at_mean;  // the values in the mean row
     Eigen::MatrixXd draws;    // one row per draw of the fit
 };

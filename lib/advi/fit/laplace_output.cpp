@@ -87,7 +87,8 @@ Eigen::VectorXd read_mode_file(const ModelSpec& m, const std::filesystem::path& 
         }
         for (std::size_t k = 0; k < m.latents.size(); ++k) {
             const LatentVariable& v = m.latents[k];
-            const std::vector<std::string> names = stan_column_names(v.name, latent_dims(v));
+            const std::vector<std::string> names =
+                stan_column_names(v.name, latent_dims(v), v.complex);
             for (std::size_t j = 0; j < names.size(); ++j) {
                 const Eigen::Index c = csv.column_index(names[j]);
                 if (c < 0) {

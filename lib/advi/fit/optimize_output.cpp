@@ -79,12 +79,12 @@ CsvOutput cmdstan_optimize_output(const Optimum& mode, const std::vector<ExtraBl
     out.columns = {"lp__"};
     Eigen::Index width = 1;
     for (const LatentVariable& v : spec.latents) {
-        for (std::string& c : stan_column_names(v.name, latent_dims(v)))
+        for (std::string& c : stan_column_names(v.name, latent_dims(v), v.complex))
             out.columns.push_back(std::move(c));
         width += v.shape.size();
     }
     for (const ExtraBlock& b : extra) {
-        std::vector<std::string> names = stan_column_names(b.name, b.dims);
+        std::vector<std::string> names = stan_column_names(b.name, b.dims, b.complex);
         if (b.at_mean.size() != static_cast<Eigen::Index>(names.size()))
             throw ShapeError(fmt::format("CSV output: block `{}` ({}): {} values, expected {}",
                                          b.name, describe_dims(b.dims), b.at_mean.size(),

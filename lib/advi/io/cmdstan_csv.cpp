@@ -71,7 +71,15 @@ std::string describe_dims(std::span<const std::int64_t> dims) {
 }
 
 std::vector<std::string> stan_column_names(std::string_view name,
-                                           std::span<const std::int64_t> dims) {
+                                           std::span<const std::int64_t> dims, bool complex) {
+    if (complex && !dims.empty()) {
+        std::vector<std::string> out;
+        for (const std::string& element : stan_column_names(name, dims.subspan(1))) {
+            out.push_back(element + ".real");
+            out.push_back(element + ".imag");
+        }
+        return out;
+    }
     for (std::int64_t d : dims) {
         if (d < 0)
             throw ShapeError(fmt::format("column names of `{}`: {} has a negative size", name,

@@ -40,9 +40,11 @@ void write_cmdstan_csv_file(const std::filesystem::path& path, const CsvOutput& 
 // the vector's size or the matrix's rows and columns): 1-based indices after dots, in
 // column-major order over all indices, the first index fastest: {2, 3} gives Sigma.1.1,
 // Sigma.2.1, Sigma.1.2, ...; no dims give the bare name; a zero dim gives no columns.
-// Throws ShapeError for a negative dim.
+// Throws ShapeError for a negative dim. With `complex`, dims[0] (2) is a complex value's real
+// and imaginary part, named last and fastest as Stan writes them: z.1.real, z.1.imag, z.2.real.
 [[nodiscard]] std::vector<std::string> stan_column_names(std::string_view name,
-                                                         std::span<const std::int64_t> dims);
+                                                         std::span<const std::int64_t> dims,
+                                                         bool complex = false);
 
 // "a scalar" or "dims 2x3", for messages about a variable's dims.
 [[nodiscard]] std::string describe_dims(std::span<const std::int64_t> dims);

@@ -108,12 +108,20 @@ std::string element_label(const LatentVariable& v, std::int64_t k, int index_bas
         dims = {v.shape.rows, v.shape.cols};
     if (dims.empty())
         return v.name;
+    std::string part;  // a complex value's part, named last
+    if (v.complex && !dims.empty()) {
+        part = k % dims[0] == 0 ? ".real" : ".imag";
+        k /= dims[0];
+        dims.erase(dims.begin());
+        if (dims.empty())
+            return v.name + part;
+    }
     std::string label = v.name + "[";
     for (std::size_t d = 0; d < dims.size(); ++d) {
         label += fmt::format("{}{}", d > 0 ? "," : "", k % dims[d] + index_base);
         k /= dims[d];
     }
-    return label + "]";
+    return label + "]" + part;
 }
 
 }  // namespace advi

@@ -24,6 +24,9 @@ struct LatentVariable {
     // held as mat[N, R * C]: rows by the first index, the rest column-major), for column names;
     // empty: the shape's.
     std::vector<std::int64_t> dims;
+    // Stan's complex values: the first of `dims` (2) is the real and the imaginary part, named
+    // last (`z.1.real, z.1.imag, z.2.real, ...`: the parts of each element together).
+    bool complex = false;
 };
 
 // A data slot points at the caller's memory (no copy): reals or ints, column-major.

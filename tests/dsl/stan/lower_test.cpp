@@ -475,7 +475,9 @@ TEST_CASE("sum, max and min of known ints are Stan's; other arities are refused"
     // sum(2, 5) was min(2, 5) and max(1, 2, 3) was 1, silently
     CHECK_THROWS_WITH(lower_text(program("sum(2, 5)"), data),
                       Catch::Contains("sum takes (array[] int) or (array[] real) or (vector) or "
-                                      "(row_vector) or (matrix); got (int, int)"));
+                                      "(row_vector) or (matrix) or (complex_vector) or "
+                                      "(complex_row_vector) or (complex_matrix) or (array[] "
+                                      "complex); got (int, int)"));
     CHECK_THROWS_WITH(lower_text(program("max(1, 2, 3)"), data),
                       Catch::Contains("max takes (array[] int) or (int, int) or (array[] real) or "
                                       "(vector) or (row_vector) or (matrix); got (int, int, int)"));
@@ -489,7 +491,8 @@ TEST_CASE("an error inside a built-in names its place once", "[stan]") {
         lower_text("parameters { real mu; }\n"
                    "model { vector[3] v = rep_vector(1.0); mu ~ normal(0, 1); }",
                    "{}"),
-        Catch::StartsWith("model.stan:2:23: rep_vector takes (real, int); got (real)\n"));
+        Catch::StartsWith("model.stan:2:23: rep_vector takes (real, int) or (complex, int); got "
+                          "(real)\n"));
 }
 
 }  // namespace advi::stan

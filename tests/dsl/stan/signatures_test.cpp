@@ -97,20 +97,29 @@ StanType expected_result(const Signature& s, const std::vector<StanType>& args) 
 
 // Stan's declaration of a data variable of type t, all sizes 1, and its JSON value.
 std::string declaration(const StanType& t, const std::string& name) {
-    std::string base = t.kind == TypeKind::Int         ? "int"
-                       : t.kind == TypeKind::Real      ? "real"
-                       : t.kind == TypeKind::Vector    ? "vector[1]"
-                       : t.kind == TypeKind::RowVector ? "row_vector[1]"
-                                                       : "matrix[1, 1]";
+    std::string base = t.kind == TypeKind::Int                ? "int"
+                       : t.kind == TypeKind::Real             ? "real"
+                       : t.kind == TypeKind::Vector           ? "vector[1]"
+                       : t.kind == TypeKind::RowVector        ? "row_vector[1]"
+                       : t.kind == TypeKind::Complex          ? "complex"
+                       : t.kind == TypeKind::ComplexVector    ? "complex_vector[1]"
+                       : t.kind == TypeKind::ComplexRowVector ? "complex_row_vector[1]"
+                       : t.kind == TypeKind::ComplexMatrix    ? "complex_matrix[1, 1]"
+                                                              : "matrix[1, 1]";
     std::string dims;
     for (int d = 0; d < t.array_dims; ++d) dims += d == 0 ? "1" : ", 1";
     return (t.array_dims > 0 ? "array[" + dims + "] " : "") + base + " " + name;
 }
 std::string json_value(const StanType& t) {
-    std::string v = t.kind == TypeKind::Int      ? "1"
-                    : t.kind == TypeKind::Real   ? "0.5"
-                    : t.kind == TypeKind::Matrix ? "[[0.5]]"
-                                                 : "[0.5]";
+    // a complex number is [re, im] (CmdStan JSON)
+    std::string v = t.kind == TypeKind::Int                ? "1"
+                    : t.kind == TypeKind::Real             ? "0.5"
+                    : t.kind == TypeKind::Matrix           ? "[[0.5]]"
+                    : t.kind == TypeKind::Complex          ? "[0.5, 0.25]"
+                    : t.kind == TypeKind::ComplexMatrix    ? "[[[0.5, 0.25]]]"
+                    : t.kind == TypeKind::ComplexVector    ? "[[0.5, 0.25]]"
+                    : t.kind == TypeKind::ComplexRowVector ? "[[0.5, 0.25]]"
+                                                           : "[0.5]";
     for (int d = 0; d < t.array_dims; ++d) v = "[" + v + "]";
     return v;
 }
@@ -122,12 +131,17 @@ std::string result_declaration(const StanType& t, const std::string& e, bool int
         inner += "[1]";
     }
     const bool real = t.kind == TypeKind::Real;
-    std::string base = t.kind == TypeKind::Int      ? "int"
-                       : real                       ? (int_elements ? "int" : "real")
-                       : t.kind == TypeKind::Vector ? fmt::format("vector[rows({})]", inner)
-                       : t.kind == TypeKind::RowVector
-                           ? fmt::format("row_vector[cols({})]", inner)
-                           : fmt::format("matrix[rows({}), cols({})]", inner, inner);
+    std::string base =
+        t.kind == TypeKind::Int                ? "int"
+        : real                                 ? (int_elements ? "int" : "real")
+        : t.kind == TypeKind::Complex          ? "complex"
+        : t.kind == TypeKind::Vector           ? fmt::format("vector[rows({})]", inner)
+        : t.kind == TypeKind::RowVector        ? fmt::format("row_vector[cols({})]", inner)
+        : t.kind == TypeKind::ComplexVector    ? fmt::format("complex_vector[rows({})]", inner)
+        : t.kind == TypeKind::ComplexRowVector ? fmt::format("complex_row_vector[cols({})]", inner)
+        : t.kind == TypeKind::ComplexMatrix
+            ? fmt::format("complex_matrix[rows({}), cols({})]", inner, inner)
+            : fmt::format("matrix[rows({}), cols({})]", inner, inner);
     return (t.array_dims > 0 ? "array[" + dims + "] " : "") + base + " r = " + e + ";";
 }
 
@@ -236,9 +250,15 @@ void run_case(const Case& c) {
     // their declaration ("not supported yet"; ints, known while lowering, are not): the call
     // checks (printed), the lowering does it or refuses so.
     auto rank = [](const StanType& t) {
-        return t.array_dims + (t.kind == TypeKind::Matrix                                    ? 2
-                               : t.kind == TypeKind::Vector || t.kind == TypeKind::RowVector ? 1
-                                                                                             : 0);
+        switch (t.kind) {
+            case TypeKind::Matrix:
+            case TypeKind::ComplexMatrix: return t.array_dims + 2;
+            case TypeKind::Vector:
+            case TypeKind::RowVector:
+            case TypeKind::ComplexVector:
+            case TypeKind::ComplexRowVector: return t.array_dims + 1;
+            default: return t.array_dims;
+        }
     };
     bool flat = rank(r) <= 2;
     for (const StanType& a : args) flat = flat && rank(a) <= 2;

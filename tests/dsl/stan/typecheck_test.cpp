@@ -36,7 +36,7 @@ TEST_CASE("calls of built-ins: argument count and types against the table's sign
     CHECK(first_line_of_error(model("target += normal_lpdf(y | mu);")) ==
           "m.stan:3:19: normal_lpdf takes (reals | reals, reals); got (vector | real)");
     CHECK(first_line_of_error(model("vector[N] z = rep_vector(1.0, 2.5);")) ==
-          "m.stan:3:23: rep_vector takes (real, int); got (real, real)");
+          "m.stan:3:23: rep_vector takes (real, int) or (complex, int); got (real, real)");
     // nullary functions have an arity too
     CHECK(first_line_of_error(model("y ~ normal(mu, pi(1));")) ==
           "m.stan:3:24: pi takes (); got (int)");

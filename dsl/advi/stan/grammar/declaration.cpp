@@ -47,6 +47,10 @@ TypeShape shape_of(BaseType t) {
             return {1, 2, "cholesky_factor_cov[M] or cholesky_factor_cov[M, N]", false, false};
         case BaseType::CorrMatrix: return {1, 1, "corr_matrix[K]", false, false};
         case BaseType::CovMatrix: return {1, 1, "cov_matrix[K]", false, false};
+        case BaseType::Complex: return {0, 0, "complex", false, false};
+        case BaseType::ComplexVector: return {1, 1, "complex_vector[N]", false, false};
+        case BaseType::ComplexRowVector: return {1, 1, "complex_row_vector[N]", false, false};
+        case BaseType::ComplexMatrix: return {2, 2, "complex_matrix[rows, cols]", false, false};
     }
     throw InternalError("shape_of: unknown base type");
 }

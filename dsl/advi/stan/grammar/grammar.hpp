@@ -84,6 +84,10 @@ inline constexpr WordOf<BaseType> base_type_words[] = {
     {"cholesky_factor_cov",  BaseType::CholeskyFactorCov },
     {"corr_matrix",          BaseType::CorrMatrix        },
     {"cov_matrix",           BaseType::CovMatrix         },
+    {"complex",              BaseType::Complex           },
+    {"complex_vector",       BaseType::ComplexVector     },
+    {"complex_row_vector",   BaseType::ComplexRowVector  },
+    {"complex_matrix",       BaseType::ComplexMatrix     },
 };
 inline constexpr WordTable<BaseType> base_type{base_type_words, "a type (int, real, vector, ...)"};
 

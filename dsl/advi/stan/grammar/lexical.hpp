@@ -224,9 +224,6 @@ struct DeclaredName : x3::parser<DeclaredName> {
 // Stan's types that advi does not read yet, refused by name at `at` (the word `w` there).
 template <class It>
 void refuse_type_not_supported_yet(It at, std::string_view w) {
-    if (w == "complex" || w == "complex_vector" || w == "complex_row_vector" ||
-        w == "complex_matrix")
-        throw SyntaxError{at, "complex numbers are not supported yet"};
     for (std::string_view later : {"sum_to_zero_vector", "sum_to_zero_matrix",
                                    "column_stochastic_matrix", "row_stochastic_matrix"}) {
         if (w == later)
@@ -354,8 +351,11 @@ struct Number : x3::parser<Number> {
                 real = true;
             }
         }
-        if (q != last && *q == 'i' && (q + 1 == last || !is_word_char(q[1])))
-            throw SyntaxError{first, "complex numbers are not supported yet"};
+        // `2i`, `1.5e3i`: an imaginary literal
+        const bool imaginary = q != last && *q == 'i' && (q + 1 == last || !is_word_char(q[1]));
+        const It digits_end = q;
+        if (imaginary)
+            ++q;
         // Letters straight after a numeral (`1e`, `2x`, `3.5f`) make no token Stan knows.
         if (q != last && is_word_char(*q)) {
             It end = q;
@@ -363,12 +363,14 @@ struct Number : x3::parser<Number> {
             throw SyntaxError{first, fmt::format("malformed number `{}`", std::string(first, end))};
         }
         std::string text;
-        for (It p = first; p != q; ++p)
+        for (It p = first; p != digits_end; ++p)
             if (*p != '_')
                 text += *p;
         Term t;
         t.e.loc = state_of(ctx).loc(first);
-        if (real) {
+        if (imaginary) {
+            t.e.node = ImagLiteral{std::strtod(text.c_str(), nullptr)};
+        } else if (real) {
             t.e.node = RealLiteral{std::strtod(text.c_str(), nullptr)};
         } else {
             std::int64_t v = 0;

@@ -132,12 +132,16 @@ const auto set_base = [](auto& ctx) {
         case BaseType::Real:
         case BaseType::Vector:
         case BaseType::RowVector:
-        case BaseType::Matrix: x3::_val(ctx) = base; return;
+        case BaseType::Matrix:
+        case BaseType::Complex:
+        case BaseType::ComplexVector:
+        case BaseType::ComplexRowVector:
+        case BaseType::ComplexMatrix: x3::_val(ctx) = base; return;
         default:
             throw SyntaxError{state_of(ctx).at(fusion::at_c<0>(a)),
                               fmt::format("`{}` is not a type for function arguments and results "
-                                          "(int, real, vector, row_vector, matrix, and arrays of "
-                                          "them)",
+                                          "(int, real, complex, vector, row_vector, matrix, their "
+                                          "complex forms, and arrays of them)",
                                           name(base))};
     }
 };
