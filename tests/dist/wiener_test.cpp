@@ -75,11 +75,16 @@ double density7(double y, const Point& p) {
 // distribution function of the mirrored process (ops_wiener_cdf.hpp, tested against the
 // density's quadrature in tests/graph/wiener_cdf_test.cpp), averaged adaptively over the start
 // point and the non-decision time.
+// With drift variability, the kernel's average over the drift (ops_wiener_cdf.hpp, tested there
+// against adaptive quadrature over the drift) in its place: what this checks is the
+// arguments' mapping (m = -delta alpha, s = sv alpha) and the averages over sw and st0.
 double cdf7(double y, const Point& p, Tail tail) {
     const auto t = tail == Tail::Lower ? wiener::CdfTail::Lower : wiener::CdfTail::Upper;
     return average_start_and_time(p, [&](double beta, double tau) {
-        return std::exp(wiener::log_first_passage_cdf((y - tau) / (p.alpha * p.alpha), 1 - beta,
-                                                      -p.delta * p.alpha, t)[0]);
+        const double u = (y - tau) / (p.alpha * p.alpha), c = -p.delta * p.alpha;
+        return std::exp(
+            p.sv == 0 ? wiener::log_first_passage_cdf(u, 1 - beta, c, t)[0]
+                      : wiener::log_first_passage_cdf_sv(u, 1 - beta, c, p.sv * p.alpha, t)[0]);
     });
 }
 
@@ -158,13 +163,11 @@ TEST_CASE("wiener: the seven-parameter density averages the five-parameter one",
 
 TEST_CASE("wiener: the defective distribution function and its complement", "[dist][wiener]") {
     for (const Point& p : points()) {
-        if (p.sv > 0) {
-            // refused: a fixed rule over the drift is far off (wiener.hpp)
-            CHECK_THROWS_WITH(library_log_cdf(1.0, p, Tail::Lower),
-                              Catch::Contains("drift variability (sv) is not supported yet"));
-            continue;
-        }
-        for (double y : {p.tau + 0.02, p.tau + 0.4, p.tau + 1.3, p.tau + 4.0}) {
+        // (with sv, one response time: the reference's nested adaptive rules are slow)
+        const std::vector<double> ys =
+            p.sv > 0 ? std::vector<double>{p.tau + p.st0 + 0.3}
+                     : std::vector<double>{p.tau + 0.02, p.tau + 0.4, p.tau + 1.3, p.tau + 4.0};
+        for (double y : ys) {
             for (Tail tail : {Tail::Lower, Tail::Upper}) {
                 INFO("y " << y << " tail " << static_cast<int>(tail) << " alpha " << p.alpha
                           << " beta " << p.beta << " delta " << p.delta << " sv " << p.sv << " sw "
@@ -184,7 +187,7 @@ TEST_CASE("wiener: gradients and Hessians of the density and the CDF in every ar
         Built d = build(y, p, true);
         test::check_gradient(d.g, {}, d.zeta, 1e-5);
         if (p.sv > 0)
-            continue;
+            continue;  // (the CDF with sv: its derivatives in tests/graph/wiener_cdf_test.cpp)
         for (Tail tail : {Tail::Lower, Tail::Upper}) {
             Built c = build(y, p, false, tail);
             test::check_gradient(c.g, {}, c.zeta, 1e-5);

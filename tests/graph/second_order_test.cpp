@@ -346,6 +346,16 @@ NodeId sample(Case& c, Op op, double seed) {
             return wiener::log_first_passage_cdf(c.g, c.vec(u), c.scalar(0.35 + 0.1 * seed),
                                                  c.vec(drift), tail);
         }
+        case Op::WienerLogCdfSv: {
+            // with drift variability: both tails, the far upper tail's rule too (u = 4)
+            const auto tail = seed < 1 ? wiener::CdfTail::Lower : wiener::CdfTail::Upper;
+            VectorXd u(3), drift(3), spread(3);
+            u << 0.05 + 0.1 * seed, 0.6, 4.0;
+            drift << -1.2, 0.3 * seed, 1.5;
+            spread << 0.4, 1.0 + 0.2 * seed, 2.0;
+            return wiener::log_first_passage_cdf_sv(c.g, c.vec(u), c.scalar(0.35 + 0.1 * seed),
+                                                    c.vec(drift), c.vec(spread), tail);
+        }
         case Op::Loop: {
             VectorXd z(3);
             z << 0.4 + 0.1 * seed, -0.3, 0.8;

@@ -142,3 +142,105 @@ TEST_CASE("wiener cdf: limits and domain", "[graph][wiener]") {
 }
 
 }  // namespace advi
+
+namespace advi {
+namespace {
+
+using wiener::log_first_passage_cdf_sv;
+
+// F and G averaged over the drift c ~ normal(m, s), as an independent reference: adaptive
+// quadrature over the drift of the drift-free-variability functions (checked above against
+// quadrature of the density), in x = (c - m) / s.
+double averaged(double u, double w, double m, double s, CdfTail t) {
+    auto integrand = [&](double x) {
+        if (std::fabs(x) > 40)
+            return 0.0;  // (and the drift finite)
+        const double c = m + s * x;
+        return std::exp(log_first_passage_cdf(u, w, c, t)[0] - 0.5 * x * x) / std::sqrt(2 * M_PI);
+    };
+    return boost::math::quadrature::gauss_kronrod<double, 61>::integrate(integrand, -kInfinity(),
+                                                                         kInfinity(), 15, 1e-12);
+}
+
+}  // namespace
+
+TEST_CASE("wiener cdf with drift variability: against quadrature over the drift",
+          "[graph][wiener]") {
+    for (double s : {0.3, 1.5, 4.0}) {
+        for (double w : {0.2, 0.6}) {
+            for (double m : {-2.0, 0.0, 1.5}) {
+                for (double u : {0.03, 0.3, 1.2, 3.0}) {
+                    for (CdfTail t : {CdfTail::Lower, CdfTail::Upper}) {
+                        INFO("u " << u << " w " << w << " m " << m << " s " << s << " tail "
+                                  << static_cast<int>(t));
+                        const double want = averaged(u, w, m, s, t);
+                        const auto got = log_first_passage_cdf_sv(u, w, m, s, t);
+                        CHECK(near(got[0], std::log(want), 1e-8, 1e-9));
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("wiener cdf with drift variability: s = 0 is the function without, far tails",
+          "[graph][wiener]") {
+    for (double u : {0.01, 0.4, 2.5, 9.0}) {
+        for (double c : {-3.0, 0.4}) {
+            for (CdfTail t : {CdfTail::Lower, CdfTail::Upper}) {
+                INFO("u " << u << " c " << c << " tail " << static_cast<int>(t));
+                const auto with = log_first_passage_cdf_sv(u, 0.35, c, 0.0, t);
+                const auto without = log_first_passage_cdf(u, 0.35, c, t);
+                CHECK(near(with[0], without[0], 1e-11, 1e-12));
+                CHECK(near(with[1], without[1], 1e-8, 1e-9));
+                CHECK(near(with[3], without[3], 1e-8, 1e-9));
+            }
+        }
+    }
+    // far in the upper tail (G about e^-60 of P): finite, and below the next time's
+    const double g9 = log_first_passage_cdf_sv(9.0, 0.5, 0.5, 1.0, CdfTail::Upper)[0];
+    const double g12 = log_first_passage_cdf_sv(12.0, 0.5, 0.5, 1.0, CdfTail::Upper)[0];
+    CHECK(std::isfinite(g12));
+    CHECK(g12 < g9 - 10);
+    CHECK(near(g9, std::log(averaged(9.0, 0.5, 0.5, 1.0, CdfTail::Upper)), 1e-7, 1e-9));
+}
+
+TEST_CASE("wiener cdf with drift variability: derivatives against central differences",
+          "[graph][wiener]") {
+    for (double u : {0.05, 0.6, 3.0, 8.0}) {
+        for (double w : {0.3, 0.8}) {
+            for (double m : {-1.0, 2.0}) {
+                for (double s : {0.5, 2.0}) {
+                    for (CdfTail t : {CdfTail::Lower, CdfTail::Upper}) {
+                        INFO("u " << u << " w " << w << " m " << m << " s " << s << " tail "
+                                  << static_cast<int>(t));
+                        const auto d = log_first_passage_cdf_sv(u, w, m, s, t);
+                        for (double v : d) REQUIRE(std::isfinite(v));
+                        const std::array<double, 4> x = {u, w, m, s};
+                        const std::array<double, 4> h = {1e-5 * u, 1e-6, 1e-6, 1e-6};
+                        for (int i = 0; i < 4; ++i) {
+                            auto plus = x, minus = x;
+                            plus[i] += h[i];
+                            minus[i] -= h[i];
+                            const auto p =
+                                log_first_passage_cdf_sv(plus[0], plus[1], plus[2], plus[3], t);
+                            const auto q =
+                                log_first_passage_cdf_sv(minus[0], minus[1], minus[2], minus[3], t);
+                            INFO("input " << i);
+                            CHECK(near(d[1 + i], (p[0] - q[0]) / (2 * h[i]), 1e-6, 1e-6));
+                            for (int j = 0; j < 4; ++j) {
+                                const int lo = std::min(i, j), hi = std::max(i, j);
+                                const int at = lo * 4 - lo * (lo - 1) / 2 + (hi - lo);
+                                INFO("hessian " << i << ", " << j);
+                                CHECK(near(d[5 + at], (p[1 + j] - q[1 + j]) / (2 * h[i]), 1e-5,
+                                           1e-5));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+}  // namespace advi

@@ -1041,23 +1041,26 @@ Value cdf_function(CallSite& c) {
     return CallSite::real_scalar(suffix == "cdf" ? exp(log_p) : log_p, c.level);
 }
 
-// Stan's forms without the variabilities, all reals or all vectors, with or without the
-// precision. (The forms with sv, sw and st0 are not lowered yet: the distribution function with
-// drift variability needs an integral the library does not have (lib/advi/dist/wiener.hpp);
-// sw and st0 alone are there for the C++ interface.)
+// Stan's forms, all reals or all vectors, with or without the precision: without the
+// variabilities, and with sv, sw and st0 (lib/advi/dist/wiener.hpp).
 constexpr const char* kWienerCdfForms =
     "(real, real, real, real, real) => real; (vector, vector, vector, vector, vector) => real; "
     "(real, real, real, real, real, real) => real; "
-    "(vector, vector, vector, vector, vector, real) => real";
+    "(vector, vector, vector, vector, vector, real) => real; "
+    "(real, real, real, real, real, real, real, real) => real; "
+    "(vector, vector, vector, vector, vector, vector, vector, vector) => real; "
+    "(real, real, real, real, real, real, real, real, real) => real; "
+    "(vector, vector, vector, vector, vector, vector, vector, vector, real) => real";
 
-// wiener_lcdf_unnorm(y, alpha, tau, beta, delta [, precision]) and wiener_lccdf_unnorm:
+// wiener_lcdf_unnorm(y, alpha, tau, beta, delta [, sv, sw, st0] [, precision]) and
+// wiener_lccdf_unnorm:
 // log P(Y <= y) and log P(Y > y) of the upper boundary's defective distribution
 // (lib/advi/dist/wiener.hpp), summed over the elements. The precision, Stan's bound on the error
 // of the log, is met by the series (summed to rounding).
 Value wiener_cdf_function(CallSite& c) {
     const Tail tail = c.name() == "wiener_lccdf_unnorm" ? Tail::Upper : Tail::Lower;
     CdfCall call = cdf_arguments(c);
-    if (call.args.size() == 5)
+    if (call.args.size() == 5 || call.args.size() == 8)
         call.args.pop_back();                                  // the precision
     while (call.args.size() < 7) call.args.emplace_back(0.0);  // no variability
     const Expr log_p =
@@ -1335,8 +1338,11 @@ std::span<const FunctionRow> functions() {
         // declarations, "not supported yet")
         // the constraint transforms as functions (lower_transform_functions.hpp)
         static std::deque<std::string> transform_names;  // kept for the rows' views
-        for (const char* t : {"lower_bound", "upper_bound", "lower_upper_bound",
-                              "offset_multiplier", "ordered", "positive_ordered"}) {
+        for (const char* t :
+             {"lower_bound", "upper_bound", "lower_upper_bound", "offset_multiplier", "ordered",
+              "positive_ordered", "simplex", "unit_vector", "sum_to_zero", "stochastic_row",
+              "stochastic_column", "cholesky_factor_corr", "cholesky_factor_cov", "corr_matrix",
+              "cov_matrix"}) {
             for (const char* suffix : {"_constrain", "_jacobian", "_unconstrain"}) {
                 const std::string& name = transform_names.emplace_back(std::string(t) + suffix);
                 rows.push_back({name, real_forms(name), whole<transform_function_of>});

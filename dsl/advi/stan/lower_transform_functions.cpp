@@ -7,6 +7,8 @@
 
 #include <advi/cpp/linalg.hpp>
 #include <advi/cpp/math.hpp>
+#include <advi/graph/ops_linalg.hpp>
+#include <advi/transform/transform.hpp>
 
 namespace advi::stan {
 namespace {
@@ -66,6 +68,171 @@ struct Ordered {
     }
 };
 
+// ---- the structured transforms: the library's (lib/advi/transform), one value at a time
+
+// Helmert's orthonormal basis of the vectors of n elements that sum to zero: column j (j < n - 1)
+// is (1, ..., 1, -(j + 1), 0, ...) / sqrt((j + 1)(j + 2)) with j + 1 ones. sum_to_zero maps
+// y (n - 1) to H y and back by H^T: an isometry, log|J| constant (0, as Stan's).
+Eigen::MatrixXd helmert(int n) {
+    Eigen::MatrixXd H = Eigen::MatrixXd::Zero(n, std::max(n - 1, 0));
+    for (int j = 0; j + 1 < n; ++j) {
+        const double norm = std::sqrt(static_cast<double>(j + 1) * (j + 2));
+        for (int i = 0; i <= j; ++i) H(i, j) = 1 / norm;
+        H(j + 1, j) = -(j + 1) / norm;
+    }
+    return H;
+}
+
+Expr known_matrix(CallSite& c, const Eigen::MatrixXd& M) {
+    const Eigen::VectorXd flat = Eigen::Map<const Eigen::VectorXd>(M.data(), M.size());
+    return to_matrix(c.lowerer.known_reals(flat), static_cast<int>(M.rows()),
+                     static_cast<int>(M.cols()));
+}
+
+// The stick-breaking inverse of the library's simplex transform on each row of X (K columns):
+// z_k = log x_k - log(x_{k+1} + ... + x_K) + log(K - 1 - k), k < K - 1 (0-based).
+Expr simplex_unconstrain_rows(CallSite& c, const Expr& X) {
+    const int rows = X.shape().rows, K = X.shape().cols;
+    Eigen::MatrixXd after = Eigen::MatrixXd::Zero(K, K - 1);  // X after: the tails
+    for (int k = 0; k + 1 < K; ++k)
+        for (int j = k + 1; j < K; ++j) after(j, k) = 1;
+    Eigen::VectorXd shift(K - 1);
+    for (int k = 0; k + 1 < K; ++k) shift[k] = std::log(K - 1.0 - k);
+    const Expr tails = X * known_matrix(c, after);
+    return log(block(X, 0, 0, rows, K - 1)) - log(tails) +
+           rep_matrix_rows(c.lowerer.known_reals(shift), rows);
+}
+
+struct Structured {
+    Support support;
+    Shape shape;  // the constrained value's
+};
+
+Value structured_one(CallSite& c, std::string_view kind, Use use);
+
+// Element by element over the arrays of the first argument.
+Value structured(CallSite& c, std::string_view kind, Use use) {
+    const Value& x = c.args[0];
+    if (x.dims.empty())
+        return structured_one(c, kind, use);
+    std::int64_t count = 1;
+    for (int d : x.dims) count *= d;
+    std::vector<Value> values;
+    for (std::int64_t flat = 0; flat < count; ++flat) {
+        std::vector<Index> at;
+        std::int64_t rest = flat;
+        for (int d : x.dims) {
+            Index ix;
+            ix.loc = c.at;
+            ix.lower =
+                Box<Expression>(Expression{c.at, IntLiteral{static_cast<int>(rest % d) + 1}});
+            at.push_back(std::move(ix));
+            rest /= d;
+        }
+        CallSite one{c.lowerer, c.call, c.args, c.at, c.level};
+        one.args[0] = c.lowerer.index(x, at, c.at);
+        values.push_back(structured_one(one, kind, use));
+    }
+    if (values.empty())
+        c.fail(fmt::format("{} of an empty array is not supported yet", c.name()));
+    return c.lowerer.stacked(values, x.dims, c.at);
+}
+
+Value structured_one(CallSite& c, std::string_view kind, Use use) {
+    Lowerer& L = c.lowerer;
+    const Value& x = c.args[0];
+    const Expr e = c.real_of(0);
+    Graph& g = const_cast<Graph&>(c.m().nodes());
+    const bool matrix_arg = x.base == Base::Matrix;
+    const int n = matrix_arg ? x.sizes[0] : x.sizes.at(0);
+    const int cols = matrix_arg ? x.sizes[1] : 1;
+    auto result = [&](const Expr& r) {
+        return r.shape().is_matrix() ? CallSite::mat(r) : CallSite::vec(r, r.shape().size());
+    };
+    if (kind == "sum_to_zero") {
+        // vector: H y; matrix: H_r Y H_c^T
+        if (use == Use::Unconstrain) {
+            if (!matrix_arg)
+                return result(transpose(known_matrix(c, helmert(n))) * e);
+            return result(transpose(known_matrix(c, helmert(n))) * e *
+                          known_matrix(c, helmert(cols)));
+        }
+        if (!matrix_arg)
+            return result(known_matrix(c, helmert(n + 1)) * e);
+        return result(known_matrix(c, helmert(n + 1)) * e *
+                      transpose(known_matrix(c, helmert(cols + 1))));
+    }
+    if (kind == "unit_vector" && use == Use::Unconstrain)
+        return result(e);  // any point of the sphere is its own preimage
+    if (use == Use::Unconstrain && (kind == "simplex" || kind.starts_with("stochastic"))) {
+        if (kind == "simplex")
+            return result(to_vector(simplex_unconstrain_rows(c, transpose(rep_matrix(e, 1)))));
+        if (kind == "stochastic_row")
+            return result(simplex_unconstrain_rows(c, e));
+        return result(transpose(simplex_unconstrain_rows(c, transpose(e))));
+    }
+    // The library's transform: theta = T^-1(zeta) and log|J| as graph fragments.
+    Structured s;
+    if (kind == "simplex") {
+        s = {Support::simplex(), Shape::vector(n + 1)};
+    } else if (kind == "unit_vector") {
+        s = {Support::unit_vector(), Shape::vector(n)};
+    } else if (kind == "stochastic_row") {
+        s = {Support::simplex(), Shape::matrix(n, cols + 1)};
+    } else if (kind == "stochastic_column") {
+        s = {Support::simplex(), Shape::matrix(cols, n + 1)};  // of the transpose
+    } else {
+        const int K = use == Use::Unconstrain ? x.sizes.at(0) : c.int_arg(1);
+        const int M = use == Use::Unconstrain                              ? x.sizes.at(1)
+                      : kind == "cholesky_factor_cov" && c.args.size() > 2 ? c.int_arg(2)
+                                                                           : K;
+        if (kind == "cholesky_factor_corr")
+            s = {Support::cholesky_factor_corr(), Shape::matrix(K, K)};
+        else if (kind == "cholesky_factor_cov")
+            s = {Support::cholesky_factor_cov(), Shape::matrix(K, M)};
+        else if (kind == "corr_matrix")
+            s = {Support::corr_matrix(), Shape::matrix(K, K)};
+        else
+            s = {Support::cov_matrix(), Shape::matrix(K, K)};
+    }
+    const Transform& T = transform_for(s.support, PositiveTransform::Log);
+    try {
+        check_support_shape(s.support, s.shape);
+    } catch (const Error& err) {
+        c.fail(fmt::format("{}: {}", c.name(), err.what()));
+    }
+    const Shape free = T.unconstrained_shape(s.shape);
+    if (use == Use::Unconstrain) {
+        // the matrix transforms' inverses, numerically: values known before the fit
+        std::vector<double> theta;
+        try {
+            theta = c.m().evaluate(e);
+        } catch (const ModelError&) {
+            c.fail(
+                fmt::format("{} of a value that depends on the parameters is not supported "
+                            "yet",
+                            c.name()));
+        }
+        const Eigen::VectorXd z =
+            T.unconstrain(Eigen::Map<const Eigen::VectorXd>(
+                              theta.data(), static_cast<Eigen::Index>(theta.size())),
+                          s.shape, s.support);
+        return CallSite::vec(L.known_reals(z), static_cast<int>(z.size()));
+    }
+    const Expr zeta_in = kind == "stochastic_column" ? transpose(e) : e;
+    if (zeta_in.shape().size() != free.size()) {
+        c.fail(fmt::format("{}: a {} of these sizes takes {} free values, got {}", c.name(), kind,
+                           free.size(), zeta_in.shape().size()));
+    }
+    const NodeId zeta = linalg::reshape(g, zeta_in.id(), free);
+    const NodeId theta = T.constrain(g, zeta, s.shape, s.support);
+    if (use == Use::Jacobian) {
+        L.add_jacobian(c.m().wrap(T.log_abs_det_jacobian(g, zeta, theta, s.support)), 0, c.at);
+    }
+    const Expr out = c.m().wrap(theta);
+    return result(kind == "stochastic_column" ? transpose(out) : out);
+}
+
 }  // namespace
 
 Value transform_function_of(CallSite& c) {
@@ -78,6 +245,9 @@ Value transform_function_of(CallSite& c) {
             kind = std::string_view(name).substr(0, name.size() - suffix.size());
         }
     }
+    if (kind != "lower_bound" && kind != "upper_bound" && kind != "lower_upper_bound" &&
+        kind != "offset_multiplier" && kind != "ordered" && kind != "positive_ordered")
+        return structured(c, kind, use);
     Elementwise e{c};
     const auto& a = c.args;
     Value out;

@@ -87,6 +87,8 @@ public:
     Value array_of(const std::vector<Value>& parts, const std::vector<Loc>& locs, Loc at);
     // `[a, b]` of these values (scalars: a row vector; row vectors: a matrix; complex forms).
     Value row_vector_of(const std::vector<Value>& parts, const std::vector<Loc>& locs, Loc at);
+    // values[i0 + d0 * (i1 + ...)] as the array of `dims` (first index fastest).
+    Value stacked(const std::vector<Value>& values, const std::vector<int>& dims, Loc at);
     // A known int scalar (sizes, bounds, single indices outside vectorised loops).
     int known_int(const Expression& e, const char* what);
     // The value as a real graph node in its layout (ints become constants or data).
@@ -230,8 +232,6 @@ private:
     // elements (`x:1`, `x:2:1`), an array of tuples tuple by tuple (`x.1:1, x.1:2, x.2:1`).
     void reported(const std::string& name, const Value& v, Loc at,
                   std::vector<std::pair<std::string, Value>>& out);
-    // Values in column-major order (first index fastest) stacked into an array of `dims`.
-    Value stacked(const std::vector<Value>& values, const std::vector<int>& dims, Loc at);
     void transformed_parameters_block();
     // The declared constraints of a block's variables (lower_constraints.cpp), checked by the
     // model: in the log density (transformed parameters) or on each output draw (generated

@@ -48,16 +48,20 @@ NodeId log_density(Terms& t, const Arguments& a) {
 
 // log F or log(P - F) of the four parameters: the lower-boundary functions of the mirrored
 // process, u = (y - tau) / alpha^2, w = 1 - beta, c = -delta alpha.
+bool is_zero(const Graph& g, NodeId x) {
+    return g.const_value(x) == 0.0;
+}
+
+// With drift variability sv, the drift -delta a is normal(-delta a, sv a) in these units.
 NodeId log_cdf(Terms& t, const Arguments& a, Tail tail) {
     const NodeId u = t.div(t.sub(a.y, a.tau), t.f(Op::Square, a.alpha));
     const NodeId w = t.sub(t.c(1), a.beta);
     const NodeId c = t.neg(t.mul(a.delta, a.alpha));
-    return wiener::log_first_passage_cdf(
-        t.g(), u, w, c, tail == Tail::Lower ? wiener::CdfTail::Lower : wiener::CdfTail::Upper);
-}
-
-bool is_zero(const Graph& g, NodeId x) {
-    return g.const_value(x) == 0.0;
+    const wiener::CdfTail side =
+        tail == Tail::Lower ? wiener::CdfTail::Lower : wiener::CdfTail::Upper;
+    if (is_zero(t.g(), a.sv))
+        return wiener::log_first_passage_cdf(t.g(), u, w, c, side);
+    return wiener::log_first_passage_cdf_sv(t.g(), u, w, c, t.mul(a.sv, a.alpha), side);
 }
 
 // log(e^a + e^b) elementwise (one of them may be -inf).
@@ -145,14 +149,6 @@ Support wiener_support(const Graph& g, Args a) {
 
 NodeId wiener_log_cdf(Graph& g, NodeId y, Args args, Tail tail, bool elementwise) {
     const Shape shape = broadcast_of(g, distribution("wiener"), y, args);
-    if (!is_zero(g, args[4])) {
-        // A fixed Gauss-Hermite rule over the drift misses where the integrand's mass is (far
-        // in the drift's tail for short times; a step narrower than its nodes' spacing for
-        // alpha sv > 1): 10^-4 to 10^0 wrong in the log, measured against adaptive quadrature.
-        throw ModelError(
-            "wiener: the distribution function with drift variability (sv) is not supported "
-            "yet: sv must be the constant 0");
-    }
     Terms t(g, shape, false, elementwise);
     const BeyondReach beyond = tail == Tail::Lower ? BeyondReach::Zero : BeyondReach::AtZeroTime;
     t.add(averaged(t, args, y, beyond,

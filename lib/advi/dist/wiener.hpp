@@ -11,9 +11,9 @@
 // lib/advi/graph/ops_wiener_cdf.hpp. Variability in the start point and the non-decision time
 // is averaged by fixed Gauss-Legendre rules (quadrature.hpp), each dimension only where its
 // variability is not the constant 0; the non-decision time's rule covers only the part of its
-// range before y. Drift variability is a closed form in the density; the distribution function
-// with sv > 0 is not supported yet (a fixed rule over the drift is far off; an integral of the
-// density over the time is the way).
+// range before y. Drift variability is a closed form in the density, and in the distribution
+// function a series of closed-form terms (ops_wiener_cdf.hpp: the small-time series averaged
+// over the drift term by term).
 #pragma once
 
 #include <span>
@@ -35,8 +35,7 @@ void wiener_log_density(Terms& t, NodeId y, std::span<const NodeId> args);
 
 // Stan's wiener_lcdf_unnorm (Lower: log P(Y <= y, upper boundary)) and wiener_lccdf_unnorm
 // (Upper: log P(Y > y, upper boundary)) of the seven arguments, summed over the broadcast of y
-// and the arguments (or one value per element: `elementwise`). A ModelError unless sv is the
-// constant 0.
+// and the arguments (or one value per element: `elementwise`).
 [[nodiscard]] NodeId wiener_log_cdf(Graph& g, NodeId y, std::span<const NodeId> args, Tail tail,
                                     bool elementwise = false);
 

@@ -92,6 +92,9 @@ enum class Op : std::uint8_t {
     // its gradient (attribute `index`) and Hessian (ops_wiener_cdf.hpp)
     WienerLogCdf,
     WienerLogCdfHessian,
+    // the same averaged over drift variability, in (u, w, [m; s]) (ops_wiener_cdf.hpp)
+    WienerLogCdfSv,
+    WienerLogCdfSvHessian,
     // log of the regularised incomplete gamma and beta functions, their gradients (attribute
     // `index`) and Hessians (ops_incomplete.hpp)
     LogIncGamma,

@@ -567,6 +567,8 @@ constexpr OpInfo kOps[] = {
     // in tests/graph/second_order_test.cpp, checked against Boost in incomplete_test.cpp
     {Op::WienerLogCdf,        "wiener_log_cdf",         3, false, component_ops::broadcast_shape, wiener::cdf_kernel,         wiener::adj_cdf, nullptr, Domain::None},
     {Op::WienerLogCdfHessian, "wiener_log_cdf_hessian", 3, false, component_ops::broadcast_shape, wiener::cdf_hessian_kernel, nullptr,         nullptr, Domain::None},
+    {Op::WienerLogCdfSv,        "wiener_log_cdf_sv",         3, false, wiener::cdf_sv_shape, wiener::cdf_sv_kernel,         wiener::adj_cdf_sv, nullptr, Domain::None},
+    {Op::WienerLogCdfSvHessian, "wiener_log_cdf_sv_hessian", 3, false, wiener::cdf_sv_shape, wiener::cdf_sv_hessian_kernel, nullptr,            nullptr, Domain::None},
     {Op::LogIncGamma,        "log_inc_gamma",         2, false, component_ops::broadcast_shape, incomplete::gamma_kernel,         incomplete::adj_gamma, nullptr, Domain::None},
     {Op::LogIncGammaHessian, "log_inc_gamma_hessian", 2, false, component_ops::broadcast_shape, incomplete::gamma_hessian_kernel, nullptr,               nullptr, Domain::None},
     {Op::LogIncBeta,         "log_inc_beta",          3, false, component_ops::broadcast_shape, incomplete::beta_kernel,          incomplete::adj_beta,  nullptr, Domain::None},
@@ -723,6 +725,7 @@ constexpr NoDerivative kNoDerivative[] = {
     {Op::WienerLogFDuw,               kThirdOrder     },
     {Op::WienerLogFDww,               kThirdOrder     },
     {Op::WienerLogCdfHessian,         kThirdOrder     },
+    {Op::WienerLogCdfSvHessian,       kThirdOrder     },
     {Op::LogIncGammaHessian,          kThirdOrder     },
     {Op::LogIncBetaHessian,           kThirdOrder     },
     {Op::SimplexConstrainHvp,         kThirdOrder     },

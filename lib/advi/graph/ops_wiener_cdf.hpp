@@ -58,6 +58,22 @@ enum class CdfSeries { Small, Large };
 // The graph node of log F or log G of (u, w, c); scalars broadcast.
 [[nodiscard]] NodeId log_first_passage_cdf(Graph& g, NodeId u, NodeId w, NodeId c, CdfTail tail);
 
+// With drift variability, the drift c normal(m, s) in these units (m = -delta a, s = sv a):
+// F and G averaged over it. F by its own series, the small-time one averaged over the drift
+// term by term (each term's mean is closed: a normal's exponential tilt of Phi); G as P - F,
+// P the averaged F at a time late enough, except far in the upper tail (G below 1e-3 of P),
+// where G(u | c) is averaged over the drift by a 64-point Gauss-Hermite rule about the
+// integrand's peak. {value, d/du, d/dw, d/dm, d/ds, then the Hessian's upper triangle}
+[[nodiscard]] std::array<double, 15> log_first_passage_cdf_sv(double u, double w, double m,
+                                                              double s, CdfTail tail);
+// The graph node of the averaged log F or log G; scalars broadcast.
+[[nodiscard]] NodeId log_first_passage_cdf_sv(Graph& g, NodeId u, NodeId w, NodeId m, NodeId s,
+                                              CdfTail tail);
+[[nodiscard]] Shape cdf_sv_shape(const Graph& g, const Node& n);
+void cdf_sv_kernel(const KernelArgs& a);
+void cdf_sv_hessian_kernel(const KernelArgs& a);
+void adj_cdf_sv(Graph& g, NodeId y, NodeId adj, std::array<NodeId, 3>& c);
+
 void cdf_kernel(const KernelArgs& a);
 void cdf_hessian_kernel(const KernelArgs& a);
 void adj_cdf(Graph& g, NodeId y, NodeId adj, std::array<NodeId, 3>& c);

@@ -97,8 +97,9 @@ TEST_CASE("the checker knows the names the lowering lowers", "[stan]") {
     // trace forms (2), quad_form_sym, chol2inv, log_determinant_spd, int_step, beta, and the
     // rayleigh and loglogistic CDFs (4), rising_factorial, falling_factorial
     // session 25: the complex-only functions (get_real, get_imag, to_complex, polar, arg, norm,
-    // conj, proj), add_diag, symmetrize_from_lower_tri
-    CHECK(functions().size() == 329);
+    // conj, proj), add_diag, symmetrize_from_lower_tri; the structured transforms as functions
+    // (9 kinds x constrain, jacobian, unconstrain)
+    CHECK(functions().size() == 356);
     // sub_row, quad_form_diag, gp_exp_quad_cov; no fabs
     for (const char* f : {"tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
                           "tgamma", "floor", "ceil", "round", "trunc", "atan2", "hypot", "fmod"})

@@ -547,6 +547,36 @@ TEST_CASE("the constraint transforms as functions: Stan's maps and their inverse
                "target += M[2, 1] + exp(M[2, 2]) + exp(M[2, 3]) + M[1, 2] + M[2, 3];");
 }
 
+TEST_CASE("the structured transforms as functions: valued in their sets, inverted, Jacobians",
+          "[stan]") {
+    const std::string head = "parameters { vector[3] x; matrix[2, 3] M; }\n";
+    // each unconstrain undoes its constrain (simplex, unit_vector's direction, sum_to_zero,
+    // stochastic rows and columns), on parameters
+    check_same(head,
+               "target += dot_product(simplex_unconstrain(simplex_constrain(x)), [1, 2, 3]') + "
+               "dot_product(sum_to_zero_unconstrain(sum_to_zero_constrain(x)), [1, 2, 3]') + "
+               "sum(sum_to_zero_unconstrain(sum_to_zero_constrain(M)) .* [[1, 2, 3], [4, 5, "
+               "6]]) + sum(stochastic_row_unconstrain(stochastic_row_constrain(M)) .* [[1, 2, 3], "
+               "[4, 5, 6]]) + sum(stochastic_column_unconstrain(stochastic_column_constrain(M)) "
+               ".* [[1, 2, 3], [4, 5, 6]]);",
+               "target += dot_product(x, [1, 2, 3]') + dot_product(x, [1, 2, 3]') + "
+               "3 * sum(M .* [[1, 2, 3], [4, 5, 6]]);");
+    // the values lie in their sets: a simplex sums to 1, sum_to_zero to 0, unit vectors have
+    // norm 1, stochastic rows and columns sum to 1
+    check_same(head,
+               "target += sum(simplex_constrain(x)) + sum(sum_to_zero_constrain(x)) + "
+               "dot_self(unit_vector_constrain(x)) + sum(sum_to_zero_constrain(M)) + "
+               "sum(stochastic_row_constrain(M)) + sum(stochastic_column_constrain(M)) + "
+               "sum(x);",
+               "target += 1 + 0 + 1 + 0 + 2 + 3 + sum(x);");
+    // cov_matrix of data, unconstrained and constrained again; the Jacobian form adds the
+    // library's log|J|, as a cov_matrix parameter's density does
+    check_same("parameters { vector[6] y; }\n",
+               "matrix[3, 3] S = cov_matrix_constrain(cov_matrix_unconstrain([[2, 0.5, 0], [0.5, "
+               "1, 0.2], [0, 0.2, 3]]), 3); target += S[1, 2] + S[3, 3] + sum(y);",
+               "target += 0.5 + 3 + sum(y);");
+}
+
 }  // namespace advi::stan
 
 namespace advi::stan {

@@ -160,12 +160,17 @@ TEST_CASE("wiener_lcdf_unnorm and wiener_lccdf_unnorm make up P(upper boundary)"
         "target += wiener_lcdf_unnorm(rt, rep_vector(alpha, N), rep_vector(tau, N), "
         "rep_vector(beta, N), delta_n);",
         "for (n in 1:N) target += wiener_lcdf_unnorm(rt[n], alpha, tau, beta, delta_n[n]);");
-    // with the variabilities: valid Stan, not lowered yet
-    const std::string text =
-        program("target += wiener_lccdf_unnorm(rt[1], alpha, tau, beta, delta, sv, 0.1, 0.1);");
-    CHECK_THROWS_WITH(check(parse_program(text, "m.stan")),
-                      Catch::Contains("`wiener_lccdf_unnorm` with arguments") &&
-                          Catch::Contains("is not supported yet"));
+    // with the variabilities: the forms of eight and nine arguments; sv, sw, st0 of 0 are the
+    // form without them
+    check_same(
+        "for (n in 1:N) target += wiener_lccdf_unnorm(rt[n], alpha, tau, beta, delta, 0, "
+        "0, 0);",
+        "for (n in 1:N) target += wiener_lccdf_unnorm(rt[n], alpha, tau, beta, delta);");
+    check_same(
+        "for (n in 1:N) target += wiener_lcdf_unnorm(rt[n], alpha, tau, beta, delta, sv, "
+        "0.1, 0.1, 1e-6);",
+        "for (n in 1:N) target += wiener_lcdf_unnorm(rt[n], alpha, tau, beta, delta, sv, "
+        "0.1, 0.1);");
 }
 
 TEST_CASE("log_cdf_unnorm is wiener's only", "[stan][wiener]") {
