@@ -1356,16 +1356,8 @@ std::span<const FunctionRow> functions() {
         // Complex forms (lower_complex.hpp): Stan's signatures with complex types, for the
         // functions lowered on complex values; the complex-only functions with all of theirs.
         // A complex form is lowered where its real form is (the parts go through it).
-        auto realified = [](std::vector<StanType> types) {
-            for (StanType& t : types) {
-                switch (t.kind) {
-                    case TypeKind::Complex: t.kind = TypeKind::Real; break;
-                    case TypeKind::ComplexVector: t.kind = TypeKind::Vector; break;
-                    case TypeKind::ComplexRowVector: t.kind = TypeKind::RowVector; break;
-                    case TypeKind::ComplexMatrix: t.kind = TypeKind::Matrix; break;
-                    default: break;
-                }
-            }
+        auto realified_all = [](std::vector<StanType> types) {
+            for (StanType& t : types) t = realified(t);
             return types;
         };
         for (const std::string_view name : complex_function_names(false)) {
@@ -1375,7 +1367,7 @@ std::span<const FunctionRow> functions() {
                 const std::vector<Signature> real = r.signatures;
                 for (const Signature& sig : find_library_function(name)->signatures) {
                     if (str(sig).find("complex") != std::string::npos &&
-                        resolve(real, realified(sig.args)))
+                        resolve(real, realified_all(sig.args)))
                         r.signatures.push_back(sig);
                 }
             }

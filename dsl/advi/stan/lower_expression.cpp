@@ -398,8 +398,9 @@ Value Lowerer::row_vector_of(const std::vector<Value>& parts, const std::vector<
     return r;
 }
 
-// {a, b, c} of scalars: an int array or a real array; of vectors or row vectors: an array of
-// them (a matrix, one per row); of tuples: a tuple of such arrays, one per element.
+// {a, b, c} of scalars: an int array or a real array; of vectors, row vectors, matrices or arrays
+// of them: the array of them (a matrix whose rows hold each element's values, column-major); of
+// tuples: a tuple of such arrays, one per element.
 Value Lowerer::array_of(const std::vector<Value>& parts, const std::vector<Loc>& locs, Loc at) {
     {
         const Loc& loc = at;
@@ -462,8 +463,7 @@ Value Lowerer::array_of(const std::vector<Value>& parts, const std::vector<Loc>&
             // a one-dimensional real array is laid out as a vector: rows of a matrix too
             const bool real_array =
                 first.base == Base::Real && first.dims.size() == 1 && first.sizes.empty();
-            if ((!first.dims.empty() && !real_array) || first.base == Base::Matrix ||
-                first.is_int()) {
+            if (first.is_int()) {
                 fail(locs.front(), fmt::format("an array expression of {} is not supported yet",
                                                type_name(first)));
             }
@@ -479,7 +479,10 @@ Value Lowerer::array_of(const std::vector<Value>& parts, const std::vector<Loc>&
                          fmt::format("the elements of an array expression differ: {} and {}",
                                      type_str(first), type_str(parts[k])));
                 }
-                const Expr row = rep_matrix_rows(real(parts[k], locs[k]), 1);
+                // each element's values (column-major: Stan's order) one row: the layout of
+                // values of two or more dimensions, rows by the first index
+                const Expr e = real(parts[k], locs[k]);
+                const Expr row = rep_matrix_rows(e.shape().is_matrix() ? to_vector(e) : e, 1);
                 acc = acc.valid() ? append_row(acc, row) : row;
             }
             r.expr = acc;

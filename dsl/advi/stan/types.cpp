@@ -24,16 +24,6 @@ bool is_complex_kind(TypeKind k) {
     return k == TypeKind::Complex || k == TypeKind::ComplexVector ||
            k == TypeKind::ComplexRowVector || k == TypeKind::ComplexMatrix;
 }
-StanType realified(StanType t) {
-    switch (t.kind) {
-        case TypeKind::Complex: t.kind = TypeKind::Real; break;
-        case TypeKind::ComplexVector: t.kind = TypeKind::Vector; break;
-        case TypeKind::ComplexRowVector: t.kind = TypeKind::RowVector; break;
-        case TypeKind::ComplexMatrix: t.kind = TypeKind::Matrix; break;
-        default: break;
-    }
-    return t;
-}
 StanType complexified(StanType t) {
     switch (t.kind) {
         case TypeKind::Int:
@@ -334,6 +324,17 @@ std::string str_arguments(std::span<const Signature> signatures, std::size_t at_
 
 bool is_complex(const StanType& t) {
     return is_complex_kind(t.kind);
+}
+
+StanType realified(StanType t) {
+    switch (t.kind) {
+        case TypeKind::Complex: t.kind = TypeKind::Real; break;
+        case TypeKind::ComplexVector: t.kind = TypeKind::Vector; break;
+        case TypeKind::ComplexRowVector: t.kind = TypeKind::RowVector; break;
+        case TypeKind::ComplexMatrix: t.kind = TypeKind::Matrix; break;
+        default: break;
+    }
+    return t;
 }
 
 std::optional<StanType> unary_type(UnaryOp op, const StanType& a) {

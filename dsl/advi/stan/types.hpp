@@ -26,6 +26,9 @@ namespace advi::stan {
 [[nodiscard]] bool is_int(const StanType& t);     // int, not an array
 // complex, complex_vector, complex_row_vector, complex_matrix, or arrays of them
 [[nodiscard]] bool is_complex(const StanType& t);
+// The real type of a complex one (complex_vector -> vector, array[] complex -> array[] real);
+// other types unchanged.
+[[nodiscard]] StanType realified(StanType t);
 
 // Whether a value of type `from` may be stored in (or passed as) `to`: the same type, or ints
 // where reals are expected (also as the elements of arrays of the same dimensions, and element

@@ -132,4 +132,37 @@ model { mu ~ normal(0, 1); }
     CHECK(p->printed() == std::vector<std::string>{"[7,8,9] 15"});
 }
 
+TEST_CASE("array expressions of matrices and of arrays", "[stan][arrays]") {
+    const auto p = lower_text(R"(
+transformed data {
+  matrix[2, 3] A = [[1, 2, 3], [4, 5, 6]];
+  array[2] matrix[2, 3] AB = {A, A * 10};
+  array[2] vector[2] u = {[1, 2]', [3, 4]'};
+  array[2, 2] vector[2] uv = {u, {[5, 6]', [7, 8]'}};
+  print(AB[2, 1, 3], " ", AB[1, 2, 2], " ", uv[2, 1, 2], " ", uv[1, 2, 1], " ", AB);
+}
+parameters { real mu; }
+model { mu ~ normal(0, 1); }
+)",
+                              "{}");
+    CHECK(p->printed() ==
+          std::vector<std::string>{"30 5 6 3 [[[1,2,3],[4,5,6]],[[10,20,30],[40,50,60]]]"});
+    // of parameters: the same density as the elements read directly
+    const auto a = lower_text(R"(
+parameters { matrix[2, 2] M; vector[3] v; }
+model {
+  array[2] matrix[2, 2] both = {M, M'};
+  array[2, 1] vector[3] vs = {{v}, {2 * v}};
+  target += -dot_self(to_vector(both[2])) - both[1, 1, 2] - dot_self(vs[2, 1]);
+}
+)",
+                              "{}");
+    const auto b = lower_text(R"(
+parameters { matrix[2, 2] M; vector[3] v; }
+model { target += -dot_self(to_vector(M)) - M[1, 2] - 4 * dot_self(v); }
+)",
+                              "{}");
+    advi::test::check_same_density(a->model().spec(), b->model().spec(), 1e-12);
+}
+
 }  // namespace advi::stan
