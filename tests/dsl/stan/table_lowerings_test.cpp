@@ -575,6 +575,13 @@ TEST_CASE("the structured transforms as functions: valued in their sets, inverte
                "matrix[3, 3] S = cov_matrix_constrain(cov_matrix_unconstrain([[2, 0.5, 0], [0.5, "
                "1, 0.2], [0, 0.2, 3]]), 3); target += S[1, 2] + S[3, 3] + sum(y);",
                "target += 0.5 + 3 + sum(y);");
+    // the matrix transforms' inverses are numeric: of a parameter, refused by name
+    CHECK_THROWS_WITH(lower(parse_program("parameters { cov_matrix[2] S; }\n"
+                                          "model { target += sum(cov_matrix_unconstrain(S)); }",
+                                          "m.stan"),
+                            read_json_data("{}", "d.json")),
+                      Catch::Contains("cov_matrix_unconstrain of a value that depends on the "
+                                      "parameters is not supported yet"));
 }
 
 }  // namespace advi::stan
