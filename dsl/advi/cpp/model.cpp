@@ -534,6 +534,18 @@ Expr Model::take_terms(std::size_t from) {
     return wrap(total);
 }
 
+Expr Model::log_density_so_far() {
+    NodeId total = graph_.constant(0.0);
+    bool first = true;
+    for (const auto* list : {&terms_, &jacobian_terms_}) {
+        for (const NodeId t : *list) {
+            total = first ? t : graph_.apply(Op::Add, total, t);
+            first = false;
+        }
+    }
+    return wrap(total);
+}
+
 Graph Model::graph() const {
     Graph g = graph_;
     NodeId lp = g.constant(0.0);

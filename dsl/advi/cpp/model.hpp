@@ -112,6 +112,10 @@ public:
     // The terms added since the first `from` (removed from the model), summed: empty if none.
     // For builders that weight them before adding them back (a side of a condition).
     [[nodiscard]] Expr take_terms(std::size_t from);
+    // The terms and the model's own log-Jacobian terms (jacobian_add) added so far, summed (the
+    // constant 0 if none), left in the model: Stan's `target()` of a model whose parameters have
+    // no transforms.
+    [[nodiscard]] Expr log_density_so_far();
     // A constant of the model's graph.
     [[nodiscard]] Expr constant(double v);
 

@@ -191,9 +191,24 @@ private:
                                  f.name, str(args, !density_suffix(f.name).empty()), str(*r)));
             }
         }
-        fail(f.name_loc, fmt::format("`{}` is the name of a built-in function; advi does not let "
-                                     "a user function overload it",
-                                     f.name));
+    }
+
+    // Whether a call of `name` with arguments of these types calls the user's function: the
+    // user defines `name` and, if the library has it too, fits the arguments better.
+    bool calls_user(const std::string& name, std::span<const StanType> args, Loc at) const {
+        const auto it = overloads_.find(name);
+        if (it == overloads_.end())
+            return false;
+        std::vector<Signature> sigs;
+        for (const FunctionDef* d : it->second)
+            sigs.push_back({argument_types(*d), return_type(*d)});
+        const auto wins = user_function_wins(name, sigs, args);
+        if (!wins) {
+            fail(at, fmt::format("the call of `{}` with {} is ambiguous: a user function and the "
+                                 "built-in fit it equally well",
+                                 name, str(args, !density_suffix(name).empty())));
+        }
+        return *wins;
     }
 
     // int, an array of ints, or a tuple of such: a `_lpmf`'s variate.
@@ -564,6 +579,13 @@ private:
         const bool user_function = functions_.count(user_density(f, [&](const std::string& n) {
             return functions_.count(n) > 0;
         })) > 0;
+        if (f == "target" && c.args.empty()) {
+            if (!in_model_ && !(function_ == nullptr && block_ == BlockKind::TransformedParameters))
+                fail(at,
+                     "`target()` can only be used in the model block, in transformed "
+                     "parameters or in a function whose name ends in `_lp`");
+            return real_type();
+        }
         if (const OdeSolverRow* ode = find_ode_solver(f); ode != nullptr && !user_function)
             return ode_call(c, *ode, at);
         if ((f == "reduce_sum" || f == "reduce_sum_static") && !user_function)
@@ -590,10 +612,9 @@ private:
         if (suffix == "_lupdf" || suffix == "_lupmf") {
             if (!(in_model_ && function_ == nullptr) &&
                 !(function_ != nullptr &&
-                  (ends_with(function_->name, "_lpdf") || ends_with(function_->name, "_lpmf") ||
-                   ends_with(function_->name, "_lp")))) {
+                  (ends_with(function_->name, "_lpdf") || ends_with(function_->name, "_lpmf")))) {
                 fail(at, fmt::format("`{}`: `_lupdf` and `_lupmf` can only be used in the model "
-                                     "block or in functions ending in `_lpdf`, `_lpmf` or `_lp`",
+                                     "block or in functions ending in `_lpdf` or `_lpmf`",
                                      f));
             }
         }
@@ -601,7 +622,7 @@ private:
             fail(at, fmt::format("`{}` is a variable, not a function", f));
         const std::string user =
             user_density(f, [&](const std::string& n) { return functions_.count(n) > 0; });
-        if (functions_.count(user) > 0) {
+        if (calls_user(user, args, at)) {
             const FunctionDef& def = user_overload(user, args, at);
             const StanType r = user_call(def, args, at);
             std::vector<const Expression*> given;
@@ -784,9 +805,10 @@ private:
                                  "parameters or in another `_jacobian` function",
                                  def.name));
         }
-        if (ends_with(def.name, "_lp") && !in_model_) {
-            fail(at, fmt::format("`{}` adds to target: it can only be called in the model block "
-                                 "or in another `_lp` function",
+        if (ends_with(def.name, "_lp") && !in_model_ &&
+            !(function_ == nullptr && block_ == BlockKind::TransformedParameters)) {
+            fail(at, fmt::format("`{}` adds to target: it can only be called in the model block, "
+                                 "in transformed parameters or in another `_lp` function",
                                  def.name));
         }
         return return_type(def);
@@ -819,11 +841,10 @@ private:
         if ((ends_with(fv->name, "_lupdf") || ends_with(fv->name, "_lupmf")) &&
             !(in_model_ && function_ == nullptr) &&
             !(function_ != nullptr &&
-              (ends_with(function_->name, "_lpdf") || ends_with(function_->name, "_lpmf") ||
-               ends_with(function_->name, "_lp")))) {
+              (ends_with(function_->name, "_lpdf") || ends_with(function_->name, "_lpmf")))) {
             fail(c.args[0].loc, fmt::format("`{}`: `_lupdf` and `_lupmf` can only be used in the "
-                                            "model block or in functions ending in `_lpdf`, "
-                                            "`_lpmf` or `_lp`",
+                                            "model block or in functions ending in `_lpdf` or "
+                                            "`_lpmf`",
                                             fv->name));
         }
         return name;
@@ -1066,6 +1087,12 @@ private:
         if (global)
             data_sizes(n.type);
         declared_type(n.type, t);
+        // in scope in its own initial value, as in Stan (`real x = x;` reads x unassigned: the
+        // lowering refuses that read)
+        declare(
+            n.name, n.name_loc,
+            function_ != nullptr || (block_ != BlockKind::Data && block_ != BlockKind::Parameters),
+            t);
         if (n.initial_value) {
             const StanType v = expr(*n.initial_value);
             if (!assignable(t, v)) {
@@ -1073,10 +1100,6 @@ private:
                      fmt::format("`{}` is declared {}; cannot assign {}", n.name, str(t), str(v)));
             }
         }
-        declare(
-            n.name, n.name_loc,
-            function_ != nullptr || (block_ != BlockKind::Data && block_ != BlockKind::Parameters),
-            t);
         return Ending::Open;
     }
     // The variable under an lvalue: `x` of x[i].2[j].
@@ -1252,7 +1275,7 @@ private:
         for (const auto& a : n.args) args.push_back(expr(a));
         const std::string& d = n.distribution;
         for (const char* suffix : {"_lpdf", "_lpmf"}) {
-            if (functions_.count(d + suffix) > 0) {
+            if (calls_user(d + suffix, args, n.distribution_loc)) {
                 const FunctionDef& def = user_overload(d + suffix, args, n.distribution_loc);
                 user_call(def, args, n.distribution_loc);
                 std::vector<const Expression*> given{&n.lhs};

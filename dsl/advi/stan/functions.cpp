@@ -11,6 +11,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -18,6 +19,8 @@
 #include <advi/dist/cdf.hpp>
 #include <advi/stan/int_arithmetic.hpp>
 #include <advi/stan/lower_complex.hpp>
+#include <advi/stan/lower_decompositions.hpp>
+#include <advi/stan/lower_densities.hpp>
 #include <advi/stan/lower_reorder.hpp>
 #include <advi/stan/lower_transform_functions.hpp>
 #include <advi/stan/lowerer.hpp>
@@ -34,6 +37,24 @@ std::vector<Signature> sigs(std::string_view text) {
     return parse_signatures(text);
 }
 
+// Every signature Stan's library has for `name` but its complex ones (lower_complex.cpp offers
+// those where the lowering has them): for rows whose lowering takes all of them, so that the
+// table is Stan's list rather than a selection from it.
+std::vector<Signature> all_stan(std::string_view name) {
+    const LibraryFunction* f = find_library_function(name);
+    if (f == nullptr)
+        throw InternalError(fmt::format("all_stan: `{}` is not in Stan's library", name));
+    std::vector<Signature> out;
+    for (const Signature& s : f->signatures) {
+        const bool complex =
+            is_complex(s.result) || std::any_of(s.args.begin(), s.args.end(),
+                                                [](const StanType& t) { return is_complex(t); });
+        if (!complex)
+            out.push_back(s);
+    }
+    return out;
+}
+
 // --- lowerings shared by rows
 
 // An elementwise function of one argument: the argument's type with real elements.
@@ -42,6 +63,73 @@ Value unary(CallSite& c) {
     c.arity(1);
     return CallSite::result_like(c.args[0], F(c.real_of(0)));
 }
+
+// a .* b, where `*` of two matrices would be their product
+Expr times(const Expr& a, const Expr& b) {
+    return a.shape().is_matrix() && b.shape().is_matrix() ? elt_multiply(a, b) : a * b;
+}
+
+// --- values by their elements in Stan's flat order (first index fastest, which is the
+// column-major order of every layout: value.hpp)
+
+// Argument k's elements in flat order: a vector (a scalar stays a scalar).
+Expr flat_of(CallSite& c, std::size_t k) {
+    const Expr e = c.real_of(k);
+    if (e.shape().is_scalar() && !c.args[k].is_scalar())  // (ints all alike: one constant)
+        return rep_vector(e, static_cast<int>(c.args[k].size()));
+    return e.shape().is_matrix() ? to_vector(e) : e;
+}
+
+// The layout of a value of `v`'s dims and sizes (value.hpp) holding the elements `flat`.
+Expr in_layout(const Value& v, const Expr& flat) {
+    const std::size_t rank = v.dims.size() + v.sizes.size();
+    if (rank <= 1)
+        return flat;
+    const int first = v.dims.empty() ? v.sizes[0] : v.dims[0];
+    const int total = flat.shape().size();
+    return to_matrix(flat, first, first == 0 ? 0 : total / first);
+}
+
+// `like`'s type and sizes, with real elements, holding the elements `flat`.
+Value shaped_like(const Value& like, const Expr& flat) {
+    return CallSite::result_like(like, in_layout(like, flat));
+}
+
+// f(x, n) with n an int per element, where Stan pairs a container with an int array of the same
+// elements (or a scalar with an int array): each element's own scalar value, stacked in flat
+// order. `x_at` and `n_at` are the arguments' positions; F builds one element.
+template <Expr (*F)(CallSite&, const Expr& x, int n)>
+Value per_int_element(CallSite& c, std::size_t x_at, std::size_t n_at) {
+    if (c.level > 0)
+        throw NotVectorisable(
+            c.at, fmt::format("`{}` of values that differ between iterations", c.name()));
+    const Value &x = c.args[x_at], &n = c.args[n_at];
+    if (!n.is_known_int())
+        c.fail(fmt::format("{}: ints known only per draw are not supported yet", c.name()));
+    const std::int64_t count = std::max<std::int64_t>(x.size(), n.size());
+    if ((x.size() != 1 && x.size() != count) || (n.size() != 1 && n.size() != count))
+        c.fail(
+            fmt::format("{} of {} and {}: the sizes differ", c.name(), type_str(x), type_str(n)));
+    const Expr xs = flat_of(c, x_at);
+    const bool scalar_x = xs.shape().is_scalar();
+    std::vector<Value> elements;
+    for (std::int64_t i = 0; i < count; ++i) {
+        const Expr xi = scalar_x ? xs : sum(segment(xs, static_cast<int>(i), 1));
+        elements.push_back(CallSite::real_scalar(F(c, xi, n.ints[n.ints.size() == 1 ? 0 : i])));
+    }
+    const Value& like = x.size() == count && !x.is_scalar() ? x : n;
+    if (like.is_scalar())
+        return elements.at(0);
+    const Value stacked = c.lowerer.stacked(elements, {static_cast<int>(count)}, c.at);
+    return shaped_like(like, c.lowerer.real(stacked, c.at));
+}
+
+// An elementwise function of two arguments whose containers differ in type but hold the same
+// elements (Stan's ldexp(vector, array[] int), binary_log_loss(array[,] int, matrix)): on the
+// elements in flat order, in the layout of the argument with real elements. Anything else is
+// broadcast as `+` broadcasts (`binary`).
+template <auto F>
+Value paired(CallSite& c);
 
 // An elementwise function of two arguments, broadcast as `+` broadcasts them.
 template <auto F>
@@ -66,6 +154,20 @@ Value binary(CallSite& c) {
                            type_str(b)));
     }
     return CallSite::result_like(r, F(x, y));
+}
+
+template <auto F>
+Value paired(CallSite& c) {
+    c.arity(2);
+    const Value &a = c.args[0], &b = c.args[1];
+    const bool same_type =
+        a.dims == b.dims && a.sizes == b.sizes && (a.base == b.base || a.is_int() || b.is_int());
+    if (a.is_scalar() || b.is_scalar() || same_type || a.level > 0 || b.level > 0)
+        return binary<F>(c);
+    if (a.size() != b.size())
+        c.fail(
+            fmt::format("{} of {} and {}: the sizes differ", c.name(), type_str(a), type_str(b)));
+    return shaped_like(a.is_int() ? b : a, F(flat_of(c, 0), flat_of(c, 1)));
 }
 
 // f(orders, x) of Stan's Bessel functions: as `binary`, and also an int array of orders with
@@ -207,15 +309,19 @@ Value fma_of(CallSite& c) {
 
 // lmgamma(k, x) = k (k - 1) / 4 log(pi) + sum over j = 1..k of lgamma(x + (1 - j) / 2), the log
 // multivariate gamma function, elementwise in x.
-Value lmgamma_of(CallSite& c) {
-    c.arity(2);
-    const int k = c.int_arg(0);
+Expr lmgamma_element(CallSite& c, const Expr& x, int k) {
     if (k < 1)
         c.fail(fmt::format("lmgamma: the dimension must be positive, got {}", k));
-    const Expr x = c.real_of(1);
     Expr sum_lgamma = lgamma(x);
     for (int j = 2; j <= k; ++j) sum_lgamma = sum_lgamma + lgamma(x + (1.0 - j) / 2.0);
-    return CallSite::result_like(c.args[1], 0.25 * k * (k - 1) * std::log(M_PI) + sum_lgamma);
+    return 0.25 * k * (k - 1) * std::log(M_PI) + sum_lgamma;
+}
+
+Value lmgamma_of(CallSite& c) {
+    c.arity(2);
+    if (c.args[0].is_scalar())
+        return CallSite::result_like(c.args[1], lmgamma_element(c, c.real_of(1), c.int_arg(0)));
+    return per_int_element<lmgamma_element>(c, 1, 0);
 }
 
 // --- reductions: a batched vector reduces per iteration (per row)
@@ -324,8 +430,31 @@ Value dot_product(CallSite& c) {
     return c.lowerer.binary(BinaryOp::Multiply, a, b, c.at);
 }
 
+// log_mix(theta, lambda) = log sum_k theta_k exp(lambda_k): theta K mixing proportions (a vector,
+// row vector or array), lambda K log densities, or an array of N such vectors (the sum over
+// them of each one's log_mix).
+Value log_mix_of_containers(CallSite& c) {
+    const Value& lambda = c.args[1];
+    const Expr log_theta = log(flat_of(c, 0));
+    const int k = log_theta.shape().size();
+    const Expr l = c.real_of(1);
+    if (lambda.dims.size() == 1 && !lambda.sizes.empty()) {  // N vectors: rows of the layout
+        if (l.shape().cols != k)
+            c.fail(
+                fmt::format("log_mix: {} proportions and {} densities per row", k, l.shape().cols));
+        return CallSite::real_scalar(
+            sum(log_sum_exp_rows(l + rep_matrix_rows(log_theta, l.shape().rows))));
+    }
+    const Expr flat = flat_of(c, 1);
+    if (flat.shape().size() != k)
+        c.fail(fmt::format("log_mix: {} proportions and {} densities", k, flat.shape().size()));
+    return CallSite::real_scalar(log_sum_exp(log_theta + flat));
+}
+
 // log(theta exp(a) + (1 - theta) exp(b)), elementwise
 Value log_mix(CallSite& c) {
+    if (c.args.size() == 2)
+        return whole<log_mix_of_containers>(c);
     c.arity(3);
     Lowerer& L = c.lowerer;
     const Loc at = c.at;
@@ -601,33 +730,45 @@ Value int_step_of(CallSite& c) {
 // negative x, where exp(lgamma) is not), for n up to kFactorialTerms.
 constexpr int kFactorialTerms = 1000;
 template <int Step>
-Value factorial_of(CallSite& c) {
-    c.arity(2);
-    const int n = c.int_arg(1);
+Expr factorial_element(CallSite& c, const Expr& x, int n) {
     if (n < 0)
         c.fail(fmt::format("{}: n must be non-negative, got {}", c.name(), n));
     if (n > kFactorialTerms)
         c.fail(
             fmt::format("{} with n = {} > {} is not supported yet", c.name(), n, kFactorialTerms));
-    const Value& x = c.args[0];
-    if (x.is_known_int()) {
-        Value r = x;
+    Expr p = n == 0 ? x * 0.0 + 1.0 : x;
+    for (int k = 1; k < n; ++k) p = times(p, x + static_cast<double>(Step * k));
+    return p;
+}
+
+template <int Step>
+Value factorial_of(CallSite& c) {
+    c.arity(2);
+    const Value &x = c.args[0], &n = c.args[1];
+    if (x.is_known_int() && n.is_known_int()) {  // ints, elementwise (a scalar repeats)
+        if (x.ints.size() != 1 && n.ints.size() != 1 && x.ints.size() != n.ints.size())
+            c.fail(fmt::format("{} of {} and {}: the sizes differ", c.name(), type_str(x),
+                               type_str(n)));
+        Value r = x.is_scalar() ? n : x;
         r.expr = Expr();
-        for (int& v : r.ints) {
+        for (std::size_t i = 0; i < r.ints.size(); ++i) {
+            const int v = x.ints[x.ints.size() == 1 ? 0 : i],
+                      m = n.ints[n.ints.size() == 1 ? 0 : i];
+            if (m < 0)
+                c.fail(fmt::format("{}: n must be non-negative, got {}", c.name(), m));
             std::int64_t p = 1;
-            for (int k = 0; k < n; ++k) {
+            for (int k = 0; k < m; ++k) {
                 p *= static_cast<std::int64_t>(v) + Step * k;
                 if (p > std::numeric_limits<int>::max() || p < std::numeric_limits<int>::min())
-                    c.fail(fmt::format("{}({}, {}) overflows an int", c.name(), v, n));
+                    c.fail(fmt::format("{}({}, {}) overflows an int", c.name(), v, m));
             }
-            v = static_cast<int>(p);
+            r.ints[i] = static_cast<int>(p);
         }
         return r;
     }
-    const Expr e = c.real_of(0);
-    Expr p = n == 0 ? e * 0.0 + 1.0 : e;
-    for (int k = 1; k < n; ++k) p = p * (e + static_cast<double>(Step * k));
-    return CallSite::result_like(x, p);
+    if (n.is_scalar())  // one product, elementwise over x
+        return CallSite::result_like(x, factorial_element<Step>(c, c.real_of(0), c.int_arg(1)));
+    return per_int_element<factorial_element<Step>>(c, 0, 1);
 }
 
 // rep_array(x, n[, m[, k]]): known ints of any dimensions; reals in the layouts of up to two
@@ -636,15 +777,16 @@ Value rep_array(CallSite& c) {
     if (c.args.size() < 2 || c.args.size() > 4)
         c.fail(fmt::format("rep_array takes 2 to 4 arguments, got {}", c.args.size()));
     std::vector<int> dims;
+    std::size_t copies = 1;
     for (std::size_t k = 1; k < c.args.size(); ++k) {
         dims.push_back(c.int_arg(k));
         if (dims.back() < 0)
             c.fail(fmt::format("rep_array: size {} is negative", dims.back()));
+        copies *= static_cast<std::size_t>(dims.back());
     }
     const Value& x = c.args[0];
-    if (x.is_known_int()) {  // column-major over (dims..., x's own dims): x varies slowest
-        std::size_t copies = 1;
-        for (int d : dims) copies *= static_cast<std::size_t>(d);
+    // in flat order the copies vary fastest, x's own elements slowest
+    if (x.is_known_int()) {
         Value r;
         r.base = Base::Int;
         r.dims = dims;
@@ -655,17 +797,10 @@ Value rep_array(CallSite& c) {
     Value r = x;
     r.dims = dims;
     r.dims.insert(r.dims.end(), x.dims.begin(), x.dims.end());
-    const Expr e = c.real_of(0);
-    if (x.is_scalar() && dims.size() == 1) {
-        r.expr = rep_vector(e, dims[0]);
-    } else if (x.is_scalar() && dims.size() == 2) {
-        r.expr = rep_matrix(e, dims[0], dims[1]);
-    } else if (dims.size() == 1 && x.dims.size() + x.sizes.size() == 1 && !x.is_int()) {
-        r.expr = rep_matrix_rows(e, dims[0]);  // one row per copy: array[n] vector, array[n, k]
-    } else {
-        c.fail(fmt::format("rep_array of {} into {} more dimensions is not supported yet",
-                           type_str(x), dims.size()));
-    }
+    const Expr e = flat_of(c, 0);
+    const int n = static_cast<int>(copies);
+    const Expr flat = e.shape().is_scalar() ? rep_vector(e, n) : to_vector(rep_matrix_rows(e, n));
+    r.expr = in_layout(r, flat);
     return r;
 }
 
@@ -683,8 +818,107 @@ Value rep_matrix_of(CallSite& c) {
 // or vectors (an array of them: a matrix, one point per row); the squared distances are sums
 // over the dimensions of squared differences, so that the diagonal is exactly 0 (the expansion
 // |a|^2 + |b|^2 - 2 a.b is not).
-Value gp_exp_quad_cov_of(CallSite& c) {
-    const bool two_sets = c.args.size() == 4;
+// gp_dot_prod_cov(x1[, x2], sigma): sigma^2 + x1_i . x2_j, points real or vectors (rows).
+Value gp_dot_prod_cov_of(CallSite& c) {
+    if (c.args.size() != 2 && c.args.size() != 3)
+        c.fail(fmt::format("gp_dot_prod_cov takes 2 or 3 arguments, got {}", c.args.size()));
+    const auto points = [&](std::size_t k) {
+        const Expr x = c.real_of(k);
+        return x.shape().is_matrix() ? x : to_matrix(x, x.shape().size(), 1);
+    };
+    const Expr x1 = points(0), x2 = c.args.size() == 3 ? points(1) : x1;
+    if (x1.shape().cols != x2.shape().cols)
+        c.fail(fmt::format("gp_dot_prod_cov: points of {} and {} dimensions", x1.shape().cols,
+                           x2.shape().cols));
+    const Value& sigma = c.args.back();
+    if (sigma.level == 0) {
+        try {
+            if (const double s = c.m().evaluate(c.real_of(c.args.size() - 1)).at(0); !(s >= 0))
+                c.fail(fmt::format("gp_dot_prod_cov: sigma must be non-negative, got {}", s));
+        } catch (const ModelError&) {  // a parameter: its support's business
+        }
+    }
+    return CallSite::mat(x1 * transpose(x2) + square(c.real_of(c.args.size() - 1)));
+}
+
+// trace_dot(A, B) = tr(A B) = sum_ij A_ij B_ji.
+Value trace_dot_of(CallSite& c) {
+    c.arity(2);
+    const Expr a = c.real_of(0), b = c.real_of(1);
+    if (a.shape().rows != b.shape().cols || a.shape().cols != b.shape().rows)
+        c.fail(fmt::format("trace_dot: {} and {} (A B must be square)", a.shape().str(),
+                           b.shape().str()));
+    return CallSite::real_scalar(sum(elt_multiply(a, transpose(b))));
+}
+
+// The compressed-row matrix (m, n, w, v, u) dense: nonzero k at row i (u[i] <= k < u[i+1],
+// 1-based) and column v[k]; checked as Stan checks it.
+Expr csr_dense(CallSite& c) {
+    const int m = c.int_arg(0), n = c.int_arg(1);
+    const Expr w = c.real_of(2);
+    const Value &v = c.args[3], &u = c.args[4];
+    if (!v.is_known_int() || !u.is_known_int())
+        c.fail(fmt::format("{}: v and u must be known ints", c.name()));
+    const int nnz = w.shape().size();
+    if (m <= 0 || n <= 0)
+        c.fail(fmt::format("{}: m and n must be positive, got {} and {}", c.name(), m, n));
+    if (static_cast<int>(u.ints.size()) != m + 1)
+        c.fail(fmt::format("{}: u has {} elements for m = {} rows (needs m + 1)", c.name(),
+                           u.ints.size(), m));
+    if (static_cast<int>(v.ints.size()) != nnz || u.ints.back() - 1 != nnz)
+        c.fail(fmt::format("{}: {} values, {} column indices and u[m + 1] - 1 = {} differ",
+                           c.name(), nnz, v.ints.size(), u.ints.back() - 1));
+    Eigen::VectorXi at = Eigen::VectorXi::Constant(static_cast<Eigen::Index>(m) * n, nnz);
+    for (int i = 0; i < m; ++i) {
+        const int from = u.ints[static_cast<std::size_t>(i)],
+                  to = u.ints[static_cast<std::size_t>(i) + 1];
+        if (from < 1 || to < from || to - 1 > nnz)
+            c.fail(fmt::format("{}: u[{}] = {}, u[{}] = {} is no range of 1..{}", c.name(), i + 1,
+                               from, i + 2, to, nnz));
+        for (int k = from; k < to; ++k) {
+            const int j = v.ints[static_cast<std::size_t>(k) - 1];
+            if (j < 1 || j > n)
+                c.fail(
+                    fmt::format("{}: column index v[{}] = {} is not in 1..{}", c.name(), k, j, n));
+            at[i + static_cast<Eigen::Index>(m) * (j - 1)] = k - 1;
+        }
+    }
+    const Expr padded = append_row(w, c.lowerer.known_reals(Eigen::VectorXd::Zero(1)));
+    return to_matrix(padded[at], m, n);
+}
+
+Value csr_to_dense_matrix_of(CallSite& c) {
+    c.arity(5);
+    return CallSite::mat(csr_dense(c));
+}
+
+Value csr_matrix_times_vector_of(CallSite& c) {
+    c.arity(6);
+    const Expr a = csr_dense(c), b = c.real_of(5);
+    if (b.shape().size() != a.shape().cols)
+        c.fail(fmt::format("csr_matrix_times_vector: b has {} elements for n = {}",
+                           b.shape().size(), a.shape().cols));
+    return CallSite::vec(a * b, a.shape().rows);
+}
+
+// Stan's stationary covariance functions of the distance between points (reals, or vectors
+// as rows), in one set or between two: sigma^2 times
+//   exp_quad     exp(-r^2 / 2)                       r = |x - x'| / l, or with a length scale
+//   exponential  exp(-r)                                 per dimension (ARD): |(x - x') ./ l|
+//   matern32     (1 + sqrt(3) r) exp(-sqrt(3) r)
+//   matern52     (1 + sqrt(5) r + 5 r^2 / 3) exp(-sqrt(5) r)
+//   periodic     exp(-2 sin^2(pi |x - x'| / p) / l^2)
+// The distance of points that coincide is written sqrt(0 + 1) - 1, so that its derivative is
+// 0 where sqrt's at 0 would make it NaN (Stan's abs(0) has derivative 0 too).
+enum class Kernel { ExpQuad, Exponential, Matern32, Matern52, Periodic };
+
+template <Kernel K>
+Value stationary_cov_of(CallSite& c) {
+    const std::size_t extra = K == Kernel::Periodic ? 1 : 0;  // the period
+    const bool two_sets = c.args.size() == 4 + extra;
+    if (c.args.size() != 3 + extra && !two_sets)
+        c.fail(fmt::format("{} takes {} or {} arguments, got {}", c.name(), 3 + extra, 4 + extra,
+                           c.args.size()));
     const Expr x1 = c.real_of(0), x2 = two_sets ? c.real_of(1) : x1;
     const std::size_t s = two_sets ? 2 : 1;
     const Expr sigma = c.real_of(s), l = c.real_of(s + 1);
@@ -692,26 +926,48 @@ Value gp_exp_quad_cov_of(CallSite& c) {
     const int n1 = c.args[0].dims[0], n2 = c.args[two_sets ? 1 : 0].dims[0];
     const int dims = points_are_vectors ? c.args[0].sizes[0] : 1;
     if (points_are_vectors && two_sets && c.args[1].sizes[0] != dims) {
-        c.fail(fmt::format("gp_exp_quad_cov: the points have {} and {} dimensions", dims,
+        c.fail(fmt::format("{}: the points have {} and {} dimensions", c.name(), dims,
                            c.args[1].sizes[0]));
     }
     const bool ard = c.args[s + 1].dims.size() == 1;
     if (ard && c.args[s + 1].dims[0] != dims) {
-        c.fail(fmt::format("gp_exp_quad_cov: {} length scales for points of {} dimensions",
+        c.fail(fmt::format("{}: {} length scales for points of {} dimensions", c.name(),
                            c.args[s + 1].dims[0], dims));
     }
-    Expr scaled;  // sum over dimensions of (difference / length scale)^2
+    // sum over dimensions of the squared differences (divided by the ARD length scales)
+    Expr squares;
     for (int k = 0; k < dims; ++k) {
         const Expr a = points_are_vectors ? col(x1, k) : x1;
         const Expr b = points_are_vectors ? col(x2, k) : x2;
         Expr d = square(rep_matrix(a, n2) - rep_matrix_rows(b, n1));
         if (ard)
             d = d / square(sum(segment(l, k, 1)));
-        scaled = k == 0 ? d : scaled + d;
+        squares = k == 0 ? d : squares + d;
     }
-    if (!ard)
-        scaled = scaled / square(l);
-    return CallSite::mat(square(sigma) * exp(-0.5 * scaled));
+    const bool scaled = K != Kernel::Periodic;  // periodic: l divides the sine's square
+    if (scaled && !ard)
+        squares = squares / square(l);
+    const Expr variance = square(sigma);
+    if constexpr (K == Kernel::ExpQuad) {
+        return CallSite::mat(variance * exp(-0.5 * squares));
+    } else {
+        // 1 where the points coincide (step(0) = 1), else 0
+        const Expr same = step(-squares);
+        const Expr r = sqrt(squares + same) - same;
+        Expr shape;
+        if constexpr (K == Kernel::Exponential) {
+            shape = exp(-r);
+        } else if constexpr (K == Kernel::Matern32) {
+            shape = elt_multiply(1.0 + std::sqrt(3.0) * r, exp(-std::sqrt(3.0) * r));
+        } else if constexpr (K == Kernel::Matern52) {
+            shape = elt_multiply(1.0 + std::sqrt(5.0) * r + (5.0 / 3.0) * squares,
+                                 exp(-std::sqrt(5.0) * r));
+        } else {
+            const Expr p = c.real_of(s + 2);
+            shape = exp(-2.0 * square(sin(M_PI * r / p)) / square(l));
+        }
+        return CallSite::mat(variance * shape);
+    }
 }
 
 Value to_vector_of(CallSite& c, Base b) {
@@ -724,12 +980,26 @@ Value to_vector_of(CallSite& c, Base b) {
 }
 
 Value to_matrix_of(CallSite& c) {
-    if (c.args.size() == 3)
-        return CallSite::mat(
-            to_matrix(c.real_of(0).shape().is_matrix() ? to_vector(c.real_of(0)) : c.real_of(0),
-                      c.int_arg(1), c.int_arg(2)));
+    if (c.args.size() == 3 || c.args.size() == 4) {
+        // the elements in flat order, filled by columns (or by rows: a 4th argument of 0)
+        const int m = c.int_arg(1), n = c.int_arg(2);
+        const Expr flat = flat_of(c, 0);
+        if (flat.shape().size() != m * n)
+            c.fail(fmt::format("to_matrix: {} elements into a {} x {} matrix", flat.shape().size(),
+                               m, n));
+        if (c.args.size() == 4 && c.int_arg(3) == 0)
+            return CallSite::mat(transpose(to_matrix(flat, n, m)));
+        return CallSite::mat(to_matrix(flat, m, n));
+    }
     c.arity(1);
-    return CallSite::mat(c.real_of(0));
+    const Value& x = c.args[0];
+    const Expr e = flat_of(c, 0);
+    const int n = e.shape().size();
+    if (x.base == Base::RowVector && x.dims.empty())
+        return CallSite::mat(to_matrix(e, 1, n));
+    if (x.dims.size() + x.sizes.size() == 1)  // a vector: one column
+        return CallSite::mat(to_matrix(e, n, 1));
+    return CallSite::mat(in_layout(x, e));  // a matrix, array[,] real or int, array[] row_vector
 }
 
 // Known ints of any dimensions: `count` elements of the outermost from `first` (0-based). The
@@ -749,29 +1019,50 @@ Value slice_outer_ints(CallSite& c, const Value& x, int first, int count) {
     return r;
 }
 
+// `count` elements of the outermost dimension of argument 0 from `first` (0-based): a segment
+// of a vector or one-dimensional array, else rows of the layout (value.hpp).
+Value slice_outer(CallSite& c, int first, int count) {
+    Value r = c.args[0];
+    if (r.is_known_int() && !r.dims.empty())  // ints: known, sliced here
+        return slice_outer_ints(c, r, first, count);
+    if (r.is_int())
+        c.fail(fmt::format("{} of ints known only per draw is not supported yet", c.name()));
+    const int n = r.dims.empty() ? r.sizes.at(0) : r.dims[0];
+    if (first < 0 || count < 0 || first + count > n)
+        c.fail(fmt::format("{}: elements {}..{} of {} elements", c.name(), first + 1, first + count,
+                           n));
+    const Expr e = c.real_of(0);
+    r.expr = e.shape().is_matrix() ? block(e, first, 0, count, e.shape().cols)
+                                   : segment(e, first, count);
+    (r.dims.empty() ? r.sizes : r.dims)[0] = count;
+    return r;
+}
+
 Value head_or_tail(CallSite& c) {
     c.arity(2);
-    Value r = c.args[0];
-    const int n = c.int_arg(1);
-    if (r.is_known_int() && !r.dims.empty()) {  // ints: known, sliced here
-        const int size = r.dims[0];
-        return slice_outer_ints(c, r, c.name() == "head" ? 0 : size - n, n);
-    }
-    r.expr = c.name() == "head" ? head(c.real_of(0), n) : tail(c.real_of(0), n);
-    (r.dims.empty() ? r.sizes : r.dims)[0] = n;
-    if (r.is_int())
-        c.fail(fmt::format("{} of an int array is not supported", c.name()));
-    return r;
+    const Value& x = c.args[0];
+    const int n = c.int_arg(1), size = x.dims.empty() ? x.sizes.at(0) : x.dims[0];
+    return slice_outer(c, c.name() == "head" ? 0 : size - n, n);
 }
 
 Value segment_of(CallSite& c) {
     c.arity(3);
-    Value r = c.args[0];
-    if (r.is_known_int() && !r.dims.empty())  // ints: known, sliced here
-        return slice_outer_ints(c, r, c.int_arg(1) - 1, c.int_arg(2));
-    r.expr = segment(c.real_of(0), c.int_arg(1) - 1, c.int_arg(2));
-    (r.dims.empty() ? r.sizes : r.dims)[0] = c.int_arg(2);
-    return r;
+    return slice_outer(c, c.int_arg(1) - 1, c.int_arg(2));
+}
+
+// append_col of matrices and vectors (a matrix), or of row vectors and reals (a row vector).
+Value append_col_of(CallSite& c) {
+    c.arity(2);
+    const Value &a = c.args[0], &b = c.args[1];
+    const auto row_like = [](const Value& v) { return v.base == Base::RowVector || v.is_scalar(); };
+    if (!row_like(a) || !row_like(b))
+        return CallSite::mat(append_col(c.real_of(0), c.real_of(1)));
+    const auto as_vector = [&](std::size_t k) {
+        const Expr e = c.real_of(k);
+        return e.shape().is_scalar() ? rep_vector(e, 1) : e;
+    };
+    const Expr e = append_row(as_vector(0), as_vector(1));
+    return CallSite::vec(e, e.shape().size(), Base::RowVector);
 }
 
 Value append_row_of(CallSite& c) {
@@ -880,10 +1171,17 @@ Value dot_selves(CallSite& c) {
     return CallSite::vec(e, e.shape().size(), B);
 }
 
-template <Expr (*F)(const Expr&)>
+// softmax and log_softmax of a vector or row vector, or of each of an array of them (rows of
+// the layout).
+template <bool Log>
 Value softmaxes(CallSite& c) {
     c.arity(1);
-    return CallSite::vec(F(c.real_of(0)), c.args[0].sizes[0], c.args[0].base);  // a row too
+    const Value& x = c.args[0];
+    const Expr e = c.real_of(0);
+    if (x.dims.empty())
+        return CallSite::vec(Log ? log_softmax(e) : softmax(e), x.sizes[0], x.base);  // a row too
+    const Expr logs = e - rep_matrix(log_sum_exp_rows(e), e.shape().cols);
+    return CallSite::result_like(x, Log ? logs : exp(logs));
 }
 
 Value cumulative_sum_of(CallSite& c) {
@@ -905,9 +1203,9 @@ Expr sign(const Expr& x) {
 // clang-format off
 constexpr std::pair<std::string_view, std::string_view> kMultivariateSignatures[] = {
     // (the vectorised forms the lowering does: a mean per variate, or one for all)
-    {"multi_normal",          "(vector | vector, matrix) => real; (row_vector | row_vector, matrix) => real; (array[] vector | vectors, matrix) => real; (array[] row_vector | vectors, matrix) => real"},
-    {"multi_normal_cholesky", "(vector | vector, matrix) => real; (row_vector | row_vector, matrix) => real; (array[] vector | vectors, matrix) => real; (array[] row_vector | vectors, matrix) => real"},
-    {"dirichlet",             "(vector | vector) => real; (row_vector | row_vector) => real; (vector | row_vector) => real; (row_vector | vector) => real; (array[] vector | vector) => real"},
+    {"multi_normal",          "(vectors | vectors, matrix) => real"},
+    {"multi_normal_cholesky", "(vectors | vectors, matrix) => real"},
+    {"dirichlet",             "(vectors | vectors) => real"},
     {"categorical",           "(ints | vector) => real"},
     {"categorical_logit",     "(ints | vector) => real"},
     {"ordered_logistic",      "(int | real, vector) => real; (array[] int | vector, vector) => real"},
@@ -1145,7 +1443,7 @@ std::span<const FunctionRow> functions() {
         {"fmod",         sigs("(T1, T2) => R"), binary<[](E x, E y) { return fmod(x, y); }>},
         {"owens_t",      sigs("(T1, T2) => R"), binary<[](E h, E a) { return owens_t(h, a); }>},
         {"gamma_p",      sigs("(T1, T2) => R"), binary<[](E a, E x) { return gamma_p(a, x); }>},
-        {"ldexp",        sigs("(real, int) => real; (real, array[] int) => array[] real; (real, array[,] int) => array[,] real; (vector, int) => vector; (row_vector, int) => row_vector; (matrix, int) => matrix; (array[] real, int) => array[] real; (array[] real, array[] int) => array[] real; (array[] vector, int) => array[] vector; (array[] row_vector, int) => array[] row_vector; (array[,] real, int) => array[,] real; (array[,] real, array[,] int) => array[,] real"), binary<[](E x, E n) { return x * exp2(n); }>},
+        {"ldexp", all_stan("ldexp"), paired<[](E x, E n) { return times(x, exp2(n)); }>},
         {"gamma_q",      sigs("(T1, T2) => R"), binary<[](E a, E x) { return gamma_q(a, x); }>},
         {"inc_beta",     sigs("(real, real, real) => real"), inc_beta_of},
         {"log_diff_exp", sigs("(T1, T2) => R"), binary<[](E x, E y) { return log_diff_exp(x, y); }>},
@@ -1153,14 +1451,14 @@ std::span<const FunctionRow> functions() {
         {"beta",         sigs("(T1, T2) => R"), binary<[](E x, E y) { return exp(lbeta(x, y)); }>},
         {"lchoose",      sigs("(T1, T2) => R"), binary<[](E x, E y) { return lchoose(x, y); }>},
         {"fdim",         sigs("(T1, T2) => R"), binary<[](E x, E y) { return fmax(x - y, 0.0); }>},
-        {"log_mix",      sigs("(real, real, real) => real"), log_mix},
+        {"log_mix",      all_stan("log_mix"), log_mix},
         {"log_falling_factorial", sigs("(T1, T2) => R"), binary<[](E x, E n) { return lgamma(x + 1.0) - lgamma(x - n + 1.0); }>},
         {"log_rising_factorial",  sigs("(T1, T2) => R"), binary<[](E x, E n) { return lgamma(x + n) - lgamma(x); }>},
-        {"rising_factorial",  sigs("(int, int) => int; (real, int) => real; (vector, int) => vector; (row_vector, int) => row_vector; (array[] real, int) => array[] real"), whole<factorial_of<1>>},
-        {"falling_factorial", sigs("(int, int) => int; (real, int) => real; (vector, int) => vector; (row_vector, int) => row_vector; (array[] real, int) => array[] real"), whole<factorial_of<-1>>},
+        {"rising_factorial", all_stan("rising_factorial"), whole<factorial_of<1>>},
+        {"falling_factorial", all_stan("falling_factorial"), whole<factorial_of<-1>>},
         // log(inv_logit(x) - inv_logit(y)) = x + log1m_exp(y - x) - log1p_exp(x) - log1p_exp(y)
         {"log_inv_logit_diff",    sigs("(T1, T2) => R"), binary<[](E x, E y) { return x + log1m_exp(y - x) - log1p_exp(x) - log1p_exp(y); }>},
-        {"binary_log_loss",       sigs("(int, T) => R; (array[] int, real) => array[] real; (array[] int, array[] real) => array[] real"), binary<[](E y, E p) { return -(y * log(p) + (1.0 - y) * log1m(p)); }>},
+        {"binary_log_loss", all_stan("binary_log_loss"), paired<[](E y, E p) { return -(times(y, log(p)) + times(1.0 - y, log1m(p))); }>},
         // cumulative distribution functions of the library's (Stan's name for log Phi)
         {"std_normal_lcdf", sigs("(reals) => real"), std_normal_lcdf},
         {"wiener_lcdf_unnorm",  sigs(kWienerCdfForms), wiener_cdf_function},
@@ -1170,7 +1468,7 @@ std::span<const FunctionRow> functions() {
         {"size",         sigs("(array[] T) => int; (int) => int; (real) => int; (vector) => int; (row_vector) => int; (matrix) => int"), sizes},
         {"rows",         sigs("(vector) => int; (row_vector) => int; (matrix) => int"), sizes},
         {"dims",         sigs("(T) => array[] int"), sizes},
-        {"choose",       sigs("(int, int) => int; (int, array[] int) => array[] int; (array[] int, int) => array[] int; (array[] int, array[] int) => array[] int"), choose_of},
+        {"choose", all_stan("choose"), choose_of},
         {"cols",         sigs("(vector) => int; (row_vector) => int; (matrix) => int"), sizes},
         // reductions
         {"sum",         sigs("(array[] int) => int; (array[] real) => real; (vector) => real; (row_vector) => real; (matrix) => real"), int_or_reduction},
@@ -1186,16 +1484,16 @@ std::span<const FunctionRow> functions() {
         // building vectors and matrices
         {"rep_vector",     sigs("(real, int) => vector"), whole<[](CallSite& c) { return rep_vector_of(c, Base::Vector); }>},
         {"rep_row_vector", sigs("(real, int) => row_vector"), whole<[](CallSite& c) { return rep_vector_of(c, Base::RowVector); }>},
-        {"rep_array",      sigs("(int, int) => array[] int; (int, int, int) => array[,] int; (int, int, int, int) => array[,,] int; (array[] int, int) => array[,] int; (real, int) => array[] real; (real, int, int) => array[,] real; (array[] real, int) => array[,] real; (vector, int) => array[] vector; (row_vector, int) => array[] row_vector"), whole<rep_array>},
+        {"rep_array", all_stan("rep_array"), whole<rep_array>},
         {"rep_matrix",     sigs("(real, int, int) => matrix; (vector, int) => matrix; (row_vector, int) => matrix"), whole<rep_matrix_of>},
         {"to_vector",      sigs("(vector) => vector; (row_vector) => vector; (matrix) => vector; (array[] real) => vector; (array[] int) => vector"), whole<[](CallSite& c) { return to_vector_of(c, Base::Vector); }>},
         {"to_row_vector",  sigs("(vector) => row_vector; (row_vector) => row_vector; (matrix) => row_vector; (array[] real) => row_vector; (array[] int) => row_vector"), whole<[](CallSite& c) { return to_vector_of(c, Base::RowVector); }>},
-        {"to_matrix",      sigs("(matrix) => matrix; (vector) => matrix; (row_vector) => matrix; (array[,] real) => matrix; (matrix, int, int) => matrix; (vector, int, int) => matrix; (row_vector, int, int) => matrix; (array[] real, int, int) => matrix"), whole<to_matrix_of>},
-        {"head",           sigs("(vector, int) => vector; (row_vector, int) => row_vector; (array[] real, int) => array[] real; (array[] int, int) => array[] int; (array[,] int, int) => array[,] int"), whole<head_or_tail>},
-        {"tail",           sigs("(vector, int) => vector; (row_vector, int) => row_vector; (array[] real, int) => array[] real; (array[] int, int) => array[] int; (array[,] int, int) => array[,] int"), whole<head_or_tail>},
-        {"segment",        sigs("(vector, int, int) => vector; (row_vector, int, int) => row_vector; (array[] real, int, int) => array[] real; (array[] int, int, int) => array[] int; (array[,] int, int, int) => array[,] int"), whole<segment_of>},
+        {"to_matrix",      all_stan("to_matrix"), whole<to_matrix_of>},
+        {"head", all_stan("head"), whole<head_or_tail>},
+        {"tail", all_stan("tail"), whole<head_or_tail>},
+        {"segment", all_stan("segment"), whole<segment_of>},
         {"append_row",     sigs("(matrix, matrix) => matrix; (matrix, row_vector) => matrix; (row_vector, matrix) => matrix; (row_vector, row_vector) => matrix; (vector, vector) => vector; (real, vector) => vector; (vector, real) => vector"), whole<append_row_of>},
-        {"append_col",     sigs("(matrix, matrix) => matrix; (vector, matrix) => matrix; (matrix, vector) => matrix; (vector, vector) => matrix"), whole<matrix2<append_col>>},
+        {"append_col",     all_stan("append_col"), whole<append_col_of>},
         // slices (1-based, as Stan)
         {"col",   sigs("(matrix, int) => vector"), whole<[](CallSite& c) { c.arity(2); return CallSite::vec(col(c.real_of(0), c.int_arg(1) - 1), c.args[0].sizes[0]); }>},
         {"row",   sigs("(matrix, int) => row_vector"), whole<[](CallSite& c) { c.arity(2); return CallSite::vec(row(c.real_of(0), c.int_arg(1) - 1), c.args[0].sizes[1], Base::RowVector); }>},
@@ -1209,11 +1507,26 @@ std::span<const FunctionRow> functions() {
         {"diag_post_multiply",                sigs("(matrix, vector) => matrix; (matrix, row_vector) => matrix"), whole<matrix2<diag_post_multiply>>},
         {"quad_form",                         sigs("(matrix, matrix) => matrix; (matrix, vector) => real"), whole<quad_form_of>},
         {"quad_form_diag",                    sigs("(matrix, vector) => matrix; (matrix, row_vector) => matrix"), whole<[](CallSite& c) { c.arity(2); return CallSite::mat(diag_pre_multiply(c.real_of(1), diag_post_multiply(c.real_of(0), c.real_of(1)))); }>},
-        {"gp_exp_quad_cov",                   sigs("(array[] real, real, real) => matrix; (array[] real, array[] real, real, real) => matrix; (array[] vector, real, real) => matrix; (array[] vector, real, array[] real) => matrix; (array[] vector, array[] vector, real, real) => matrix; (array[] vector, array[] vector, real, array[] real) => matrix"), whole<gp_exp_quad_cov_of>},
+        {"gp_exp_quad_cov",                   all_stan("gp_exp_quad_cov"), whole<stationary_cov_of<Kernel::ExpQuad>>},
+        {"gp_exponential_cov",                all_stan("gp_exponential_cov"), whole<stationary_cov_of<Kernel::Exponential>>},
+        {"gp_matern32_cov",                   all_stan("gp_matern32_cov"), whole<stationary_cov_of<Kernel::Matern32>>},
+        {"gp_matern52_cov",                   all_stan("gp_matern52_cov"), whole<stationary_cov_of<Kernel::Matern52>>},
+        {"gp_periodic_cov",                   all_stan("gp_periodic_cov"), whole<stationary_cov_of<Kernel::Periodic>>},
         {"crossprod",                         sigs("(matrix) => matrix"), whole<matrix1<crossprod>>},
         {"tcrossprod",                        sigs("(matrix) => matrix"), whole<matrix1<tcrossprod>>},
         {"transpose",                         sigs("(matrix) => matrix; (vector) => row_vector; (row_vector) => vector"), whole<transpose_of>},
         {"trace",                             sigs("(matrix) => real"), whole<real1<trace>>},
+        {"trace_dot",                         all_stan("trace_dot"), whole<trace_dot_of>},
+        {"gp_dot_prod_cov",                   all_stan("gp_dot_prod_cov"), whole<gp_dot_prod_cov_of>},
+        {"csr_to_dense_matrix",               all_stan("csr_to_dense_matrix"), whole<csr_to_dense_matrix_of>},
+        {"csr_matrix_times_vector",           all_stan("csr_matrix_times_vector"), whole<csr_matrix_times_vector_of>},
+        // QR decompositions (lower_decompositions.hpp)
+        {"qr_thin_Q",                         all_stan("qr_thin_Q"), whole<qr_of>},
+        {"qr_thin_R",                         all_stan("qr_thin_R"), whole<qr_of>},
+        {"qr_Q",                              all_stan("qr_Q"), whole<qr_of>},
+        {"qr_R",                              all_stan("qr_R"), whole<qr_of>},
+        {"qr_thin",                           all_stan("qr_thin"), whole<qr_of>},
+        {"qr",                                all_stan("qr"), whole<qr_of>},
         {"cholesky_decompose",                sigs("(matrix) => matrix"), whole<matrix1<cholesky_decompose>>},
         {"multiply_lower_tri_self_transpose", sigs("(matrix) => matrix"), whole<matrix1<multiply_lower_tri_self_transpose>>},
         {"log_determinant",                   sigs("(matrix) => real"), whole<real1<log_determinant>>},
@@ -1225,8 +1538,8 @@ std::span<const FunctionRow> functions() {
         {"columns_dot_product",               sigs("(vector, vector) => row_vector; (row_vector, row_vector) => row_vector; (matrix, matrix) => row_vector"), whole<dot_products<columns_dot_product, Base::RowVector>>},
         {"rows_dot_self",                     sigs("(vector) => vector; (row_vector) => vector; (matrix) => vector"), whole<dot_selves<rows_dot_self, Base::Vector>>},
         {"columns_dot_self",                  sigs("(vector) => row_vector; (row_vector) => row_vector; (matrix) => row_vector"), whole<dot_selves<columns_dot_self, Base::RowVector>>},
-        {"softmax",                           sigs("(vector) => vector; (row_vector) => row_vector"), whole<softmaxes<softmax>>},
-        {"log_softmax",                       sigs("(vector) => vector; (row_vector) => row_vector"), whole<softmaxes<log_softmax>>},
+        {"softmax",                           all_stan("softmax"), whole<softmaxes<false>>},
+        {"log_softmax",                       all_stan("log_softmax"), whole<softmaxes<true>>},
         {"cumulative_sum",                    sigs("(array[] real) => array[] real; (vector) => vector; (row_vector) => row_vector"), whole<cumulative_sum_of>},
   // clang-format on
         };
@@ -1247,7 +1560,7 @@ std::span<const FunctionRow> functions() {
             rows.push_back({name, sigs("(reals) => real"), cdf_function});
         // a composition through Stan's operators takes every signature Stan has
         rows.push_back({"fma", find_library_function("fma")->signatures, whole<fma_of>});
-        rows.push_back({"lmgamma", sigs("(int, T) => R"), lmgamma_of});
+        rows.push_back({"lmgamma", all_stan("lmgamma"), lmgamma_of});
         // Stan's operators as functions
         const std::pair<const char*, Value (*)(CallSite&)> operators[] = {
             {"add",          whole<operator_of<BinaryOp::Add>>        },
@@ -1533,6 +1846,7 @@ std::span<const DensityRow> densities() {
                  "(vector | vector, vector, vector, vector, vector, vector, vector, real) => real"),
              wiener_density                                                                                            },
         };
+        for (DensityRow& r : composite_densities()) rows.push_back(std::move(r));
         const std::size_t own_rows = rows.size();
         static std::deque<std::string> texts;  // derived signatures, kept for their views
         for (const DistInfo& info : distributions()) {
@@ -1606,8 +1920,8 @@ std::string_view density_family(std::string_view name) {
 std::string unavailable_reason(std::string_view f) {
     if (find_function(f) != nullptr)
         return {};
-    if (f == "target" || f == "get_lp")
-        return "`target()` is not supported: the lowering has no running total";
+    if (f == "get_lp")
+        return "`get_lp()` was removed from Stan (2.33): write `target()`";
     if (f.size() > 4 && f.ends_with("_log")) {
         const std::string_view d = f.substr(0, f.size() - 4);
         if (const DensityRow* row = find_density(d)) {

@@ -23,6 +23,7 @@
 #include <advi/graph/ops_dynamic_index.hpp>
 #include <advi/stan/ast_printer.hpp>
 #include <advi/stan/lowerer.hpp>
+#include <advi/stan/stan_library.hpp>
 #include <advi/stan/truncation.hpp>
 #include <advi/stan/types.hpp>
 
@@ -1089,7 +1090,16 @@ void Lowerer::local_declaration(const VarDecl& d, Loc at) {
     var.block = block_;
     var.level = static_cast<int>(levels_.size());
     if (d.initial_value) {
-        Value v = expr(*d.initial_value);
+        // in scope, unassigned, in its own initial value (`real x = x;`: a read before assignment)
+        declare(d.name_loc, d.name, var);
+        Value v;
+        try {
+            v = expr(*d.initial_value);
+        } catch (...) {
+            scopes_.back().erase(d.name);
+            throw;
+        }
+        scopes_.back().erase(d.name);
         const bool int_declared = var.value.is_int();
         if (int_declared && !v.is_int()) {
             fail(d.initial_value->loc, fmt::format("`{}` is declared {}; cannot assign {}", d.name,
@@ -1502,9 +1512,9 @@ void Lowerer::tilde(const Tilde& t, Loc at) {
     int level = y.level;
     for (const Value& a : args) level = std::max(level, a.level);
     for (const char* suffix : {"_lpdf", "_lpmf"}) {
-        if (has_user_function(t.distribution + suffix)) {
-            std::vector<Value> all{y};
-            all.insert(all.end(), args.begin(), args.end());
+        std::vector<Value> all{y};
+        all.insert(all.end(), args.begin(), args.end());
+        if (calls_user(t.distribution + suffix, all)) {
             const auto r = call_user_function(t.distribution + suffix, all, t.distribution_loc);
             Expr x = real(*r, at);
             if (!x.shape().is_scalar())
@@ -1645,7 +1655,9 @@ void Lowerer::add_target(Expr term, int level) {
 }
 
 void Lowerer::target_plus(const Expression& e, Loc at) {
-    if (block_ != BlockKind::Model)
+    // (an `_lp` function may be called in transformed parameters too)
+    if (block_ != BlockKind::Model &&
+        !(block_ == BlockKind::TransformedParameters && !call_stack_.empty()))
         fail(at, "`target +=` belongs in the model block");
     const Value v = expr(e);
     Expr x = real(v, e.loc);
@@ -2167,30 +2179,49 @@ bool Lowerer::try_scan(const LoopSpec& loop, int lower, int upper, Loc at) {
     return true;
 }
 
-const FunctionDef& Lowerer::overload(const std::string& name, const std::vector<Value>& args,
-                                     Loc at) const {
-    const std::vector<const FunctionDef*>& defs = functions_.at(name);
-    if (defs.size() == 1)
-        return *defs[0];
-    // The checker's choice, made again from the values' types.
-    // A value's Stan type (a tuple's elements without the tuple array's dims).
-    std::function<StanType(const Value&, std::size_t)> type = [&](const Value& v,
-                                                                  std::size_t outer) {
-        StanType t;
-        t.kind = v.base == Base::Int         ? TypeKind::Int
-                 : v.base == Base::Real      ? TypeKind::Real
-                 : v.base == Base::Vector    ? TypeKind::Vector
-                 : v.base == Base::RowVector ? TypeKind::RowVector
-                 : v.base == Base::Tuple     ? TypeKind::Tuple
-                                             : TypeKind::Matrix;
-        t.array_dims = static_cast<int>(v.dims.size() - outer);
-        for (const Value& p : v.parts) t.parts.push_back(type(p, v.dims.size()));
-        return t;
+namespace {
+
+// A value's Stan type (a tuple's elements without the tuple array's dims: `outer`).
+StanType stan_type(const Value& v, std::size_t outer = 0) {
+    StanType t;
+    const auto kind = [](Base b) {
+        switch (b) {
+            case Base::Int: return TypeKind::Int;
+            case Base::Real: return TypeKind::Real;
+            case Base::Vector: return TypeKind::Vector;
+            case Base::RowVector: return TypeKind::RowVector;
+            case Base::Matrix: return TypeKind::Matrix;
+            case Base::Tuple: return TypeKind::Tuple;
+            case Base::Complex: return TypeKind::Complex;
+        }
+        return TypeKind::Real;
     };
+    t.kind = kind(v.base);
+    if (v.is_complex()) {
+        const TypeKind part = kind(v.parts.at(0).base);
+        t.kind = part == TypeKind::Vector      ? TypeKind::ComplexVector
+                 : part == TypeKind::RowVector ? TypeKind::ComplexRowVector
+                 : part == TypeKind::Matrix    ? TypeKind::ComplexMatrix
+                                               : TypeKind::Complex;
+    }
+    t.array_dims = static_cast<int>(v.dims.size() - outer);
+    if (v.is_tuple()) {
+        for (const Value& p : v.parts) t.parts.push_back(stan_type(p, v.dims.size()));
+    }
+    return t;
+}
+
+std::vector<StanType> stan_types(const std::vector<Value>& args) {
     std::vector<StanType> types;
-    for (const Value& v : args) types.push_back(type(v, 0));
+    for (const Value& v : args) types.push_back(stan_type(v));
+    return types;
+}
+
+}  // namespace
+
+std::vector<Signature> Lowerer::user_signatures(const std::string& name) const {
     std::vector<Signature> sigs;
-    for (const FunctionDef* d : defs) {
+    for (const FunctionDef* d : functions_.at(name)) {
         Signature s;
         for (const auto& a : d->args) s.args.push_back(type_of(a.type));
         if (d->return_type)
@@ -2199,7 +2230,24 @@ const FunctionDef& Lowerer::overload(const std::string& name, const std::vector<
             s.result.kind = TypeKind::Void;
         sigs.push_back(std::move(s));
     }
-    if (const auto k = resolve_index(sigs, types))
+    return sigs;
+}
+
+bool Lowerer::calls_user(const std::string& name, const std::vector<Value>& args) const {
+    if (!has_user_function(name))
+        return false;
+    // (the checker refused an ambiguous call)
+    return user_function_wins(name, user_signatures(name), stan_types(args)).value_or(true);
+}
+
+const FunctionDef& Lowerer::overload(const std::string& name, const std::vector<Value>& args,
+                                     Loc at) const {
+    const std::vector<const FunctionDef*>& defs = functions_.at(name);
+    if (defs.size() == 1)
+        return *defs[0];
+    // The checker's choice, made again from the values' types.
+    const std::vector<StanType> types = stan_types(args);
+    if (const auto k = resolve_index(user_signatures(name), types))
         return *defs[*k];
     fail(at, fmt::format("no overload of `{}` takes {}", name, str(types)));
 }

@@ -147,6 +147,20 @@ Expr Lowerer::density(const std::string& name, const Value& y, const std::vector
 // takes the variate in the arguments' shape, so a scalar repeats.
 Value Lowerer::variate_like_arguments(const std::string& name, const Value& y,
                                       const std::vector<Value>& args, Loc at) {
+    if (y.level == 0 && y.dims.empty() && y.sizes.size() == 1 &&
+        (y.base == Base::Vector || y.base == Base::RowVector)) {
+        // one vector against an array of N argument vectors (multi_normal(y | mu) with N
+        // means): the vector N times, one density per argument vector
+        for (const Value& a : args) {
+            if (a.level == 0 && a.dims.size() == 1 && a.sizes.size() == 1 && !a.is_int()) {
+                Value v = y;
+                v.dims = {a.dims[0]};
+                v.expr = rep_matrix_rows(real(y, at), a.dims[0]);
+                return v;
+            }
+        }
+        return y;
+    }
     if (!y.is_scalar() || y.level > 0 || y.is_runtime_int())
         return y;
     if (categorical_variate(name)) {
@@ -295,6 +309,49 @@ int Lowerer::rank_of_value(const Value& v) {
     return static_cast<int>(v.dims.size() + v.sizes.size());
 }
 
+namespace {
+
+// Whether a declared type has a transform (bounds, affine, or a constrained type), here or in
+// any element of a tuple.
+bool transformed(const SizedType& t) {
+    if (t.base == BaseType::Tuple)
+        return std::any_of(t.parts.begin(), t.parts.end(), transformed);
+    return t.lower || t.upper || t.offset || t.multiplier ||
+           (t.base != BaseType::Real && t.base != BaseType::Vector &&
+            t.base != BaseType::RowVector && t.base != BaseType::Matrix &&
+            t.base != BaseType::Complex && t.base != BaseType::ComplexVector &&
+            t.base != BaseType::ComplexRowVector && t.base != BaseType::ComplexMatrix);
+}
+
+}  // namespace
+
+Value Lowerer::target_so_far(Loc at) {
+    // Stan's target() also holds the change-of-variables terms of the parameters' transforms,
+    // which advi adds after the lowering, in its own coordinates: refused rather than a value
+    // that leaves them out.
+    if (program_.parameters) {
+        for (const Statement& s : program_.parameters->statements) {
+            if (const auto* d = s.as<VarDecl>(); d != nullptr && transformed(d->type)) {
+                fail(at, fmt::format("`target()` is not supported yet where a parameter has a "
+                                     "transform (`{}` is constrained): its value would lack the "
+                                     "transform's log-Jacobian",
+                                     d->name));
+            }
+        }
+    }
+    if (region_ != nullptr)
+        throw NotVectorisable(at, "target() (the running total of each iteration)");
+    if (model_ != &out_.model() || !taken_.empty()) {
+        fail(at,
+             "`target()` inside a loop run as one op, an ODE's right-hand side or a condition "
+             "known only per draw is not supported yet");
+    }
+    Value v;
+    v.base = Base::Real;
+    v.expr = m().log_density_so_far();
+    return v;
+}
+
 Value Lowerer::call(const Call& c, Loc at) {
     // a user's foo_lpdf called as foo_lupdf (functions.cpp: user_density)
     const std::string f =
@@ -303,11 +360,13 @@ Value Lowerer::call(const Call& c, Loc at) {
         return ode_call(c, *ode, at);  // before its arguments: the first names a function
     if ((f == "reduce_sum" || f == "reduce_sum_static" || f == "map_rect") && !has_user_function(f))
         return parallel_call(c, at);
+    if (f == "target" && c.args.empty())
+        return target_so_far(at);
     CallSite site{*this, c, {}, at};
     std::vector<Value>& args = site.args;
     for (const auto& a : c.args) args.push_back(expr(a));
     for (const auto& a : args) site.level = std::max(site.level, a.level);
-    if (has_user_function(f)) {
+    if (calls_user(f, args)) {
         auto r = call_user_function(f, args, at);
         if (!r) {
             Value none;

@@ -34,10 +34,6 @@ Value as_reals(Lowerer& L, const Value& v, Loc at) {
     return r;
 }
 
-int rank_of(const Value& v) {
-    return static_cast<int>(v.dims.size() + v.sizes.size());
-}
-
 }  // namespace
 
 Value Lowerer::zeros_like(const Value& v) {

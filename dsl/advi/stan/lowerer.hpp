@@ -194,6 +194,13 @@ public:
     [[nodiscard]] bool has_user_function(const std::string& name) const {
         return functions_.count(name) > 0;
     }
+    // Whether a call of `name` with these arguments calls the user's function rather than the
+    // library's of the same name (the checker's rule: stan_library.hpp, user_function_wins).
+    [[nodiscard]] bool calls_user(const std::string& name, const std::vector<Value>& args) const;
+    [[nodiscard]] std::vector<Signature> user_signatures(const std::string& name) const;
+    // Stan's `target()`: the log density accumulated so far (refused where that is not one
+    // value of the program's model).
+    Value target_so_far(Loc at);
 
     // A loop being lowered as a linear recurrence: reads of `name` at the previous
     // iteration's element are the placeholder, reads at this iteration's element the old values.

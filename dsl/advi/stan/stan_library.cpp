@@ -7,6 +7,7 @@
 #include <string>
 
 #include <advi/stan/signature.hpp>
+#include <advi/stan/types.hpp>
 
 namespace advi::stan {
 
@@ -110,6 +111,28 @@ bool data_only_arguments(std::string_view name) {
         "hmm_hidden_state_prob",
     };
     return std::find(std::begin(kDataOnly), std::end(kDataOnly), name) != std::end(kDataOnly);
+}
+
+std::optional<bool> user_function_wins(std::string_view name, std::span<const Signature> user,
+                                       std::span<const StanType> args) {
+    const auto fewest = [&](std::span<const Signature> signatures) {
+        std::optional<int> best;
+        for (const Signature& s : signatures) {
+            int promotions = 0;
+            if (match(s, args, &promotions) && (!best || promotions < *best))
+                best = promotions;
+        }
+        return best;
+    };
+    const LibraryFunction* library = find_library_function(name);
+    if (library == nullptr)
+        return true;
+    const auto mine = fewest(user), theirs = fewest(library->signatures);
+    if (!mine || !theirs)
+        return mine.has_value();
+    if (*mine == *theirs)
+        return std::nullopt;
+    return *mine < *theirs;
 }
 
 }  // namespace advi::stan

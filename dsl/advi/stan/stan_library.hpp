@@ -6,6 +6,7 @@
 // lowering's own table (functions.hpp) says which of these advi can build.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -37,5 +38,14 @@ struct LibraryFunction {
 // arguments are all DataOnly; the higher-order functions' data arguments are checked with
 // their function types).
 [[nodiscard]] bool data_only_arguments(std::string_view name);
+
+// Which function a call of `name` with arguments of these types means when the user defines
+// functions of that name (signatures `user`) and the library has one too: Stan resolves user
+// and library signatures together, the fewest int-to-real promotions winning. Returns whether
+// the user's wins (also when the library has no `name`, or none of its signatures fits), or
+// nullopt when both fit equally well (an ambiguous call).
+[[nodiscard]] std::optional<bool> user_function_wins(std::string_view name,
+                                                     std::span<const Signature> user,
+                                                     std::span<const StanType> args);
 
 }  // namespace advi::stan

@@ -203,9 +203,16 @@ void dirichlet(Terms& t, NodeId theta, Args a) {
     const Draws d = draws("dirichlet", ts);
     const NodeId alpha = real(t, a[0]);
     const Shape as = shape(t, alpha);
+    const NodeId log_theta = t.f(Op::Log, real(t, theta));
+    if (as.is_matrix() && as == ts) {
+        // one alpha per draw (Stan's array of alphas), a row each
+        t.add(sum(t, t.mul(t.sub(alpha, t.c(1)), log_theta)));
+        t.add(t.sub(sum(t, t.f(Op::Lgamma, op(t, Op::RowSums, alpha))),
+                    sum(t, t.f(Op::Lgamma, alpha))));
+        return;
+    }
     if (!as.is_vector() || as.rows != d.k)
         bad_arg("dirichlet", "alpha", as, ts, Shape::vector(d.k).str());
-    const NodeId log_theta = t.f(Op::Log, real(t, theta));
     // sum over draws of log theta, per category: one dot product with alpha - 1
     const NodeId per_k = ts.is_vector() ? log_theta : op(t, Op::ColSums, log_theta);
     t.add(op(t, Op::Dot, t.sub(alpha, t.c(1)), per_k));

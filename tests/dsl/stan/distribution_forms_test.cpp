@@ -122,6 +122,19 @@ const std::map<std::string, Case>& cases() {
         {"categorical",           {"array[3] int y", "[3, 1, 2]", {"th"}}                           },
         {"categorical_logit",     {"array[3] int y", "[3, 1, 2]", {"a"}}                            },
         {"ordered_logistic",      {"array[3] int y", "[3, 1, 2]", {"a[{i}]", "c"}}                  },
+        {"ordered_probit",        {"array[3] int y", "[3, 1, 2]", {"a[{i}]", "c"}}                  },
+        // the densities built as expressions (lower_densities.cpp)
+        {"multi_normal_prec",
+         {"array[3] vector[2] y", "[[0.3, -1.2], [2.1, 0.4], [-0.7, 0.9]]", {"mu2", "Sigma"}}       },
+        {"multi_student_t",
+         {"array[3] vector[2] y", "[[0.3, -1.2], [2.1, 0.4], [-0.7, 0.9]]", {"s + 2", "mu2", "Sigma"}}},
+        {"multi_student_t_cholesky",
+         {"array[3] vector[2] y", "[[0.3, -1.2], [2.1, 0.4], [-0.7, 0.9]]", {"s + 2", "mu2", "L"}}  },
+        {"multi_gp",              {"matrix[2, 2] y", "[[0.3, -1.2], [2.1, 0.4]]", {"Sigma", "p[1:2]"}, 1, false}},
+        {"multi_gp_cholesky",     {"matrix[2, 2] y", "[[0.3, -1.2], [2.1, 0.4]]", {"L", "p[1:2]"}, 1, false}},
+        {"multinomial",           {"array[3] int y", "[2, 0, 5]", {"th"}, 1, false}                 },
+        {"multinomial_logit",     {"array[3] int y", "[2, 0, 5]", {"a"}, 1, false}                  },
+        {"dirichlet_multinomial", {"array[3] int y", "[2, 0, 5]", {"p"}, 1, false}                  },
         // matrix variates (one matrix; arrays of matrices are not data here): the statement, the
         // density function and a loop around it
         {"lkj_corr_cholesky",     {"cholesky_factor_corr[2] y", kCholCorr, {"s"}, 1, false}},
@@ -130,6 +143,7 @@ const std::map<std::string, Case>& cases() {
         {"inv_wishart",           {"cov_matrix[2] y", kSpd, {"s + 2", "S"}, 1, false}},
         {"wishart_cholesky",      {"cholesky_factor_cov[2] y", kCholCov, {"s + 2", "L"}, 1, false}},
         {"inv_wishart_cholesky",  {"cholesky_factor_cov[2] y", kCholCov, {"s + 2", "L"}, 1, false}},
+        {"lkj_cov",               {"cov_matrix[2] y", kSpd, {"a[1:2]", "p[1:2]", "s"}, 1, false}},
         // clang-format on
     };
     return c;

@@ -105,9 +105,6 @@ TEST_CASE("statements that are not statements", "[stan][parser]") {
                 "expected a type (int, real, vector, ...), found `mu`");
     check_error("model { x = 1; y }", 1, 18, "expected an assignment (`=`, `+=`");
     check_error("model { 1 + 2 }", 1, 15, "expected `~`");
-    check_error("model { for (i in 1:N) real x = 1; }", 1, 24,
-                "a declaration is only allowed directly in a block `{ ... }`");
-    check_error("model { if (a) array[2] int n; }", 1, 16, "a declaration is only allowed");
     check_error("model { else x = 1; }", 1, 9,
                 "expected an expression, found the reserved word `else`");
     check_error("model { x <- 3; }", 1, 11, "the assignment `<-` was removed from Stan; use `=`");

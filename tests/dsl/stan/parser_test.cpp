@@ -722,3 +722,28 @@ TEST_CASE("the classic programs parse, and print -> parse -> print is stable", "
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("stanc's leniencies: a lone declaration, empty statements, `{a, b} ~`",
+          "[stan][parser]") {
+    // a declaration as the body of for/if is a block of its own (its variables local to it)
+    const Program p = parse_program("model { for (i in 1:N) real x = 1, y; }", "t.stan");
+    const auto* loop = p.model->statements.at(0).as<For>();
+    REQUIRE(loop != nullptr);
+    const auto* body = loop->body->as<Block>();
+    REQUIRE(body != nullptr);
+    CHECK(body->statements.size() == 2);
+    CHECK(body->statements[0].is<VarDecl>());
+    // empty statements in the data and parameters blocks are nothing
+    const Program q = parse_program("data { ; real x;; }\nparameters { real y;;; }", "t.stan");
+    CHECK(q.data->statements.size() == 1);
+    CHECK(q.parameters->statements.size() == 1);
+    // braces holding expressions and followed by `~` are an array expression; a block otherwise
+    const Program r =
+        parse_program("model { {1.5, x} ~ normal(0, 1); { x ~ normal(0, 1); } }", "t.stan");
+    CHECK(r.model->statements.at(0).is<Tilde>());
+    CHECK(r.model->statements.at(1).is<Block>());
+}
+
+}  // namespace advi::stan

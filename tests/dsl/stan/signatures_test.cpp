@@ -123,26 +123,39 @@ std::string json_value(const StanType& t) {
     for (int d = 0; d < t.array_dims; ++d) v = "[" + v + "]";
     return v;
 }
-// `T r = e;` with the sizes read off `e` itself (append_row makes its own).
-std::string result_declaration(const StanType& t, const std::string& e, bool int_elements) {
+// The declared type of `e`'s value, its sizes read off `e` itself (append_row makes its own).
+std::string sized_type(const StanType& t, const std::string& e, bool int_elements) {
     std::string inner = e, dims;
     for (int d = 0; d < t.array_dims; ++d) {
         dims += (d == 0 ? "" : ", ") + fmt::format("size({})", inner);
         inner += "[1]";
     }
-    const bool real = t.kind == TypeKind::Real;
-    std::string base =
-        t.kind == TypeKind::Int                ? "int"
-        : real                                 ? (int_elements ? "int" : "real")
-        : t.kind == TypeKind::Complex          ? "complex"
-        : t.kind == TypeKind::Vector           ? fmt::format("vector[rows({})]", inner)
-        : t.kind == TypeKind::RowVector        ? fmt::format("row_vector[cols({})]", inner)
-        : t.kind == TypeKind::ComplexVector    ? fmt::format("complex_vector[rows({})]", inner)
-        : t.kind == TypeKind::ComplexRowVector ? fmt::format("complex_row_vector[cols({})]", inner)
-        : t.kind == TypeKind::ComplexMatrix
-            ? fmt::format("complex_matrix[rows({}), cols({})]", inner, inner)
-            : fmt::format("matrix[rows({}), cols({})]", inner, inner);
-    return (t.array_dims > 0 ? "array[" + dims + "] " : "") + base + " r = " + e + ";";
+    std::string base;
+    if (t.kind == TypeKind::Tuple) {  // (qr_thin: a tuple of matrices)
+        for (std::size_t k = 0; k < t.parts.size(); ++k) {
+            base += (k == 0 ? "tuple(" : ", ") +
+                    sized_type(t.parts[k], fmt::format("{}.{}", inner, k + 1), int_elements);
+        }
+        base += ")";
+    } else {
+        const bool real = t.kind == TypeKind::Real;
+        base = t.kind == TypeKind::Int             ? "int"
+               : real                              ? (int_elements ? "int" : "real")
+               : t.kind == TypeKind::Complex       ? "complex"
+               : t.kind == TypeKind::Vector        ? fmt::format("vector[rows({})]", inner)
+               : t.kind == TypeKind::RowVector     ? fmt::format("row_vector[cols({})]", inner)
+               : t.kind == TypeKind::ComplexVector ? fmt::format("complex_vector[rows({})]", inner)
+               : t.kind == TypeKind::ComplexRowVector
+                   ? fmt::format("complex_row_vector[cols({})]", inner)
+               : t.kind == TypeKind::ComplexMatrix
+                   ? fmt::format("complex_matrix[rows({}), cols({})]", inner, inner)
+                   : fmt::format("matrix[rows({}), cols({})]", inner, inner);
+    }
+    return (t.array_dims > 0 ? "array[" + dims + "] " : "") + base;
+}
+// `T r = e;`
+std::string result_declaration(const StanType& t, const std::string& e, bool int_elements) {
+    return sized_type(t, e, int_elements) + " r = " + e + ";";
 }
 
 struct Case {
@@ -264,11 +277,13 @@ void run_case(const Case& c) {
     // element, correlation matrices from one free value): the data of size 1 are refused, as
     // they should be; their lowering is tested in table_lowerings_test.cpp.
     bool sized = false;
-    for (const char* t : {"unit_vector_", "cholesky_factor_corr_", "corr_matrix_"})
+    // (and compressed rows, whose u has m + 1 elements: no data of size 1 is one)
+    for (const char* t : {"unit_vector_", "cholesky_factor_corr_", "corr_matrix_", "csr_"})
         sized = sized || c.name.starts_with(t);
     auto refused_size = [](const std::string& why) {
         return why.find("free values") != std::string::npos ||
-               why.find("K >= 2") != std::string::npos;
+               why.find("K >= 2") != std::string::npos ||
+               why.find("(needs m + 1)") != std::string::npos;
     };
     bool flat = rank(r) <= 2;
     for (const StanType& a : args) flat = flat && rank(a) <= 2;

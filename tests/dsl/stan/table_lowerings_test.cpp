@@ -671,3 +671,245 @@ TEST_CASE("binary functions of int arrays and ints are as on reals", "[stan]") {
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("Stan's forms over arrays of any dimensions are their elements written out", "[stan]") {
+    // slices of the outermost dimension
+    check_same(kHead,
+               "array[3, 2] real a = {{x[1], x[2]}, {x[3], x[1]}, {x[2], x[3]}};"
+               "array[2, 2] real h = head(a, 2); target += h[2, 1] * h[1, 2];",
+               "target += x[3] * x[2];");
+    check_same(kHead,
+               "array[3] matrix[1, 2] m = {[[x[1], x[2]]], [[x[2], x[3]]], [[x[3], x[1]]]};"
+               "array[2] matrix[1, 2] s = segment(m, 2, 2); target += s[2][1, 2] * s[1][1, 1];",
+               "target += x[1] * x[2];");
+    check_same(kHead, "array[2] vector[3] v = {x, 2 * x}; target += sum(tail(v, 1)[1]);",
+               "target += 2 * sum(x);");
+    // copies, fastest in the flat order
+    check_same(kHead,
+               "array[2, 2] vector[3] r = rep_array(x, 2, 2); target += r[2, 1][3] * r[1, 2][1];",
+               "target += x[3] * x[1];");
+    check_same(kHead,
+               "array[2] real a = {x[1], x[2]}; array[3, 2] real r = rep_array(a, 3);"
+               "target += r[3, 2] * r[1, 1];",
+               "target += x[2] * x[1];");
+    // each vector of an array
+    check_same(kHead,
+               "array[2] vector[3] s = softmax({x, 2 * x}); array[2] vector[3] l = "
+               "log_softmax({x, 2 * x}); target += log(s[2][3]) + l[1][2];",
+               "target += log(softmax(2 * x)[3]) + log_softmax(x)[2];");
+    // mixtures of containers
+    check_same(kHead, "target += log_mix([0.2, 0.3, 0.5]', x);",
+               "target += log_sum_exp(log([0.2, 0.3, 0.5]') + x);");
+    check_same(kHead, "target += log_mix({0.2, 0.8}, {x[1:2], x[2:3]});",
+               "target += log_sum_exp(log(0.2) + x[1], log(0.8) + x[2])"
+               " + log_sum_exp(log(0.2) + x[2], log(0.8) + x[3]);");
+    // row vectors and matrices
+    check_same(kHead, "row_vector[4] r = append_col(x', x[1]); target += r[4] * r[2];",
+               "target += x[1] * x[2];");
+    check_same(kHead, "matrix[2, 3] m = to_matrix({x', 2 * x'}); target += m[2, 1] * m[1, 3];",
+               "target += 2 * x[1] * x[3];");
+    check_same(kHead,
+               "matrix[2, 2] m = to_matrix({x[1], x[2], x[3], x[1]}, 2, 2, 0);"
+               "target += m[1, 2] * m[2, 1];",
+               "target += x[2] * x[3];");
+    // an int per element, paired in flat order
+    check_same(kHead, "target += sum(ldexp(x, {1, 2, 3}));",
+               "target += 2 * x[1] + 4 * x[2] + 8 * x[3];");
+    check_same(kHead, "target += sum(falling_factorial(x, {0, 1, 2}));",
+               "target += 1 + x[2] + x[3] * (x[3] - 1);");
+    check_same(kHead, "target += sum(rising_factorial(x[1], {2, 3}));",
+               "target += x[1] * (x[1] + 1) + x[1] * (x[1] + 1) * (x[1] + 2);");
+    check_same(kHead, "target += sum(lmgamma({1, 2}, exp(x[1])));",
+               "target += 2 * lgamma(exp(x[1])) + 0.5 * log(pi()) + lgamma(exp(x[1]) - 0.5);");
+    check_same(kHead,
+               "matrix[1, 2] p = [[inv_logit(x[1]), inv_logit(x[2])]];"
+               "target += -sum(binary_log_loss({{1, 0}}, p));",
+               "target += log(inv_logit(x[1])) + log1m(inv_logit(x[2]));");
+}
+
+TEST_CASE("one vector against an array of argument vectors is one density per vector", "[stan]") {
+    check_same(kHead, "target += dirichlet_lpdf(softmax(x) | {exp(x), 2 * exp(x)});",
+               "target += dirichlet_lpdf(softmax(x) | exp(x)) + dirichlet_lpdf(softmax(x) | 2 * "
+               "exp(x));");
+    check_same(
+        kHead,
+        "target += multi_normal_lpdf(x | {0.5 * x, [1, 2, 3]'}, diag_matrix(rep_vector(2, 3)));",
+        "target += multi_normal_lpdf(x | 0.5 * x, diag_matrix(rep_vector(2, 3)))"
+        " + multi_normal_lpdf(x | [1, 2, 3]', diag_matrix(rep_vector(2, 3)));");
+}
+
+TEST_CASE(
+    "target() is the log density so far; `{a, b} ~` is an array; _lp in transformed "
+    "parameters",
+    "[stan]") {
+    check_same(kHead, "target += normal_lpdf(x | 0, 1); target += target();",
+               "target += 2 * normal_lpdf(x | 0, 1);");
+    check_same(kHead, "{x[1], x[3]} ~ normal(0, 2);",
+               "target += normal_lpdf(x[1] | 0, 2) + normal_lpdf(x[3] | 0, 2);");
+    const auto lp =
+        lower_text("functions { real f_lp(real a) { target += -a^2; return a; } }\n" + kHead +
+                       "transformed parameters { real t = f_lp(x[1]); }\n"
+                       "model { x ~ normal(0, 1); }",
+                   "{}");
+    const auto plain = lower_text(kHead + "model { target += -x[1]^2; x ~ normal(0, 1); }", "{}");
+    advi::test::check_same_density(lp->model().spec(), plain->model().spec());
+    // a parameter with a transform: its log-Jacobian is not in the lowering's total
+    CHECK_THROWS_WITH(
+        lower_text("parameters { real<lower=0> s; }\nmodel { target += target(); }", "{}"),
+        Catch::Contains("`target()` is not supported yet where a parameter has a "
+                        "transform (`s` is constrained)"));
+}
+
+}  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("the densities built as expressions equal their definitions and special cases",
+          "[stan]") {
+    const std::string s = "matrix[3, 3] S = [[2, 0.5, 0.1], [0.5, 1, 0.2], [0.1, 0.2, 1.5]];";
+    check_same(kHead, s + "target += multi_normal_prec_lpdf(x | [1, 2, 3]', S);",
+               s + "target += multi_normal_lpdf(x | [1, 2, 3]', inverse_spd(S));");
+    check_same(kHead, s + "target += multi_normal_prec_lpdf({x, 2 * x} | [1, 2, 3]', S);",
+               s + "target += multi_normal_lpdf({x, 2 * x} | [1, 2, 3]', inverse_spd(S));");
+    // multi_student_t: its definition, K = 1 the univariate t, and the Cholesky form
+    const std::string nu = "real nu = exp(x[1]) + 1;";
+    check_same(kHead, s + nu + "target += multi_student_t_lpdf(x | nu, [1, 2, 3]', S);",
+               s + nu +
+                   "vector[3] r = x - [1, 2, 3]'; target += lgamma((nu + 3) / 2) - lgamma(nu / 2)"
+                   " - 1.5 * log(nu * pi()) - 0.5 * log_determinant(S)"
+                   " - (nu + 3) / 2 * log1p(quad_form(inverse(S), r) / nu);");
+    check_same(kHead, nu + "target += multi_student_t_lpdf(x[2:2] | nu, x[3:3], [[exp(x[1])]]);",
+               nu + "target += student_t_lpdf(x[2] | nu, x[3], sqrt(exp(x[1])));");
+    check_same(kHead,
+               s + nu +
+                   "target += multi_student_t_cholesky_lpdf({x, -x} | nu, x * 0.5, "
+                   "cholesky_decompose(S));",
+               s + nu + "target += multi_student_t_lpdf({x, -x} | nu, x * 0.5, S);");
+    // multi_gp: each row a multi_normal with the kernel scaled by 1 / w_k
+    const std::string y = "matrix[2, 3] Y = [x', 2 * x'];";
+    check_same(kHead, s + y + "target += multi_gp_lpdf(Y | S, [exp(x[1]), 2]');",
+               s + y +
+                   "target += multi_normal_lpdf(Y[1]' | rep_vector(0, 3), S / exp(x[1]))"
+                   " + multi_normal_lpdf(Y[2]' | rep_vector(0, 3), S / 2);");
+    check_same(kHead,
+               s + y + "target += multi_gp_cholesky_lpdf(Y | cholesky_decompose(S), [1, 3]');",
+               s + y + "target += multi_gp_lpdf(Y | S, [1, 3]');");
+    // the multinomials; dirichlet_multinomial of two categories is beta_binomial
+    check_same(kHead, "target += multinomial_lpmf({2, 0, 3} | softmax(x));",
+               "target += lgamma(6) - lgamma(3) - lgamma(4) + 2 * log_softmax(x)[1]"
+               " + 3 * log_softmax(x)[3];");
+    check_same(kHead, "target += multinomial_logit_lpmf({1, 4, 0} | x);",
+               "target += multinomial_lpmf({1, 4, 0} | softmax(x));");
+    check_same(kHead, "target += dirichlet_multinomial_lpmf({3, 4} | exp(x[1:2]));",
+               "target += beta_binomial_lpmf(3 | 7, exp(x[1]), exp(x[2]));");
+    check_same(kHead, "target += dirichlet_multinomial_lpmf({0, 0, 0} | exp(x));", "");
+    // ordered_probit: the probit of each category; two categories a Bernoulli
+    check_same(kHead, "target += ordered_probit_lpmf({1, 3, 2} | x, [-0.5, 0.7]');",
+               "target += log(Phi(-0.5 - x[1])) + log(Phi(x[2] - 0.7))"
+               " + log(Phi(0.7 - x[3]) - Phi(-0.5 - x[3]));");
+    check_same(
+        kHead, "target += ordered_probit_lpmf({2, 1} | x[1], {[x[2]]', [x[3]]'});",
+        "target += bernoulli_lpmf(1 | Phi(x[1] - x[2])) + bernoulli_lpmf(0 | Phi(x[1] - x[3]));");
+    // ordered_logistic with cutpoints per observation: one library term each
+    check_same(kHead, "target += ordered_logistic_lpmf({1, 3} | x[1:2], {[-1, x[3]]', [0, 1]'});",
+               "target += ordered_logistic_lpmf(1 | x[1], [-1, x[3]]')"
+               " + ordered_logistic_lpmf(3 | x[2], [0, 1]');");
+    // lkj_cov: lognormal standard deviations and an LKJ correlation matrix
+    const std::string w = "matrix[2, 2] W = [[exp(x[1]), x[3]], [x[3], exp(x[2]) + 1]];";
+    check_same(kHead, w + "target += lkj_cov_lpdf(W | [0.1, 0.2]', [1, 2]', 1.5);",
+               w + "vector[2] sd = sqrt(diagonal(W)); target += lognormal_lpdf(sd | [0.1, 0.2]', "
+                   "[1, 2]') + lkj_corr_lpdf(quad_form_diag(W, 1 ./ sd) | 1.5);");
+    // categorical_logit_glm: categorical_logit of each row's linear predictor
+    const std::string b = "matrix[3, 2] B = [[x[1], 1], [0.5, x[2]], [x[3], -1]];";
+    check_same(kHead,
+               b + "target += categorical_logit_glm_lpmf({2, 1} | [[1, 2, 3], [0, -1, 2]], [0.5, "
+                   "-0.5]', B);",
+               b + "target += categorical_logit_lpmf(2 | ([1, 2, 3] * B)' + [0.5, -0.5]')"
+                   " + categorical_logit_lpmf(1 | ([0, -1, 2] * B)' + [0.5, -0.5]');");
+}
+
+}  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("QR of parameters: Q R = A, Q orthonormal, R's diagonal the column norms", "[stan]") {
+    const std::string head = "parameters { matrix[3, 2] A; }\n";
+    // (the identities hold with their derivatives)
+    check_same(head, "target += sum(qr_thin_Q(A) * qr_thin_R(A));", "target += sum(A);");
+    check_same(head, "target += qr_thin_R(A)[1, 1] + qr_R(A)[3, 2];",
+               "target += sqrt(A[1, 1]^2 + A[2, 1]^2 + A[3, 1]^2);");
+    check_same(head, "target += sum(crossprod(qr_thin_Q(A)));", "target += 2;");
+    check_same(head, "target += qr_thin_Q(A)[2, 1];",
+               "target += A[2, 1] / sqrt(dot_self(col(A, 1)));");
+    check_same(head, "tuple(matrix[3, 2], matrix[2, 2]) f = qr_thin(A); target += sum(f.1 * f.2);",
+               "target += sum(A);");
+    // the second column: A's second column less its part along the first, normalised
+    check_same(head, "target += qr_thin_R(A)[2, 2];",
+               "vector[3] q = col(A, 1) / sqrt(dot_self(col(A, 1)));"
+               "target += sqrt(dot_self(col(A, 2) - dot_product(q, col(A, 2)) * q));");
+    // qr_Q of a tall matrix of parameters: its completion is no function of A
+    CHECK_THROWS_WITH(lower_text(head + "model { target += sum(qr_Q(A)); }", "{}"),
+                      Catch::Contains("qr_Q of a 3 x 2 matrix that depends on the parameters is "
+                                      "not supported yet"));
+}
+
+TEST_CASE("QR of data: Stan's Householder factors, R's diagonal non-negative", "[stan]") {
+    // A = [[3, 1], [4, 2], [0, 2]]: q1 = (0.6, 0.8, 0), r11 = 5, r12 = 2.2, and so on
+    const std::string head =
+        "transformed data { matrix[3, 2] A = [[3, 1], [4, 2], [0, 2]];"
+        " matrix[3, 3] Q = qr_Q(A); matrix[3, 2] R = qr_R(A);"
+        " matrix[2, 2] Rt = qr_thin_R(-A); }\n"
+        "parameters { real z; }\n";
+    check_same(head, "target += z * (R[1, 1] + 10 * R[1, 2] + 100 * abs(R[3, 2]));",
+               "target += z * (5 + 22);");
+    check_same(head, "target += z * Rt[1, 1] + z^2 * Q[2, 1];", "target += 5 * z + 0.8 * z^2;");
+    // Q is orthogonal, its last column orthogonal to A's columns
+    check_same(head, "target += z * (sum(Q' * Q) + dot_product(col(Q, 3), col(A, 2)));",
+               "target += 3 * z;");
+}
+
+TEST_CASE("gp kernels: each definition, and a finite gradient where points coincide", "[stan]") {
+    const std::string head = "parameters { real<lower=0> l; real<lower=0> s; vector[2] p; }\n";
+    const std::string x = "array[3] real x = {0.5, p[1], 0.5};";
+    check_same(head, x + "target += sum(gp_exponential_cov(x, s, l));",
+               x + "target += s^2 * (3 + 2 * exp(-abs(0.5 - p[1]) / l) * 2 + 2);");
+    check_same(
+        head, x + "target += gp_matern32_cov(x, s, l)[1, 2];",
+        x + "real r = abs(0.5 - p[1]) / l; target += s^2 * (1 + sqrt(3) * r) * exp(-sqrt(3) * r);");
+    check_same(head,
+               x + "target += gp_matern52_cov(x, s, l)[2, 1] + gp_matern52_cov(x, s, l)[3, 1];",
+               x + "real r = abs(0.5 - p[1]) / l; target += s^2 * (1 + sqrt(5) * r + 5 * r^2 / 3)"
+                   " * exp(-sqrt(5) * r) + s^2;");
+    check_same(head, x + "target += gp_periodic_cov(x, s, l, 2.5)[1, 2];",
+               x + "target += s^2 * exp(-2 * square(sin(pi() * abs(0.5 - p[1]) / 2.5)) / l^2);");
+    check_same(head,
+               "array[2] vector[2] v = {p, [1, 2]'}; target += gp_exponential_cov(v, {[0, 0]'}, s, "
+               "{l, 2 * l})[2, 1];",
+               "target += s^2 * exp(-sqrt(1 / l^2 + 4 / (4 * l^2)));");
+    check_same(head, "target += sum(gp_dot_prod_cov({p[1], 2}, s));",
+               "target += 4 * s^2 + p[1]^2 + 4 * p[1] + 4;");
+    check_same(head, "target += gp_dot_prod_cov({p}, {[1, 3]'}, s)[1, 1];",
+               "target += s^2 + p[1] + 3 * p[2];");
+}
+
+TEST_CASE("compressed rows, trace_dot", "[stan]") {
+    // [[1, 0, 2], [0, p1, 0]]: w = (1, 2, p1), v = (1, 3, 2), u = (1, 3, 4)
+    const std::string head = "parameters { vector[2] p; }\n";
+    const std::string a =
+        "matrix[2, 3] A = csr_to_dense_matrix(2, 3, [1, 2, p[1]]', {1, 3, 2}, {1, 3, 4});";
+    check_same(head, a + "target += A[1, 3] * A[2, 2] + A[1, 2] + A[2, 3];", "target += 2 * p[1];");
+    check_same(head,
+               "target += sum(csr_matrix_times_vector(2, 3, [1, 2, p[1]]', {1, 3, 2}, {1, 3, 4}, "
+               "[p[2], 1, 1]'));",
+               "target += p[2] + 2 + p[1];");
+    check_same(head, "target += trace_dot([[p[1], 1], [2, p[2]]], [[1, 3], [4, 1]]);",
+               "target += p[1] + 4 + 6 + p[2];");
+    CHECK_THROWS_WITH(lower_text(head + "model { target += sum(csr_to_dense_matrix(2, 3, [1, 2]', "
+                                        "{1, 4}, {1, 2, 3})); }",
+                                 "{}"),
+                      Catch::Contains("column index v[2] = 4 is not in 1..3"));
+}
+
+}  // namespace advi::stan

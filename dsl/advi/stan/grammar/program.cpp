@@ -27,6 +27,8 @@ void add_block(const ParseState& state, ProgramParts& parts, const BlockHead& he
     const int section = 1 + static_cast<int>(head.kind);
     check_order(state, parts, section, head.loc);
     if (head.kind == BlockKind::Data || head.kind == BlockKind::Parameters) {
+        // empty statements (`real x;;`) are nothing, as stanc reads them
+        std::erase_if(statements, [](const Statement& s) { return s.is<Empty>(); });
         for (const Statement& s : statements) {
             const auto* decl = s.as<VarDecl>();
             if (!decl)

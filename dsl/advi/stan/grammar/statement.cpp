@@ -109,23 +109,52 @@ Statement make_expression_statement(const ParseState& state, Term lhs, Loc next,
     throw InternalError("make_expression_statement: unknown tail");
 }
 
-// A declaration where a lone statement is expected (the body of if, for, while): an error
-// that says so, rather than a reserved word where an expression should be.
-struct MisplacedDeclaration : x3::parser<MisplacedDeclaration> {
+// Whether a declaration starts here (a type word), without consuming it: a declaration where a
+// lone statement is expected (the body of if, for, while) is read as a block of its own, as
+// stanc reads it (its variables are local to that body).
+struct DeclarationAhead : x3::parser<DeclarationAhead> {
     using attribute_type = x3::unused_type;
     static bool const has_attribute = false;
 
     template <class It, class Ctx, class RCtx, class Attr>
     bool parse(It& first, const It& last, const Ctx& ctx, RCtx&, Attr&) const {
-        x3::skip_over(first, last, ctx);
-        const std::string_view w = word_at(first, last);
+        It at = first;
+        x3::skip_over(at, last, ctx);
+        const std::string_view w = word_at(at, last);
         bool type = w == "array" || w == "tuple";
         for (const auto& row : base_type_words) type = type || row.word == w;
-        if (type)
-            throw SyntaxError{first,
-                              "a declaration is only allowed directly in a block `{ ... }`, not as "
-                              "the body of if, for or while"};
-        return false;
+        return type;
+    }
+};
+
+// Whether an array expression followed by `~` starts here (`{a, b} ~ normal(...)`) rather
+// than a block: the braces hold no `;` (a block's statements end with one) and `~` follows the
+// closing brace. Looks ahead without consuming or reporting anything.
+struct ArrayTildeAhead : x3::parser<ArrayTildeAhead> {
+    using attribute_type = x3::unused_type;
+    static bool const has_attribute = false;
+
+    template <class It, class Ctx, class RCtx, class Attr>
+    bool parse(It& first, const It& last, const Ctx& ctx, RCtx&, Attr&) const {
+        It at = first;
+        x3::skip_over(at, last, ctx);
+        if (at == last || *at != '{')
+            return false;
+        int depth = 0;
+        for (; at != last; ++at) {
+            const char c = *at;
+            if (c == ';' || c == '"')
+                return false;
+            if (c == '{' || c == '(' || c == '[')
+                ++depth;
+            if ((c == '}' || c == ')' || c == ']') && --depth == 0)
+                break;
+        }
+        if (at == last)
+            return false;
+        ++at;
+        x3::skip_over(at, last, ctx);
+        return at != last && *at == '~';
     }
 };
 
@@ -287,7 +316,9 @@ const x3::rule<class truncation_id, Truncation> truncation{"`T[`"};
 const auto statements_def = *(!(BlockName{} >> lbrace) >> (declaration[append] | statement[push]));
 
 const auto statement_def =
-    nest[(pos >> lbrace > statements > rbrace)[block_action] | if_statement[set] |
+    // `{a, b} ~ d(...)`: an array expression, not a block, starts the statement
+    nest[(ArrayTildeAhead{} >> expression >> pos >> -tail)[expression_statement_action] |
+         (pos >> lbrace > statements > rbrace)[block_action] | if_statement[set] |
          (pos >> kw_for > lparen > declared_name > kw_in > expression > -(colon > expression) >
           rparen > statement)[for_action] |
          (pos >> kw_while > lparen > expression > rparen > statement)[while_action] |
@@ -299,7 +330,8 @@ const auto statement_def =
           rbrace)[profile_action] |
          (pos >> kw_target >> !lparen > plus_equals > expression > semicolon)[target_action] |
          (pos >> kw_jacobian > plus_equals > expression > semicolon)[jacobian_action] |
-         (pos >> semicolon)[empty_action] | MisplacedDeclaration{} |
+         (pos >> semicolon)[empty_action] |
+         (pos >> DeclarationAhead{} >> declaration)[block_action] |
          (expression >> pos >> -tail)[expression_statement_action]];
 
 // `else if` chains are read in a loop, not by recursion: a long chain is not deep nesting.
