@@ -134,27 +134,39 @@ Expr multi_gp(DensitySite& s) {
 
 // multinomial(y | theta) = lgamma(N + 1) - sum lgamma(y_k + 1) + sum_{y_k > 0} y_k log theta_k;
 // multinomial_logit(y | gamma) the same with log theta = log_softmax(gamma).
+// The counts of a multinomial variate against `categories` probabilities: checked, their
+// total N and lgamma(N + 1) - sum lgamma(y_k + 1).
+struct Counts {
+    int total = 0;
+    double log_coefficient = 0;
+};
+Counts counts_of(DensitySite& s, const std::vector<int>& y, int categories) {
+    if (categories != static_cast<int>(y.size()))
+        fail(s, fmt::format("{} counts for {} categories", y.size(), categories));
+    Counts c;
+    for (std::size_t k = 0; k < y.size(); ++k) {
+        if (y[k] < 0)
+            fail(s, fmt::format("count {} is negative ({})", k + 1, y[k]));
+        c.total += y[k];
+        c.log_coefficient -= std::lgamma(y[k] + 1.0);
+    }
+    c.log_coefficient += std::lgamma(c.total + 1.0);
+    return c;
+}
+
 template <bool Logit>
 Expr multinomial(DensitySite& s) {
     whole_values(s);
     const std::vector<int>& y = outcomes(s);
     const Expr p = s.lowerer.real(s.args.at(0), s.at);
-    if (p.shape().size() != static_cast<int>(y.size()))
-        fail(s, fmt::format("{} counts for {} categories", y.size(), p.shape().size()));
-    double constant = 0;
-    int total = 0;
+    const Counts n = counts_of(s, y, p.shape().size());
     std::vector<int> seen;
     for (std::size_t k = 0; k < y.size(); ++k) {
-        if (y[k] < 0)
-            fail(s, fmt::format("count {} is negative ({})", k + 1, y[k]));
-        total += y[k];
-        constant -= std::lgamma(y[k] + 1.0);
         if (y[k] > 0)
             seen.push_back(static_cast<int>(k));
     }
-    constant += std::lgamma(total + 1.0);
     if (seen.empty())
-        return s.lowerer.m().constant(constant);
+        return s.lowerer.m().constant(n.log_coefficient);
     Eigen::VectorXi at(static_cast<Eigen::Index>(seen.size()));
     Eigen::VectorXd counts(at.size());
     for (std::size_t j = 0; j < seen.size(); ++j) {
@@ -163,7 +175,7 @@ Expr multinomial(DensitySite& s) {
     }
     // (categories not seen add 0, also where theta_k = 0)
     const Expr log_p = Logit ? log_softmax(p) : log(p);
-    return constant + dot(log_p[at], counts);
+    return n.log_coefficient + dot(log_p[at], counts);
 }
 
 // dirichlet_multinomial(y | alpha) = lgamma(a0) + lgamma(N + 1) - lgamma(N + a0)
@@ -173,22 +185,12 @@ Expr dirichlet_multinomial(DensitySite& s) {
     whole_values(s);
     const std::vector<int>& y = outcomes(s);
     const Expr alpha = s.lowerer.real(s.args.at(0), s.at);
-    if (alpha.shape().size() != static_cast<int>(y.size()))
-        fail(s, fmt::format("{} counts for {} categories", y.size(), alpha.shape().size()));
-    int total = 0;
-    double constant = 0;
-    for (std::size_t k = 0; k < y.size(); ++k) {
-        if (y[k] < 0)
-            fail(s, fmt::format("count {} is negative ({})", k + 1, y[k]));
-        total += y[k];
-        constant -= std::lgamma(y[k] + 1.0);
-    }
-    if (total == 0)
+    const Counts n = counts_of(s, y, alpha.shape().size());
+    if (n.total == 0)
         return s.lowerer.m().constant(0.0);
     const Expr a0 = sum(alpha);
-    const Eigen::VectorXd counts = as_reals(y);
-    return std::lgamma(total + 1.0) + constant + lgamma(a0) - lgamma(a0 + total) +
-           sum(lgamma(alpha + counts)) - sum(lgamma(alpha));
+    return n.log_coefficient + lgamma(a0) - lgamma(a0 + n.total) +
+           sum(lgamma(alpha + as_reals(y))) - sum(lgamma(alpha));
 }
 
 // ordered_probit(y | eta, c) and ordered_logistic with cutpoints per observation: category k
