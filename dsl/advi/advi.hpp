@@ -4,6 +4,7 @@
 
 #include <advi/base/error.hpp>
 #include <advi/compile/pipeline.hpp>
+#include <advi/cpp/algebra.hpp>
 #include <advi/cpp/distributions.hpp>
 #include <advi/cpp/expr.hpp>
 #include <advi/cpp/linalg.hpp>

@@ -14,6 +14,7 @@
 #include <advi/graph/const_vector.hpp>
 #include <advi/graph/constraint_check.hpp>
 #include <advi/graph/graph.hpp>
+#include <advi/graph/ops_algebra.hpp>
 #include <advi/graph/ops_constrain.hpp>
 #include <advi/graph/ops_dynamic_index.hpp>
 #include <advi/graph/ops_incomplete.hpp>
@@ -147,6 +148,43 @@ std::int64_t linear_system() {
         s.absolute_tolerance = 1e-11;
         s.name = "linear";
         return register_ode_system(std::move(s));
+    }();
+    return id;
+}
+
+// f(x, p) = (x0^2 - p0, x1 - x0 p1), whose root from a positive guess is (sqrt(p0), sqrt(p0) p1)
+// (written by hand, as LinearRhs).
+class RootSystem final : public OdeRhs {
+public:
+    [[nodiscard]] int states() const override { return 2; }
+    [[nodiscard]] int parameters() const override { return 2; }
+    [[nodiscard]] std::shared_ptr<OdeRhsInstance> instance() const override {
+        struct Instance final : OdeRhsInstance {
+            void value(double, const double* x, const double* p, double* f) override {
+                f[0] = x[0] * x[0] - p[0];
+                f[1] = x[1] - x[0] * p[1];
+            }
+            void jacobian(double t, const double* x, const double* p, double* f,
+                          double* j) override {
+                value(t, x, p, f);
+                const double rows[2][4] = {
+                    {2 * x[0], 0, -1, 0    },
+                    {-p[1],    1, 0,  -x[0]}
+                };
+                for (int r = 0; r < 2; ++r)
+                    for (int k = 0; k < 4; ++k) j[r * 4 + k] = rows[r][k];
+            }
+        };
+        return std::make_shared<Instance>();
+    }
+};
+
+std::int64_t root_system() {
+    static const std::int64_t id = [] {
+        AlgebraSystem s;
+        s.f = std::make_shared<RootSystem>();
+        s.name = "roots";
+        return register_algebra_system(std::move(s));
     }();
     return id;
 }
@@ -310,6 +348,16 @@ NodeId sample(Case& c, Op op, double seed) {
             n.op = op;
             n.in = {c.vec(z), kNoNode, kNoNode};
             n.index = linear_system();
+            return c.g.intern(n);
+        }
+        case Op::AlgebraSolve: {
+            // z = [guess; p], p0 positive
+            VectorXd z(4);
+            z << 1.0, 1.0, 2.0 + 0.3 * seed, 0.5 + 0.1 * seed;
+            Node n;
+            n.op = op;
+            n.in = {c.vec(z), kNoNode, kNoNode};
+            n.index = root_system();
             return c.g.intern(n);
         }
         case Op::DynGather:

@@ -23,14 +23,16 @@ using submodel::as_column;
 using submodel::copy_constant;
 using submodel::latent;
 
-Expr ode_solve(const OdeRhsFunction& f, const Expr& y0, double t0, const std::vector<double>& ts,
-               const std::vector<Expr>& args, const OdeOptions& options) {
+namespace detail {
+
+CompiledRhs compile_rhs(const OdeRhsFunction& f, const Expr& y0, const std::vector<Expr>& args,
+                        const std::string& name) {
     Model& model = y0.model();
     Graph& g = graph_of(model);
     const Shape y0_shape = y0.shape();
     if (y0_shape.cols != 1 || y0_shape.is_scalar() || y0_shape.kind == Shape::Kind::Matrix) {
-        throw ModelError(fmt::format("{}: the initial state must be a vector, got {}", options.name,
-                                     y0_shape.str()));
+        throw ModelError(
+            fmt::format("{}: the initial state must be a vector, got {}", name, y0_shape.str()));
     }
     const int n = y0_shape.rows;
 
@@ -46,8 +48,7 @@ Expr ode_solve(const OdeRhsFunction& f, const Expr& y0, double t0, const std::ve
     for (std::size_t k = 0; k < args.size(); ++k) {
         const Expr& a = args[k];
         if (&a.model() != &model)
-            throw ModelError(
-                fmt::format("{}: argument {} is of another model", options.name, k + 1));
+            throw ModelError(fmt::format("{}: argument {} is of another model", name, k + 1));
         if (!g.is_variable(a.id())) {
             inner.push_back(copy_constant(model, a, *rhs));
             continue;
@@ -59,12 +60,21 @@ Expr ode_solve(const OdeRhsFunction& f, const Expr& y0, double t0, const std::ve
     }
     const Expr dydt = f(*rhs, t, y, inner);
     if (!dydt.valid() || &dydt.model() != rhs.get())
-        throw ModelError(fmt::format(
-            "{}: the right-hand side must be an expression of its own model", options.name));
-
+        throw ModelError(
+            fmt::format("{}: the right-hand side must be an expression of its own model", name));
     const Graph zeta = submodel::with_zeta_leaves(*rhs, dydt, offsets);
+    return {compile_ode_rhs(zeta, *zeta.output("f"), rhs->spec().data, n, p, rhs), z};
+}
+
+}  // namespace detail
+
+Expr ode_solve(const OdeRhsFunction& f, const Expr& y0, double t0, const std::vector<double>& ts,
+               const std::vector<Expr>& args, const OdeOptions& options) {
+    Model& model = y0.model();
+    Graph& g = graph_of(model);
+    const detail::CompiledRhs c = detail::compile_rhs(f, y0, args, options.name);
     OdeSystem system;
-    system.rhs = compile_ode_rhs(zeta, *zeta.output("f"), rhs->spec().data, n, p, rhs);
+    system.rhs = c.rhs;
     system.t0 = t0;
     system.times = ts;
     system.relative_tolerance = options.relative_tolerance;
@@ -74,7 +84,7 @@ Expr ode_solve(const OdeRhsFunction& f, const Expr& y0, double t0, const std::ve
     system.name = options.name;
     Node solve;
     solve.op = Op::OdeSolve;
-    solve.in = {z, kNoNode, kNoNode};
+    solve.in = {c.z, kNoNode, kNoNode};
     solve.index = register_ode_system(std::move(system));
     return model.wrap(g.intern(solve));
 }

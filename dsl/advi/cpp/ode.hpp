@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,5 +35,20 @@ using OdeRhsFunction =
 [[nodiscard]] Expr ode_solve(const OdeRhsFunction& f, const Expr& y0, double t0,
                              const std::vector<double>& ts, const std::vector<Expr>& args = {},
                              const OdeOptions& options = {});
+
+namespace detail {
+
+// f's own model, with t (a scalar), y (a vector of y0's size) and the arguments that depend on
+// latent variables as its inputs (the others its constants), compiled; and the outer model's
+// vector z = [y0; those arguments] that a solve node reads. Shared by ode_solve and
+// algebra_solve (algebra.hpp), whose f ignores t.
+struct CompiledRhs {
+    std::shared_ptr<const OdeRhs> rhs;
+    NodeId z;
+};
+[[nodiscard]] CompiledRhs compile_rhs(const OdeRhsFunction& f, const Expr& y0,
+                                      const std::vector<Expr>& args, const std::string& name);
+
+}  // namespace detail
 
 }  // namespace advi

@@ -1,3 +1,4 @@
+#include <advi/stan/algebra_solvers.hpp>
 #include <advi/stan/check.hpp>
 
 #include <algorithm>
@@ -588,6 +589,8 @@ private:
         }
         if (const OdeSolverRow* ode = find_ode_solver(f); ode != nullptr && !user_function)
             return ode_call(c, *ode, at);
+        if (const AlgebraSolverRow* row = find_algebra_solver(f); row != nullptr && !user_function)
+            return algebra_call(c, *row, at);
         if ((f == "reduce_sum" || f == "reduce_sum_static") && !user_function)
             return reduce_sum_call(c, at);
         if (f == "map_rect" && !user_function)
@@ -932,7 +935,98 @@ private:
 
     // An ODE solver's call (ode_solvers.hpp): the function named first, the fixed arguments,
     // and the arguments passed on to the function, which must fit its signature.
+    // How a solver call lays out its arguments: those it takes itself after the function
+    // (`fixed`; more follow for f where `variadic`), the ones of them that must be data, the
+    // arguments f takes first (the solver's own: the time, the state), and the types f and the
+    // call return.
+    struct SolverLayout {
+        std::vector<StanType> fixed;
+        bool variadic = false;
+        std::vector<std::size_t> data_only;
+        std::vector<StanType> f_args;  // the solver's own; the rest are appended
+        StanType f_result, result;
+    };
+
+    static StanType type(TypeKind kind, int dims) {
+        StanType t;
+        t.kind = kind;
+        t.array_dims = dims;
+        return t;
+    }
+
     StanType ode_call(const Call& c, const OdeSolverRow& row, Loc at) {
+        std::vector<StanType> args;
+        for (std::size_t k = 1; k < c.args.size(); ++k) args.push_back(expr(c.args[k]));
+        const StanType real = type(TypeKind::Real, 0), reals = type(TypeKind::Real, 1),
+                       ints = type(TypeKind::Int, 1), vector = type(TypeKind::Vector, 0),
+                       integer = type(TypeKind::Int, 0);
+        SolverLayout l;
+        if (row.interface == OdeInterface::Arrays) {
+            l.fixed = {reals, real, reals, reals, reals, ints};
+            if (args.size() == 9 && c.name != "integrate_ode")
+                l.fixed.insert(l.fixed.end(), {real, real, real});
+            l.f_args = {real, reals, reals, reals, ints};
+            l.f_result = reals;
+            l.result = type(TypeKind::Real, 2);
+            // Stan's `data` arguments: x_r, and the tolerances
+            l.data_only = args.size() == 9 ? std::vector<std::size_t>{4, 6, 7, 8}
+                                           : std::vector<std::size_t>{4};
+        } else {
+            l.variadic = true;
+            l.fixed = {vector, real, reals};
+            if (row.interface == OdeInterface::VariadicTolerances) {
+                l.fixed.insert(l.fixed.end(), {real, real, integer});
+                l.data_only = {3, 4, 5};
+            }
+            if (row.interface == OdeInterface::AdjointControl) {
+                l.fixed.insert(l.fixed.end(), {real, vector, real, vector, real, real, integer,
+                                               integer, integer, integer, integer});
+                l.data_only = {3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
+            }
+            l.f_args = {real, vector};
+            l.f_result = vector;
+            l.result = type(TypeKind::Vector, 1);
+        }
+        return solver_call(c, l, args, at);
+    }
+
+    StanType algebra_call(const Call& c, const AlgebraSolverRow& row, Loc at) {
+        std::vector<StanType> args;
+        for (std::size_t k = 1; k < c.args.size(); ++k) args.push_back(expr(c.args[k]));
+        const StanType real = type(TypeKind::Real, 0), reals = type(TypeKind::Real, 1),
+                       ints = type(TypeKind::Int, 1), vector = type(TypeKind::Vector, 0),
+                       integer = type(TypeKind::Int, 0);
+        SolverLayout l;
+        l.f_result = vector;
+        l.result = vector;
+        switch (row.interface) {
+            case AlgebraInterface::Legacy:
+                l.fixed = {vector, vector, reals, ints};
+                l.data_only = {2};
+                if (args.size() == 7) {
+                    l.fixed.insert(l.fixed.end(), {real, real, real});
+                    l.data_only = {2, 4, 5, 6};
+                }
+                l.f_args = {vector, vector, reals, ints};
+                break;
+            case AlgebraInterface::Variadic:
+                l.variadic = true;
+                l.fixed = {vector};
+                l.f_args = {vector};
+                break;
+            case AlgebraInterface::VariadicTolerances:
+                l.variadic = true;
+                l.fixed = {vector, real, real, integer};
+                l.data_only = {1, 2, 3};
+                l.f_args = {vector};
+                break;
+        }
+        return solver_call(c, l, args, at);
+    }
+
+    // A call of an ODE or algebraic solver: f first, a function of the functions block that
+    // neither adds to the target nor draws, then the arguments of `layout`.
+    StanType solver_call(const Call& c, SolverLayout l, const std::vector<StanType>& args, Loc at) {
         const std::string& name = c.name;
         const auto* fv = c.args.empty() ? nullptr : c.args[0].as<Variable>();
         if (fv == nullptr || functions_.count(fv->name) == 0) {
@@ -952,62 +1046,23 @@ private:
                                  name));
             }
         }
-        std::vector<StanType> args;
-        for (std::size_t k = 1; k < c.args.size(); ++k) args.push_back(expr(c.args[k]));
-        auto type = [](TypeKind kind, int dims) {
-            StanType t;
-            t.kind = kind;
-            t.array_dims = dims;
-            return t;
-        };
-        const StanType real = type(TypeKind::Real, 0), reals = type(TypeKind::Real, 1),
-                       ints = type(TypeKind::Int, 1), vector = type(TypeKind::Vector, 0),
-                       integer = type(TypeKind::Int, 0);
-        std::vector<StanType> fixed;   // the solver's own arguments after f
-        std::vector<StanType> f_args;  // what f must take
-        StanType f_result, result;
-        const bool arrays = row.interface == OdeInterface::Arrays;
-        if (arrays) {
-            fixed = {reals, real, reals, reals, reals, ints};
-            if (args.size() == 9 && name != "integrate_ode")
-                fixed.insert(fixed.end(), {real, real, real});
-            f_args = {real, reals, reals, reals, ints};
-            f_result = reals;
-            result = type(TypeKind::Real, 2);
-        } else {
-            fixed = {vector, real, reals};
-            if (row.interface == OdeInterface::VariadicTolerances)
-                fixed.insert(fixed.end(), {real, real, integer});
-            if (row.interface == OdeInterface::AdjointControl) {
-                fixed.insert(fixed.end(), {real, vector, real, vector, real, real, integer, integer,
-                                           integer, integer, integer});
-            }
-            f_args = {real, vector};
-            for (std::size_t k = fixed.size(); k < args.size(); ++k) f_args.push_back(args[k]);
-            f_result = vector;
-            result = type(TypeKind::Vector, 1);
+        const std::size_t own = l.f_args.size();  // the arguments the solver passes
+        if (l.variadic) {
+            for (std::size_t k = l.fixed.size(); k < args.size(); ++k) l.f_args.push_back(args[k]);
         }
         // "(a, b)" without its parentheses, to be spliced into a list.
         auto listed = [](std::span<const StanType> ts) {
             const std::string s = str(ts);
             return s.substr(1, s.size() - 2);
         };
-        bool ok = args.size() == fixed.size() || (!arrays && args.size() > fixed.size());
-        for (std::size_t k = 0; ok && k < fixed.size(); ++k) ok = assignable(fixed[k], args[k]);
+        bool ok = args.size() == l.fixed.size() || (l.variadic && args.size() > l.fixed.size());
+        for (std::size_t k = 0; ok && k < l.fixed.size(); ++k) ok = assignable(l.fixed[k], args[k]);
         if (!ok) {
-            fail(at, fmt::format("{} takes ({}, {}{}); got ({}, {})", name, fv->name, listed(fixed),
-                                 arrays ? "" : ", ...", fv->name, listed(args)));
+            fail(at,
+                 fmt::format("{} takes ({}, {}{}); got ({}, {})", name, fv->name, listed(l.fixed),
+                             l.variadic ? ", ..." : "", fv->name, listed(args)));
         }
-        // Stan's `data` arguments: the tolerances and controls, and x_r.
-        std::vector<std::size_t> data_only;
-        if (row.interface == OdeInterface::VariadicTolerances)
-            data_only = {3, 4, 5};
-        if (row.interface == OdeInterface::AdjointControl)
-            data_only = {3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
-        if (arrays)
-            data_only = args.size() == 9 ? std::vector<std::size_t>{4, 6, 7, 8}
-                                         : std::vector<std::size_t>{4};
-        for (const std::size_t k : data_only) {
+        for (const std::size_t k : l.data_only) {
             if (reads_parameters(c.args[k + 1])) {
                 fail(c.args[k + 1].loc,
                      fmt::format("{}: argument {} must be data only; this one depends on the "
@@ -1018,19 +1073,20 @@ private:
         auto same = [](const StanType& a, const StanType& b) {
             return a.kind == b.kind && a.array_dims == b.array_dims;
         };
-        const FunctionDef& def = user_overload(fv->name, f_args, c.args[0].loc);
+        const FunctionDef& def = user_overload(fv->name, l.f_args, c.args[0].loc);
         const std::vector<StanType> params = argument_types(def);
-        const std::size_t own = arrays ? f_args.size() : 2;  // the arguments the solver passes
-        bool fits = params.size() == f_args.size() && same(return_type(def), f_result);
+        const std::size_t exact = l.variadic ? own : l.f_args.size();
+        bool fits = params.size() == l.f_args.size() && same(return_type(def), l.f_result);
         for (std::size_t k = 0; fits && k < params.size(); ++k)
-            fits = k < own ? same(params[k], f_args[k]) : assignable(params[k], f_args[k]);
+            fits = k < exact ? same(params[k], l.f_args[k]) : assignable(params[k], l.f_args[k]);
         if (!fits) {
-            fail(c.args[0].loc, fmt::format("{} solves a function ({}{}) => {}; `{}` is {}", name,
-                                            listed(std::span<const StanType>(f_args).first(own)),
-                                            arrays ? "" : ", <the remaining arguments' types>",
-                                            str(f_result), fv->name, signature_str(def)));
+            fail(c.args[0].loc,
+                 fmt::format("{} solves a function ({}{}) => {}; `{}` is {}", name,
+                             listed(std::span<const StanType>(l.f_args).first(exact)),
+                             l.variadic ? ", <the remaining arguments' types>" : "",
+                             str(l.f_result), fv->name, signature_str(def)));
         }
-        return result;
+        return l.result;
     }
 
     // Stan allows _rng calls in transformed data, generated quantities and functions whose names

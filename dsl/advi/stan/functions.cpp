@@ -3,6 +3,7 @@
 // its densities as the library's. Elementwise functions apply to batched values (one per
 // iteration of a vectorised loop) as they are; reductions of a batched vector become
 // reductions per row; the rest (`whole`) take values that are the same in every iteration.
+#include <advi/stan/algebra_solvers.hpp>
 #include <advi/stan/functions.hpp>
 #include <advi/stan/ode_solvers.hpp>
 
@@ -1949,7 +1950,8 @@ std::string unavailable_reason(std::string_view f) {
 }
 
 bool is_known_function(std::string_view f) {
-    if (find_function(f) != nullptr || find_ode_solver(f) != nullptr)
+    if (find_function(f) != nullptr || find_ode_solver(f) != nullptr ||
+        find_algebra_solver(f) != nullptr)
         return true;
     if (f.size() > 4 && f.ends_with("_rng"))
         return find_random_function(f) != nullptr;

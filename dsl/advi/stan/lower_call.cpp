@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <advi/dist/multivariate.hpp>
+#include <advi/stan/algebra_solvers.hpp>
 #include <advi/stan/ast_printer.hpp>
 #include <advi/stan/lower_complex.hpp>
 #include <advi/stan/lowerer.hpp>
@@ -358,6 +359,9 @@ Value Lowerer::call(const Call& c, Loc at) {
         user_density(c.name, [&](const std::string& n) { return has_user_function(n); });
     if (const OdeSolverRow* ode = find_ode_solver(f); ode != nullptr && !has_user_function(f))
         return ode_call(c, *ode, at);  // before its arguments: the first names a function
+    if (const AlgebraSolverRow* row = find_algebra_solver(f);
+        row != nullptr && !has_user_function(f))
+        return algebra_call(c, *row, at);
     if ((f == "reduce_sum" || f == "reduce_sum_static" || f == "map_rect") && !has_user_function(f))
         return parallel_call(c, at);
     if (f == "target" && c.args.empty())

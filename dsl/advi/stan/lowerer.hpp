@@ -20,6 +20,7 @@
 #include <advi/cpp/model.hpp>
 #include <advi/engine/rng.hpp>
 #include <advi/io/data_table.hpp>
+#include <advi/stan/algebra_solvers.hpp>
 #include <advi/stan/ast.hpp>
 #include <advi/stan/functions.hpp>
 #include <advi/stan/lower.hpp>
@@ -150,6 +151,8 @@ public:
     // An ODE solver's call (lower_ode.cpp): the function lowered once more, in a model of its
     // own, as the right-hand side.
     Value ode_call(const Call& c, const OdeSolverRow& row, Loc at);
+    // algebra_solver, solve_newton, solve_powell and their forms (lower_algebra.cpp).
+    Value algebra_call(const Call& c, const AlgebraSolverRow& row, Loc at);
     // reduce_sum and map_rect as the sum and the stack they compute (lower_call.cpp).
     Value parallel_call(const Call& c, Loc at);
     Value call_log(const Value& v, Loc at);

@@ -189,6 +189,8 @@ enum class Op : std::uint8_t {
     // the solution of an ODE initial-value problem and its vector-Jacobian product (ops_ode.hpp)
     OdeSolve,
     OdeSolveVjp,
+    AlgebraSolve,
+    AlgebraSolveVjp,
     // a loop over a body of its own, and its vector-Jacobian product (ops_loop.hpp)
     Loop,
     LoopVjp,

@@ -4,8 +4,10 @@
 #include <string>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <advi/io/json_reader.hpp>
+#include <advi/stan/check.hpp>
 #include <advi/stan/lower.hpp>
 #include <advi/stan/parser.hpp>
 
@@ -910,6 +912,58 @@ TEST_CASE("compressed rows, trace_dot", "[stan]") {
                                         "{1, 4}, {1, 2, 3})); }",
                                  "{}"),
                       Catch::Contains("column index v[2] = 4 is not in 1..3"));
+}
+
+}  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("algebraic solvers: the root and its derivative in the parameters", "[stan]") {
+    // y0^2 = theta0, y1 = y0 theta1 (from a positive guess): (sqrt(theta0), sqrt(theta0) theta1)
+    const std::string functions =
+        "functions {\n"
+        "  vector legacy(vector y, vector theta, data array[] real x_r, array[] int x_i) {\n"
+        "    return [y[1]^2 - theta[1], y[2] - y[1] * theta[2] * x_r[1] * x_i[1]]';\n"
+        "  }\n"
+        "  vector system(vector y, real a, vector b) { return [y[1]^2 - a, y[2] - y[1] * b[1]]'; "
+        "}\n"
+        "}\n";
+    const std::string head = functions + kHead;
+    const std::string closed = "target += sqrt(exp(x[1])) + sqrt(exp(x[1])) * x[2];";
+    for (const char* solver : {"algebra_solver", "algebra_solver_newton"}) {
+        check_same(head,
+                   fmt::format("vector[2] r = {}(legacy, [1, 1]', [exp(x[1]), x[2]]', {{1.0}}, "
+                               "{{1}}); target += r[1] + r[2];",
+                               solver),
+                   closed);
+        check_same(head,
+                   fmt::format("vector[2] r = {}(legacy, [1, 1]', [exp(x[1]), x[2]]', {{1.0}}, "
+                               "{{1}}, 1e-10, 1e-8, 100); target += r[1] + r[2];",
+                               solver),
+                   closed);
+    }
+    for (const char* solver : {"solve_newton", "solve_powell"}) {
+        check_same(head,
+                   fmt::format("vector[2] r = {}(system, [1, 1]', exp(x[1]), [x[2]]'); "
+                               "target += r[1] + r[2];",
+                               solver),
+                   closed);
+        check_same(head,
+                   fmt::format("vector[2] r = {}_tol(system, [1, 1]', 1e-3, 1e-8, 100, exp(x[1]), "
+                               "[x[2]]'); target += r[1] + r[2];",
+                               solver),
+                   closed);
+    }
+    // the tolerances are data
+    std::string message;
+    try {
+        check(parse_program("functions { vector g(vector y) { return y; } }\n" + kHead +
+                                "model { target += solve_newton_tol(g, x, x[1], 1e-6, 10)[1]; }",
+                            "m.stan"));
+    } catch (const ParseError& e) {
+        message = e.what();
+    }
+    CHECK_THAT(message, Catch::Contains("solve_newton_tol: argument 3 must be data only"));
 }
 
 }  // namespace advi::stan
