@@ -18,6 +18,7 @@
 #include <advi/graph/ops_constrain.hpp>
 #include <advi/graph/ops_dynamic_index.hpp>
 #include <advi/graph/ops_incomplete.hpp>
+#include <advi/graph/ops_integrate.hpp>
 #include <advi/graph/ops_linalg.hpp>
 #include <advi/graph/ops_loop.hpp>
 #include <advi/graph/ops_ode.hpp>
@@ -178,6 +179,39 @@ public:
         return std::make_shared<Instance>();
     }
 };
+
+// f(x, xc, p) = p1 exp(-p0 x^2) (written by hand, as LinearRhs).
+class GaussianIntegrand final : public OdeRhs {
+public:
+    [[nodiscard]] int states() const override { return 1; }
+    [[nodiscard]] int parameters() const override { return 2; }
+    [[nodiscard]] std::shared_ptr<OdeRhsInstance> instance() const override {
+        struct Instance final : OdeRhsInstance {
+            void value(double x, const double*, const double* p, double* f) override {
+                f[0] = p[1] * std::exp(-p[0] * x * x);
+            }
+            void jacobian(double x, const double* xc, const double* p, double* f,
+                          double* j) override {
+                value(x, xc, p, f);
+                j[0] = 0;
+                j[1] = -p[1] * x * x * std::exp(-p[0] * x * x);
+                j[2] = std::exp(-p[0] * x * x);
+            }
+        };
+        return std::make_shared<Instance>();
+    }
+};
+
+std::int64_t gaussian_integral() {
+    static const std::int64_t id = [] {
+        IntegralSystem s;
+        s.f = std::make_shared<GaussianIntegrand>();
+        s.relative_tolerance = 1e-10;
+        s.name = "gaussian";
+        return register_integral(std::move(s));
+    }();
+    return id;
+}
 
 std::int64_t root_system() {
     static const std::int64_t id = [] {
@@ -348,6 +382,16 @@ NodeId sample(Case& c, Op op, double seed) {
             n.op = op;
             n.in = {c.vec(z), kNoNode, kNoNode};
             n.index = linear_system();
+            return c.g.intern(n);
+        }
+        case Op::Integrate1d: {
+            // z = [0; p0; p1], p0 positive; limits inside (-1, 2)
+            VectorXd z(3);
+            z << 0.0, 1.2 + 0.2 * seed, 0.7;
+            Node n;
+            n.op = op;
+            n.in = {c.vec(z), c.scalar(-0.5 + 0.1 * seed), c.scalar(1.3)};
+            n.index = gaussian_integral();
             return c.g.intern(n);
         }
         case Op::AlgebraSolve: {

@@ -1,5 +1,6 @@
 #include <advi/stan/algebra_solvers.hpp>
 #include <advi/stan/check.hpp>
+#include <advi/stan/integrators.hpp>
 
 #include <algorithm>
 #include <array>
@@ -591,6 +592,8 @@ private:
             return ode_call(c, *ode, at);
         if (const AlgebraSolverRow* row = find_algebra_solver(f); row != nullptr && !user_function)
             return algebra_call(c, *row, at);
+        if (const IntegratorRow* row = find_integrator(f); row != nullptr && !user_function)
+            return integrate_call(c, *row, at);
         if ((f == "reduce_sum" || f == "reduce_sum_static") && !user_function)
             return reduce_sum_call(c, at);
         if (f == "map_rect" && !user_function)
@@ -1019,6 +1022,38 @@ private:
                 l.fixed = {vector, real, real, integer};
                 l.data_only = {1, 2, 3};
                 l.f_args = {vector};
+                break;
+        }
+        return solver_call(c, l, args, at);
+    }
+
+    StanType integrate_call(const Call& c, const IntegratorRow& row, Loc at) {
+        std::vector<StanType> args;
+        for (std::size_t k = 1; k < c.args.size(); ++k) args.push_back(expr(c.args[k]));
+        const StanType real = type(TypeKind::Real, 0), reals = type(TypeKind::Real, 1),
+                       ints = type(TypeKind::Int, 1), integer = type(TypeKind::Int, 0);
+        SolverLayout l;
+        l.f_result = real;
+        l.result = real;
+        l.f_args = {real, real};  // x, xc
+        switch (row.interface) {
+            case IntegratorInterface::Legacy:
+                l.fixed = {real, real, reals, reals, ints};
+                l.data_only = {3};
+                if (args.size() == 6) {
+                    l.fixed.push_back(real);
+                    l.data_only = {3, 5};
+                }
+                l.f_args.insert(l.f_args.end(), {reals, reals, ints});
+                break;
+            case IntegratorInterface::Variadic:
+                l.variadic = true;
+                l.fixed = {real, real};
+                break;
+            case IntegratorInterface::VariadicTolerances:
+                l.variadic = true;
+                l.fixed = {real, real, real, real, integer};
+                l.data_only = {2, 3, 4};
                 break;
         }
         return solver_call(c, l, args, at);

@@ -5,6 +5,7 @@
 // reductions per row; the rest (`whole`) take values that are the same in every iteration.
 #include <advi/stan/algebra_solvers.hpp>
 #include <advi/stan/functions.hpp>
+#include <advi/stan/integrators.hpp>
 #include <advi/stan/ode_solvers.hpp>
 
 #include <algorithm>
@@ -1951,7 +1952,7 @@ std::string unavailable_reason(std::string_view f) {
 
 bool is_known_function(std::string_view f) {
     if (find_function(f) != nullptr || find_ode_solver(f) != nullptr ||
-        find_algebra_solver(f) != nullptr)
+        find_algebra_solver(f) != nullptr || find_integrator(f) != nullptr)
         return true;
     if (f.size() > 4 && f.ends_with("_rng"))
         return find_random_function(f) != nullptr;

@@ -9,6 +9,7 @@
 #include <advi/dist/multivariate.hpp>
 #include <advi/stan/algebra_solvers.hpp>
 #include <advi/stan/ast_printer.hpp>
+#include <advi/stan/integrators.hpp>
 #include <advi/stan/lower_complex.hpp>
 #include <advi/stan/lowerer.hpp>
 
@@ -362,6 +363,8 @@ Value Lowerer::call(const Call& c, Loc at) {
     if (const AlgebraSolverRow* row = find_algebra_solver(f);
         row != nullptr && !has_user_function(f))
         return algebra_call(c, *row, at);
+    if (const IntegratorRow* row = find_integrator(f); row != nullptr && !has_user_function(f))
+        return integrate_call(c, *row, at);
     if ((f == "reduce_sum" || f == "reduce_sum_static" || f == "map_rect") && !has_user_function(f))
         return parallel_call(c, at);
     if (f == "target" && c.args.empty())

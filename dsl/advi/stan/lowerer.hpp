@@ -23,6 +23,7 @@
 #include <advi/stan/algebra_solvers.hpp>
 #include <advi/stan/ast.hpp>
 #include <advi/stan/functions.hpp>
+#include <advi/stan/integrators.hpp>
 #include <advi/stan/lower.hpp>
 #include <advi/stan/ode_solvers.hpp>
 #include <advi/stan/value.hpp>
@@ -153,6 +154,8 @@ public:
     Value ode_call(const Call& c, const OdeSolverRow& row, Loc at);
     // algebra_solver, solve_newton, solve_powell and their forms (lower_algebra.cpp).
     Value algebra_call(const Call& c, const AlgebraSolverRow& row, Loc at);
+    // integrate_1d and its double-exponential and Gauss-Kronrod forms (lower_integrate.cpp).
+    Value integrate_call(const Call& c, const IntegratorRow& row, Loc at);
     // reduce_sum and map_rect as the sum and the stack they compute (lower_call.cpp).
     Value parallel_call(const Call& c, Loc at);
     Value call_log(const Value& v, Loc at);

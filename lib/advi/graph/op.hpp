@@ -191,6 +191,8 @@ enum class Op : std::uint8_t {
     OdeSolveVjp,
     AlgebraSolve,
     AlgebraSolveVjp,
+    Integrate1d,
+    Integrate1dGrad,
     // a loop over a body of its own, and its vector-Jacobian product (ops_loop.hpp)
     Loop,
     LoopVjp,

@@ -19,6 +19,7 @@
 #include <advi/graph/ops_constrain.hpp>
 #include <advi/graph/ops_dynamic_index.hpp>
 #include <advi/graph/ops_incomplete.hpp>
+#include <advi/graph/ops_integrate.hpp>
 #include <advi/graph/ops_linalg.hpp>
 #include <advi/graph/ops_loop.hpp>
 #include <advi/graph/ops_math.hpp>
@@ -667,6 +668,8 @@ constexpr OpInfo kOps[] = {
     {Op::OdeSolveVjp,                 "ode_solve_vjp",                  2, false, ode_ops::ode_solve_vjp_shape,                        ode_ops::ode_solve_vjp_kernel,                          nullptr,                                            nullptr, Domain::None},
     {Op::AlgebraSolve,                "algebra_solve",                  1, false, algebra_ops::algebra_solve_shape,                    algebra_ops::algebra_solve_kernel,                      algebra_ops::adj_algebra_solve,                     nullptr, Domain::None},
     {Op::AlgebraSolveVjp,             "algebra_solve_vjp",              2, false, algebra_ops::algebra_solve_vjp_shape,                algebra_ops::algebra_solve_vjp_kernel,                  nullptr,                                            nullptr, Domain::None},
+    {Op::Integrate1d,                 "integrate_1d",                   3, false, integrate_ops::integrate_shape,                      integrate_ops::integrate_kernel,                        integrate_ops::adj_integrate,                       nullptr, Domain::None},
+    {Op::Integrate1dGrad,             "integrate_1d_grad",              3, false, integrate_ops::integrate_grad_shape,                 integrate_ops::integrate_grad_kernel,                   nullptr,                                            nullptr, Domain::None},
     {Op::Loop,    "loop",     1, false, loop_ops::loop_shape,     loop_ops::loop_kernel,     loop_ops::adj_loop, nullptr, Domain::None},
     {Op::LoopVjp, "loop_vjp", 2, false, loop_ops::loop_vjp_shape, loop_ops::loop_vjp_kernel, nullptr,            nullptr, Domain::None},
     {Op::Select,                      "select",                         3, false, select_ops::select_shape,                            select_ops::select_kernel,                              select_ops::adj_select,                             nullptr, Domain::None},
@@ -714,34 +717,39 @@ constexpr std::string_view kAlgebraSecondOrder =
     "second derivatives of an algebraic system's root, which advi does not build: methods that "
     "need Hessian-vector products (laplace, optimize's Newton steps, the start from the mode) "
     "refuse or skip a model with an algebraic solve";
+constexpr std::string_view kIntegralSecondOrder =
+    "second derivatives of a definite integral, which advi does not build: methods that need "
+    "Hessian-vector products (laplace, optimize's Newton steps, the start from the mode) refuse "
+    "or skip a model with integrate_1d";
 constexpr std::string_view kLoopSecondOrder =
     "second-order adjoints of a loop op's body, which advi does not build yet: methods that need "
     "Hessian-vector products (laplace, optimize's Newton steps, the start from the mode) refuse "
     "or skip a model with a loop op";
 constexpr NoDerivative kNoDerivative[] = {
-    {Op::OdeSolveVjp,                 kOdeSecondOrder    },
-    {Op::AlgebraSolveVjp,             kAlgebraSecondOrder},
-    {Op::LoopVjp,                     kLoopSecondOrder   },
-    {Op::GammaQuantile,               kRandomDraw        },
-    {Op::BetaQuantile,                kRandomDraw        },
-    {Op::StudentTQuantile,            kRandomDraw        },
-    {Op::PoissonQuantile,             kRandomDraw        },
-    {Op::BinomialQuantile,            kRandomDraw        },
-    {Op::NegBinomial2Quantile,        kRandomDraw        },
-    {Op::ProdOthersVjp,               kThirdOrder        },
-    {Op::WienerLogFDuu,               kThirdOrder        },
-    {Op::WienerLogFDuw,               kThirdOrder        },
-    {Op::WienerLogFDww,               kThirdOrder        },
-    {Op::WienerLogCdfHessian,         kThirdOrder        },
-    {Op::WienerLogCdfSvHessian,       kThirdOrder        },
-    {Op::LogIncGammaHessian,          kThirdOrder        },
-    {Op::LogIncBetaHessian,           kThirdOrder        },
-    {Op::SimplexConstrainHvp,         kThirdOrder        },
-    {Op::OrderedConstrainHvp,         kThirdOrder        },
-    {Op::PositiveOrderedConstrainHvp, kThirdOrder        },
-    {Op::CholeskyCorrConstrainHvp,    kThirdOrder        },
-    {Op::CholeskyCovConstrainHvp,     kThirdOrder        },
-    {Op::LowerTriSelfTransposeHvp,    kThirdOrder        },
+    {Op::OdeSolveVjp,                 kOdeSecondOrder     },
+    {Op::AlgebraSolveVjp,             kAlgebraSecondOrder },
+    {Op::Integrate1dGrad,             kIntegralSecondOrder},
+    {Op::LoopVjp,                     kLoopSecondOrder    },
+    {Op::GammaQuantile,               kRandomDraw         },
+    {Op::BetaQuantile,                kRandomDraw         },
+    {Op::StudentTQuantile,            kRandomDraw         },
+    {Op::PoissonQuantile,             kRandomDraw         },
+    {Op::BinomialQuantile,            kRandomDraw         },
+    {Op::NegBinomial2Quantile,        kRandomDraw         },
+    {Op::ProdOthersVjp,               kThirdOrder         },
+    {Op::WienerLogFDuu,               kThirdOrder         },
+    {Op::WienerLogFDuw,               kThirdOrder         },
+    {Op::WienerLogFDww,               kThirdOrder         },
+    {Op::WienerLogCdfHessian,         kThirdOrder         },
+    {Op::WienerLogCdfSvHessian,       kThirdOrder         },
+    {Op::LogIncGammaHessian,          kThirdOrder         },
+    {Op::LogIncBetaHessian,           kThirdOrder         },
+    {Op::SimplexConstrainHvp,         kThirdOrder         },
+    {Op::OrderedConstrainHvp,         kThirdOrder         },
+    {Op::PositiveOrderedConstrainHvp, kThirdOrder         },
+    {Op::CholeskyCorrConstrainHvp,    kThirdOrder         },
+    {Op::CholeskyCovConstrainHvp,     kThirdOrder         },
+    {Op::LowerTriSelfTransposeHvp,    kThirdOrder         },
 };
 
 }  // namespace

@@ -22,11 +22,11 @@ std::unique_ptr<LoweredProgram> lower_text(const std::string& program, const std
 
 // The same parameters and data, two model blocks.
 void check_same(const std::string& head, const std::string& a, const std::string& b,
-                const std::string& json = "{}") {
+                const std::string& json = "{}", double tol = 1e-12) {
     INFO(a << "\nagainst\n" << b);
     const auto la = lower_text(head + "model { " + a + " }", json);
     const auto lb = lower_text(head + "model { " + b + " }", json);
-    advi::test::check_same_density(la->model().spec(), lb->model().spec());
+    advi::test::check_same_density(la->model().spec(), lb->model().spec(), tol);
 }
 
 const std::string kHead = "parameters { vector[3] x; }\n";
@@ -964,6 +964,57 @@ TEST_CASE("algebraic solvers: the root and its derivative in the parameters", "[
         message = e.what();
     }
     CHECK_THAT(message, Catch::Contains("solve_newton_tol: argument 3 must be data only"));
+}
+
+}  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("integrate_1d: integrals of parameters with closed forms, and their gradients",
+          "[stan]") {
+    const std::string functions =
+        "functions {\n"
+        "  real legacy(real x, real xc, array[] real theta, array[] real x_r, array[] int x_i) {\n"
+        "    return theta[1] * exp(-theta[2] * x^2) * x_r[1] * x_i[1];\n"
+        "  }\n"
+        "  real gauss(real x, real xc, real s, vector w) { return w[1] * exp(-s * x^2); }\n"
+        "  real poly(real x, real xc) { return x^2; }\n"
+        "}\n";
+    const std::string head = functions + kHead;
+    // (the quadratures' own accuracy, well within their relative tolerance)
+    constexpr double kQuadrature = 1e-8;
+    // the integral of c exp(-s x^2) over [a, b]: c sqrt(pi / s) (Phi(b sqrt(2 s)) - Phi(a ...))
+    const std::string closed =
+        "real s = exp(x[2]); target += x[1] * sqrt(pi() / s) * "
+        "(Phi(exp(x[3]) * sqrt(2 * s)) - Phi(-0.5 * sqrt(2 * s)));";
+    check_same(head,
+               "target += integrate_1d(legacy, -0.5, exp(x[3]), {x[1], exp(x[2])}, {1.0}, {1});",
+               closed, "{}", kQuadrature);
+    check_same(
+        head,
+        "target += integrate_1d(legacy, -0.5, exp(x[3]), {x[1], exp(x[2])}, {1.0}, {1}, 1e-10);",
+        closed, "{}", kQuadrature);
+    for (const char* rule : {"double_exponential", "gauss_kronrod"}) {
+        check_same(
+            head,
+            fmt::format("target += integrate_1d_{}(gauss, -0.5, exp(x[3]), exp(x[2]), [x[1]]');",
+                        rule),
+            closed, "{}", kQuadrature);
+        check_same(head,
+                   fmt::format("target += integrate_1d_{}_tol(gauss, -0.5, exp(x[3]), 1e-9, 0, 12, "
+                               "exp(x[2]), [x[1]]');",
+                               rule),
+                   closed, "{}", kQuadrature);
+        // an infinite range: c sqrt(pi / s)
+        check_same(head,
+                   fmt::format("target += integrate_1d_{}(gauss, negative_infinity(), "
+                               "positive_infinity(), exp(x[2]), [x[1]]');",
+                               rule),
+                   "target += x[1] * sqrt(pi() / exp(x[2]));", "{}", kQuadrature);
+    }
+    // limits that are parameters: the integral of x^2 from x1 to x2
+    check_same(head, "target += integrate_1d_double_exponential(poly, x[1], x[1] + exp(x[2]));",
+               "target += ((x[1] + exp(x[2]))^3 - x[1]^3) / 3;", "{}", kQuadrature);
 }
 
 }  // namespace advi::stan

@@ -367,9 +367,11 @@ TEST_CASE("Stan's library decides what is valid Stan; advi's table what it lower
     // one vector against an array of means: the vector once per mean
     CHECK(first_line_of_error(model("target += multi_normal_cholesky_lpdf(y | {y, y}, "
                                     "diag_matrix(rep_vector(1, N)));")) == "ok");
-    CHECK_THAT(first_line_of_error(model("real x = integrate_1d(f, 0, 1, {mu}, {1.0}, {1});")),
-               Catch::StartsWith("m.stan:3:18: `integrate_1d` is not supported yet: advi does not "
+    CHECK_THAT(first_line_of_error(model("array[1] vector[1] x = dae(f, y, y, 0.0, {1.0});")),
+               Catch::StartsWith("m.stan:3:32: `dae` is not supported yet: advi does not "
                                  "lower Stan's higher-order functions"));
+    CHECK(first_line_of_error(model("real x = integrate_1d(f, 0, 1, {mu}, {1.0}, {1});")) ==
+          "m.stan:3:31: `integrate_1d` takes the name of a function of the functions block first");
     CHECK(first_line_of_error(model("vector[1] x = solve_newton(f, y);")) ==
           "m.stan:3:36: `solve_newton` takes the name of a function of the functions block first");
     CHECK(first_line_of_error(model("real s = softmax({y})[1][1];")) == "ok");
