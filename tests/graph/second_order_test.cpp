@@ -17,6 +17,7 @@
 #include <advi/graph/ops_algebra.hpp>
 #include <advi/graph/ops_constrain.hpp>
 #include <advi/graph/ops_dynamic_index.hpp>
+#include <advi/graph/ops_eigen.hpp>
 #include <advi/graph/ops_incomplete.hpp>
 #include <advi/graph/ops_integrate.hpp>
 #include <advi/graph/ops_linalg.hpp>
@@ -382,6 +383,17 @@ NodeId sample(Case& c, Op op, double seed) {
             n.op = op;
             n.in = {c.vec(z), kNoNode, kNoNode};
             n.index = linear_system();
+            return c.g.intern(n);
+        }
+        case Op::EigenvaluesSym:
+        case Op::EigenvectorsSym: {
+            // a symmetric matrix with distinct eigenvalues (its upper triangle is not read)
+            MatrixXd A = fill(3, 3, seed);
+            A = (A + A.transpose()).eval();
+            A.diagonal() += Eigen::Vector3d(1.0, 3.0, 6.0);
+            Node n;
+            n.op = op;
+            n.in = {c.mat(A), kNoNode, kNoNode};
             return c.g.intern(n);
         }
         case Op::Integrate1d: {

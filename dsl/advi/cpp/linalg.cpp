@@ -183,6 +183,14 @@ Expr cholesky_decompose(const Expr& S) {
     check("cholesky_decompose", "S", S, kSquare);
     return apply(S, Op::Cholesky, real(S));
 }
+Expr eigenvalues_sym(const Expr& A) {
+    check("eigenvalues_sym", "A", A, kSquare);
+    return apply(A, Op::EigenvaluesSym, real(A));
+}
+Expr eigenvectors_sym(const Expr& A) {
+    check("eigenvectors_sym", "A", A, kSquare);
+    return apply(A, Op::EigenvectorsSym, real(A));
+}
 Expr mdivide_left_tri_low(const Arg& L_arg, const Arg& b_arg) {
     const std::vector<Expr> e = detail::operands("mdivide_left_tri_low", {&L_arg, &b_arg});
     const Expr& L = e[0];

@@ -85,6 +85,10 @@ auto multiply_lower_tri_self_transpose(const C& x) {
 // lower triangle (as Eigen's LLT); a factorisation that fails gives NaN, so that a fit drops
 // the draw. Triangular arguments are read from their lower triangle.
 Expr cholesky_decompose(const Expr& S);
+// The eigenvalues (ascending) and eigenvectors (columns, in that order) of a symmetric matrix
+// (graph/ops_eigen.hpp).
+Expr eigenvalues_sym(const Expr& A);
+Expr eigenvectors_sym(const Expr& A);
 template <ConstantValue C>
 auto cholesky_decompose(const C& x) {
     return detail::of_constant<detail::ConstantResult::Matrix>(

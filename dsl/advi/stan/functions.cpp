@@ -843,6 +843,23 @@ Value gp_dot_prod_cov_of(CallSite& c) {
     return CallSite::mat(x1 * transpose(x2) + square(c.real_of(c.args.size() - 1)));
 }
 
+// eigenvalues_sym(A), eigenvectors_sym(A) and the tuple (eigenvectors, eigenvalues) of
+// eigendecompose_sym (graph/ops_eigen.hpp).
+Value eigen_sym_of(CallSite& c) {
+    c.arity(1);
+    const Expr a = c.real_of(0);
+    const int n = a.shape().rows;
+    const std::string& f = c.name();
+    if (f == "eigenvalues_sym")
+        return CallSite::vec(eigenvalues_sym(a), n);
+    if (f == "eigenvectors_sym")
+        return CallSite::mat(eigenvectors_sym(a));
+    Value t;
+    t.base = Base::Tuple;
+    t.parts = {CallSite::mat(eigenvectors_sym(a)), CallSite::vec(eigenvalues_sym(a), n)};
+    return t;
+}
+
 // trace_dot(A, B) = tr(A B) = sum_ij A_ij B_ji.
 Value trace_dot_of(CallSite& c) {
     c.arity(2);
@@ -1522,6 +1539,9 @@ std::span<const FunctionRow> functions() {
         {"gp_dot_prod_cov",                   all_stan("gp_dot_prod_cov"), whole<gp_dot_prod_cov_of>},
         {"csr_to_dense_matrix",               all_stan("csr_to_dense_matrix"), whole<csr_to_dense_matrix_of>},
         {"csr_matrix_times_vector",           all_stan("csr_matrix_times_vector"), whole<csr_matrix_times_vector_of>},
+        {"eigenvalues_sym",                   all_stan("eigenvalues_sym"), whole<eigen_sym_of>},
+        {"eigenvectors_sym",                  all_stan("eigenvectors_sym"), whole<eigen_sym_of>},
+        {"eigendecompose_sym",                all_stan("eigendecompose_sym"), whole<eigen_sym_of>},
         // QR decompositions (lower_decompositions.hpp)
         {"qr_thin_Q",                         all_stan("qr_thin_Q"), whole<qr_of>},
         {"qr_thin_R",                         all_stan("qr_thin_R"), whole<qr_of>},

@@ -193,6 +193,8 @@ enum class Op : std::uint8_t {
     AlgebraSolveVjp,
     Integrate1d,
     Integrate1dGrad,
+    EigenvaluesSym,
+    EigenvectorsSym,
     // a loop over a body of its own, and its vector-Jacobian product (ops_loop.hpp)
     Loop,
     LoopVjp,

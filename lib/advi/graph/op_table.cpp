@@ -18,6 +18,7 @@
 #include <advi/graph/ops_algebra.hpp>
 #include <advi/graph/ops_constrain.hpp>
 #include <advi/graph/ops_dynamic_index.hpp>
+#include <advi/graph/ops_eigen.hpp>
 #include <advi/graph/ops_incomplete.hpp>
 #include <advi/graph/ops_integrate.hpp>
 #include <advi/graph/ops_linalg.hpp>
@@ -670,6 +671,8 @@ constexpr OpInfo kOps[] = {
     {Op::AlgebraSolveVjp,             "algebra_solve_vjp",              2, false, algebra_ops::algebra_solve_vjp_shape,                algebra_ops::algebra_solve_vjp_kernel,                  nullptr,                                            nullptr, Domain::None},
     {Op::Integrate1d,                 "integrate_1d",                   3, false, integrate_ops::integrate_shape,                      integrate_ops::integrate_kernel,                        integrate_ops::adj_integrate,                       nullptr, Domain::None},
     {Op::Integrate1dGrad,             "integrate_1d_grad",              3, false, integrate_ops::integrate_grad_shape,                 integrate_ops::integrate_grad_kernel,                   nullptr,                                            nullptr, Domain::None},
+    {Op::EigenvaluesSym,              "eigenvalues_sym",                1, false, eigen_ops::eigenvalues_sym_shape,                    eigen_ops::eigenvalues_sym_kernel,                      eigen_ops::adj_eigenvalues_sym,                     nullptr, Domain::None},
+    {Op::EigenvectorsSym,             "eigenvectors_sym",               1, false, eigen_ops::eigenvectors_sym_shape,                   eigen_ops::eigenvectors_sym_kernel,                     eigen_ops::adj_eigenvectors_sym,                    nullptr, Domain::None},
     {Op::Loop,    "loop",     1, false, loop_ops::loop_shape,     loop_ops::loop_kernel,     loop_ops::adj_loop, nullptr, Domain::None},
     {Op::LoopVjp, "loop_vjp", 2, false, loop_ops::loop_vjp_shape, loop_ops::loop_vjp_kernel, nullptr,            nullptr, Domain::None},
     {Op::Select,                      "select",                         3, false, select_ops::select_shape,                            select_ops::select_kernel,                              select_ops::adj_select,                             nullptr, Domain::None},

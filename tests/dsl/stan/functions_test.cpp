@@ -111,8 +111,8 @@ TEST_CASE("the checker knows the names the lowering lowers", "[stan]") {
     // (9 kinds x constrain, jacobian, unconstrain)
     // session 26: trace_dot, gp_dot_prod_cov, gp_exponential_cov, gp_matern32_cov,
     // gp_matern52_cov, gp_periodic_cov, csr_to_dense_matrix, csr_matrix_times_vector, and the
-    // QR functions (6)
-    CHECK(functions().size() == 370);
+    // QR functions (6); eigenvalues_sym, eigenvectors_sym, eigendecompose_sym
+    CHECK(functions().size() == 373);
     // sub_row, quad_form_diag, gp_exp_quad_cov; no fabs
     for (const char* f : {"tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
                           "tgamma", "floor", "ceil", "round", "trunc", "atan2", "hypot", "fmod"})

@@ -1018,3 +1018,30 @@ TEST_CASE("integrate_1d: integrals of parameters with closed forms, and their gr
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("eigendecompositions of symmetric parameters: closed forms and A = V diag(l) V'",
+          "[stan]") {
+    // S = [[a, b], [b, d]]: lambda = (a + d)/2 -+ sqrt(((a - d)/2)^2 + b^2)
+    const std::string s = "matrix[2, 2] S = [[x[1], x[2]], [x[2], x[3] + 3]];";
+    check_same(kHead, s + "vector[2] l = eigenvalues_sym(S); target += l[1] + 2 * l[2];",
+               s + "real m = (x[1] + x[3] + 3) / 2; real r = sqrt(((x[1] - x[3] - 3) / 2)^2 + "
+                   "x[2]^2); target += (m - r) + 2 * (m + r);",
+               "{}", 1e-10);
+    // the eigenvector of the largest: its first component squared is b^2 / (b^2 + (l2 - a)^2)
+    check_same(kHead, s + "target += eigenvectors_sym(S)[1, 2]^2;",
+               s + "real m = (x[1] + x[3] + 3) / 2; real r = sqrt(((x[1] - x[3] - 3) / 2)^2 + "
+                   "x[2]^2); target += x[2]^2 / (x[2]^2 + (m + r - x[1])^2);",
+               "{}", 1e-10);
+    // three by three: V diag(l) V' is S, with the derivatives through both ops
+    const std::string s3 =
+        "matrix[3, 3] S = [[x[1] + 4, x[2], 0.3], [x[2], 2, x[3]], "
+        "[0.3, x[3], -1]]; matrix[3, 3] W = [[1, 2, 3], [4, 5, 6], [7, 8, 9]];";
+    check_same(kHead,
+               s3 + "tuple(matrix[3, 3], vector[3]) e = eigendecompose_sym(S);"
+                    "target += sum((e.1 * diag_matrix(e.2) * e.1') .* W);",
+               s3 + "target += sum(S .* W);", "{}", 1e-10);
+}
+
+}  // namespace advi::stan
