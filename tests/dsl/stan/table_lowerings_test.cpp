@@ -192,12 +192,24 @@ TEST_CASE("truncation T[L, U] is the density less the log probability of [L, U]"
                "x ~ normal(0, sigma); target += -normal_lccdf(-1 | 0, sigma);", json);
 }
 
-TEST_CASE("truncation refuses data outside its bounds and CDFs it cannot build", "[stan]") {
+TEST_CASE("truncation refuses data outside its bounds; von_mises' and the finite sums' CDFs",
+          "[stan]") {
     const std::string head = "data { real x; }\nparameters { real mu; }\n";
     CHECK_THROWS_WITH(lower_text(head + "model { x ~ normal(mu, 1) T[0, 1]; }", R"({"x": 2.5})"),
                       Catch::Contains("m.stan:3:9: `x` is 2.5, outside its truncation [0, 1]"));
-    CHECK_THROWS_WITH(lower_text(head + "model { x ~ von_mises(mu, 1) T[0, ]; }", R"({"x": 0.5})"),
-                      Catch::Contains("`von_mises_lccdf` is not supported yet"));
+    // every CDF Stan has is lowered now: von_mises' (graph/ops_special.hpp) and
+    // beta_binomial's, beta_neg_binomial's as finite sums of the mass function
+    check_same(head, "x ~ von_mises(mu, 1) T[0, ];",
+               "x ~ von_mises(mu, 1); target += -von_mises_lccdf(0 | mu, 1);", R"({"x": 0.5})");
+    const std::string counts =
+        "data { int k; array[3] int n; array[3] int m; }\nparameters { real<lower=0> a; }\n";
+    const std::string json = R"({"k": 2, "n": [0, 3, 5], "m": [4, 6, 5]})";
+    check_same(counts, "k ~ beta_binomial(6, a, 2) T[1, ];",
+               "k ~ beta_binomial(6, a, 2); target += -beta_binomial_lccdf(0 | 6, a, 2);", json);
+    check_same(counts, "target += beta_binomial_lcdf(n | m, a, 2);",
+               "for (i in 1:3) target += beta_binomial_lcdf(n[i] | m[i], a, 2);", json);
+    check_same(counts, "target += beta_neg_binomial_lccdf(n | a, 2, 3);",
+               "for (i in 1:3) target += log1m_exp(beta_neg_binomial_lcdf(n[i] | a, 2, 3));", json);
 }
 
 }  // namespace advi::stan
@@ -668,6 +680,34 @@ TEST_CASE("binary functions of int arrays and ints are as on reals", "[stan]") {
                "target += atan2(1, 4) * x[1] + atan2(2, 4) * x[2] + atan2(3, 4) * x[3];", json);
     check_same(head, "target += to_vector(atan2(kk, j)[2]) ' * x;",
                "target += atan2(4, 4) * x[1] + atan2(5, 4) * x[2] + atan2(6, 4) * x[3];", json);
+}
+
+}  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("the special functions against closed forms and their inverses", "[stan]") {
+    const std::string head =
+        "parameters { real<lower=0, upper=1> p; real<lower=-0.9, upper=0.9> z; }\n";
+    // log I_v(z) against log of the Bessel function of an integer order
+    check_same(head, "target += log_modified_bessel_first_kind(2, 3 + z);",
+               "target += log(modified_bessel_first_kind(2, 3 + z));");
+    check_same(head, "target += log_modified_bessel_first_kind({0, 1}, {3 + z, 1 + z});",
+               "target += log(modified_bessel_first_kind(0, 3 + z))"
+               " + log(modified_bessel_first_kind(1, 1 + z));");
+    // the inverses: I_x(a, b) at x = inv_inc_beta(a, b, p) is p, student_t's CDF at its quantile
+    check_same(head, "target += log(inc_beta(2, 3.5, inv_inc_beta(2, 3.5, p)));",
+               "target += log(p);");
+    check_same(head, "target += student_t_lcdf(student_t_qf(p, 3, 0.5, 2) | 3, 0.5, 2);",
+               "target += log(p);");
+    check_same(head, "target += sum(student_t_qf([p, 0.2]', 4, 1, 2));",
+               "target += student_t_qf(p, 4, 1, 2) + student_t_qf(0.2, 4, 1, 2);");
+    // the hypergeometric series in closed form
+    check_same(head, "target += hypergeometric_1F0(1.5, z);", "target += pow(1 - z, -1.5);");
+    check_same(head, "target += hypergeometric_2F1(1, 1, 2, z);", "target += -log1m(z) / z;");
+    check_same(head, "target += hypergeometric_3F2([1, 2, 3]', [3, 2]', z);",
+               "target += 1 / (1 - z);");
+    check_same(head, "target += hypergeometric_pFq([1]', [2]', z);", "target += expm1(z) / z;");
 }
 
 }  // namespace advi::stan
