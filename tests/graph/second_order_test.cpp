@@ -360,11 +360,24 @@ NodeId sample(Case& c, Op op, double seed) {
                                               c.vec(kappa), seed >= 1);
         }
         case Op::HypergeometricPFq: {
-            // 3F2 of constant parameters (derivatives only in z), |z| < 1
-            const std::vector<double> a{0.7, 1.5 + seed, 2.0}, b{2.5, 3.2};
-            return special::hypergeometric_pfq(c.g, constant_vector(c.g, a, Shape::vector(3)),
-                                               constant_vector(c.g, b, Shape::vector(2)),
-                                               c.scalar(0.3 - 0.4 * seed));
+            // 3F2, |z| < 1: the derivative series in a and b (one seed with them constant)
+            VectorXd a(3), b(2);
+            a << 0.7, 1.5 + seed, 2.0;
+            b << 2.5, 3.2;
+            const NodeId z = c.scalar(0.3 - 0.4 * seed);
+            if (seed < 1) {
+                const std::vector<double> av(a.data(), a.data() + 3), bv(b.data(), b.data() + 2);
+                return special::hypergeometric_pfq(c.g, constant_vector(c.g, av, Shape::vector(3)),
+                                                   constant_vector(c.g, bv, Shape::vector(2)), z);
+            }
+            return special::hypergeometric_pfq(c.g, c.vec(a), c.vec(b), z);
+        }
+        case Op::HypergeometricPFqGrad: {
+            // 2F1 of a scalar b (the gradient in b)
+            VectorXd a(2);
+            a << 0.8 + 0.1 * seed, 1.4;
+            return special::pfq_grad(c.g, c.vec(a), c.scalar(2.3), c.scalar(0.5 - 0.3 * seed),
+                                     seed < 1 ? 0 : 1);
         }
         case Op::WienerLogCdf: {
             // both tails; small and large times (each series, and the switch for cancellation)

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <tuple>
 #include <vector>
 
 #include <boost/math/special_functions/bessel.hpp>
@@ -221,6 +222,83 @@ TEST_CASE("hypergeometric_pfq: the series against Boost's hypergeometric_pFq", "
         std::isnan(special::hypergeometric_pfq(std::vector{1.0, 2.0, 3.0}, std::vector{1.0}, 0.1)));
     CHECK(special::hypergeometric_pfq(std::vector{-1.0, 2.0, 3.0}, std::vector{1.0}, 0.1) ==
           Approx(1 - 0.6));
+}
+
+TEST_CASE("hypergeometric_pfq_derivatives: the derivative series against differences",
+          "[graph][special]") {
+    struct Case {
+        std::vector<double> a, b;
+        double z;
+    };
+    const Case cases[] = {
+        {{0.7, 1.3},      {2.2},      0.6 },
+        {{0.7, 1.3},      {2.2},      -0.8},
+        {{1.0, 2.0, 3.5}, {4.0, 5.5}, 0.9 },
+        {{0.5},           {1.5},      2.5 },
+        {{1.2, -0.4},     {0.3, 2.0}, 1.7 },
+        {{2.5},           {},         0.3 },
+        {{},              {1.5},      2.0 },
+    };
+    for (const Case& c : cases) {
+        INFO("p " << c.a.size() << " q " << c.b.size() << " z " << c.z);
+        const std::size_t p = c.a.size(), q = c.b.size();
+        const auto d = special::hypergeometric_pfq_derivatives(c.a, c.b, c.z);
+        CHECK(d.value == Approx(boost::math::hypergeometric_pFq(c.a, c.b, c.z)).epsilon(1e-12));
+        // the inputs as one vector x = (a, b, z): value, gradient and Hessian by differences
+        std::vector<double> x = c.a;
+        x.insert(x.end(), c.b.begin(), c.b.end());
+        x.push_back(c.z);
+        auto split = [&](const std::vector<double>& v) {
+            return std::tuple{std::vector<double>(v.begin(), v.begin() + p),
+                              std::vector<double>(v.begin() + p, v.begin() + p + q), v.back()};
+        };
+        auto grad = [&](const std::vector<double>& v) {  // (da, db, dz)
+            const auto [a, b, z] = split(v);
+            const auto e = special::hypergeometric_pfq_derivatives(a, b, z);
+            std::vector<double> g = e.da;
+            g.insert(g.end(), e.db.begin(), e.db.end());
+            // d/dz = prod(a) / prod(b) pFq(a + 1; b + 1; z)
+            std::vector<double> a1 = a, b1 = b;
+            double f = 1;
+            for (double& u : a1) f *= u++;
+            for (double& u : b1) f /= u++;
+            g.push_back(f * special::hypergeometric_pfq(a1, b1, z));
+            return g;
+        };
+        auto value = [&](const std::vector<double>& v) {
+            const auto [a, b, z] = split(v);
+            return special::hypergeometric_pfq(a, b, z);
+        };
+        const std::size_t n = x.size();
+        const std::vector<double> g = grad(x);
+        for (std::size_t i = 0; i + 1 < n; ++i) {
+            auto up = x, down = x;
+            const double h = 1e-6 * std::max(1.0, std::fabs(x[i]));
+            up[i] += h;
+            down[i] -= h;
+            INFO("d/dx" << i);
+            CHECK(near(g[i], (value(up) - value(down)) / (2 * h), 1e-7, 1e-9));
+            // the Hessian's row i against differences of the gradient
+            const std::vector<double> gu = grad(up), gd = grad(down);
+            for (std::size_t j = 0; j + 1 < n; ++j) {
+                const double fd = (gu[j] - gd[j]) / (2 * h);
+                const double hij = i < p   ? (j < p ? d.haa[i * p + j] : d.hab[i * q + (j - p)])
+                                   : j < p ? d.hab[j * q + (i - p)]
+                                           : d.hbb[(i - p) * q + (j - p)];
+                INFO("d2/dx" << i << " dx" << j << ": " << hij << " against " << fd);
+                CHECK(near(hij, fd, 1e-6, 1e-8));
+            }
+            // the mixed derivative in z: d/dz of the a, b gradient against the differences of
+            // the z-derivative (a closed form of shifted parameters) in x_i
+            const double hz = i < p ? d.haz[i] : d.hbz[i - p];
+            CHECK(near(hz, (gu[n - 1] - gd[n - 1]) / (2 * h), 1e-6, 1e-8));
+        }
+    }
+    // a polynomial's derivatives in a are NaN (its terms past the degree vanish, theirs do not)
+    const auto poly =
+        special::hypergeometric_pfq_derivatives(std::vector{-2.0, 1.5}, std::vector{2.5}, 0.3);
+    CHECK(std::isfinite(poly.value));
+    CHECK(std::isnan(poly.da[0]));
 }
 
 }  // namespace advi

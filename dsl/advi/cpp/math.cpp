@@ -204,15 +204,7 @@ Expr log_modified_bessel_first_kind(const Arg& v, const Arg& z) {
 Expr hypergeometric_pFq(const Arg& a, const Arg& b, const Arg& z, std::string_view name) {
     return through_graph(
         name, {&a, &b, &z},
-        [name](Graph& g, const std::vector<NodeId>& in) {
-            for (int k = 0; k < 2; ++k) {
-                if (g.is_variable(in[k])) {
-                    throw ModelError(fmt::format(
-                        "{}: parameters in its {} arguments are not supported yet: advi "
-                        "differentiates it in z only (its arguments a and b must be data)",
-                        name, k == 0 ? "upper (a)" : "lower (b)"));
-                }
-            }
+        [](Graph& g, const std::vector<NodeId>& in) {
             return special::hypergeometric_pfq(g, in[0], in[1], in[2]);
         },
         false);

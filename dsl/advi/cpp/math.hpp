@@ -232,8 +232,8 @@ Expr inc_beta(const Arg& a, const Arg& b, const Arg& x);
 // I_x(a, b) = p, differentiable in a, b and p.
 Expr log_modified_bessel_first_kind(const Arg& v, const Arg& z);
 Expr inv_inc_beta(const Arg& a, const Arg& b, const Arg& p);
-// pFq(a; b; z) of vectors (or scalars) a and b of data and a scalar z, differentiable in z
-// (graph/ops_special.hpp); a ModelError, under `name`, if a or b depends on a latent variable.
+// pFq(a; b; z) of vectors (or scalars) a and b and a scalar z, differentiable in each
+// (graph/ops_special.hpp); `name` is the caller's, for its errors.
 Expr hypergeometric_pFq(const Arg& a, const Arg& b, const Arg& z,
                         std::string_view name = "hypergeometric_pFq");
 // a where c is not 0, else b, elementwise (scalars broadcast): a branch on a latent value.

@@ -621,17 +621,6 @@ private:
                 }
             }
         }
-        if (f.starts_with("hypergeometric_") && f != "hypergeometric_1F0") {
-            // the series' parameters: all but the last argument, z
-            for (std::size_t k = 0; k + 1 < c.args.size(); ++k) {
-                if (depends_on_parameters(c.args[k])) {
-                    fail(c.args[k].loc,
-                         fmt::format("`{}` of parameters in its argument {} is not supported yet: "
-                                     "advi differentiates it in z (the last argument) only",
-                                     f, k + 1));
-                }
-            }
-        }
         if (const FunctionRow* row = find_function(f)) {
             const StanType r = library_call(f, f, row->signatures, args, at);
             if (ends_with(f, "_jacobian") && find_library_function(f) != nullptr &&

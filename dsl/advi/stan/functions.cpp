@@ -410,8 +410,8 @@ Value student_t_qf_of(CallSite& c) {
 }
 
 // hypergeometric_2F1(a1, a2, b1, z), hypergeometric_3F2(a, b, z), hypergeometric_pFq(a, b, z):
-// the series pFq(a; b; z) of data a and b (the checker refuses parameters there), differentiable
-// in z (graph/ops_special.hpp). Whole values: not inside a vectorised loop.
+// the series pFq(a; b; z), differentiable in a, b and z (graph/ops_special.hpp). Whole values:
+// not inside a vectorised loop.
 Value hypergeometric_of(CallSite& c) {
     const std::string& f = c.name();
     if (f == "hypergeometric_2F1") {

@@ -111,6 +111,8 @@ enum class Op : std::uint8_t {
     VonMisesLogCdfHessian,
     // pFq(a; b; z) of vectors a and b, scalar z (ops_special.hpp)
     HypergeometricPFq,
+    HypergeometricPFqGrad,
+    HypergeometricPFqHvp,
     // reductions, linear algebra, indexing
     Sum,
     Broadcast,

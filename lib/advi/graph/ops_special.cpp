@@ -19,6 +19,7 @@
 #include <advi/graph/dual2.hpp>
 #include <advi/graph/graph.hpp>
 #include <advi/graph/ops_incomplete.hpp>
+#include <advi/graph/ops_linalg.hpp>
 
 namespace advi::special {
 namespace {
@@ -322,6 +323,79 @@ double hypergeometric_pfq(std::span<const double> a, std::span<const double> b, 
     return kNaN;
 }
 
+PfqDerivatives hypergeometric_pfq_derivatives(std::span<const double> a, std::span<const double> b,
+                                              double z) {
+    const std::size_t p = a.size(), q = b.size();
+    PfqDerivatives out;
+    out.value = hypergeometric_pfq(a, b, z);
+    out.da.assign(p, 0);
+    out.db.assign(q, 0);
+    out.haa.assign(p * p, 0);
+    out.hab.assign(p * q, 0);
+    out.hbb.assign(q * q, 0);
+    out.haz.assign(p, 0);
+    out.hbz.assign(q, 0);
+    bool polynomial = false;
+    for (double x : a) polynomial = polynomial || (x <= 0 && x == std::floor(x));
+    if (std::isnan(out.value) || polynomial) {
+        for (auto* v : {&out.da, &out.db, &out.haa, &out.hab, &out.hbb, &out.haz, &out.hbz})
+            std::fill(v->begin(), v->end(), kNaN);
+        return out;
+    }
+    // term k: t = c z^k, c = prod_i (a_i)_k / prod_j (b_j)_k / k!; its derivative in a_i is
+    // t S_i with S_i = sum_{m<k} 1 / (a_i + m), in b_j -t T_j, and the second derivatives
+    // t (S_i S_l - [i = l] sum_{m<k} 1 / (a_i + m)^2), ...; in z, k c z^(k-1) times the same.
+    std::vector<double> sa(p, 0), qa(p, 0), sb(q, 0), qb(q, 0);
+    double c = 1, zk = 1, zk1 = 0;  // c_k, z^k, z^(k-1) (k = 0: no z-derivative)
+    for (int k = 0; k < kMaxTerms; ++k) {
+        const double t = c * zk, dt = k * c * zk1;
+        double size = 1;
+        for (std::size_t i = 0; i < p; ++i) {
+            out.da[i] += t * sa[i];
+            out.haz[i] += dt * sa[i];
+            for (std::size_t l = 0; l < p; ++l)
+                out.haa[i * p + l] += t * (sa[i] * sa[l] - (i == l ? qa[i] : 0));
+            for (std::size_t j = 0; j < q; ++j) out.hab[i * q + j] -= t * sa[i] * sb[j];
+            size = std::max(size, sa[i] * sa[i] + qa[i]);
+        }
+        for (std::size_t j = 0; j < q; ++j) {
+            out.db[j] -= t * sb[j];
+            out.hbz[j] -= dt * sb[j];
+            for (std::size_t l = 0; l < q; ++l)
+                out.hbb[j * q + l] += t * (sb[j] * sb[l] + (j == l ? qb[j] : 0));
+            size = std::max(size, sb[j] * sb[j] + qb[j]);
+        }
+        // the next term
+        double ratio = 1.0 / (k + 1);
+        for (std::size_t i = 0; i < p; ++i) {
+            ratio *= a[i] + k;
+            sa[i] += 1 / (a[i] + k);
+            qa[i] += 1 / ((a[i] + k) * (a[i] + k));
+        }
+        for (std::size_t j = 0; j < q; ++j) {
+            ratio /= b[j] + k;
+            sb[j] += 1 / (b[j] + k);
+            qb[j] += 1 / ((b[j] + k) * (b[j] + k));
+        }
+        c *= ratio;
+        zk1 = zk;
+        zk *= z;
+        // converged: this term and the next, with their weights, below rounding of the sums
+        double scale = std::fabs(out.value);
+        for (double v : out.da) scale += std::fabs(v);
+        for (double v : out.db) scale += std::fabs(v);
+        const double next = std::fabs(c) * (std::fabs(zk) + (k + 1) * std::fabs(zk1));
+        if (k > 0 && std::fabs(ratio * z) < 1 &&
+            (std::fabs(t) + std::fabs(dt) + next) * size * (k + 2) <= 1e-17 * scale)
+            return out;
+        if (c == 0)
+            return out;
+    }
+    for (auto* v : {&out.da, &out.db, &out.haa, &out.hab, &out.hbb, &out.haz, &out.hbz})
+        std::fill(v->begin(), v->end(), kNaN);
+    return out;
+}
+
 NodeId hypergeometric_pfq(Graph& g, NodeId a, NodeId b, NodeId z) {
     Node n;
     n.op = Op::HypergeometricPFq;
@@ -355,12 +429,8 @@ void pfq_kernel(const KernelArgs& a) {
 void adj_pfq(Graph& g, NodeId y, NodeId adj, std::array<NodeId, 3>& c) {
     const std::array<NodeId, 3> in = g[y].in;
     for (int k = 0; k < 2; ++k) {
-        if (g.is_variable(in[k])) {
-            throw ModelError(fmt::format(
-                "hypergeometric_pFq: derivatives in its {} parameters are not supported yet (only "
-                "in z)",
-                k == 0 ? "upper (a)" : "lower (b)"));
-        }
+        if (g.is_variable(in[k]))
+            c[k] = adjoint_terms::mul(g, adj, pfq_grad(g, in[0], in[1], in[2], k));
     }
     if (!g.is_variable(in[2]))
         return;
@@ -371,6 +441,85 @@ void adj_pfq(Graph& g, NodeId y, NodeId adj, std::array<NodeId, 3>& c) {
     auto product = [&](NodeId v) { return g[v].shape.is_scalar() ? v : g.apply(Op::Prod, v); };
     const NodeId factor = g.apply(Op::Div, product(in[0]), product(in[1]));
     c[2] = adjoint_terms::mul(g, adj, g.apply(Op::Mul, factor, up));
+}
+
+NodeId pfq_grad(Graph& g, NodeId a, NodeId b, NodeId z, int block) {
+    Node n;
+    n.op = Op::HypergeometricPFqGrad;
+    n.in = {a, b, z};
+    n.aux = block;
+    return g.intern(n);
+}
+
+Shape pfq_grad_shape(const Graph& g, const Node& n) {
+    (void)pfq_shape(g, n);
+    return g[n.in[n.aux == 0 ? 0 : 1]].shape;
+}
+
+namespace {
+std::vector<double> values_of(const View& v) {
+    std::vector<double> out(static_cast<std::size_t>(v.size()));
+    for (int k = 0; k < v.size(); ++k) out[static_cast<std::size_t>(k)] = component_ops::at(v, k);
+    return out;
+}
+}  // namespace
+
+void pfq_grad_kernel(const KernelArgs& a) {
+    const std::vector<double> av = values_of(a.in[0]), bv = values_of(a.in[1]);
+    const PfqDerivatives d = hypergeometric_pfq_derivatives(av, bv, component_ops::at(a.in[2], 0));
+    const std::vector<double>& g = a.node->aux == 0 ? d.da : d.db;
+    for (int i = 0; i < a.out_size(); ++i) a.out[i] = g[static_cast<std::size_t>(i)];
+}
+
+// The adjoint w of the gradient block: w . H's rows through pfq_hvp(a, b, [z; w]).
+void adj_pfq_grad(Graph& g, NodeId y, NodeId adj, std::array<NodeId, 3>& c) {
+    const Node n = g[y];
+    const std::array<NodeId, 3> in = n.in;
+    auto as_vector = [&](NodeId v) {
+        return g[v].shape.is_scalar() ? linalg::reshape(g, v, Shape::vector(1)) : v;
+    };
+    const NodeId zw = g.apply(Op::AppendRow, as_vector(in[2]), as_vector(adj));
+    for (int out = 0; out < 3; ++out) {
+        if (!g.is_variable(in[out]))
+            continue;
+        Node h;
+        h.op = Op::HypergeometricPFqHvp;
+        h.in = {in[0], in[1], zw};
+        h.aux = 3 * n.aux + out;
+        c[out] = g.intern(h);
+    }
+}
+
+Shape pfq_hvp_shape(const Graph& g, const Node& n) {
+    const int block = static_cast<int>(n.aux / 3), out = static_cast<int>(n.aux % 3);
+    const Shape& w = g[n.in[2]].shape;
+    const int expected = 1 + g[n.in[block]].shape.size();
+    if (!w.is_vector() || w.size() != expected) {
+        throw ShapeError(fmt::format("hypergeometric_pfq_hvp: [z; w] is {} (a vector of {})",
+                                     w.str(), expected));
+    }
+    return out == 2 ? Shape::scalar() : g[n.in[out]].shape;
+}
+
+void pfq_hvp_kernel(const KernelArgs& a) {
+    const int block = static_cast<int>(a.node->aux / 3), out = static_cast<int>(a.node->aux % 3);
+    const std::vector<double> av = values_of(a.in[0]), bv = values_of(a.in[1]);
+    const std::vector<double> zw = values_of(a.in[2]);
+    const PfqDerivatives d = hypergeometric_pfq_derivatives(av, bv, zw[0]);
+    const std::size_t p = av.size(), q = bv.size(), n = block == 0 ? p : q;
+    // H(r, s) for r in the output's input, s in the block
+    auto h = [&](std::size_t r, std::size_t s) {
+        if (out == 2)
+            return block == 0 ? d.haz[s] : d.hbz[s];
+        if (out == 0)
+            return block == 0 ? d.haa[r * p + s] : d.hab[r * q + s];
+        return block == 0 ? d.hab[s * q + r] : d.hbb[r * q + s];
+    };
+    for (int r = 0; r < a.out_size(); ++r) {
+        double sum = 0;
+        for (std::size_t s = 0; s < n; ++s) sum += h(static_cast<std::size_t>(r), s) * zw[1 + s];
+        a.out[r] = sum;
+    }
 }
 
 NodeId log_bessel_i(Graph& g, NodeId v, NodeId z) {

@@ -22,15 +22,21 @@
 //                            the generalised hypergeometric function pFq(a; b; z) of the vectors
 //                            a (p) and b (q) and the scalar z by its power series (p <= q: every
 //                            z; p = q + 1: |z| < 1; a non-positive integer in a ends it as a
-//                            polynomial). Differentiable in z to every order through
-//                            d/dz pFq(a; b; z) = prod(a) / prod(b) pFq(a + 1; b + 1; z); not in a
-//                            and b (a ModelError names them).
+//                            polynomial). Differentiable in z through
+//                            d/dz pFq(a; b; z) = prod(a) / prod(b) pFq(a + 1; b + 1; z), in a and
+//                            b through the derivative series (the terms times
+//                            sum_{m<k} 1 / (a_i + m), ...): the op pfq_grad gives the gradient in
+//                            a or b, the op pfq_hvp the Hessian's products with the adjoint of
+//                            that gradient (the end of the chain). At an a_i that is a
+//                            non-positive integer (a polynomial) the derivatives in a and b are
+//                            NaN.
 //
 // Outside the domain every component is NaN. Scalars broadcast.
 #pragma once
 
 #include <array>
 #include <span>
+#include <vector>
 
 #include <advi/graph/op.hpp>
 #include <advi/graph/shape.hpp>
@@ -60,12 +66,32 @@ void von_mises_quantile_kernel(const KernelArgs& a);
 [[nodiscard]] double hypergeometric_pfq(std::span<const double> a, std::span<const double> b,
                                         double z);
 
+// pFq with its derivatives in a and b: the gradient and the Hessian's blocks (row-major), and
+// the mixed derivatives in z.
+struct PfqDerivatives {
+    double value = 0;
+    std::vector<double> da, db;         // p, q
+    std::vector<double> haa, hab, hbb;  // p x p, p x q, q x q
+    std::vector<double> haz, hbz;       // p, q
+};
+[[nodiscard]] PfqDerivatives hypergeometric_pfq_derivatives(std::span<const double> a,
+                                                            std::span<const double> b, double z);
+
 [[nodiscard]] NodeId log_bessel_i(Graph& g, NodeId v, NodeId z);
 // a and b vectors (or scalars), z a scalar.
 [[nodiscard]] NodeId hypergeometric_pfq(Graph& g, NodeId a, NodeId b, NodeId z);
 Shape pfq_shape(const Graph& g, const Node& n);
 void pfq_kernel(const KernelArgs& a);
 void adj_pfq(Graph& g, NodeId y, NodeId adj, std::array<NodeId, 3>& c);
+// pfq_grad(a, b, z), aux 0: the gradient in a (a's shape), aux 1: in b (b's shape).
+[[nodiscard]] NodeId pfq_grad(Graph& g, NodeId a, NodeId b, NodeId z, int block);
+Shape pfq_grad_shape(const Graph& g, const Node& n);
+void pfq_grad_kernel(const KernelArgs& a);
+void adj_pfq_grad(Graph& g, NodeId y, NodeId adj, std::array<NodeId, 3>& c);
+// pfq_hvp(a, b, [z; w]), aux 3 * block + out: the derivative in input `out` (0 a, 1 b, 2 z) of
+// w . (the gradient block `block`).
+Shape pfq_hvp_shape(const Graph& g, const Node& n);
+void pfq_hvp_kernel(const KernelArgs& a);
 [[nodiscard]] NodeId inv_inc_beta(Graph& g, NodeId a, NodeId b, NodeId p);
 [[nodiscard]] NodeId von_mises_log_cdf(Graph& g, NodeId x, NodeId mu, NodeId kappa, bool upper);
 

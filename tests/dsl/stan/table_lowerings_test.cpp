@@ -708,6 +708,13 @@ TEST_CASE("the special functions against closed forms and their inverses", "[sta
     check_same(head, "target += hypergeometric_3F2([1, 2, 3]', [3, 2]', z);",
                "target += 1 / (1 - z);");
     check_same(head, "target += hypergeometric_pFq([1]', [2]', z);", "target += expm1(z) / z;");
+    // in their parameters: (1 - z)^-a, and cancelled pairs whose derivatives cancel
+    check_same(head, "target += hypergeometric_2F1(p + 0.5, 1, 1, z);",
+               "target += pow(1 - z, -(p + 0.5));");
+    check_same(head, "target += hypergeometric_3F2([1, p + 0.5, 2]', [p + 0.5, 2]', z);",
+               "target += 1 / (1 - z);");
+    check_same(head, "target += hypergeometric_pFq([p + 1, 1]', [p + 1, 2]', z);",
+               "target += expm1(z) / z;");
 }
 
 }  // namespace advi::stan
