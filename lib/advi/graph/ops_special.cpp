@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <stdexcept>
 #include <vector>
 
 #include <fmt/format.h>
@@ -31,6 +32,8 @@ constexpr double kPi = std::numbers::pi;
 // sum's size (as ops_incomplete.cpp's).
 constexpr double kEps = 1e-17;
 constexpr int kMaxTerms = 1'000'000;
+// inv_inc_beta's largest shapes (where a beta distribution is a normal one to 1e-6 and more)
+constexpr double kMaxShape = 1e12;
 
 template <int N>
 bool converged(const Dual2<N>& step, const Dual2<N>& total) {
@@ -94,6 +97,8 @@ Dual2<N> log_bessel_i_series(const Dual2<N>& v, const Dual2<N>& z) {
     const double kstar = std::max(0.0, std::floor((-(vv + 2) + std::hypot(vv, zv)) / 2));
     const double shift =
         (2 * kstar + vv) * std::log(zv / 2) - std::lgamma(kstar + 1) - std::lgamma(vv + kstar + 1);
+    if (!std::isfinite(shift))
+        return Dual2<N>(shift);  // the largest term's log beyond the doubles (v ~ 1e308)
     const Dual2<N> log_half_z = log(0.5 * z);
     Dual2<N> sum(0.0);
     for (int k = 0; k < kMaxTerms; ++k) {
@@ -101,6 +106,8 @@ Dual2<N> log_bessel_i_series(const Dual2<N>& v, const Dual2<N>& z) {
         const Dual2<N> term =
             exp((2 * kd + v) * log_half_z - (std::lgamma(kd + 1) + shift) - lgamma(v + (kd + 1)));
         sum = sum + term;
+        if (std::isnan(sum.v))
+            break;
         if (kd > kstar && converged(term, sum))
             return shift + log(sum);
     }
@@ -208,9 +215,20 @@ std::array<double, 6> log_bessel_i(double v, double z) {
 std::array<double, 10> inv_inc_beta(double a, double b, double p) {
     if (!(a > 0) || !(b > 0) || !(p >= 0) || !(p <= 1) || std::isinf(a) || std::isinf(b))
         return all_nan<10>();
+    // Boost's root finder takes minutes at shapes near the largest doubles (81 s at a = b =
+    // 1e308): shapes beyond kMaxShape are refused as NaN
+    if (a > kMaxShape || b > kMaxShape)
+        return all_nan<10>();
     if (p == 0 || p == 1)
         return {p, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-    const double x = boost::math::ibeta_inv(a, b, p, MathPolicy());
+    double x = kNaN;
+    try {
+        x = boost::math::ibeta_inv(a, b, p, MathPolicy());
+    } catch (const std::exception&) {
+        // Boost's root finder gives up at extreme shapes (a = 1e308, b = 0.5): NaN, as for
+        // arguments outside the domain (a kernel never throws)
+        return all_nan<10>();
+    }
     if (x <= 0 || x >= 1)
         return {x, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     const bool upper = p > 0.5;
@@ -380,6 +398,8 @@ PfqDerivatives hypergeometric_pfq_derivatives(std::span<const double> a, std::sp
         c *= ratio;
         zk1 = zk;
         zk *= z;
+        if (!std::isfinite(c * zk) || !std::isfinite(out.da.empty() ? 0.0 : out.da[0]))
+            break;
         // converged: this term and the next, with their weights, below rounding of the sums
         double scale = std::fabs(out.value);
         for (double v : out.da) scale += std::fabs(v);

@@ -8,7 +8,8 @@
 //                            differentiable in the order too.
 //   inv_inc_beta(a, b, p)    x with I_x(a, b) = p (Boost's ibeta_inv); the derivatives by the
 //                            implicit function theorem from log_inc_beta's (ops_incomplete.hpp),
-//                            through the lower tail for p <= 1/2 and the upper above.
+//                            through the lower tail for p <= 1/2 and the upper above; NaN for
+//                            shapes above 1e12 (Boost's root finder takes minutes there).
 //   von_mises_log_cdf(x, mu, kappa)
 //                            Stan's von_mises_cdf in log (tail 0) or log(1 - cdf) (tail 1): the
 //                            mass of the von Mises density about mu over [-pi, x], x in
