@@ -13,7 +13,6 @@
 #include <advi/base/error.hpp>
 #include <advi/base/memory_budget.hpp>
 #include <advi/dist/wiener.hpp>
-#include <advi/graph/const_vector.hpp>
 #include <advi/transform/transform.hpp>
 
 namespace advi {
@@ -437,25 +436,10 @@ Expr Model::log_cdf_unnorm(const Expr& y, const Dist& d, Tail tail, bool element
 }
 
 Expr Model::log_cdf(const Expr& y, const Dist& d, Tail tail, bool elementwise) {
-    std::vector<NodeId> args = density_arguments(y, d);
+    const std::vector<NodeId> args = density_arguments(y, d);
     const std::string_view what = tail == Tail::Lower ? "lcdf" : "lccdf";
-    if (has_graph_cdf(d.info->name, tail)) {
-        NodeId x = y.id();
-        if (cdf_sums_mass(d.info->name)) {
-            // the sum's length is read off the graph: the known counts as constants
-            auto known = [&](NodeId a) {
-                if (graph_.is_variable(a) || graph_[a].op == Op::Const)
-                    return a;
-                return constant_vector(graph_, known_values(a), graph_[a].shape);
-            };
-            x = known(x);
-            for (std::size_t k = 0; k < args.size(); ++k) {
-                if (d.info->arg_domains[k] == ArgDomain::Count)
-                    args[k] = known(args[k]);
-            }
-        }
-        return wrap(advi::log_cdf(graph_, *d.info, x, args, tail, elementwise));
-    }
+    if (has_graph_cdf(d.info->name, tail))
+        return wrap(advi::log_cdf(graph_, *d.info, y.id(), args, tail, elementwise));
     const CdfInfo* c = find_cdf(d.info->name);
     if (c == nullptr)
         throw ModelError(fmt::format("{}: no {}", d.info->name, what));

@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include <advi/dist/cdf.hpp>
+#include <advi/graph/const_vector.hpp>
 #include <advi/stan/int_arithmetic.hpp>
 #include <advi/stan/lower_complex.hpp>
 #include <advi/stan/lower_reorder.hpp>
@@ -1123,6 +1124,26 @@ Value cdf_function(CallSite& c) {
     CdfCall call = cdf_arguments(c);
     if (standard)
         call.args = {Arg(0.0), Arg(1.0)};
+    if (cdf_sums_mass(info.name)) {
+        // a finite sum of the mass function up to the variate (and beta_binomial's N): ints
+        // known while lowering, made constants of the graph, which the sum's length is read
+        // from; not a draw of an _rng, which differs between evaluations
+        auto known = [&](std::size_t k, const Expr& e) {
+            if (!c.args[k].is_known_int()) {
+                c.fail(
+                    fmt::format("{} of a {} that is drawn by an _rng is not supported yet: "
+                                "its terms are summed up to a count known before the fit",
+                                f, k == 0 ? "variate" : "count"));
+            }
+            Graph& g = const_cast<Graph&>(c.m().nodes());
+            return c.m().wrap(constant_vector(g, c.m().evaluate(e), e.shape()));
+        };
+        call.y = known(0, call.y);
+        for (std::size_t k = 0; k < call.args.size(); ++k) {
+            if (info.arg_domains[k] == ArgDomain::Count)
+                call.args[k] = Arg(known(k + 1, call.args[k].expr()));
+        }
+    }
     const Expr log_p = c.m().log_cdf(call.y, Dist{&info, call.args}, tail, c.level > 0);
     return CallSite::real_scalar(suffix == "cdf" ? exp(log_p) : log_p, c.level);
 }

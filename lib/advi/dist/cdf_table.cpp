@@ -377,10 +377,10 @@ void discrete_range_tail(Terms& t, NodeId n, Args a) {
 }
 
 // ---- finite sums of the mass function: beta_binomial and beta_neg_binomial, whose CDFs have
-// no closed form in the ops. Their counts are ints known before the fit (Model::log_cdf makes
-// them constants of the graph), so that P(X <= n) is the sum over k = 0..max n of the mass at
-// k, the terms beyond each element's n (or its N) masked out; log_sum_exp'd one term at a time
-// as acc + log1p_exp(term - acc), which is finite and exact in the gradient at ties.
+// no closed form in the ops. Their counts are ints known before the fit (the Stan lowering makes
+// them constants of the graph), so that P(X <= n) is the sum over k = 0..max n of the mass at k,
+// the terms beyond each element's n (or its N) masked out; log_sum_exp'd one term at a time as
+// acc + log1p_exp(term - acc), which is finite and exact in the gradient at ties.
 
 // Above this many terms the graph would be too large: refused.
 constexpr double kMaxSumTerms = 10'000;

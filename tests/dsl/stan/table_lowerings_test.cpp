@@ -210,6 +210,14 @@ TEST_CASE("truncation refuses data outside its bounds; von_mises' and the finite
                "for (i in 1:3) target += beta_binomial_lcdf(n[i] | m[i], a, 2);", json);
     check_same(counts, "target += beta_neg_binomial_lccdf(n | a, 2, 3);",
                "for (i in 1:3) target += log1m_exp(beta_neg_binomial_lcdf(n[i] | a, 2, 3));", json);
+    // a count drawn by an _rng differs between draws: refused, not baked in at its first draw
+    CHECK_THROWS_WITH(
+        lower_text("parameters { real<lower=0> a; }\nmodel { a ~ gamma(2, 1); }\n"
+                   "generated quantities { int k = poisson_rng(3);"
+                   " real c = beta_binomial_cdf(k | 10, a, 2); }",
+                   "{}"),
+        Catch::Contains("beta_binomial_cdf of a variate that is drawn by an _rng is not "
+                        "supported yet"));
 }
 
 }  // namespace advi::stan
