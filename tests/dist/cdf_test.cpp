@@ -14,6 +14,7 @@
 #include <advi/base/error.hpp>
 #include <advi/dist/cdf.hpp>
 #include <advi/dist/distribution.hpp>
+#include <advi/graph/const_vector.hpp>
 
 #include "support/gradient_check.hpp"
 
@@ -60,6 +61,9 @@ const std::map<std::string_view, Points>& points() {
         {"beta_proportion",       {{0.3, 8.0},      {0.1, 0.5, 0.9, 1e-3, 0.95}}},
         {"yule_simon",            {{1.5},           {1, 2, 5, 40}}},
         {"discrete_range",        {{-2, 4},         {-2, 1, 3}}},
+        {"beta_binomial",         {{10, 2.5, 1.5},  {0, 3, 7, 9}}},
+        {"beta_neg_binomial",     {{3.0, 2.5, 1.5}, {0, 1, 4, 12}}},
+        {"von_mises",             {{0.5, 2.0},      {-3.0, -1.0, 0.4, 2.0, 2.8}}},
     };
     return p;
 }
@@ -123,7 +127,7 @@ TEST_CASE("every CDF row has points, and its distribution a row of the table", "
         // graph terms come in pairs
         CHECK((c.log_cdf == nullptr) == (c.log_ccdf == nullptr));
     }
-    CHECK(cdfs().size() == 32);
+    CHECK(cdfs().size() == 35);
 }
 
 TEST_CASE("graph CDFs equal Boost.Math's numbers, far tails too, and differentiate", "[dist]") {
@@ -150,7 +154,7 @@ TEST_CASE("graph CDFs equal Boost.Math's numbers, far tails too, and differentia
     std::size_t points_in_table = 0;
     for (const auto& [name, pt] : points()) points_in_table += pt.xs.size();
     CHECK(checked == static_cast<int>(2 * points_in_table));
-    CHECK(checked == 2 * (138 + 17));
+    CHECK(checked == 2 * (138 + 17 + 13));
 }
 
 TEST_CASE("the CDFs' numbers: derivative the density, tails summing to one", "[dist]") {
@@ -187,7 +191,7 @@ TEST_CASE("outside the support the numbers are 0 and 1; bad arguments are named"
     CHECK(gamma->probability(-1.0, std::vector{2.0, 1.0}, Tail::Upper) == 1.0);
     CHECK(find_cdf("poisson")->probability(-1, std::vector{2.0}, Tail::Lower) == 0.0);
     CHECK(find_cdf("binomial")->probability(10, std::vector{10.0, 0.3}, Tail::Upper) == 0.0);
-    CHECK(find_cdf("von_mises") == nullptr);
+    CHECK(find_cdf("hypergeometric") == nullptr);
     // the graph terms of the discrete rows outside their support, and at its top
     auto graph_value = [](std::string_view name, double x, const std::vector<double>& args,
                           Tail tail) {
@@ -207,14 +211,61 @@ TEST_CASE("outside the support the numbers are 0 and 1; bad arguments are named"
     CHECK(graph_value("gamma", -1, {2.0, 1.0}, Tail::Lower) == -inf);
     CHECK(graph_value("inv_gamma", -1, {2.0, 1.0}, Tail::Upper) == 0.0);
     CHECK(graph_value("beta", 1.5, {2.0, 1.0}, Tail::Lower) == 0.0);
-    CHECK_FALSE(has_graph_cdf("von_mises", Tail::Lower));
+    CHECK(graph_value("beta_binomial", 10, {10, 2.0, 3.0}, Tail::Lower) == 0.0);
+    CHECK(graph_value("beta_binomial", 10, {10, 2.0, 3.0}, Tail::Upper) == -inf);
+    CHECK(graph_value("beta_binomial", -1, {10, 2.0, 3.0}, Tail::Lower) == -inf);
+    CHECK(graph_value("beta_binomial", -1, {10, 2.0, 3.0}, Tail::Upper) == 0.0);
+    CHECK(graph_value("beta_neg_binomial", -1, {2.0, 3.0, 1.5}, Tail::Upper) == 0.0);
+    CHECK(graph_value("von_mises", -M_PI, {0.5, 2.0}, Tail::Lower) == -inf);
+    CHECK(graph_value("von_mises", M_PI, {0.5, 2.0}, Tail::Upper) == -inf);
+    CHECK_FALSE(has_graph_cdf("hypergeometric", Tail::Lower));
     CHECK(has_graph_cdf("student_t", Tail::Upper));
     // the graph form refuses a distribution without one, naming it
     Graph g;
     const NodeId x = g.leaf(Op::Zeta, Shape::scalar(), DType::Real, 0, "x");
-    const std::vector<NodeId> args{g.constant(0.0), g.constant(1.0)};
-    CHECK_THROWS_WITH(log_cdf(g, distribution("von_mises"), x, args, Tail::Lower),
-                      "von_mises: no lcdf of values that depend on the latent variables");
+    const std::vector<NodeId> args{g.constant(5.0), g.constant(4.0), g.constant(6.0)};
+    CHECK_THROWS_WITH(log_cdf(g, distribution("hypergeometric"), x, args, Tail::Lower),
+                      "hypergeometric: no lcdf of values that depend on the latent variables");
+    // the finite sums need their counts as constants, and not too many terms
+    const std::vector<NodeId> bb{g.constant(10.0), g.constant(2.0), g.constant(3.0)};
+    const NodeId n = g.leaf(Op::Data, Shape::scalar(), DType::Int, 0, "n");
+    CHECK_THROWS_WITH(log_cdf(g, distribution("beta_binomial"), n, bb, Tail::Lower),
+                      Catch::Contains("beta_binomial's CDF: its variate must be known before the "
+                                      "fit"));
+    CHECK_THROWS_WITH(
+        log_cdf(g, distribution("beta_neg_binomial"), g.constant(1e6),
+                std::vector{g.constant(2.0), g.constant(2.0), g.constant(3.0)}, Tail::Lower),
+        Catch::Contains("is not supported yet"));
+}
+
+TEST_CASE("the finite-sum CDFs over vectors: each element's n and N", "[dist]") {
+    Graph g;
+    const std::vector<double> ns{0, 4, 2, 9, 7}, sizes{3, 9, 5, 10, 8};
+    const NodeId n = constant_vector(g, ns, Shape::vector(5));
+    const NodeId size = constant_vector(g, sizes, Shape::vector(5));
+    const NodeId alpha = g.leaf(Op::Zeta, Shape::scalar(), DType::Real, 0, "alpha");
+    const NodeId beta = g.leaf(Op::Zeta, Shape::scalar(), DType::Real, 1, "beta");
+    Eigen::VectorXd zeta(2);
+    zeta << 1.7, 0.6;
+    for (const Tail tail : {Tail::Lower, Tail::Upper}) {
+        for (const char* name : {"beta_binomial", "beta_neg_binomial"}) {
+            INFO(name << (tail == Tail::Lower ? " lcdf" : " lccdf"));
+            Graph h = g;
+            const bool bb = std::string_view(name) == "beta_binomial";
+            const std::vector<NodeId> args =
+                bb ? std::vector{size, alpha, beta} : std::vector{alpha, beta, alpha};
+            h.set_output("lp", log_cdf(h, distribution(name), n, args, tail));
+            Program p = test::value_program(h, {}, 2);
+            double expected = 0;
+            for (std::size_t k = 0; k < ns.size(); ++k) {
+                const std::vector<double> a =
+                    bb ? std::vector{sizes[k], 1.7, 0.6} : std::vector{1.7, 0.6, 1.7};
+                expected += std::log(find_cdf(name)->probability(ns[k], a, tail));
+            }
+            CHECK(test::value_at(p, zeta) == Approx(expected).epsilon(1e-11));
+            test::check_gradient(h, {}, zeta, 1e-5);
+        }
+    }
 }
 
 }  // namespace advi

@@ -24,6 +24,7 @@
 #include <advi/graph/ops_loop.hpp>
 #include <advi/graph/ops_ode.hpp>
 #include <advi/graph/ops_sort.hpp>
+#include <advi/graph/ops_special.hpp>
 #include <advi/graph/ops_wiener_cdf.hpp>
 
 #include "support/graph_case.hpp"
@@ -440,6 +441,47 @@ NodeId sample(Case& c, Op op, double seed) {
             VectorXd a = in_domain(Domain::Positive, 3, seed), x(3);
             x << 0.1 + 0.2 * seed, 0.5, 0.93;
             return incomplete::log_inc_beta(c.g, c.vec(a), c.scalar(0.8 + seed), c.vec(x), tail);
+        }
+        // the Bessel function's series (small z) and asymptotic expansion (z = 45); inv_inc_beta
+        // through either tail; the von Mises CDF's series, blend-free normal form (kappa 60), both
+        // tails and a cut on either side of mu
+        case Op::LogBesselI: {
+            VectorXd v(3), z(3);
+            v << 0.2, 1.3, 2.0 + seed;
+            z << 0.4 + seed, 3.0, 45.0;
+            return special::log_bessel_i(c.g, c.vec(v), c.vec(z));
+        }
+        case Op::InvIncBeta: {
+            VectorXd a = in_domain(Domain::Positive, 3, seed), p(3);
+            p << 0.1 + 0.2 * seed, 0.5, 0.93;
+            return special::inv_inc_beta(c.g, c.vec(a), c.scalar(0.8 + seed), c.vec(p));
+        }
+        case Op::VonMisesLogCdf: {
+            VectorXd x(3), kappa(3);
+            x << -2.0, 0.3 * seed, 0.6;  // (kappa 60 near its mode: its tails round to 0 or 1)
+            kappa << 0.7, 5.0, 60.0;
+            return special::von_mises_log_cdf(c.g, c.vec(x), c.scalar(0.4 - 0.5 * seed),
+                                              c.vec(kappa), seed >= 1);
+        }
+        case Op::HypergeometricPFq: {
+            // 3F2, |z| < 1: the derivative series in a and b (one seed with them constant)
+            VectorXd a(3), b(2);
+            a << 0.7, 1.5 + seed, 2.0;
+            b << 2.5, 3.2;
+            const NodeId z = c.scalar(0.3 - 0.4 * seed);
+            if (seed < 1) {
+                const std::vector<double> av(a.data(), a.data() + 3), bv(b.data(), b.data() + 2);
+                return special::hypergeometric_pfq(c.g, constant_vector(c.g, av, Shape::vector(3)),
+                                                   constant_vector(c.g, bv, Shape::vector(2)), z);
+            }
+            return special::hypergeometric_pfq(c.g, c.vec(a), c.vec(b), z);
+        }
+        case Op::HypergeometricPFqGrad: {
+            // 2F1 of a scalar b (the gradient in b)
+            VectorXd a(2);
+            a << 0.8 + 0.1 * seed, 1.4;
+            return special::pfq_grad(c.g, c.vec(a), c.scalar(2.3), c.scalar(0.5 - 0.3 * seed),
+                                     seed < 1 ? 0 : 1);
         }
         case Op::WienerLogCdf: {
             // both tails; small and large times (each series, and the switch for cancellation)

@@ -11,6 +11,7 @@
 
 #include <advi/cpp/model.hpp>
 #include <advi/graph/ops_incomplete.hpp>
+#include <advi/graph/ops_special.hpp>
 
 namespace advi {
 namespace {
@@ -158,8 +159,10 @@ Expr if_else(const Expr& c, const Arg& a, const Arg& b) {
 }
 namespace {
 // op(args) through the graph itself (ops with attributes), int data converted to real.
+// `exp_of`: exp of the op's node (the log-scale ops), else the node itself.
 template <class Make>
-Expr through_graph(std::string_view fn, std::initializer_list<const Arg*> args, Make make) {
+Expr through_graph(std::string_view fn, std::initializer_list<const Arg*> args, Make make,
+                   bool exp_of = true) {
     const std::vector<Expr> e = detail::operands(fn, args);
     Model& m = e[0].model();
     Graph& g = const_cast<Graph&>(m.nodes());
@@ -169,7 +172,8 @@ Expr through_graph(std::string_view fn, std::initializer_list<const Arg*> args, 
             throw ModelError(fmt::format("{}: an expression of another model was used here", fn));
         ids.push_back(g[x.id()].dtype == DType::Int ? g.apply(Op::ToReal, x.id()) : x.id());
     }
-    return m.wrap(g.apply(Op::Exp, make(g, ids)));
+    const NodeId r = make(g, ids);
+    return m.wrap(exp_of ? g.apply(Op::Exp, r) : r);
 }
 }  // namespace
 
@@ -187,6 +191,31 @@ Expr inc_beta(const Arg& a, const Arg& b, const Arg& x) {
     return through_graph("inc_beta", {&a, &b, &x}, [](Graph& g, const std::vector<NodeId>& in) {
         return incomplete::log_inc_beta(g, in[0], in[1], in[2], incomplete::Tail::Lower);
     });
+}
+
+Expr log_modified_bessel_first_kind(const Arg& v, const Arg& z) {
+    return through_graph(
+        "log_modified_bessel_first_kind", {&v, &z},
+        [](Graph& g, const std::vector<NodeId>& in) {
+            return special::log_bessel_i(g, in[0], in[1]);
+        },
+        false);
+}
+Expr hypergeometric_pFq(const Arg& a, const Arg& b, const Arg& z, std::string_view name) {
+    return through_graph(
+        name, {&a, &b, &z},
+        [](Graph& g, const std::vector<NodeId>& in) {
+            return special::hypergeometric_pfq(g, in[0], in[1], in[2]);
+        },
+        false);
+}
+Expr inv_inc_beta(const Arg& a, const Arg& b, const Arg& p) {
+    return through_graph(
+        "inv_inc_beta", {&a, &b, &p},
+        [](Graph& g, const std::vector<NodeId>& in) {
+            return special::inv_inc_beta(g, in[0], in[1], in[2]);
+        },
+        false);
 }
 
 Expr bessel_first_kind(const Arg& v, const Arg& x) {

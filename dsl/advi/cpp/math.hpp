@@ -4,6 +4,8 @@
 // an expression; one at least an expression).
 #pragma once
 
+#include <string_view>
+
 #include <advi/cpp/expr.hpp>
 
 namespace advi {
@@ -226,6 +228,14 @@ Expr modified_bessel_second_kind(const Arg& v, const Arg& x);
 Expr gamma_p(const Arg& a, const Arg& x);
 Expr gamma_q(const Arg& a, const Arg& x);
 Expr inc_beta(const Arg& a, const Arg& b, const Arg& x);
+// log I_v(z), v >= 0, z >= 0, differentiable in both (graph/ops_special.hpp); and the x with
+// I_x(a, b) = p, differentiable in a, b and p.
+Expr log_modified_bessel_first_kind(const Arg& v, const Arg& z);
+Expr inv_inc_beta(const Arg& a, const Arg& b, const Arg& p);
+// pFq(a; b; z) of vectors (or scalars) a and b and a scalar z, differentiable in each
+// (graph/ops_special.hpp); `name` is the caller's, for its errors.
+Expr hypergeometric_pFq(const Arg& a, const Arg& b, const Arg& z,
+                        std::string_view name = "hypergeometric_pFq");
 // a where c is not 0, else b, elementwise (scalars broadcast): a branch on a latent value.
 // The gradient flows into the branch taken only.
 Expr if_else(const Expr& c, const Arg& a, const Arg& b);

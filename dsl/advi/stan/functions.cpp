@@ -9,16 +9,19 @@
 #include <advi/stan/ode_solvers.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <deque>
 #include <limits>
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include <fmt/format.h>
 
 #include <advi/dist/cdf.hpp>
+#include <advi/graph/const_vector.hpp>
 #include <advi/stan/int_arithmetic.hpp>
 #include <advi/stan/lower_complex.hpp>
 #include <advi/stan/lower_decompositions.hpp>
@@ -478,6 +481,90 @@ Value inc_beta_of(CallSite& c) {
     std::array<Expr, 3> e;
     for (int k = 0; k < 3; ++k) e[k] = L.real(L.at_level(c.args[k], level, c.at), c.at);
     return CallSite::real_scalar(inc_beta(e[0], e[1], e[2]), level);
+}
+
+// f of scalars, elementwise over the iterations of a vectorised loop.
+template <std::size_t N, auto F>
+Value scalars(CallSite& c) {
+    c.arity(N);
+    Lowerer& L = c.lowerer;
+    int level = 0;
+    for (const Value& v : c.args) level = std::max(level, v.level);
+    std::array<Expr, N> e;
+    for (std::size_t k = 0; k < N; ++k) e[k] = L.real(L.at_level(c.args[k], level, c.at), c.at);
+    return CallSite::real_scalar(std::apply([](const auto&... x) { return F(x...); }, e), level);
+}
+
+// hypergeometric_1F0(a, z) = (1 - z)^-a, |z| < 1 for the series Stan names it by, but the
+// closed form holds wherever z < 1
+Expr hypergeometric_1F0_of(E a, E z) {
+    return exp(-a * log1m(z));
+}
+
+// student_t_qf(p, nu, mu, sigma): mu + sigma t, t = -+sqrt(nu (1 / x - 1)) with
+// x = inv_inc_beta(nu / 2, 1 / 2, 2 min(p, 1 - p)) (I_x(nu / 2, 1 / 2) is twice the tail beyond
+// |t|), the sign that of p - 1/2. Reals or containers of reals (a vector when any is one, the
+// containers of the same size); elementwise over the iterations of a vectorised loop.
+Expr student_t_quantile(E p, E nu, E mu, E sigma) {
+    const Expr tail = 2.0 * fmin(p, 1.0 - p);
+    const Expr x = inv_inc_beta(0.5 * nu, 0.5, tail);
+    const Expr t = sqrt(nu * (1.0 - x) / x);
+    return mu + sigma * if_else(step(p - 0.5), t, -t);
+}
+Value student_t_qf_of(CallSite& c) {
+    c.arity(4);
+    int level = 0, size = -1;
+    for (const Value& v : c.args) level = std::max(level, v.level);
+    if (level > 0) {
+        for (const Value& a : c.args) {
+            if (Lowerer::rank_of_value(a) != 0)
+                throw NotVectorisable(c.at,
+                                      "student_t_qf of containers that differ between iterations");
+        }
+        return scalars<4, student_t_quantile>(c);
+    }
+    std::array<Expr, 4> e;
+    for (std::size_t k = 0; k < 4; ++k) {
+        e[k] = c.real_of(k);
+        if (e[k].shape().is_scalar())
+            continue;
+        const int n = static_cast<int>(c.args[k].size());
+        if (size >= 0 && n != size)
+            c.fail(fmt::format("student_t_qf: containers of sizes {} and {}", size, n));
+        size = n;
+        if (e[k].shape().is_matrix())
+            e[k] = to_vector(e[k]);
+    }
+    const Expr q = student_t_quantile(e[0], e[1], e[2], e[3]);
+    if (size < 0)
+        return CallSite::real_scalar(q);
+    return CallSite::vec(q.shape().is_scalar() ? rep_vector(q, size) : q, size);
+}
+
+// hypergeometric_2F1(a1, a2, b1, z), hypergeometric_3F2(a, b, z), hypergeometric_pFq(a, b, z):
+// the series pFq(a; b; z), differentiable in a, b and z (graph/ops_special.hpp). Whole values:
+// not inside a vectorised loop.
+Value hypergeometric_of(CallSite& c) {
+    const std::string& f = c.name();
+    if (f == "hypergeometric_2F1") {
+        c.arity(4);
+        const Expr a = append_row(c.real_of(0), rep_vector(c.real_of(1), 1));
+        return CallSite::real_scalar(hypergeometric_pFq(a, c.real_of(2), c.real_of(3), f));
+    }
+    c.arity(3);
+    std::array<Expr, 2> e;
+    for (std::size_t k = 0; k < 2; ++k) {
+        const int n = static_cast<int>(c.args[k].size());
+        if (f == "hypergeometric_3F2" && n != (k == 0 ? 3 : 2)) {
+            c.fail(fmt::format("hypergeometric_3F2: argument {} has {} elements, not {}", k + 1, n,
+                               k == 0 ? 3 : 2));
+        }
+        if (n == 0) {
+            c.fail(fmt::format("{} of an empty argument {} is not supported yet", f, k + 1));
+        }
+        e[k] = c.real_of(k);
+    }
+    return CallSite::real_scalar(hypergeometric_pFq(e[0], e[1], c.real_of(2), f));
 }
 
 // --- building vectors and matrices, linear algebra: whole values
@@ -1354,6 +1441,26 @@ Value cdf_function(CallSite& c) {
     CdfCall call = cdf_arguments(c);
     if (standard)
         call.args = {Arg(0.0), Arg(1.0)};
+    if (cdf_sums_mass(info.name)) {
+        // a finite sum of the mass function up to the variate (and beta_binomial's N): ints
+        // known while lowering, made constants of the graph, which the sum's length is read
+        // from; not a draw of an _rng, which differs between evaluations
+        auto known = [&](std::size_t k, const Expr& e) {
+            if (!c.args[k].is_known_int()) {
+                c.fail(
+                    fmt::format("{} of a {} that is drawn by an _rng is not supported yet: "
+                                "its terms are summed up to a count known before the fit",
+                                f, k == 0 ? "variate" : "count"));
+            }
+            Graph& g = const_cast<Graph&>(c.m().nodes());
+            return c.m().wrap(constant_vector(g, c.m().evaluate(e), e.shape()));
+        };
+        call.y = known(0, call.y);
+        for (std::size_t k = 0; k < call.args.size(); ++k) {
+            if (info.arg_domains[k] == ArgDomain::Count)
+                call.args[k] = Arg(known(k + 1, call.args[k].expr()));
+        }
+    }
     const Expr log_p = c.m().log_cdf(call.y, Dist{&info, call.args}, tail, c.level > 0);
     return CallSite::real_scalar(suffix == "cdf" ? exp(log_p) : log_p, c.level);
 }
@@ -1465,6 +1572,8 @@ std::span<const FunctionRow> functions() {
         {"ldexp", all_stan("ldexp"), paired<[](E x, E n) { return times(x, exp2(n)); }>},
         {"gamma_q",      sigs("(T1, T2) => R"), binary<[](E a, E x) { return gamma_q(a, x); }>},
         {"inc_beta",     sigs("(real, real, real) => real"), inc_beta_of},
+        {"inv_inc_beta", sigs("(real, real, real) => real"), scalars<3, [](E a, E b, E p) { return inv_inc_beta(a, b, p); }>},
+        {"hypergeometric_1F0", sigs("(real, real) => real"), scalars<2, hypergeometric_1F0_of>},
         {"log_diff_exp", sigs("(T1, T2) => R"), binary<[](E x, E y) { return log_diff_exp(x, y); }>},
         {"lbeta",        sigs("(T1, T2) => R"), binary<[](E x, E y) { return lbeta(x, y); }>},
         {"beta",         sigs("(T1, T2) => R"), binary<[](E x, E y) { return exp(lbeta(x, y)); }>},
@@ -1610,64 +1719,70 @@ std::span<const FunctionRow> functions() {
                         whole<minus_of>});
         // container construction and distances: every signature Stan has
         const std::pair<const char*, Value (*)(CallSite&)> with_stan_signatures[] = {
-            {"zeros_vector",                              whole<Filled<0>::of>          },
-            {"zeros_row_vector",                          whole<Filled<0>::of>          },
-            {"zeros_array",                               whole<Filled<0>::of>          },
-            {"zeros_int_array",                           whole<Filled<0>::of>          },
-            {"ones_vector",                               whole<Filled<1>::of>          },
-            {"ones_row_vector",                           whole<Filled<1>::of>          },
-            {"ones_array",                                whole<Filled<1>::of>          },
-            {"ones_int_array",                            whole<Filled<1>::of>          },
-            {"linspaced_vector",                          whole<linspaced_of>           },
-            {"linspaced_row_vector",                      whole<linspaced_of>           },
-            {"linspaced_array",                           whole<linspaced_of>           },
-            {"linspaced_int_array",                       whole<linspaced_of>           },
-            {"one_hot_vector",                            whole<one_hot_of>             },
-            {"one_hot_row_vector",                        whole<one_hot_of>             },
-            {"one_hot_array",                             whole<one_hot_of>             },
-            {"one_hot_int_array",                         whole<one_hot_of>             },
-            {"identity_matrix",                           whole<identity_matrix_of>     },
-            {"uniform_simplex",                           whole<uniform_simplex_of>     },
-            {"squared_distance",                          whole<squared_distance_of>    },
-            {"distance",                                  whole<distance_of>            },
-            {"norm1",                                     whole<norm1_of>               },
-            {"norm2",                                     whole<norm2_of>               },
-            {"mdivide_left",                              whole<mdivide_left_of<false>> },
-            {"mdivide_left_spd",                          whole<mdivide_left_of<true>>  },
-            {"mdivide_right",                             whole<mdivide_right_of<false>>},
-            {"mdivide_right_spd",                         whole<mdivide_right_of<true>> },
-            {"matrix_power",                              whole<matrix_power_of>        },
-            {"trace_quad_form",                           whole<trace_quad_form_of>     },
-            {"trace_gen_quad_form",                       whole<trace_gen_quad_form_of> },
-            {"quad_form_sym",                             whole<quad_form_sym_of>       },
-            {"chol2inv",                                  whole<chol2inv_of>            },
-            {"log_determinant_spd",                       whole<log_determinant_spd_of> },
-            {"int_step",                                  int_step_of                   },
+            {"zeros_vector",                                       whole<Filled<0>::of>              },
+            {"zeros_row_vector",                                   whole<Filled<0>::of>              },
+            {"zeros_array",                                        whole<Filled<0>::of>              },
+            {"zeros_int_array",                                    whole<Filled<0>::of>              },
+            {"ones_vector",                                        whole<Filled<1>::of>              },
+            {"ones_row_vector",                                    whole<Filled<1>::of>              },
+            {"ones_array",                                         whole<Filled<1>::of>              },
+            {"ones_int_array",                                     whole<Filled<1>::of>              },
+            {"linspaced_vector",                                   whole<linspaced_of>               },
+            {"linspaced_row_vector",                               whole<linspaced_of>               },
+            {"linspaced_array",                                    whole<linspaced_of>               },
+            {"linspaced_int_array",                                whole<linspaced_of>               },
+            {"one_hot_vector",                                     whole<one_hot_of>                 },
+            {"one_hot_row_vector",                                 whole<one_hot_of>                 },
+            {"one_hot_array",                                      whole<one_hot_of>                 },
+            {"one_hot_int_array",                                  whole<one_hot_of>                 },
+            {"identity_matrix",                                    whole<identity_matrix_of>         },
+            {"uniform_simplex",                                    whole<uniform_simplex_of>         },
+            {"squared_distance",                                   whole<squared_distance_of>        },
+            {"distance",                                           whole<distance_of>                },
+            {"norm1",                                              whole<norm1_of>                   },
+            {"norm2",                                              whole<norm2_of>                   },
+            {"mdivide_left",                                       whole<mdivide_left_of<false>>     },
+            {"mdivide_left_spd",                                   whole<mdivide_left_of<true>>      },
+            {"mdivide_right",                                      whole<mdivide_right_of<false>>    },
+            {"mdivide_right_spd",                                  whole<mdivide_right_of<true>>     },
+            {"matrix_power",                                       whole<matrix_power_of>            },
+            {"trace_quad_form",                                    whole<trace_quad_form_of>         },
+            {"trace_gen_quad_form",                                whole<trace_gen_quad_form_of>     },
+            {"quad_form_sym",                                      whole<quad_form_sym_of>           },
+            {"chol2inv",                                           whole<chol2inv_of>                },
+            {"log_determinant_spd",                                whole<log_determinant_spd_of>     },
+            {"int_step",                                           int_step_of                       },
             {"bessel_first_kind",
-             with_int_orders<[](E v,                                                      E x) { return bessel_first_kind(v, x); }>},
+             with_int_orders<[](E v,                                                                   E x) { return bessel_first_kind(v, x); }>},
             {"bessel_second_kind",
-             with_int_orders<[](E v,                                                      E x) { return bessel_second_kind(v, x); }>},
+             with_int_orders<[](E v,                                                                   E x) { return bessel_second_kind(v, x); }>},
+            {"log_modified_bessel_first_kind",
+             with_int_orders<[](E v,E x) { return log_modified_bessel_first_kind(v, x); }>},
+            {"student_t_qf",                               student_t_qf_of                                 },
+            {"hypergeometric_2F1",                                       whole<hypergeometric_of>                           },
+            {"hypergeometric_3F2",                                 whole<hypergeometric_of>    },
+            {"hypergeometric_pFq",                                 whole<hypergeometric_of>          },
             {"modified_bessel_first_kind",
-             with_int_orders<[](E v,E x) { return modified_bessel_first_kind(v, x); }>},
+             with_int_orders<[](E v,           E x) { return modified_bessel_first_kind(v, x); }>},
             {"modified_bessel_second_kind",
-             with_int_orders<[](E v,                         E x) { return modified_bessel_second_kind(v, x); }>},
-            {"append_array",               whole<append_array_of>                                                     },
-            {"sort_asc",                                           whole<sort_of>                                                           },
-            {"sort_desc",                                           whole<sort_of>          },
-            {"sort_indices_asc",                                           whole<sort_indices_of>   },
-            {"sort_indices_desc",                                           whole<sort_indices_of>                                             },
-            {"rank",                                           whole<rank_of>                                                   },
-            {"reverse",                                           whole<reverse_of>                      },
-            {"to_array_1d",                                           whole<to_array_1d_of>             },
-            {"to_array_2d",                                           whole<to_array_2d_of>                                      },
-            {"to_int",                                           whole<to_int_of>                                               },
-            {"is_nan",                                           whole<is_nan_or_inf_of>                           },
-            {"is_inf",                                           whole<is_nan_or_inf_of>                  },
-            {"quantile",                                           whole<quantile_of>                                      },
-            {"determinant",                                           whole<real1<determinant>>                                             },
-            {"generalized_inverse",                                           whole<matrix1<generalized_inverse>>                      },
-            {"add_diag",                                           whole<add_diag_of>       },
-            {"symmetrize_from_lower_tri",                                           whole<symmetrize_from_lower_tri_of>                                         },
+             with_int_orders<[](E v,                                                                   E x) { return modified_bessel_second_kind(v, x); }>},
+            {"append_array",                                                    whole<append_array_of>                                                         },
+            {"sort_asc", whole<sort_of>},
+            {"sort_desc",whole<sort_of>},
+            {"sort_indices_asc",                                      whole<sort_indices_of>                                                                                                       },
+            {"sort_indices_desc",                                                            whole<sort_indices_of>                                                                                                                                          },
+            {"rank",whole<rank_of>},
+            {"reverse",whole<reverse_of>},
+            {"to_array_1d",                                              whole<to_array_1d_of>                                                                                                                                                            },
+            {"to_array_2d",                                                                 whole<to_array_2d_of>                                                                                                                                                                                                                                        },
+            {"to_int",whole<to_int_of>},
+            {"is_nan",whole<is_nan_or_inf_of>},
+            {"is_inf",                                                   whole<is_nan_or_inf_of>                                                                                                                                                                                                                             },
+            {"quantile",                                                               whole<quantile_of>                                                                                                                                                                                                                                                                                                                                        },
+            {"determinant",whole<real1<determinant>>},
+            {"generalized_inverse",whole<matrix1<generalized_inverse>>},
+            {"add_diag",                                                 whole<add_diag_of>                                                                                                                                                                                                                                                                                                   },
+            {"symmetrize_from_lower_tri",                                              whole<symmetrize_from_lower_tri_of>                                                                                                                                                                                                                                                                                                                                                                                                                  },
         };
         // (every form Stan has: values of three or more dimensions are refused at their
         // declarations, "not supported yet")
@@ -1824,6 +1939,7 @@ std::span<const RandomRow> random_functions() {
         {"chi_square_rng",         sigs("(reals) => reals"), [](RandomDraw& d) { return d.quantile(Op::GammaQuantile, {d.uniform(), 0.5 * d.arg(0), d.m().constant(0.5)}); }},
         {"beta_rng",               sigs("(reals, reals) => reals"), [](RandomDraw& d) { return d.quantile(Op::BetaQuantile, {d.uniform(), d.arg(0), d.arg(1)}); }},
         {"student_t_rng",          sigs("(reals, reals, reals) => reals"), [](RandomDraw& d) { return d.arg(1) + d.arg(2) * d.quantile(Op::StudentTQuantile, {d.uniform(), d.arg(0)}); }},
+        {"von_mises_rng",          sigs("(reals, reals) => reals"), [](RandomDraw& d) { return d.quantile(Op::VonMisesQuantile, {d.uniform(), d.arg(0), d.arg(1)}); }},
         {"bernoulli_rng",          sigs("(reals) => ints"), [](RandomDraw& d) { return step(d.arg(0) - d.uniform()); }},
         {"bernoulli_logit_rng",    sigs("(reals) => ints"), [](RandomDraw& d) { return step(inv_logit(d.arg(0)) - d.uniform()); }},
         {"poisson_rng",            sigs("(reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::PoissonQuantile, {d.uniform(), d.arg(0)}); }},

@@ -38,6 +38,9 @@ struct CdfInfo {
 // graph form for this tail.
 [[nodiscard]] NodeId log_cdf(Graph& g, const DistInfo& d, NodeId x, std::span<const NodeId> args,
                              Tail tail, bool elementwise = false);
+// Whether the row's graph terms are a finite sum of the mass function up to the variate (and
+// counts): those must be constants of the graph (ints known before the fit).
+[[nodiscard]] bool cdf_sums_mass(std::string_view name);
 // Whether the row has graph terms for `tail`.
 [[nodiscard]] bool has_graph_cdf(std::string_view name, Tail tail);
 

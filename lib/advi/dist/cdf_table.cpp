@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <vector>
 
 #include <boost/math/distributions.hpp>
 #include <boost/math/special_functions/beta.hpp>
@@ -15,7 +16,9 @@
 
 #include <advi/base/error.hpp>
 #include <advi/dist/cdf.hpp>
+#include <advi/graph/const_vector.hpp>
 #include <advi/graph/ops_incomplete.hpp>
+#include <advi/graph/ops_special.hpp>
 
 namespace advi {
 namespace {
@@ -373,6 +376,115 @@ void discrete_range_tail(Terms& t, NodeId n, Args a) {
     t.add(t.f(Op::Log, T == Tail::Lower ? f : t.sub(t.c(1), f)));
 }
 
+// ---- finite sums of the mass function: beta_binomial and beta_neg_binomial, whose CDFs have
+// no closed form in the ops. Their counts are ints known before the fit (the Stan lowering makes
+// them constants of the graph), so that P(X <= n) is the sum over k = 0..max n of the mass at k,
+// the terms beyond each element's n (or its N) masked out; log_sum_exp'd one term at a time as
+// acc + log1p_exp(term - acc), which is finite and exact in the gradient at ties.
+
+// Above this many terms the graph would be too large: refused.
+constexpr double kMaxSumTerms = 10'000;
+
+double known_max(const Graph& g, NodeId x, std::string_view row, std::string_view what) {
+    NodeId id = x;
+    while (g[id].op == Op::ToReal) id = g[id].in[0];
+    double top = -INFINITY;
+    if (const auto v = g.const_value(id)) {
+        top = *v;
+    } else if (g[id].op == Op::ConstVector) {
+        for (double v : constant_vector_values(g[id].index)) top = std::max(top, v);
+    } else {
+        throw ModelError(fmt::format(
+            "{}'s CDF: its {} must be known before the fit (the CDF is a finite sum of the mass "
+            "function up to it)",
+            row, what));
+    }
+    if (top > kMaxSumTerms) {
+        throw ModelError(fmt::format(
+            "{}'s CDF at {} = {} is not supported yet: advi sums the mass function term by term "
+            "and stops at {} terms",
+            row, what, top, kMaxSumTerms));
+    }
+    return top;
+}
+// acc <- log(e^acc + e^term) where `keep` is 1, acc where it is 0
+NodeId add_masked(Terms& t, NodeId acc, NodeId term, NodeId keep) {
+    const NodeId sum = t.add(acc, t.f(Op::Log1pExp, t.sub(term, acc)));
+    return t.g().apply(Op::Select, keep, sum, acc);
+}
+// log of the sum over k = 0..n of e^term(k), every element's n at most `top`
+template <class Term>
+NodeId log_sum_to(Terms& t, NodeId n, double top, Term term) {
+    NodeId acc = term(t.c(0));
+    for (double k = 1; k <= top; ++k)
+        acc = add_masked(t, acc, term(t.c(k)), t.f(Op::Step, t.sub(n, t.c(k))));
+    return acc;
+}
+
+// beta_binomial(N, alpha, beta): the mass at k is C(N, k) B(k + alpha, N - k + beta) /
+// B(alpha, beta). P(X <= n) sums k = 0..n, P(X > n) sums k = n + 1..N (each in the tail it is
+// small in, not as 1 minus the other); n < 0 and n >= N are the support's ends.
+template <Tail T>
+void beta_binomial_tail(Terms& t, NodeId n, Args a) {
+    const NodeId size = real(t, a[0]);
+    auto term = [&](NodeId k) {  // k clamped to N: masked beyond it
+        const NodeId kk = op(t, Op::Fmin, k, size);
+        const NodeId lchoose = t.sub(t.f(Op::Lgamma, t.add(size, t.c(1))),
+                                     t.add(t.f(Op::Lgamma, t.add(kk, t.c(1))),
+                                           t.f(Op::Lgamma, t.add(t.sub(size, kk), t.c(1)))));
+        const NodeId x = t.add(kk, a[1]), y = t.add(t.sub(size, kk), a[2]);
+        return t.add(lchoose, t.sub(t.add(t.f(Op::Lgamma, x), t.f(Op::Lgamma, y)),
+                                    t.f(Op::Lgamma, t.add(x, y))));
+    };
+    const NodeId lbeta = t.sub(t.add(t.f(Op::Lgamma, a[1]), t.f(Op::Lgamma, a[2])),
+                               t.f(Op::Lgamma, t.add(a[1], a[2])));
+    NodeId inside;
+    if (T == Tail::Lower) {
+        const double top = std::min(known_max(t.g(), n, "beta_binomial", "variate"),
+                                    known_max(t.g(), a[0], "beta_binomial", "N"));
+        inside = log_sum_to(t, n, top, [&](NodeId k) { return term(k); });
+        // terms k <= n, and k <= N: n >= N is the top of the support, selected below
+    } else {
+        const double top = known_max(t.g(), a[0], "beta_binomial", "N");
+        // k from n + 1 (clamped into [0, N]) to N
+        const NodeId first = op(t, Op::Fmin, t.add(op(t, Op::Fmax, n, t.c(-1)), t.c(1)), size);
+        NodeId acc = term(first);
+        for (double k = 1; k <= top; ++k) {
+            const NodeId keep = t.mul(t.f(Op::Step, t.sub(t.c(k), t.add(n, t.c(2)))),
+                                      t.f(Op::Step, t.sub(size, t.c(k))));
+            acc = add_masked(t, acc, term(t.c(k)), keep);
+        }
+        inside = acc;
+    }
+    t.add(below_support(t, n, above_support(t, n, size, t.sub(inside, lbeta), T), T));
+}
+// beta_neg_binomial(r, alpha, beta): the mass at k is B(k + r, alpha + beta) / B(r, alpha)
+// Gamma(k + beta) / (k! Gamma(beta)); P(X <= n) the sum over k = 0..n, P(X > n) = 1 - P(X <= n).
+template <Tail T>
+void beta_neg_binomial_tail(Terms& t, NodeId n, Args a) {
+    const double top = known_max(t.g(), n, "beta_neg_binomial", "variate");
+    const NodeId ab = t.add(a[1], a[2]);
+    auto term = [&](NodeId k) {
+        const NodeId x = t.add(k, a[0]);
+        return t.sub(t.add(t.sub(t.f(Op::Lgamma, x), t.f(Op::Lgamma, t.add(x, ab))),
+                           t.f(Op::Lgamma, t.add(k, a[2]))),
+                     t.f(Op::Lgamma, t.add(k, t.c(1))));
+    };
+    // the constant: lgamma(alpha + beta) - lbeta(r, alpha) - lgamma(beta)
+    const NodeId constant =
+        t.sub(t.sub(t.f(Op::Lgamma, ab), t.sub(t.add(t.f(Op::Lgamma, a[0]), t.f(Op::Lgamma, a[1])),
+                                               t.f(Op::Lgamma, t.add(a[0], a[1])))),
+              t.f(Op::Lgamma, a[2]));
+    const NodeId lower = t.add(log_sum_to(t, n, top, term), constant);
+    t.add(below_support(t, n, T == Tail::Lower ? lower : t.f(Op::Log1mExp, lower), T));
+}
+
+// von_mises(mu, kappa): Stan's CDF on [-pi, pi] (graph/ops_special.hpp)
+template <Tail T>
+void von_mises_tail(Terms& t, NodeId x, Args a) {
+    t.add(special::von_mises_log_cdf(t.g(), x, a[0], a[1], T == Tail::Upper));
+}
+
 // ---- numbers (Boost.Math)
 
 template <class Dist>
@@ -546,6 +658,48 @@ double neg_binomial_2_p(double n, Numbers a, Tail tail) {  // mean mu, dispersio
                     INFINITY, tail);
 }
 
+// The finite sums above, in doubles.
+double log_sum(const std::vector<double>& terms) {
+    double top = -INFINITY;
+    for (double v : terms) top = std::max(top, v);
+    double s = 0;
+    for (double v : terms) s += std::exp(v - top);
+    return top + std::log(s);
+}
+double beta_binomial_p(double n, Numbers a, Tail tail) {
+    const double size = a[0], alpha = a[1], beta = a[2];
+    if (n < 0)
+        return tail == Tail::Lower ? 0.0 : 1.0;
+    if (n >= size)
+        return tail == Tail::Lower ? 1.0 : 0.0;
+    const double lb = std::lgamma(alpha) + std::lgamma(beta) - std::lgamma(alpha + beta);
+    std::vector<double> terms;
+    const double m = std::floor(n);
+    for (double k = tail == Tail::Lower ? 0 : m + 1; k <= (tail == Tail::Lower ? m : size); ++k) {
+        terms.push_back(std::lgamma(size + 1) - std::lgamma(k + 1) - std::lgamma(size - k + 1) +
+                        std::lgamma(k + alpha) + std::lgamma(size - k + beta) -
+                        std::lgamma(size + alpha + beta) - lb);
+    }
+    return std::exp(log_sum(terms));
+}
+double beta_neg_binomial_p(double n, Numbers a, Tail tail) {
+    const double r = a[0], alpha = a[1], beta = a[2];
+    if (n < 0)
+        return tail == Tail::Lower ? 0.0 : 1.0;
+    std::vector<double> terms;
+    for (double k = 0; k <= std::floor(n); ++k) {
+        terms.push_back(std::lgamma(k + r) + std::lgamma(alpha + beta) -
+                        std::lgamma(k + r + alpha + beta) - std::lgamma(r) - std::lgamma(alpha) +
+                        std::lgamma(r + alpha) + std::lgamma(k + beta) - std::lgamma(k + 1) -
+                        std::lgamma(beta));
+    }
+    const double lower = std::exp(log_sum(terms));
+    return tail == Tail::Lower ? lower : 1 - lower;
+}
+double von_mises_p(double x, Numbers a, Tail tail) {
+    return special::von_mises_cdf(x, a[0], a[1], tail == Tail::Upper);
+}
+
 // clang-format off
 const CdfInfo kCdfs[] = {
     {"normal",                normal_lcdf,             normal_lccdf,             normal_p},
@@ -581,6 +735,10 @@ const CdfInfo kCdfs[] = {
     {"beta_proportion",       beta_proportion_tail<Tail::Lower>, beta_proportion_tail<Tail::Upper>, beta_proportion_p},
     {"yule_simon",            yule_simon_tail<Tail::Lower>, yule_simon_tail<Tail::Upper>, yule_simon_p},
     {"discrete_range",        discrete_range_tail<Tail::Lower>, discrete_range_tail<Tail::Upper>, discrete_range_p},
+    // finite sums of the mass function, the variate (and beta_binomial's N) known before the fit
+    {"beta_binomial",         beta_binomial_tail<Tail::Lower>, beta_binomial_tail<Tail::Upper>, beta_binomial_p},
+    {"beta_neg_binomial",     beta_neg_binomial_tail<Tail::Lower>, beta_neg_binomial_tail<Tail::Upper>, beta_neg_binomial_p},
+    {"von_mises",             von_mises_tail<Tail::Lower>,  von_mises_tail<Tail::Upper>,  von_mises_p},
 };
 // clang-format on
 
@@ -596,6 +754,10 @@ const CdfInfo* find_cdf(std::string_view name) {
             return &c;
     }
     return nullptr;
+}
+
+bool cdf_sums_mass(std::string_view name) {
+    return name == "beta_binomial" || name == "beta_neg_binomial";
 }
 
 bool has_graph_cdf(std::string_view name, Tail tail) {

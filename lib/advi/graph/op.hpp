@@ -101,6 +101,18 @@ enum class Op : std::uint8_t {
     LogIncGammaHessian,
     LogIncBeta,
     LogIncBetaHessian,
+    // log I_v(z), the inverse of the regularised incomplete beta function, Stan's von Mises CDF
+    // in log (either tail), their gradients (attribute `index`) and Hessians (ops_special.hpp)
+    LogBesselI,
+    LogBesselIHessian,
+    InvIncBeta,
+    InvIncBetaHessian,
+    VonMisesLogCdf,
+    VonMisesLogCdfHessian,
+    // pFq(a; b; z) of vectors a and b, scalar z (ops_special.hpp)
+    HypergeometricPFq,
+    HypergeometricPFqGrad,
+    HypergeometricPFqHvp,
     // reductions, linear algebra, indexing
     Sum,
     Broadcast,
@@ -180,6 +192,7 @@ enum class Op : std::uint8_t {
     GammaQuantile,
     BetaQuantile,
     StudentTQuantile,
+    VonMisesQuantile,
     PoissonQuantile,
     BinomialQuantile,
     NegBinomial2Quantile,

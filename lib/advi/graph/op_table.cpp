@@ -29,6 +29,7 @@
 #include <advi/graph/ops_scan.hpp>
 #include <advi/graph/ops_select.hpp>
 #include <advi/graph/ops_sort.hpp>
+#include <advi/graph/ops_special.hpp>
 #include <advi/graph/ops_wiener.hpp>
 #include <advi/graph/ops_wiener_cdf.hpp>
 
@@ -576,6 +577,17 @@ constexpr OpInfo kOps[] = {
     {Op::LogIncGammaHessian, "log_inc_gamma_hessian", 2, false, component_ops::broadcast_shape, incomplete::gamma_hessian_kernel, nullptr,               nullptr, Domain::None},
     {Op::LogIncBeta,         "log_inc_beta",          3, false, component_ops::broadcast_shape, incomplete::beta_kernel,          incomplete::adj_beta,  nullptr, Domain::None},
     {Op::LogIncBetaHessian,  "log_inc_beta_hessian",  3, false, component_ops::broadcast_shape, incomplete::beta_hessian_kernel,  nullptr,               nullptr, Domain::None},
+    // log I_v(z), inv_inc_beta(a, b, p), Stan's von Mises CDF in log (aux: the tail), and their
+    // gradients' and Hessians' components (ops_special.hpp; tests/graph/special_test.cpp)
+    {Op::LogBesselI,            "log_bessel_i",              2, false, component_ops::broadcast_shape, special::bessel_kernel,               special::adj_bessel,       nullptr, Domain::None},
+    {Op::LogBesselIHessian,     "log_bessel_i_hessian",      2, false, component_ops::broadcast_shape, special::bessel_hessian_kernel,       nullptr,                   nullptr, Domain::None},
+    {Op::InvIncBeta,            "inv_inc_beta",              3, false, component_ops::broadcast_shape, special::inv_inc_beta_kernel,         special::adj_inv_inc_beta, nullptr, Domain::None},
+    {Op::InvIncBetaHessian,     "inv_inc_beta_hessian",      3, false, component_ops::broadcast_shape, special::inv_inc_beta_hessian_kernel, nullptr,                   nullptr, Domain::None},
+    {Op::VonMisesLogCdf,        "von_mises_log_cdf",         3, false, component_ops::broadcast_shape, special::von_mises_kernel,            special::adj_von_mises,    nullptr, Domain::None},
+    {Op::VonMisesLogCdfHessian, "von_mises_log_cdf_hessian", 3, false, component_ops::broadcast_shape, special::von_mises_hessian_kernel,    nullptr,                   nullptr, Domain::None},
+    {Op::HypergeometricPFq,     "hypergeometric_pfq",        3, false, special::pfq_shape,             special::pfq_kernel,                  special::adj_pfq,          nullptr, Domain::None},
+    {Op::HypergeometricPFqGrad, "hypergeometric_pfq_grad",   3, false, special::pfq_grad_shape,        special::pfq_grad_kernel,             special::adj_pfq_grad,     nullptr, Domain::None},
+    {Op::HypergeometricPFqHvp,  "hypergeometric_pfq_hvp",    3, false, special::pfq_hvp_shape,         special::pfq_hvp_kernel,              nullptr,                   nullptr, Domain::None},
     {Op::Sum,         "sum",            1, false, sum_shape,         sum_kernel,                adj_sum,            nullptr,             Domain::Real, nullptr, nullptr, LoopForm::Sum, sum_of_many},
     {Op::Broadcast,   "broadcast",      1, false, broadcast_shape,   broadcast_kernel,          adj_broadcast,      nullptr,             Domain::Real, nullptr, nullptr, LoopForm::Fill},
     {Op::Dot,         "dot",            2, false, dot_shape,         dot_kernel,                adj_dot,            nullptr,             Domain::Real},
@@ -660,6 +672,7 @@ constexpr OpInfo kOps[] = {
     {Op::GammaQuantile,               "gamma_quantile",                 3, false, random_ops::quantile_shape,                          random_ops::gamma_quantile_kernel,                      nullptr,                                            nullptr, Domain::None},
     {Op::BetaQuantile,                "beta_quantile",                  3, false, random_ops::quantile_shape,                          random_ops::beta_quantile_kernel,                       nullptr,                                            nullptr, Domain::None},
     {Op::StudentTQuantile,            "student_t_quantile",             2, false, random_ops::quantile_shape,                          random_ops::student_t_quantile_kernel,                  nullptr,                                            nullptr, Domain::None},
+    {Op::VonMisesQuantile,            "von_mises_quantile",             3, false, random_ops::quantile_shape,                          special::von_mises_quantile_kernel,                     nullptr,                                            nullptr, Domain::None},
     {Op::PoissonQuantile,             "poisson_quantile",               2, false, random_ops::quantile_shape,                          random_ops::poisson_quantile_kernel,                    nullptr,                                            nullptr, Domain::None},
     {Op::BinomialQuantile,            "binomial_quantile",              3, false, random_ops::quantile_shape,                          random_ops::binomial_quantile_kernel,                   nullptr,                                            nullptr, Domain::None},
     {Op::NegBinomial2Quantile,        "neg_binomial_2_quantile",        3, false, random_ops::quantile_shape,                          random_ops::neg_binomial_2_quantile_kernel,             nullptr,                                            nullptr, Domain::None},
@@ -736,6 +749,7 @@ constexpr NoDerivative kNoDerivative[] = {
     {Op::GammaQuantile,               kRandomDraw         },
     {Op::BetaQuantile,                kRandomDraw         },
     {Op::StudentTQuantile,            kRandomDraw         },
+    {Op::VonMisesQuantile,            kRandomDraw         },
     {Op::PoissonQuantile,             kRandomDraw         },
     {Op::BinomialQuantile,            kRandomDraw         },
     {Op::NegBinomial2Quantile,        kRandomDraw         },
@@ -747,6 +761,10 @@ constexpr NoDerivative kNoDerivative[] = {
     {Op::WienerLogCdfSvHessian,       kThirdOrder         },
     {Op::LogIncGammaHessian,          kThirdOrder         },
     {Op::LogIncBetaHessian,           kThirdOrder         },
+    {Op::LogBesselIHessian,           kThirdOrder         },
+    {Op::InvIncBetaHessian,           kThirdOrder         },
+    {Op::VonMisesLogCdfHessian,       kThirdOrder         },
+    {Op::HypergeometricPFqHvp,        kThirdOrder         },
     {Op::SimplexConstrainHvp,         kThirdOrder         },
     {Op::OrderedConstrainHvp,         kThirdOrder         },
     {Op::PositiveOrderedConstrainHvp, kThirdOrder         },

@@ -8,7 +8,10 @@
 #include <Eigen/Dense>
 #include <catch2/catch.hpp>
 
+#include <boost/math/special_functions/bessel.hpp>
+
 #include <advi/advi.hpp>
+#include <advi/graph/ops_special.hpp>
 #include <advi/io/json_reader.hpp>
 #include <advi/stan/lower.hpp>
 #include <advi/stan/parser.hpp>
@@ -121,6 +124,48 @@ generated quantities {
     for (int b = 0; b < 4; ++b) {
         const Eigen::ArrayXd x = v.segment(b * N, N).array();
         CHECK((x - x.round()).abs().maxCoeff() == 0);
+    }
+}
+
+TEST_CASE("von_mises_rng: about mu mod 2 pi, with the von Mises CDF and mean resultant", "[stan]") {
+    const std::string program = R"(
+data { int<lower=1> N; }
+parameters { real mu; }
+model { mu ~ normal(0, 1); }
+generated quantities {
+  vector[N] a;
+  vector[N] b;
+  for (n in 1:N) {
+    a[n] = von_mises_rng(1.0, 3.0);
+    b[n] = von_mises_rng(7.5, 0.5);
+  }
+}
+)";
+    const int N = 20000;
+    auto low = lower_text(program, R"({"N": 20000})");
+    Reporter r(*low);
+    REQUIRE(r.size() == 2 * N);
+    std::mt19937_64 rng(5);
+    const Eigen::VectorXd v = r.evaluate(Eigen::VectorXd::Zero(1), rng);
+    const double pi = M_PI;
+    const double mus[2] = {1.0, std::fmod(7.5, 2 * pi)}, kappas[2] = {3.0, 0.5};
+    for (int b = 0; b < 2; ++b) {
+        INFO("block " << b);
+        const Eigen::ArrayXd x = v.segment(b * N, N).array();
+        CHECK(x.minCoeff() >= mus[b] - pi);
+        CHECK(x.maxCoeff() <= mus[b] + pi);
+        // E cos(X - mu) = I1(kappa) / I0(kappa), E sin(X - mu) = 0
+        const double resultant =
+            boost::math::cyl_bessel_i(1, kappas[b]) / boost::math::cyl_bessel_i(0, kappas[b]);
+        const double tol = 5 / std::sqrt(static_cast<double>(N));
+        CHECK(std::abs((x - mus[b]).cos().mean() - resultant) < tol);
+        CHECK(std::abs((x - mus[b]).sin().mean()) < tol);
+        // the empirical CDF against the centred CDF
+        for (double t : {-2.0, -0.7, 0.0, 0.4, 1.9}) {
+            const double p = special::von_mises_cdf(t, 0.0, kappas[b]);
+            const double below = (x - mus[b] <= t).cast<double>().mean();
+            CHECK(std::abs(below - p) < 5 * std::sqrt(p * (1 - p) / N));
+        }
     }
 }
 

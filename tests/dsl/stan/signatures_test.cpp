@@ -277,13 +277,16 @@ void run_case(const Case& c) {
     // element, correlation matrices from one free value): the data of size 1 are refused, as
     // they should be; their lowering is tested in table_lowerings_test.cpp.
     bool sized = false;
-    // (and compressed rows, whose u has m + 1 elements: no data of size 1 is one)
-    for (const char* t : {"unit_vector_", "cholesky_factor_corr_", "corr_matrix_", "csr_"})
+    // (compressed rows, whose u has m + 1 elements, and hypergeometric_3F2, whose arguments have
+    // 3 and 2 elements: no data of size 1 is one)
+    for (const char* t :
+         {"unit_vector_", "cholesky_factor_corr_", "corr_matrix_", "csr_", "hypergeometric_3F2"})
         sized = sized || c.name.starts_with(t);
     auto refused_size = [](const std::string& why) {
         return why.find("free values") != std::string::npos ||
                why.find("K >= 2") != std::string::npos ||
-               why.find("(needs m + 1)") != std::string::npos;
+               why.find("(needs m + 1)") != std::string::npos ||
+               why.find("elements, not") != std::string::npos;
     };
     bool flat = rank(r) <= 2;
     for (const StanType& a : args) flat = flat && rank(a) <= 2;

@@ -194,12 +194,32 @@ TEST_CASE("truncation T[L, U] is the density less the log probability of [L, U]"
                "x ~ normal(0, sigma); target += -normal_lccdf(-1 | 0, sigma);", json);
 }
 
-TEST_CASE("truncation refuses data outside its bounds and CDFs it cannot build", "[stan]") {
+TEST_CASE("truncation refuses data outside its bounds; von_mises' and the finite sums' CDFs",
+          "[stan]") {
     const std::string head = "data { real x; }\nparameters { real mu; }\n";
     CHECK_THROWS_WITH(lower_text(head + "model { x ~ normal(mu, 1) T[0, 1]; }", R"({"x": 2.5})"),
                       Catch::Contains("m.stan:3:9: `x` is 2.5, outside its truncation [0, 1]"));
-    CHECK_THROWS_WITH(lower_text(head + "model { x ~ von_mises(mu, 1) T[0, ]; }", R"({"x": 0.5})"),
-                      Catch::Contains("`von_mises_lccdf` is not supported yet"));
+    // every CDF Stan has is lowered now: von_mises' (graph/ops_special.hpp) and
+    // beta_binomial's, beta_neg_binomial's as finite sums of the mass function
+    check_same(head, "x ~ von_mises(mu, 1) T[0, ];",
+               "x ~ von_mises(mu, 1); target += -von_mises_lccdf(0 | mu, 1);", R"({"x": 0.5})");
+    const std::string counts =
+        "data { int k; array[3] int n; array[3] int m; }\nparameters { real<lower=0> a; }\n";
+    const std::string json = R"({"k": 2, "n": [0, 3, 5], "m": [4, 6, 5]})";
+    check_same(counts, "k ~ beta_binomial(6, a, 2) T[1, ];",
+               "k ~ beta_binomial(6, a, 2); target += -beta_binomial_lccdf(0 | 6, a, 2);", json);
+    check_same(counts, "target += beta_binomial_lcdf(n | m, a, 2);",
+               "for (i in 1:3) target += beta_binomial_lcdf(n[i] | m[i], a, 2);", json);
+    check_same(counts, "target += beta_neg_binomial_lccdf(n | a, 2, 3);",
+               "for (i in 1:3) target += log1m_exp(beta_neg_binomial_lcdf(n[i] | a, 2, 3));", json);
+    // a count drawn by an _rng differs between draws: refused, not baked in at its first draw
+    CHECK_THROWS_WITH(
+        lower_text("parameters { real<lower=0> a; }\nmodel { a ~ gamma(2, 1); }\n"
+                   "generated quantities { int k = poisson_rng(3);"
+                   " real c = beta_binomial_cdf(k | 10, a, 2); }",
+                   "{}"),
+        Catch::Contains("beta_binomial_cdf of a variate that is drawn by an _rng is not "
+                        "supported yet"));
 }
 
 }  // namespace advi::stan
@@ -1042,6 +1062,37 @@ TEST_CASE("eigendecompositions of symmetric parameters: closed forms and A = V d
                s3 + "tuple(matrix[3, 3], vector[3]) e = eigendecompose_sym(S);"
                     "target += sum((e.1 * diag_matrix(e.2) * e.1') .* W);",
                s3 + "target += sum(S .* W);", "{}", 1e-10);
+}
+
+TEST_CASE("the special functions against closed forms and their inverses", "[stan]") {
+    const std::string head =
+        "parameters { real<lower=0, upper=1> p; real<lower=-0.9, upper=0.9> z; }\n";
+    // log I_v(z) against log of the Bessel function of an integer order
+    check_same(head, "target += log_modified_bessel_first_kind(2, 3 + z);",
+               "target += log(modified_bessel_first_kind(2, 3 + z));");
+    check_same(head, "target += log_modified_bessel_first_kind({0, 1}, {3 + z, 1 + z});",
+               "target += log(modified_bessel_first_kind(0, 3 + z))"
+               " + log(modified_bessel_first_kind(1, 1 + z));");
+    // the inverses: I_x(a, b) at x = inv_inc_beta(a, b, p) is p, student_t's CDF at its quantile
+    check_same(head, "target += log(inc_beta(2, 3.5, inv_inc_beta(2, 3.5, p)));",
+               "target += log(p);");
+    check_same(head, "target += student_t_lcdf(student_t_qf(p, 3, 0.5, 2) | 3, 0.5, 2);",
+               "target += log(p);");
+    check_same(head, "target += sum(student_t_qf([p, 0.2]', 4, 1, 2));",
+               "target += student_t_qf(p, 4, 1, 2) + student_t_qf(0.2, 4, 1, 2);");
+    // the hypergeometric series in closed form
+    check_same(head, "target += hypergeometric_1F0(1.5, z);", "target += pow(1 - z, -1.5);");
+    check_same(head, "target += hypergeometric_2F1(1, 1, 2, z);", "target += -log1m(z) / z;");
+    check_same(head, "target += hypergeometric_3F2([1, 2, 3]', [3, 2]', z);",
+               "target += 1 / (1 - z);");
+    check_same(head, "target += hypergeometric_pFq([1]', [2]', z);", "target += expm1(z) / z;");
+    // in their parameters: (1 - z)^-a, and cancelled pairs whose derivatives cancel
+    check_same(head, "target += hypergeometric_2F1(p + 0.5, 1, 1, z);",
+               "target += pow(1 - z, -(p + 0.5));");
+    check_same(head, "target += hypergeometric_3F2([1, p + 0.5, 2]', [p + 0.5, 2]', z);",
+               "target += 1 / (1 - z);");
+    check_same(head, "target += hypergeometric_pFq([p + 1, 1]', [p + 1, 2]', z);",
+               "target += expm1(z) / z;");
 }
 
 }  // namespace advi::stan
