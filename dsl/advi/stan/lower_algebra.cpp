@@ -20,14 +20,7 @@ Value Lowerer::algebra_call(const Call& c, const AlgebraSolverRow& row, Loc at) 
     auto loc = [&](std::size_t k) { return c.args[k + 1].loc; };
     // Tolerances: numbers known before the fit (the checker made sure they are data).
     auto known = [&](std::size_t k, const char* what) {
-        const Value& v = args[k];
-        if (v.is_known_int())
-            return static_cast<double>(v.ints.at(0));
-        try {
-            return m().evaluate(real(v, loc(k))).at(0);
-        } catch (const ModelError&) {
-            fail(loc(k), fmt::format("`{}`: {} must be known before the fit", c.name, what));
-        }
+        return known_numbers(c, args[k], loc(k), what).at(0);
     };
     AlgebraOptions options;
     options.name = c.name;
@@ -61,52 +54,24 @@ Value Lowerer::algebra_call(const Call& c, const AlgebraSolverRow& row, Loc at) 
     const int n = static_cast<int>(guess.size());
     // The arguments f reads as reals go through the solve (those that depend on parameters are
     // differentiated); known ints are passed to f as they are.
-    std::vector<Expr> reals;
-    std::vector<int> real_at(args.size(), -1);
     const std::size_t last = row.interface == AlgebraInterface::Legacy ? 4 : args.size();
-    for (std::size_t k = first; k < last; ++k) {
-        if (args[k].is_runtime_int()) {
-            fail(loc(k), fmt::format("`{}`: an integer known only per draw cannot be passed to "
-                                     "`{}`",
-                                     c.name, f));
-        }
-        if (args[k].is_int() || args[k].size() == 0)
-            continue;  // passed as they are (an empty x_r has no node)
-        real_at[k] = static_cast<int>(reals.size());
-        reals.push_back(real(args[k], loc(k)));
-    }
+    const PassedOn passed = passed_on(c, args, first, last);
     const AlgebraFunction body = [&](Model& fm, const Expr& x,
                                      const std::vector<Expr>& inner) -> Expr {
         Value unknowns;
         unknowns.expr = x;
         unknowns.base = Base::Vector;
         unknowns.sizes = {n};
-        std::vector<Value> passed{unknowns};
-        for (std::size_t k = first; k < last; ++k) {
-            Value v = args[k];
-            if (real_at[k] >= 0)
-                v.expr = inner[static_cast<std::size_t>(real_at[k])];
-            passed.push_back(v);
+        const Value r = call_in_model(fm, c, {unknowns}, args, passed, inner, at);
+        if (static_cast<int>(r.size()) != n || r.is_int()) {
+            fail(at, fmt::format("`{}` returned {} for {} unknown{}", f, type_str(r), n,
+                                 n == 1 ? "" : "s"));
         }
-        Model* const outer = model_;
-        model_ = &fm;
-        try {
-            const std::optional<Value> r = call_user_function(f, passed, at);
-            if (!r || static_cast<int>(r->size()) != n || r->is_int()) {
-                fail(at, fmt::format("`{}` returned {} for {} unknown{}", f,
-                                     r ? type_str(*r) : "nothing", n, n == 1 ? "" : "s"));
-            }
-            const Expr fx = real(*r, at);
-            model_ = outer;
-            return fx;
-        } catch (...) {
-            model_ = outer;
-            throw;
-        }
+        return real(r, at);
     };
     Expr root;
     try {
-        root = algebra_solve(body, real(guess, loc(0)), reals, options);
+        root = algebra_solve(body, real(guess, loc(0)), passed.reals, options);
     } catch (const ModelError& e) {
         fail(at, e.what());
     }

@@ -20,14 +20,7 @@ Value Lowerer::integrate_call(const Call& c, const IntegratorRow& row, Loc at) {
     auto loc = [&](std::size_t k) { return c.args[k + 1].loc; };
     // Tolerances: numbers known before the fit (the checker made sure they are data).
     auto known = [&](std::size_t k, const char* what) {
-        const Value& v = args[k];
-        if (v.is_known_int())
-            return static_cast<double>(v.ints.at(0));
-        try {
-            return m().evaluate(real(v, loc(k))).at(0);
-        } catch (const ModelError&) {
-            fail(loc(k), fmt::format("`{}`: {} must be known before the fit", c.name, what));
-        }
+        return known_numbers(c, args[k], loc(k), what).at(0);
     };
     IntegrateOptions options;
     options.name = c.name;
@@ -45,47 +38,19 @@ Value Lowerer::integrate_call(const Call& c, const IntegratorRow& row, Loc at) {
         options.max_depth = static_cast<int>(depth);
         first = 5;
     }
-    std::vector<Expr> reals;
-    std::vector<int> real_at(args.size(), -1);
-    for (std::size_t k = first; k < last; ++k) {
-        if (args[k].is_runtime_int()) {
-            fail(loc(k), fmt::format("`{}`: an integer known only per draw cannot be passed to "
-                                     "`{}`",
-                                     c.name, f));
-        }
-        if (args[k].is_int() || args[k].size() == 0)
-            continue;  // passed as they are (an empty x_r has no node)
-        real_at[k] = static_cast<int>(reals.size());
-        reals.push_back(real(args[k], loc(k)));
-    }
+    const PassedOn passed = passed_on(c, args, first, last);
     const IntegrandFunction body = [&](Model& fm, const Expr& x, const Expr& xc,
                                        const std::vector<Expr>& inner) -> Expr {
-        std::vector<Value> passed{CallSite::real_scalar(x), CallSite::real_scalar(xc)};
-        for (std::size_t k = first; k < last; ++k) {
-            Value v = args[k];
-            if (real_at[k] >= 0)
-                v.expr = inner[static_cast<std::size_t>(real_at[k])];
-            passed.push_back(v);
-        }
-        Model* const outer = model_;
-        model_ = &fm;
-        try {
-            const std::optional<Value> r = call_user_function(f, passed, at);
-            if (!r || !r->is_scalar() || r->is_tuple() || r->is_complex()) {
-                fail(at,
-                     fmt::format("`{}` returned {}, not a real", f, r ? type_str(*r) : "nothing"));
-            }
-            const Expr v = real(*r, at);
-            model_ = outer;
-            return v;
-        } catch (...) {
-            model_ = outer;
-            throw;
-        }
+        const Value r = call_in_model(fm, c, {CallSite::real_scalar(x), CallSite::real_scalar(xc)},
+                                      args, passed, inner, at);
+        if (!r.is_scalar() || r.is_tuple() || r.is_complex())
+            fail(at, fmt::format("`{}` returned {}, not a real", f, type_str(r)));
+        return real(r, at);
     };
     Expr integral;
     try {
-        integral = integrate_1d(body, real(args[0], loc(0)), real(args[1], loc(1)), reals, options);
+        integral =
+            integrate_1d(body, real(args[0], loc(0)), real(args[1], loc(1)), passed.reals, options);
     } catch (const ModelError& e) {
         fail(at, e.what());
     }

@@ -11,6 +11,65 @@
 
 namespace advi::stan {
 
+std::vector<double> Lowerer::known_numbers(const Call& c, const Value& v, Loc at,
+                                           const char* what) {
+    if (v.is_known_int())
+        return {v.ints.begin(), v.ints.end()};
+    if (v.is_runtime_int())
+        fail(at, fmt::format("`{}`: {} must be known before the fit", c.name, what));
+    try {
+        return m().evaluate(real(v, at));
+    } catch (const ModelError&) {
+        fail(at, fmt::format("`{}`: {} that depend on parameters are not supported yet: advi "
+                             "solves from numbers known before the fit",
+                             c.name, what));
+    }
+}
+
+Lowerer::PassedOn Lowerer::passed_on(const Call& c, const std::vector<Value>& args,
+                                     std::size_t first, std::size_t last) {
+    PassedOn p;
+    p.first = first;
+    p.last = last;
+    p.real_at.assign(args.size(), -1);
+    for (std::size_t k = first; k < last; ++k) {
+        const Loc at = c.args[k + 1].loc;
+        if (args[k].is_runtime_int()) {
+            fail(at, fmt::format("`{}`: an integer known only per draw cannot be passed to `{}`",
+                                 c.name, c.args.at(0).as<Variable>()->name));
+        }
+        if (args[k].is_int() || args[k].size() == 0)
+            continue;  // passed as they are (an empty x_r has no node)
+        p.real_at[k] = static_cast<int>(p.reals.size());
+        p.reals.push_back(real(args[k], at));
+    }
+    return p;
+}
+
+Value Lowerer::call_in_model(Model& own_model, const Call& c, std::vector<Value> own,
+                             const std::vector<Value>& args, const PassedOn& p,
+                             const std::vector<Expr>& inner, Loc at) {
+    for (std::size_t k = p.first; k < p.last; ++k) {
+        Value v = args[k];
+        if (p.real_at[k] >= 0)
+            v.expr = inner[static_cast<std::size_t>(p.real_at[k])];
+        own.push_back(v);
+    }
+    const std::string& f = c.args.at(0).as<Variable>()->name;  // the checker made sure
+    Model* const outer = model_;
+    model_ = &own_model;
+    try {
+        const std::optional<Value> r = call_user_function(f, own, at);
+        model_ = outer;
+        if (!r)
+            fail(at, fmt::format("`{}` returned nothing", f));
+        return *r;
+    } catch (...) {
+        model_ = outer;
+        throw;
+    }
+}
+
 Value Lowerer::ode_call(const Call& c, const OdeSolverRow& row, Loc at) {
     if (!levels_.empty()) {
         throw NotVectorisable(at,
@@ -22,23 +81,7 @@ Value Lowerer::ode_call(const Call& c, const OdeSolverRow& row, Loc at) {
     auto loc = [&](std::size_t k) { return c.args[k + 1].loc; };
     // Times and tolerances: numbers known before the fit.
     auto known = [&](std::size_t k, const char* what) {
-        const Value& v = args[k];
-        std::vector<double> out;
-        if (v.is_known_int()) {
-            out.assign(v.ints.begin(), v.ints.end());
-            return out;
-        }
-        if (v.is_runtime_int()) {
-            fail(loc(k), fmt::format("`{}`: {} must be known before the fit", c.name, what));
-        }
-        try {
-            return m().evaluate(v.expr);
-        } catch (const ModelError&) {
-            fail(loc(k), fmt::format("`{}`: {} that depend on parameters are not supported yet: "
-                                     "advi solves ODEs from times and tolerances known before "
-                                     "the fit",
-                                     c.name, what));
-        }
+        return known_numbers(c, args[k], loc(k), what);
     };
     OdeOptions options;
     options.name = c.name;
@@ -74,24 +117,9 @@ Value Lowerer::ode_call(const Call& c, const OdeSolverRow& row, Loc at) {
     }
     const Value& y0 = args[0];
     const int n = static_cast<int>(y0.size());
-    // The arguments f reads as reals go through the solve (those that depend on parameters are
-    // differentiated); known ints are passed to f as they are.
-    std::vector<Expr> reals;
-    std::vector<int> real_at(args.size(), -1);
-    for (std::size_t k = first; k < last; ++k) {
-        if (args[k].is_runtime_int()) {
-            fail(loc(k), fmt::format("`{}`: an integer known only per draw cannot be passed to "
-                                     "`{}`",
-                                     c.name, f));
-        }
-        if (args[k].is_int() || args[k].size() == 0)
-            continue;  // passed as they are (an empty x_r has no node)
-        real_at[k] = static_cast<int>(reals.size());
-        reals.push_back(real(args[k], loc(k)));
-    }
+    const PassedOn passed = passed_on(c, args, first, last);
     const OdeRhsFunction body = [&](Model& rhs, const Expr& t, const Expr& y,
                                     const std::vector<Expr>& inner) -> Expr {
-        std::vector<Value> passed{CallSite::real_scalar(t)};
         Value state;
         state.expr = y;
         if (arrays) {
@@ -101,32 +129,17 @@ Value Lowerer::ode_call(const Call& c, const OdeSolverRow& row, Loc at) {
             state.base = Base::Vector;
             state.sizes = {n};
         }
-        passed.push_back(state);
-        for (std::size_t k = first; k < last; ++k) {
-            Value v = args[k];
-            if (real_at[k] >= 0)
-                v.expr = inner[static_cast<std::size_t>(real_at[k])];
-            passed.push_back(v);
+        const Value r =
+            call_in_model(rhs, c, {CallSite::real_scalar(t), state}, args, passed, inner, at);
+        if (static_cast<int>(r.size()) != n || r.is_int()) {
+            fail(at, fmt::format("`{}` returned {} for a state of {} element{}", f, type_str(r), n,
+                                 n == 1 ? "" : "s"));
         }
-        Model* const outer = model_;
-        model_ = &rhs;
-        try {
-            const std::optional<Value> r = call_user_function(f, passed, at);
-            if (!r || static_cast<int>(r->size()) != n || r->is_int()) {
-                fail(at, fmt::format("`{}` returned {} for a state of {} element{}", f,
-                                     r ? type_str(*r) : "nothing", n, n == 1 ? "" : "s"));
-            }
-            const Expr dydt = real(*r, at);
-            model_ = outer;
-            return dydt;
-        } catch (...) {
-            model_ = outer;
-            throw;
-        }
+        return real(r, at);
     };
     Expr solution;
     try {
-        solution = ode_solve(body, real(y0, loc(0)), t0, ts, reals, options);
+        solution = ode_solve(body, real(y0, loc(0)), t0, ts, passed.reals, options);
     } catch (const ModelError& e) {
         fail(at, e.what());
     }

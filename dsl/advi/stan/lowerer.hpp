@@ -152,6 +152,23 @@ public:
     // An ODE solver's call (lower_ode.cpp): the function lowered once more, in a model of its
     // own, as the right-hand side.
     Value ode_call(const Call& c, const OdeSolverRow& row, Loc at);
+    // What the solvers above share (lower_ode.cpp): a number known before the fit (a time, a
+    // tolerance), or an error naming `what`; the arguments args[first, last) a solver passes on
+    // to its function f, those read as reals going through the solve as its inputs (`reals`;
+    // the ones that depend on parameters are differentiated), known ints passed as they are;
+    // and f called in its own model with its own arguments `own`, then those (the reals
+    // replaced by f's model's inputs `inner`), the model pointer restored afterwards.
+    std::vector<double> known_numbers(const Call& c, const Value& v, Loc at, const char* what);
+    struct PassedOn {
+        std::vector<Expr> reals;
+        std::vector<int> real_at;  // per argument: its place in `reals`, or -1
+        std::size_t first = 0, last = 0;
+    };
+    PassedOn passed_on(const Call& c, const std::vector<Value>& args, std::size_t first,
+                       std::size_t last);
+    Value call_in_model(Model& own_model, const Call& c, std::vector<Value> own,
+                        const std::vector<Value>& args, const PassedOn& p,
+                        const std::vector<Expr>& inner, Loc at);
     // algebra_solver, solve_newton, solve_powell and their forms (lower_algebra.cpp).
     Value algebra_call(const Call& c, const AlgebraSolverRow& row, Loc at);
     // integrate_1d and its double-exponential and Gauss-Kronrod forms (lower_integrate.cpp).

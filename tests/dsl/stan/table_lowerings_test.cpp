@@ -1096,3 +1096,26 @@ TEST_CASE("the special functions against closed forms and their inverses", "[sta
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("the solvers' functions: what they return and take is checked by name", "[stan]") {
+    const std::string functions =
+        "functions {\n"
+        "  vector two(vector y) { return [y[1], y[1]]'; }\n"
+        "  vector shifted(vector y, int k) { return y - k; }\n"
+        "}\n";
+    CHECK_THROWS_WITH(
+        lower_text(functions + kHead + "model { target += solve_newton(two, [1]')[1]; }", "{}"),
+        Catch::Contains("`two` returned vector[2] for 1 unknown"));
+    CHECK_THROWS_WITH(
+        lower_text(functions + kHead +
+                       "model { x ~ normal(0, 1); }\n"
+                       "generated quantities { int k = poisson_rng(2);"
+                       " vector[1] r = solve_newton(shifted, [1]', k); }",
+                   "{}"),
+        Catch::Contains("`solve_newton`: an integer known only per draw cannot be passed to "
+                        "`shifted`"));
+}
+
+}  // namespace advi::stan
