@@ -1119,3 +1119,37 @@ TEST_CASE("the solvers' functions: what they return and take is checked by name"
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("session 26's refusals name what is at fault", "[stan]") {
+    const auto error = [](const std::string& model) {
+        try {
+            (void)lower_text(kHead + "model { " + model + " }", "{}");
+        } catch (const std::exception& e) {
+            return std::string(e.what());
+        }
+        return std::string("ok");
+    };
+    CHECK_THAT(error("target += multinomial_lpmf({2, -1, 3} | softmax(x));"),
+               Catch::Contains("multinomial: count 2 is negative (-1)"));
+    CHECK_THAT(error("target += multinomial_lpmf({2, 1} | softmax(x));"),
+               Catch::Contains("multinomial: 2 counts for 3 categories"));
+    CHECK_THAT(error("target += dirichlet_multinomial_lpmf({2, 1} | exp(x));"),
+               Catch::Contains("dirichlet_multinomial: 2 counts for 3 categories"));
+    CHECK_THAT(error("target += ordered_probit_lpmf({1, 4} | x[1:2], [0, 1]');"),
+               Catch::Contains("ordered_probit: outcome 2 is 4, not in 1..3"));
+    CHECK_THAT(error("target += trace_dot([[1, 2]], [[1, 2]]);"),
+               Catch::Contains("trace_dot: mat[1,2] and mat[1,2] (A B must be square)"));
+    CHECK_THAT(error("target += sum(gp_dot_prod_cov({1.0, 2.0}, -1.0));"),
+               Catch::Contains("gp_dot_prod_cov: sigma must be non-negative, got -1"));
+    CHECK_THAT(error("target += log_mix([0.5, 0.5]', x);"),
+               Catch::Contains("log_mix: 2 proportions and 3 densities"));
+    CHECK_THAT(error("target += sum(ldexp(x, {1, 2}));"),
+               Catch::Contains("ldexp of vector[3] and array[2] int: the sizes differ"));
+    CHECK_THAT(
+        error("target += sum(csr_to_dense_matrix(2, 3, [1, 2]', {1, 2}, {1, 3}));"),
+        Catch::Contains("csr_to_dense_matrix: u has 2 elements for m = 2 rows (needs m + 1)"));
+}
+
+}  // namespace advi::stan
