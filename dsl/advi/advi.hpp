@@ -7,6 +7,7 @@
 #include <advi/cpp/algebra.hpp>
 #include <advi/cpp/distributions.hpp>
 #include <advi/cpp/expr.hpp>
+#include <advi/cpp/hmm.hpp>
 #include <advi/cpp/integrate.hpp>
 #include <advi/cpp/linalg.hpp>
 #include <advi/cpp/loop.hpp>

@@ -397,6 +397,17 @@ NodeId sample(Case& c, Op op, double seed) {
             n.in = {c.mat(A), kNoNode, kNoNode};
             return c.g.intern(n);
         }
+        case Op::MatrixExp: return c.g.apply(op, c.mat(fill(3, 3, seed) * 0.6));
+        case Op::HmmMarginal: {
+            // log_omega free; Gamma's rows and rho simplexes (constants: the kernel refuses
+            // other values, and tests/graph/hmm_test.cpp checks their gradients)
+            MatrixXd Gamma(3, 3);
+            Gamma << 0.7, 0.2, 0.1, 0.15, 0.6, 0.25, 0.05, 0.35, 0.6;
+            const VectorXd rho = Eigen::Vector3d(0.5, 0.3, 0.2);
+            return c.g.apply(op, c.mat(fill(3, 4, seed) - MatrixXd::Constant(3, 4, 1.0)),
+                             constant_vector(c.g, {Gamma.data(), 9}, Shape::matrix(3, 3)),
+                             constant_vector(c.g, {rho.data(), 3}, Shape::vector(3)));
+        }
         case Op::Integrate1d: {
             // z = [0; p0; p1], p0 positive; limits inside (-1, 2)
             VectorXd z(3);

@@ -69,6 +69,13 @@ std::vector<Case> cases() {
     c.push_back({Support::corr_matrix(), T1, Shape::matrix(4, 4)});
     c.push_back({Support::cov_matrix(), T1, Shape::matrix(1, 1)});
     c.push_back({Support::cov_matrix(), T1, Shape::matrix(3, 3)});
+    c.push_back({Support::sum_to_zero(), T1, Shape::vector(2)});
+    c.push_back({Support::sum_to_zero(), T1, Shape::vector(5)});
+    c.push_back({Support::sum_to_zero(), T1, Shape::matrix(3, 4)});
+    c.push_back({Support::sum_to_zero_matrix(), T1, Shape::matrix(2, 2)});
+    c.push_back({Support::sum_to_zero_matrix(), T1, Shape::matrix(3, 4)});
+    c.push_back({Support::stochastic_columns(), T1, Shape::matrix(2, 3)});
+    c.push_back({Support::stochastic_columns(), T1, Shape::matrix(4, 3)});
     return c;
 }
 
@@ -124,6 +131,19 @@ Eigen::VectorXd flat(const Eigen::MatrixXd& m) {
     return Eigen::Map<const Eigen::VectorXd>(m.data(), m.size());
 }
 
+// The zero-sum basis written out: column j is j + 1 ones, then -(j + 1), then zeros, over
+// sqrt((j + 1)(j + 2)); its columns are orthonormal and each sums to zero.
+Eigen::MatrixXd zero_sum_basis_ref(int n) {
+    Eigen::MatrixXd H(n, n - 1);
+    for (int i = 0; i < n; ++i) {
+        for (int j = 0; j < n - 1; ++j) {
+            const double norm = std::sqrt((j + 1.0) * (j + 2.0));
+            H(i, j) = i <= j ? 1 / norm : i == j + 1 ? -(j + 1) / norm : 0.0;
+        }
+    }
+    return H;
+}
+
 Eigen::VectorXd reference(const Case& c, const Eigen::VectorXd& z) {
     const Support& s = c.support;
     const bool sp = c.choice == PositiveTransform::Softplus;
@@ -164,6 +184,23 @@ Eigen::VectorXd reference(const Case& c, const Eigen::VectorXd& z) {
             const Eigen::MatrixXd L = cholesky_cov_ref(z, c.shape.rows, c.shape.cols);
             return flat(L * L.transpose());
         }
+        case K::SumToZero: {
+            if (!c.shape.is_matrix())
+                return zero_sum_basis_ref(c.shape.rows) * z;
+            const Eigen::Map<const Eigen::MatrixXd> Z(z.data(), c.shape.rows, c.shape.cols - 1);
+            return flat(Z * zero_sum_basis_ref(c.shape.cols).transpose());
+        }
+        case K::SumToZeroMatrix: {
+            const Eigen::Map<const Eigen::MatrixXd> Z(z.data(), c.shape.rows - 1, c.shape.cols - 1);
+            return flat(zero_sum_basis_ref(c.shape.rows) * Z *
+                        zero_sum_basis_ref(c.shape.cols).transpose());
+        }
+        case K::StochasticColumns: {
+            Eigen::MatrixXd X(c.shape.rows, c.shape.cols);
+            const Eigen::Map<const Eigen::MatrixXd> Z(z.data(), c.shape.rows - 1, c.shape.cols);
+            for (int j = 0; j < c.shape.cols; ++j) X.col(j) = simplex_ref(Z.col(j));
+            return flat(X);
+        }
     }
     return x;
 }
@@ -180,6 +217,16 @@ Eigen::VectorXd free_coordinates(const Case& c, const Eigen::VectorXd& theta) {
     };
     switch (c.support.kind) {
         case K::Simplex: return theta.head(theta.size() - 1);
+        // the coordinates in an orthonormal basis of the zero-sum subspace: the density is
+        // against that subspace's own (Lebesgue) measure, as Stan's log|J| = 0 says
+        case K::SumToZero:
+            if (!c.shape.is_matrix())
+                return zero_sum_basis_ref(c.shape.rows).transpose() * theta;
+            return flat(M * zero_sum_basis_ref(c.shape.cols));
+        case K::SumToZeroMatrix:
+            return flat(zero_sum_basis_ref(c.shape.rows).transpose() * M *
+                        zero_sum_basis_ref(c.shape.cols));
+        case K::StochasticColumns: return flat(M.topRows(M.rows() - 1));
         case K::CholeskyFactorCorr:
         case K::CorrMatrix: lower(true); break;
         case K::CholeskyFactorCov:
@@ -231,6 +278,20 @@ void check_inside(const Case& c, const Eigen::VectorXd& theta) {
             for (int i = 0; i < M.rows(); ++i) CHECK(std::abs(M(i, i) - 1) <= 1e-12);
             break;
         case K::CovMatrix: spd(); break;
+        case K::SumToZero:
+            if (!c.shape.is_matrix())
+                CHECK(std::abs(theta.sum()) <= 1e-12 * (1 + theta.cwiseAbs().sum()));
+            else
+                CHECK(M.rowwise().sum().cwiseAbs().maxCoeff() <= 1e-12 * (1 + M.cwiseAbs().sum()));
+            break;
+        case K::SumToZeroMatrix:
+            CHECK(M.rowwise().sum().cwiseAbs().maxCoeff() <= 1e-12 * (1 + M.cwiseAbs().sum()));
+            CHECK(M.colwise().sum().cwiseAbs().maxCoeff() <= 1e-12 * (1 + M.cwiseAbs().sum()));
+            break;
+        case K::StochasticColumns:
+            CHECK(M.minCoeff() > 0);
+            CHECK((M.colwise().sum().array() - 1).abs().maxCoeff() <= 1e-12);
+            break;
         default: break;
     }
     CHECK(s.contains(theta, c.shape));

@@ -187,6 +187,10 @@ Expr eigenvalues_sym(const Expr& A) {
     check("eigenvalues_sym", "A", A, kSquare);
     return apply(A, Op::EigenvaluesSym, real(A));
 }
+Expr matrix_exp(const Expr& A) {
+    check("matrix_exp", "A", A, kSquare);
+    return apply(A, Op::MatrixExp, real(A));
+}
 Expr eigenvectors_sym(const Expr& A) {
     check("eigenvectors_sym", "A", A, kSquare);
     return apply(A, Op::EigenvectorsSym, real(A));

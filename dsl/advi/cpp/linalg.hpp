@@ -89,6 +89,8 @@ Expr cholesky_decompose(const Expr& S);
 // (graph/ops_eigen.hpp).
 Expr eigenvalues_sym(const Expr& A);
 Expr eigenvectors_sym(const Expr& A);
+// exp(A) of a square matrix (graph/ops_matrix_exp.hpp), differentiable to any order.
+Expr matrix_exp(const Expr& A);
 template <ConstantValue C>
 auto cholesky_decompose(const C& x) {
     return detail::of_constant<detail::ConstantResult::Matrix>(

@@ -100,6 +100,10 @@ std::string_view name(BaseType type) {
         case BaseType::CholeskyFactorCov: return "cholesky_factor_cov";
         case BaseType::CorrMatrix: return "corr_matrix";
         case BaseType::CovMatrix: return "cov_matrix";
+        case BaseType::SumToZeroVector: return "sum_to_zero_vector";
+        case BaseType::SumToZeroMatrix: return "sum_to_zero_matrix";
+        case BaseType::RowStochasticMatrix: return "row_stochastic_matrix";
+        case BaseType::ColumnStochasticMatrix: return "column_stochastic_matrix";
         case BaseType::Tuple: return "tuple";
         case BaseType::Complex: return "complex";
         case BaseType::ComplexVector: return "complex_vector";

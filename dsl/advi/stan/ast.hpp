@@ -187,6 +187,10 @@ enum class BaseType {
     CholeskyFactorCov,
     CorrMatrix,
     CovMatrix,
+    SumToZeroVector,
+    SumToZeroMatrix,
+    RowStochasticMatrix,
+    ColumnStochasticMatrix,
     Tuple,  // `tuple(real, vector[N])`: the element types are the type's `parts`
     // Complex numbers and their containers (no constraints).
     Complex,

@@ -37,6 +37,10 @@ std::optional<Constraint> declared_constraint(BaseType base) {
         case BaseType::CorrMatrix: return Constraint::CorrMatrix;
         case BaseType::CholeskyFactorCov: return Constraint::CholeskyFactorCov;
         case BaseType::CholeskyFactorCorr: return Constraint::CholeskyFactorCorr;
+        case BaseType::SumToZeroVector: return Constraint::SumToZeroVector;
+        case BaseType::SumToZeroMatrix: return Constraint::SumToZeroMatrix;
+        case BaseType::RowStochasticMatrix: return Constraint::RowStochasticMatrix;
+        case BaseType::ColumnStochasticMatrix: return Constraint::ColumnStochasticMatrix;
         default: return std::nullopt;
     }
 }

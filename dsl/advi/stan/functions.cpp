@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include <advi/cpp/hmm.hpp>
 #include <advi/dist/cdf.hpp>
 #include <advi/graph/const_vector.hpp>
 #include <advi/stan/int_arithmetic.hpp>
@@ -153,8 +154,9 @@ Value binary(CallSite& c) {
     const Value r = L.binary(BinaryOp::Add, a_real, b, c.at);
     const int lv = r.level;
     Expr x = L.real(L.at_level(a, lv, c.at), c.at), y = L.real(L.at_level(b, lv, c.at), c.at);
-    if (lv > 0 && x.shape() != y.shape()) {
-        // per-iteration scalar against per-iteration vector: the sum already spread them
+    if (lv > 0 && x.shape() != y.shape() && !x.shape().is_scalar() && !y.shape().is_scalar()) {
+        // per-iteration scalar against per-iteration vector: the sum already spread them (one
+        // value for all iterations is a scalar, which the elementwise ops broadcast)
         c.fail(fmt::format("{} of {} and {}: mixed batched shapes", c.name(), type_str(a),
                            type_str(b)));
     }
@@ -394,8 +396,14 @@ Value int_or_reduction(CallSite& c) {
     const bool known_ints =
         c.level == 0 && !args.empty() &&
         std::all_of(args.begin(), args.end(), [](const Value& a) { return a.is_known_int(); });
-    if (!known_ints)
-        return reduction(c);
+    if (!known_ints) {
+        // of ints known only per draw (or per iteration): an int known the same way
+        Value r = reduction(c);
+        if (!args.empty() &&
+            std::all_of(args.begin(), args.end(), [](const Value& a) { return a.is_int(); }))
+            r.base = Base::Int;
+        return r;
+    }
     Lowerer& L = c.lowerer;
     if (args.size() == 2 && f != "sum") {
         if (!args[0].is_scalar() || !args[1].is_scalar())
@@ -945,6 +953,46 @@ Value eigen_sym_of(CallSite& c) {
     t.base = Base::Tuple;
     t.parts = {CallSite::mat(eigenvectors_sym(a)), CallSite::vec(eigenvalues_sym(a), n)};
     return t;
+}
+
+// matrix_exp(A), matrix_exp_multiply(A, B) = exp(A) B, scale_matrix_exp_multiply(t, A, B) =
+// exp(t A) B (graph/ops_matrix_exp.hpp).
+Value matrix_exp_of(CallSite& c) {
+    const std::string& f = c.name();
+    c.arity(f == "matrix_exp" ? 1 : f == "matrix_exp_multiply" ? 2 : 3);
+    const std::size_t a = f == "scale_matrix_exp_multiply" ? 1 : 0;
+    const std::vector<int>& sa = c.args[a].sizes;
+    if (sa.at(0) != sa.at(1))
+        c.fail(fmt::format("{}: A must be square, got {} x {}", f, sa[0], sa[1]));
+    const Expr A = a == 1 ? c.real_of(0) * c.real_of(1) : c.real_of(0);
+    if (f == "matrix_exp")
+        return CallSite::mat(matrix_exp(A));
+    const std::vector<int>& sb = c.args[a + 1].sizes;
+    if (sb.at(0) != sa[0])
+        c.fail(fmt::format("{}: B must have as many rows as A ({}), got {}", f, sa[0], sb[0]));
+    return CallSite::mat(matrix_exp(A) * c.real_of(a + 1));
+}
+
+// hmm_marginal(log_omega, Gamma, rho) and hmm_hidden_state_prob (cpp/hmm.hpp): the sizes are
+// checked here, where the message can name Stan's arguments.
+Value hmm_of(CallSite& c) {
+    c.arity(3);
+    const Expr log_omega = c.real_of(0), Gamma = c.real_of(1), rho = c.real_of(2);
+    const int K = c.args[0].sizes.at(0), N = c.args[0].sizes.at(1);
+    if (c.args[1].sizes.at(0) != K || c.args[1].sizes.at(1) != K || c.args[2].sizes.at(0) != K) {
+        c.fail(fmt::format(
+            "{}: Gamma must be {} x {} and rho of size {} (log_omega has {} rows, "
+            "one per state); got Gamma {} x {} and rho of size {}",
+            c.name(), K, K, K, K, c.args[1].sizes[0], c.args[1].sizes[1], c.args[2].sizes[0]));
+    }
+    if (K == 0 || N == 0)
+        c.fail(
+            fmt::format("{}: log_omega is {} x {}; it needs at least one state and one "
+                        "observation",
+                        c.name(), K, N));
+    if (c.name() == "hmm_marginal")
+        return CallSite::real_scalar(hmm_marginal(log_omega, Gamma, rho));
+    return CallSite::mat(hmm_hidden_state_prob(log_omega, Gamma, rho));
 }
 
 // trace_dot(A, B) = tr(A B) = sum_ij A_ij B_ji.
@@ -1649,6 +1697,15 @@ std::span<const FunctionRow> functions() {
         {"csr_to_dense_matrix",               all_stan("csr_to_dense_matrix"), whole<csr_to_dense_matrix_of>},
         {"csr_matrix_times_vector",           all_stan("csr_matrix_times_vector"), whole<csr_matrix_times_vector_of>},
         {"eigenvalues_sym",                   all_stan("eigenvalues_sym"), whole<eigen_sym_of>},
+        {"hmm_marginal",                      all_stan("hmm_marginal"), whole<hmm_of>},
+        {"matrix_exp",                        all_stan("matrix_exp"), whole<matrix_exp_of>},
+        {"singular_values",                   sigs("(matrix) => vector"), whole<svd_of>},
+        {"svd_U",                             sigs("(matrix) => matrix"), whole<svd_of>},
+        {"svd_V",                             sigs("(matrix) => matrix"), whole<svd_of>},
+        {"svd",                               sigs("(matrix) => tuple(matrix, vector, matrix)"), whole<svd_of>},
+        {"matrix_exp_multiply",               all_stan("matrix_exp_multiply"), whole<matrix_exp_of>},
+        {"scale_matrix_exp_multiply",         all_stan("scale_matrix_exp_multiply"), whole<matrix_exp_of>},
+        {"hmm_hidden_state_prob",             all_stan("hmm_hidden_state_prob"), whole<hmm_of>},
         {"eigenvectors_sym",                  all_stan("eigenvectors_sym"), whole<eigen_sym_of>},
         {"eigendecompose_sym",                all_stan("eigendecompose_sym"), whole<eigen_sym_of>},
         // QR decompositions (lower_decompositions.hpp)
@@ -1910,6 +1967,27 @@ Value dirichlet_draw(RandomDraw& d) {
     return r;
 }
 
+// hmm_latent_rng(log_omega, Gamma, rho): one hidden path, N uniforms (cpp/hmm.hpp).
+Value hmm_latent_draw(RandomDraw& d) {
+    if (d.level != 0)
+        d.lowerer.fail(d.at, "hmm_latent_rng inside a vectorised loop is not supported yet");
+    const int K = d.args[0].sizes.at(0), N = d.args[0].sizes.at(1);
+    if (d.args[1].sizes.at(0) != K || d.args[1].sizes.at(1) != K || d.args[2].sizes.at(0) != K)
+        d.lowerer.fail(d.at, fmt::format("hmm_latent_rng: Gamma must be {} x {} and rho of size {} "
+                                         "(log_omega has {} rows, one per state)",
+                                         K, K, K, K));
+    if (K == 0 || N == 0)
+        d.lowerer.fail(d.at, fmt::format("hmm_latent_rng: log_omega is {} x {}; it needs at least "
+                                         "one state and one observation",
+                                         K, N));
+    Value r;
+    r.base = Base::Int;
+    r.dims = {N};
+    r.expr = hmm_latent(d.lowerer.real(d.args[0], d.at), d.lowerer.real(d.args[1], d.at),
+                        d.lowerer.real(d.args[2], d.at), d.inputs(N, false));
+    return r;
+}
+
 std::span<const RandomRow> random_functions() {
     // `reals` results are real, or an array of the arguments' broadcast size; `ints` likewise.
     static const std::vector<RandomRow> table = {
@@ -1945,6 +2023,8 @@ std::span<const RandomRow> random_functions() {
         {"poisson_rng",            sigs("(reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::PoissonQuantile, {d.uniform(), d.arg(0)}); }},
         {"poisson_log_rng",        sigs("(reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::PoissonQuantile, {d.uniform(), exp(d.arg(0))}); }},
         {"binomial_rng",           sigs("(ints, reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::BinomialQuantile, {d.uniform(), d.arg(0), d.arg(1)}); }},
+        // a binomial count of a beta-drawn probability
+        {"beta_binomial_rng",      sigs("(ints, reals, reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::BinomialQuantile, {d.uniform(), d.arg(0), d.quantile(Op::BetaQuantile, {d.uniform(), d.arg(1), d.arg(2)})}); }},
         {"neg_binomial_2_rng",     sigs("(reals, reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::NegBinomial2Quantile, {d.uniform(), d.arg(0), d.arg(1)}); }},
         // neg_binomial(alpha, beta) is neg_binomial_2(alpha / beta, alpha)
         {"neg_binomial_rng",       sigs("(reals, reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::NegBinomial2Quantile, {d.uniform(), d.arg(0) / d.arg(1), d.arg(0)}); }},
@@ -1960,6 +2040,7 @@ std::span<const RandomRow> random_functions() {
         {"multi_normal_rng",          sigs("(vector, matrix) => vector; (row_vector, matrix) => vector; (array[] vector, matrix) => array[] vector; (array[] row_vector, matrix) => array[] vector"), nullptr, [](RandomDraw& d) { return multi_normal_draw(d, false); }},
         {"multi_normal_cholesky_rng", sigs("(vector, matrix) => vector; (row_vector, matrix) => vector; (array[] vector, matrix) => array[] vector; (array[] row_vector, matrix) => array[] vector"), nullptr, [](RandomDraw& d) { return multi_normal_draw(d, true); }},
         {"dirichlet_rng",             sigs("(vector) => vector"), nullptr, dirichlet_draw},
+        {"hmm_latent_rng",            all_stan("hmm_latent_rng"), nullptr, hmm_latent_draw},
         {"neg_binomial_2_log_rng", sigs("(reals, reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::NegBinomial2Quantile, {d.uniform(), exp(d.arg(0)), d.arg(1)}); }},
   // clang-format on
     };

@@ -54,7 +54,8 @@ Base base_of(BaseType t) {
         case BaseType::Simplex:
         case BaseType::UnitVector:
         case BaseType::Ordered:
-        case BaseType::PositiveOrdered: return Base::Vector;
+        case BaseType::PositiveOrdered:
+        case BaseType::SumToZeroVector: return Base::Vector;
         case BaseType::RowVector: return Base::RowVector;
         case BaseType::Tuple: return Base::Tuple;
         case BaseType::Complex:
@@ -88,6 +89,10 @@ std::optional<Support> declared_support(BaseType t) {
         {BaseType::CholeskyFactorCov,  &Support::cholesky_factor_cov},
         {BaseType::CorrMatrix,         &Support::corr_matrix},
         {BaseType::CovMatrix,          &Support::cov_matrix},
+        {BaseType::SumToZeroVector,    &Support::sum_to_zero},
+        {BaseType::SumToZeroMatrix,    &Support::sum_to_zero_matrix},
+        {BaseType::RowStochasticMatrix, &Support::simplex},  // every row a simplex
+        {BaseType::ColumnStochasticMatrix, &Support::stochastic_columns},
     };
     // clang-format on
     for (const auto& [type, support] : kSupports) {
@@ -277,8 +282,12 @@ Value Lowerer::declared_shape(const SizedType& t, const std::string& name) {
         case BaseType::Simplex:
         case BaseType::UnitVector:
         case BaseType::Ordered:
-        case BaseType::PositiveOrdered: v.sizes = {sizes.at(0)}; break;
-        case BaseType::Matrix: v.sizes = {sizes.at(0), sizes.at(1)}; break;
+        case BaseType::PositiveOrdered:
+        case BaseType::SumToZeroVector: v.sizes = {sizes.at(0)}; break;
+        case BaseType::Matrix:
+        case BaseType::SumToZeroMatrix:
+        case BaseType::RowStochasticMatrix:
+        case BaseType::ColumnStochasticMatrix: v.sizes = {sizes.at(0), sizes.at(1)}; break;
         case BaseType::CholeskyFactorCov:
             v.sizes = {sizes.at(0), sizes.size() > 1 ? sizes[1] : sizes[0]};
             break;
@@ -453,7 +462,13 @@ DataValue Lowerer::placeholder_value(const SizedType& type, const std::string& n
         const std::int64_t r = k % rows, c = k / rows;
         double v = value;
         switch (type.base) {
-            case BaseType::Simplex: v = 1.0 / static_cast<double>(rows); break;
+            case BaseType::Simplex:
+            case BaseType::ColumnStochasticMatrix: v = 1.0 / static_cast<double>(rows); break;
+            case BaseType::RowStochasticMatrix:
+                v = 1.0 / static_cast<double>(shape.sizes.at(1));
+                break;
+            case BaseType::SumToZeroVector:
+            case BaseType::SumToZeroMatrix: v = 0; break;
             case BaseType::UnitVector: v = r == 0 ? 1 : 0; break;
             case BaseType::Ordered:
             case BaseType::PositiveOrdered: v = static_cast<double>(r + 1); break;
@@ -723,18 +738,27 @@ Value Lowerer::parameter_variable(const SizedType& type, const std::string& name
         options.multiplier = arg(d->type.multiplier);
         if (const std::optional<Support> s = declared_support(d->type.base))
             options.support = *s;
-        // array[U] simplex[K] (and ordered, positive_ordered, unit_vector) is mat[U, K] with
-        // the vectors as rows, the layout of array[U] vector[K]: the library's supports take
-        // each row of a matrix as one vector.
+        // array[U] simplex[K] (and ordered, positive_ordered, unit_vector, sum_to_zero_vector)
+        // is mat[U, K] with the vectors as rows, the layout of array[U] vector[K]: the
+        // library's supports take each row of a matrix as one vector. An array of more
+        // dimensions is mat[E, K], E the product of its dims, whose column-major order is that
+        // of the value's layout (rows by the first index, the rest column-major): a reshape.
         const bool rowwise = base_of(d->type.base) == Base::Vector;
-        if (options.support && !v.dims.empty() && !(rowwise && v.dims.size() == 1)) {
+        if (options.support && !v.dims.empty() && !rowwise) {
             fail(d->type.loc,
-                 fmt::format("arrays of {} {}are not supported yet", stan::name(d->type.base),
-                             rowwise ? "of more than one dimension " : ""));
+                 fmt::format("arrays of {} are not supported yet", stan::name(d->type.base)));
         }
         const auto fd = flat_dims(v);
         try {
-            if (fd.empty()) {
+            if (options.support && rowwise && fd.size() > 2) {
+                const std::int64_t K = fd.back();
+                const std::int64_t E =
+                    checked_product(fd).value_or(0) / std::max<std::int64_t>(K, 1);
+                options.dims = fd;
+                const Expr rows =
+                    m().param(d->name, flat(), static_cast<int>(E), static_cast<int>(K), options);
+                v.expr = to_matrix(rows, static_cast<int>(fd[0]), static_cast<int>(E * K / fd[0]));
+            } else if (fd.empty()) {
                 v.expr = m().param(d->name, flat(), options);
             } else if (fd.size() == 1) {
                 v.expr = m().param(d->name, flat(), fd[0], options);
@@ -1344,6 +1368,27 @@ void Lowerer::assign_at_runtime_index(const std::string& name, Var& var, const R
     var.initialised = true;
 }
 
+std::optional<std::vector<int>> Lowerer::known_ints(const Value& v, int level, Loc at) {
+    if (v.is_known_int() && level == 0)
+        return v.ints;
+    if (!v.is_int())
+        return std::nullopt;
+    std::vector<double> x;
+    try {
+        x = m().evaluate(real(at_level(v, level, at), at));
+    } catch (const ModelError&) {
+        return std::nullopt;  // it depends on the parameters
+    }
+    std::vector<int> out;
+    out.reserve(x.size());
+    for (const double d : x) {
+        if (!(std::abs(d) <= std::numeric_limits<int>::max()) || d != std::round(d))
+            return std::nullopt;
+        out.push_back(static_cast<int>(d));
+    }
+    return out;
+}
+
 void Lowerer::assign_indexed(const std::string& name, Var& var, const std::vector<Index>& indices,
                              const Value& value0, Loc at, const Expression* lhs) {
     // Which element each iteration writes: index the variable's positions, as a read would.
@@ -1378,25 +1423,28 @@ void Lowerer::assign_indexed(const std::string& name, Var& var, const std::vecto
     }
     if (var.value.is_int() && block_ != BlockKind::GeneratedQuantities) {
         // Ints outside generated quantities are known while lowering (sizes, indices, counts):
-        // the element is set in place, once per unrolled iteration.
-        if (!value0.is_known_int() || (var.initialised && !var.value.is_known_int())) {
+        // the elements are set in place. A value computed from data only (`s[i] = sum(y[i])`
+        // in transformed data, one per iteration of a vectorised loop) is evaluated now, the
+        // iterations in order (t fastest, as the positions picked).
+        std::optional<std::vector<int>> values = known_ints(value0, here, at);
+        if (!values || (var.initialised && !var.value.is_known_int())) {
             fail(at,
                  "assigning an int array's elements a value known only per draw is "
                  "supported in generated quantities only");
         }
-        if (here > 0)
-            throw NotVectorisable(
-                at, fmt::format("an element of the int array `{}` is assigned", name));
-        const std::size_t r = picked.ints.size();
-        if (static_cast<std::size_t>(value0.size()) != r && !(value0.is_scalar() && r == 1)) {
+        const Value where = here > 0 ? at_level(picked, here, at) : picked;
+        const std::size_t r = where.ints.size();
+        if (values->size() != r && values->size() != 1) {
             fail(at, fmt::format("cannot assign {} to {} element{} of `{}`", type_str(value0), r,
                                  r == 1 ? "" : "s", name));
         }
         // Stan's value of an int not yet assigned: the smallest int
         if (!var.initialised)
             var.value.ints.assign(static_cast<std::size_t>(per), std::numeric_limits<int>::min());
-        for (std::size_t e = 0; e < r; ++e)
-            var.value.ints[static_cast<std::size_t>(picked.ints[e])] = value0.ints[e];
+        for (std::size_t e = 0; e < r; ++e) {
+            var.value.ints[static_cast<std::size_t>(where.ints[e])] =
+                (*values)[values->size() == 1 ? 0 : e];
+        }
         var.value.expr = Expr();
         var.initialised = true;
         return;
@@ -1738,7 +1786,7 @@ void Lowerer::run_loop(const LoopSpec& loop, int lower, int upper, Loc at) {
         return;
     } catch (const NotVectorisable& why) {
         scopes_.resize(depth);
-        for (auto& [n, v] : saved) *find(n) = std::move(v);
+        for (const auto& [n, v] : saved) *find(n) = v;  // kept: a failed loop op restores again
         if (outermost) {
             region_ = nullptr;
         } else {
@@ -1748,13 +1796,30 @@ void Lowerer::run_loop(const LoopSpec& loop, int lower, int upper, Loc at) {
         const long trip = static_cast<long>(upper) - lower + 1;
         if (try_scan(loop, lower, upper, at))
             return;
+        std::string unrolled_because = why.what();
         if (trip > unroll_limit_) {
-            loop_op(loop, lower, upper, at, why);
-            return;
+            if (block_ != BlockKind::TransformedData || !levels_.empty()) {
+                loop_op(loop, lower, upper, at, why);
+                return;
+            }
+            // Transformed data holds values known before the fit: a loop the loop op cannot
+            // run (an int assigned, a foreach, a break) is unrolled whatever its length, at a
+            // lowering time that grows with it.
+            try {
+                loop_op(loop, lower, upper, at, why);
+                return;
+            } catch (const ParseError& e) {
+                scopes_.resize(depth);
+                for (auto& [n, v] : saved) *find(n) = std::move(v);
+                const std::string m = e.what();
+                unrolled_because = fmt::format(
+                    "{}; too long to unroll elsewhere, but in transformed data: {}", why.what(),
+                    m.substr(m.rfind(": ") == std::string::npos ? 0 : m.rfind(": ") + 2));
+            }
         }
         const SourcePosition p = position_of(program_.text, at.offset);
         out_.loop_report().push_back(fmt::format("{}:{}: loop unrolled over {} iterations ({})",
-                                                 program_.file, p.line, trip, why.what()));
+                                                 program_.file, p.line, trip, unrolled_because));
         unrolled(loop, lower, upper, at);
     }
 }

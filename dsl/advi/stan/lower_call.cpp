@@ -296,6 +296,13 @@ Expr Lowerer::library_density(const std::string& name, const Value& y,
         const Dist d = dist(name, dargs);
         if (!per_iteration || level == 0)
             return m().log_density(ye, d);
+        if (info->multivariate) {
+            // one value per iteration of a multivariate density (`target += dirichlet_lpdf(
+            // theta[k] | alpha[k]')` in a loop over k): the library's density sums its rows, so
+            // the loop runs unrolled or as a loop op
+            throw NotVectorisable(at,
+                                  fmt::format("{} is multivariate: its value per iteration", name));
+        }
         Expr e = m().log_density(ye, d, true);
         if (flattened)
             e = to_matrix(e, B, ye.shape().size() / B);

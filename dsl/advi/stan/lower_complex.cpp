@@ -360,6 +360,58 @@ Value operator_function(CallSite& c) {
     return c.lowerer.complex_binary(Op, c.args[0], c.args[1], c.at);
 }
 
+// fft(z) and inv_fft(z) of complex vectors, fft2(Z) and inv_fft2(Z) of complex matrices, as
+// Stan's (Eigen's FFT): y_j = sum_k z_k e^(-2 pi i j k / n), the inverse with e^(+...) and 1/n;
+// in two dimensions the transform of the columns, then of the rows. Linear in the parts:
+// constant matrices C_jk = cos(2 pi j k / n) and S_jk = sin(...) applied densely (n^2 numbers
+// per transform; the gradient is the transposed map).
+struct Dft {
+    Expr C, S;
+};
+Dft dft_matrices(Lowerer& L, int n) {
+    Eigen::VectorXd cos_jk(static_cast<Eigen::Index>(n) * n), sin_jk(cos_jk.size());
+    const double two_pi = 2 * std::acos(-1.0);
+    for (int k = 0; k < n; ++k) {
+        for (int j = 0; j < n; ++j) {
+            // j k mod n keeps the angle small, so that the constants are exact to rounding
+            const double angle = two_pi * static_cast<double>((std::int64_t{j} * k) % n) / n;
+            cos_jk[j + static_cast<Eigen::Index>(n) * k] = std::cos(angle);
+            sin_jk[j + static_cast<Eigen::Index>(n) * k] = std::sin(angle);
+        }
+    }
+    return {to_matrix(L.known_reals(cos_jk), n, n), to_matrix(L.known_reals(sin_jk), n, n)};
+}
+// The transform of the columns of a + ib (n rows).
+template <bool Inverse>
+Parts dft_columns(Lowerer& L, const Parts& z, int n) {
+    const Dft f = dft_matrices(L, n);
+    const double s = Inverse ? -1 : 1;
+    Parts y{f.C * z.re + s * (f.S * z.im), f.C * z.im - s * (f.S * z.re)};
+    if (Inverse) {
+        y.re = y.re / static_cast<double>(n);
+        y.im = y.im / static_cast<double>(n);
+    }
+    return y;
+}
+template <bool Inverse, bool TwoD>
+Value fourier(CallSite& c) {
+    c.arity(1);
+    Lowerer& L = c.lowerer;
+    const Value& z = c.args[0];
+    if (z.size() == 0)
+        return L.as_complex(z, c.at);
+    const Parts p = parts_of(L, z, c.at);
+    if (!TwoD) {
+        const int n = z.sizes.at(0);
+        const Parts y = dft_columns<Inverse>(L, p, n);
+        return L.complex_of(CallSite::vec(y.re, n), CallSite::vec(y.im, n), c.at);
+    }
+    const int rows = z.sizes.at(0), cols = z.sizes.at(1);
+    const Parts t = dft_columns<Inverse>(L, p, rows);
+    const Parts u = dft_columns<Inverse>(L, {transpose(t.re), transpose(t.im)}, cols);
+    return L.complex_of(CallSite::mat(transpose(u.re)), CallSite::mat(transpose(u.im)), c.at);
+}
+
 struct ComplexRow {
     std::string_view name;
     Value (*lower)(CallSite&);
@@ -375,6 +427,10 @@ constexpr std::array kRows = {
     ComplexRow{"arg",        real_valued<arg_parts>,                         true},
     ComplexRow{"norm",       real_valued<norm_parts>,                        true},
     ComplexRow{"conj",       elementwise<conj_of>,                           true},
+    ComplexRow{"fft",        fourier<false, false>,                          true},
+    ComplexRow{"inv_fft",    fourier<true, false>,                           true},
+    ComplexRow{"fft2",       fourier<false, true>,                           true},
+    ComplexRow{"inv_fft2",   fourier<true, true>,                            true},
     ComplexRow{"proj",       elementwise<proj_of>,                           true},
     ComplexRow{"abs",        real_valued<abs_parts>,                         false},
     ComplexRow{"exp",        elementwise<exp_of>,                            false},

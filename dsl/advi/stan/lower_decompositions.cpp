@@ -3,6 +3,13 @@
 // Gram-Schmidt written out in graph operations (each column orthogonalised twice, which keeps
 // Q orthogonal to rounding for any well-conditioned A), so that the derivatives of every order
 // are the operations' own. Both give Stan's factors: R's diagonal non-negative.
+// Singular value decompositions: of known matrices Eigen's JacobiSVD (thin), as Stan; of
+// matrices that depend on the parameters the symmetric eigendecomposition of A'A (or A A' when
+// A is wide), whose ops carry the derivatives of every order: sigma the square roots of its
+// eigenvalues, decreasing, V (or U) its eigenvectors in that order, U = A V / sigma (or
+// V = A' U / sigma). The singular vectors' signs are a convention (Stan's are JacobiSVD's);
+// squaring A squares its condition number, so a nearly rank-deficient A loses digits in its
+// smallest singular values, and a repeated singular value has no derivative of its vectors.
 #include <advi/stan/lower_decompositions.hpp>
 
 #include <algorithm>
@@ -75,7 +82,62 @@ Numbers householder(const Eigen::MatrixXd& a, bool full) {
     return {q, r};
 }
 
+// The exchange matrix: n x n, ones on the anti-diagonal (reverses rows or columns).
+Eigen::MatrixXd exchange(int n) {
+    return Eigen::MatrixXd::Identity(n, n).rowwise().reverse();
+}
+
 }  // namespace
+
+Value svd_of(CallSite& c) {
+    c.arity(1);
+    const std::string& f = c.name();
+    const Expr A = c.real_of(0);
+    if (!A.shape().is_matrix() || A.shape().size() == 0)
+        c.fail(
+            fmt::format("{}: the argument must be a non-empty matrix, got {}", f, A.shape().str()));
+    const int m = A.shape().rows, n = A.shape().cols, k = std::min(m, n);
+    const auto constant = [&](const Eigen::MatrixXd& v) {
+        return to_matrix(c.lowerer.known_reals(v.reshaped()), static_cast<int>(v.rows()),
+                         static_cast<int>(v.cols()));
+    };
+    Expr U, sigma, V;
+    std::vector<double> known;
+    bool is_known = true;
+    try {
+        known = c.m().evaluate(A);
+    } catch (const ModelError&) {
+        is_known = false;
+    }
+    if (is_known) {
+        const Eigen::Map<const Eigen::MatrixXd> a(known.data(), m, n);
+        if (!a.allFinite())
+            c.fail(fmt::format("{}: the matrix has a value that is not finite", f));
+        const Eigen::JacobiSVD<Eigen::MatrixXd> svd(a, Eigen::ComputeThinU | Eigen::ComputeThinV);
+        U = constant(svd.matrixU());
+        V = constant(svd.matrixV());
+        sigma = c.lowerer.known_reals(svd.singularValues());
+    } else {
+        const bool tall = m >= n;
+        const Expr S = tall ? transpose(A) * A : A * transpose(A);  // k x k
+        const Expr P = constant(exchange(k));
+        sigma = P * sqrt(eigenvalues_sym(S));
+        const Expr W = eigenvectors_sym(S) * P;
+        const Expr inverse = diag_matrix(1.0 / sigma);
+        V = tall ? W : transpose(A) * W * inverse;
+        U = tall ? A * W * inverse : W;
+    }
+    if (f == "singular_values")
+        return CallSite::vec(sigma, k);
+    if (f == "svd_U")
+        return CallSite::mat(U);
+    if (f == "svd_V")
+        return CallSite::mat(V);
+    Value t;  // svd: the tuple (U, sigma, V)
+    t.base = Base::Tuple;
+    t.parts = {CallSite::mat(U), CallSite::vec(sigma, k), CallSite::mat(V)};
+    return t;
+}
 
 Value qr_of(CallSite& c) {
     c.arity(1);

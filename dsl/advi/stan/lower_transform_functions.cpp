@@ -8,6 +8,7 @@
 #include <advi/cpp/linalg.hpp>
 #include <advi/cpp/math.hpp>
 #include <advi/graph/ops_linalg.hpp>
+#include <advi/transform/sum_to_zero.hpp>
 #include <advi/transform/transform.hpp>
 
 namespace advi::stan {
@@ -70,19 +71,9 @@ struct Ordered {
 
 // ---- the structured transforms: the library's (lib/advi/transform), one value at a time
 
-// Helmert's orthonormal basis of the vectors of n elements that sum to zero: column j (j < n - 1)
-// is (1, ..., 1, -(j + 1), 0, ...) / sqrt((j + 1)(j + 2)) with j + 1 ones. sum_to_zero maps
-// y (n - 1) to H y and back by H^T: an isometry, log|J| constant (0, as Stan's).
-Eigen::MatrixXd helmert(int n) {
-    Eigen::MatrixXd H = Eigen::MatrixXd::Zero(n, std::max(n - 1, 0));
-    for (int j = 0; j + 1 < n; ++j) {
-        const double norm = std::sqrt(static_cast<double>(j + 1) * (j + 2));
-        for (int i = 0; i <= j; ++i) H(i, j) = 1 / norm;
-        H(j + 1, j) = -(j + 1) / norm;
-    }
-    return H;
-}
-
+// sum_to_zero maps y (n - 1) to H y and back by H^T, H Helmert's orthonormal basis of the
+// vectors of n elements that sum to zero (transform/sum_to_zero.hpp, the declarations' own):
+// an isometry, log|J| constant (0, as Stan's).
 Expr known_matrix(CallSite& c, const Eigen::MatrixXd& M) {
     const Eigen::VectorXd flat = Eigen::Map<const Eigen::VectorXd>(M.data(), M.size());
     return to_matrix(c.lowerer.known_reals(flat), static_cast<int>(M.rows()),
@@ -153,14 +144,14 @@ Value structured_one(CallSite& c, std::string_view kind, Use use) {
         // vector: H y; matrix: H_r Y H_c^T
         if (use == Use::Unconstrain) {
             if (!matrix_arg)
-                return result(transpose(known_matrix(c, helmert(n))) * e);
-            return result(transpose(known_matrix(c, helmert(n))) * e *
-                          known_matrix(c, helmert(cols)));
+                return result(transpose(known_matrix(c, helmert_basis(n))) * e);
+            return result(transpose(known_matrix(c, helmert_basis(n))) * e *
+                          known_matrix(c, helmert_basis(cols)));
         }
         if (!matrix_arg)
-            return result(known_matrix(c, helmert(n + 1)) * e);
-        return result(known_matrix(c, helmert(n + 1)) * e *
-                      transpose(known_matrix(c, helmert(cols + 1))));
+            return result(known_matrix(c, helmert_basis(n + 1)) * e);
+        return result(known_matrix(c, helmert_basis(n + 1)) * e *
+                      transpose(known_matrix(c, helmert_basis(cols + 1))));
     }
     if (kind == "unit_vector" && use == Use::Unconstrain)
         return result(e);  // any point of the sphere is its own preimage

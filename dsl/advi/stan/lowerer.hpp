@@ -159,6 +159,10 @@ public:
     // and f called in its own model with its own arguments `own`, then those (the reals
     // replaced by f's model's inputs `inner`), the model pointer restored afterwards.
     std::vector<double> known_numbers(const Call& c, const Value& v, Loc at, const char* what);
+    // The ints of an int value known before the fit: its ints, or the values of an expression
+    // of data only (one per iteration of `level`, t fastest); nothing if it depends on the
+    // parameters.
+    std::optional<std::vector<int>> known_ints(const Value& v, int level, Loc at);
     struct PassedOn {
         std::vector<Expr> reals;
         std::vector<int> real_at;  // per argument: its place in `reals`, or -1

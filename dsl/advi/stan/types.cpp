@@ -209,13 +209,17 @@ StanType type_of(const SizedType& t) {
         case BaseType::Simplex:
         case BaseType::UnitVector:
         case BaseType::Ordered:
-        case BaseType::PositiveOrdered: k = TypeKind::Vector; break;
+        case BaseType::PositiveOrdered:
+        case BaseType::SumToZeroVector: k = TypeKind::Vector; break;
         case BaseType::RowVector: k = TypeKind::RowVector; break;
         case BaseType::Matrix:
         case BaseType::CholeskyFactorCorr:
         case BaseType::CholeskyFactorCov:
         case BaseType::CorrMatrix:
-        case BaseType::CovMatrix: k = TypeKind::Matrix; break;
+        case BaseType::CovMatrix:
+        case BaseType::SumToZeroMatrix:
+        case BaseType::RowStochasticMatrix:
+        case BaseType::ColumnStochasticMatrix: k = TypeKind::Matrix; break;
         case BaseType::Complex: k = TypeKind::Complex; break;
         case BaseType::ComplexVector: k = TypeKind::ComplexVector; break;
         case BaseType::ComplexRowVector: k = TypeKind::ComplexRowVector; break;

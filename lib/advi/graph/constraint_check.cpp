@@ -37,6 +37,13 @@ std::optional<std::string> vector_violation(Constraint c, const Strided& x) {
                 return fmt::format("is not a simplex: it sums to {:.9g}", sum);
             return std::nullopt;
         }
+        case Constraint::SumToZeroVector: {
+            double sum = 0;
+            for (Eigen::Index k = 0; k < n; ++k) sum += x(k, 0);
+            if (!(std::abs(sum) <= kConstraintTolerance))
+                return fmt::format("is not a sum_to_zero_vector: it sums to {:.9g}", sum);
+            return std::nullopt;
+        }
         case Constraint::UnitVector: {
             double sq = 0;
             for (Eigen::Index k = 0; k < n; ++k) sq += x(k, 0) * x(k, 0);
@@ -67,6 +74,36 @@ std::optional<std::string> matrix_violation(Constraint c, const Strided& m, doub
                 return fmt::format("is not a {}: element [{}, {}] is nan", constraint_name(c),
                                    i + 1, j + 1);
         }
+    }
+    if (c == Constraint::SumToZeroMatrix) {
+        for (Eigen::Index i = 0; i < m.rows(); ++i) {
+            if (const double sum = m.row(i).sum(); !(std::abs(sum) <= kConstraintTolerance))
+                return fmt::format("is not a sum_to_zero_matrix: row {} sums to {:.9g}", i + 1,
+                                   sum);
+        }
+        for (Eigen::Index j = 0; j < m.cols(); ++j) {
+            if (const double sum = m.col(j).sum(); !(std::abs(sum) <= kConstraintTolerance))
+                return fmt::format("is not a sum_to_zero_matrix: column {} sums to {:.9g}", j + 1,
+                                   sum);
+        }
+        return std::nullopt;
+    }
+    if (c == Constraint::RowStochasticMatrix || c == Constraint::ColumnStochasticMatrix) {
+        const bool rows = c == Constraint::RowStochasticMatrix;
+        for (Eigen::Index k = 0; k < (rows ? m.rows() : m.cols()); ++k) {
+            double sum = 0;
+            for (Eigen::Index l = 0; l < (rows ? m.cols() : m.rows()); ++l) {
+                const double v = rows ? m(k, l) : m(l, k);
+                if (!(v >= 0))
+                    return fmt::format("is not a {}: element [{}, {}] is {}", constraint_name(c),
+                                       (rows ? k : l) + 1, (rows ? l : k) + 1, value(v));
+                sum += v;
+            }
+            if (!(std::abs(sum - 1) <= kConstraintTolerance))
+                return fmt::format("is not a {}: {} {} sums to {:.9g}", constraint_name(c),
+                                   rows ? "row" : "column", k + 1, sum);
+        }
+        return std::nullopt;
     }
     if (c == Constraint::CholeskyFactorCov || c == Constraint::CholeskyFactorCorr) {
         for (Eigen::Index j = 0; j < m.cols(); ++j) {
@@ -133,17 +170,23 @@ std::string_view constraint_name(Constraint c) {
         case Constraint::CorrMatrix: return "corr_matrix";
         case Constraint::CholeskyFactorCov: return "cholesky_factor_cov";
         case Constraint::CholeskyFactorCorr: return "cholesky_factor_corr";
+        case Constraint::SumToZeroVector: return "sum_to_zero_vector";
+        case Constraint::SumToZeroMatrix: return "sum_to_zero_matrix";
+        case Constraint::RowStochasticMatrix: return "row_stochastic_matrix";
+        case Constraint::ColumnStochasticMatrix: return "column_stochastic_matrix";
     }
     return "?";
 }
 
 bool is_vector_constraint(Constraint c) {
     return c == Constraint::Simplex || c == Constraint::UnitVector || c == Constraint::Ordered ||
-           c == Constraint::PositiveOrdered;
+           c == Constraint::PositiveOrdered || c == Constraint::SumToZeroVector;
 }
 bool is_matrix_constraint(Constraint c) {
     return c == Constraint::CovMatrix || c == Constraint::CorrMatrix ||
-           c == Constraint::CholeskyFactorCov || c == Constraint::CholeskyFactorCorr;
+           c == Constraint::CholeskyFactorCov || c == Constraint::CholeskyFactorCorr ||
+           c == Constraint::SumToZeroMatrix || c == Constraint::RowStochasticMatrix ||
+           c == Constraint::ColumnStochasticMatrix;
 }
 
 std::optional<std::string> structured_violation(Constraint c, const double* x, int rows, int cols,

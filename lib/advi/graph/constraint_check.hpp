@@ -1,8 +1,9 @@
 // Stan's declared constraints as checks on values (not transforms): bounds, simplex,
-// unit_vector, ordered, positive_ordered, cov_matrix, corr_matrix, cholesky_factor_cov and
-// cholesky_factor_corr, with Stan's tolerance 1e-8. One set of predicates for data (the Stan
-// front end's data block), transformed parameters (the check_constraint op, which makes the
-// log density -inf where one is violated) and generated quantities (an error per draw).
+// unit_vector, ordered, positive_ordered, cov_matrix, corr_matrix, cholesky_factor_cov,
+// cholesky_factor_corr, sum_to_zero_vector/matrix and row/column_stochastic_matrix, with Stan's
+// tolerance 1e-8. One set of predicates for data (the Stan front end's data block), transformed
+// parameters (the check_constraint op, which makes the log density -inf where one is violated) and
+// generated quantities (an error per draw).
 #pragma once
 
 #include <cstdint>
@@ -24,6 +25,10 @@ enum class Constraint : std::uint8_t {
     CorrMatrix,
     CholeskyFactorCov,
     CholeskyFactorCorr,
+    SumToZeroVector,
+    SumToZeroMatrix,
+    RowStochasticMatrix,
+    ColumnStochasticMatrix,
 };
 
 inline constexpr double kConstraintTolerance = 1e-8;  // Stan's CONSTRAINT_TOLERANCE

@@ -208,6 +208,12 @@ enum class Op : std::uint8_t {
     Integrate1dGrad,
     EigenvaluesSym,
     EigenvectorsSym,
+    // Stan's hidden Markov model functions (ops_hmm.hpp)
+    HmmMarginal,
+    HmmGrad,
+    HmmLatent,
+    // exp(A) of a square matrix (ops_matrix_exp.hpp)
+    MatrixExp,
     // a loop over a body of its own, and its vector-Jacobian product (ops_loop.hpp)
     Loop,
     LoopVjp,

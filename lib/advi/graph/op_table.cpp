@@ -19,11 +19,13 @@
 #include <advi/graph/ops_constrain.hpp>
 #include <advi/graph/ops_dynamic_index.hpp>
 #include <advi/graph/ops_eigen.hpp>
+#include <advi/graph/ops_hmm.hpp>
 #include <advi/graph/ops_incomplete.hpp>
 #include <advi/graph/ops_integrate.hpp>
 #include <advi/graph/ops_linalg.hpp>
 #include <advi/graph/ops_loop.hpp>
 #include <advi/graph/ops_math.hpp>
+#include <advi/graph/ops_matrix_exp.hpp>
 #include <advi/graph/ops_ode.hpp>
 #include <advi/graph/ops_random.hpp>
 #include <advi/graph/ops_scan.hpp>
@@ -686,6 +688,10 @@ constexpr OpInfo kOps[] = {
     {Op::Integrate1dGrad,             "integrate_1d_grad",              3, false, integrate_ops::integrate_grad_shape,                 integrate_ops::integrate_grad_kernel,                   nullptr,                                            nullptr, Domain::None},
     {Op::EigenvaluesSym,              "eigenvalues_sym",                1, false, eigen_ops::eigenvalues_sym_shape,                    eigen_ops::eigenvalues_sym_kernel,                      eigen_ops::adj_eigenvalues_sym,                     nullptr, Domain::None},
     {Op::EigenvectorsSym,             "eigenvectors_sym",               1, false, eigen_ops::eigenvectors_sym_shape,                   eigen_ops::eigenvectors_sym_kernel,                     eigen_ops::adj_eigenvectors_sym,                    nullptr, Domain::None},
+    {Op::HmmMarginal,                 "hmm_marginal",                   3, false, hmm_ops::hmm_marginal_shape,                         hmm_ops::hmm_marginal_kernel,                           hmm_ops::adj_hmm_marginal,                          nullptr, Domain::None},
+    {Op::HmmGrad,                     "hmm_grad",                       3, false, hmm_ops::hmm_grad_shape,                             hmm_ops::hmm_grad_kernel,                               nullptr,                                            nullptr, Domain::None},
+    {Op::HmmLatent,                   "hmm_latent",                     3, false, hmm_ops::hmm_latent_shape,                           hmm_ops::hmm_latent_kernel,                             nullptr,                                            nullptr, Domain::None},
+    {Op::MatrixExp,                   "matrix_exp",                     1, false, matrix_exp_ops::matrix_exp_shape,                    matrix_exp_ops::matrix_exp_kernel,                      matrix_exp_ops::adj_matrix_exp,                     nullptr, Domain::None},
     {Op::Loop,    "loop",     1, false, loop_ops::loop_shape,     loop_ops::loop_kernel,     loop_ops::adj_loop, nullptr, Domain::None},
     {Op::LoopVjp, "loop_vjp", 2, false, loop_ops::loop_vjp_shape, loop_ops::loop_vjp_kernel, nullptr,            nullptr, Domain::None},
     {Op::Select,                      "select",                         3, false, select_ops::select_shape,                            select_ops::select_kernel,                              select_ops::adj_select,                             nullptr, Domain::None},
@@ -741,11 +747,21 @@ constexpr std::string_view kLoopSecondOrder =
     "second-order adjoints of a loop op's body, which advi does not build yet: methods that need "
     "Hessian-vector products (laplace, optimize's Newton steps, the start from the mode) refuse "
     "or skip a model with a loop op";
+constexpr std::string_view kHmmSecondOrder =
+    "second derivatives of a hidden Markov model's marginal density (the forward-backward "
+    "pass's own derivatives), which advi does not build: methods that need Hessian-vector "
+    "products (laplace, optimize's Newton steps, the start from the mode) refuse or skip a model "
+    "with hmm_marginal, and hmm_hidden_state_prob of parameters has no gradient";
+constexpr std::string_view kHmmDraw =
+    "a hidden path drawn from a uniform per step, used only in generated quantities and "
+    "transformed data, which are not differentiated";
 constexpr NoDerivative kNoDerivative[] = {
     {Op::OdeSolveVjp,                 kOdeSecondOrder     },
     {Op::AlgebraSolveVjp,             kAlgebraSecondOrder },
     {Op::Integrate1dGrad,             kIntegralSecondOrder},
     {Op::LoopVjp,                     kLoopSecondOrder    },
+    {Op::HmmGrad,                     kHmmSecondOrder     },
+    {Op::HmmLatent,                   kHmmDraw            },
     {Op::GammaQuantile,               kRandomDraw         },
     {Op::BetaQuantile,                kRandomDraw         },
     {Op::StudentTQuantile,            kRandomDraw         },

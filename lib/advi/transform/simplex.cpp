@@ -69,9 +69,40 @@ Eigen::VectorXd simplex_value(const Eigen::VectorXd& zeta, Shape shape, const Su
     return theta;
 }
 
+// Columns: the transpose of the rows' transform on the transpose (zeta is (M-1) x N).
+bool columns_fit(Shape s) {
+    return s.is_matrix() && s.rows >= 2 && s.cols >= 1;
+}
+Shape columns_free(Shape s) {
+    return Shape::matrix(s.rows - 1, s.cols);
+}
+NodeId columns_constrain(Graph& g, NodeId zeta, Shape shape, const Support& s) {
+    const NodeId rows = fused_constrain<SimplexKernels>(g, g.apply(Op::Transpose, zeta),
+                                                        Shape::matrix(shape.cols, shape.rows), s);
+    return g.apply(Op::Transpose, rows);
+}
+NodeId columns_logdet(Graph& g, NodeId zeta, NodeId theta, const Support& s) {
+    return simplex_logdet(g, g.apply(Op::Transpose, zeta), theta, s);
+}
+Eigen::VectorXd transposed(const Eigen::VectorXd& x, int rows, int cols) {
+    const Eigen::MatrixXd t = Eigen::Map<const Eigen::MatrixXd>(x.data(), rows, cols).transpose();
+    return Eigen::Map<const Eigen::VectorXd>(t.data(), t.size());
+}
+Eigen::VectorXd columns_unconstrain(const Eigen::VectorXd& theta, Shape shape, const Support& s) {
+    const Shape rows = Shape::matrix(shape.cols, shape.rows);
+    return transposed(simplex_unconstrain(transposed(theta, shape.rows, shape.cols), rows, s),
+                      shape.cols, shape.rows - 1);
+}
+Eigen::VectorXd columns_value(const Eigen::VectorXd& zeta, Shape shape, const Support& s) {
+    const Shape rows = Shape::matrix(shape.cols, shape.rows);
+    return transposed(simplex_value(transposed(zeta, shape.rows - 1, shape.cols), rows, s),
+                      shape.cols, shape.rows);
+}
+
 }  // namespace
 
 // clang-format off
+const Transform kStochasticColumnsTransform {"stick-breaking simplex per column", "mat[M,N] with M >= 2 (every column a simplex)", columns_fit, columns_free, columns_constrain, columns_logdet, columns_unconstrain, columns_value};
 const Transform kSimplexTransform {"stick-breaking simplex", SimplexKernels::needs, fused_fits<SimplexKernels>, fused_free<SimplexKernels>, fused_constrain<SimplexKernels>, simplex_logdet, simplex_unconstrain, simplex_value};
 // clang-format on
 

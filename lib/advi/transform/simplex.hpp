@@ -8,5 +8,8 @@
 namespace advi {
 
 extern const Transform kSimplexTransform;
+// Every column of mat[M,N] a simplex (Stan's column_stochastic_matrix): the rows' transform on
+// the transpose.
+extern const Transform kStochasticColumnsTransform;
 
 }  // namespace advi

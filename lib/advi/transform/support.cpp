@@ -68,7 +68,8 @@ struct Range {
 std::optional<Range> entry_range(Support::Kind k) {
     using K = Support::Kind;
     switch (k) {
-        case K::Simplex: return Range{0.0, 1.0, false};
+        case K::Simplex:
+        case K::StochasticColumns: return Range{0.0, 1.0, false};
         case K::PositiveOrdered: return Range{0.0, kInf, true};
         case K::UnitVector:
         case K::CholeskyFactorCorr:
@@ -250,6 +251,20 @@ bool Support::contains(const Eigen::VectorXd& theta, Shape shape, double tol) co
             }
             return true;
         case Kind::CovMatrix: return shape.is_matrix() && symmetric_pd();
+        case Kind::SumToZero: {
+            if (shape.is_scalar())
+                return false;
+            const bool rows = shape.is_matrix();
+            const Eigen::Map<const Eigen::MatrixXd> V(theta.data(), rows ? shape.rows : 1,
+                                                      rows ? shape.cols : n);
+            return (V.rowwise().sum().array().abs() <= tol).all();
+        }
+        case Kind::SumToZeroMatrix:
+            return shape.is_matrix() && (M.rowwise().sum().array().abs() <= tol).all() &&
+                   (M.colwise().sum().array().abs() <= tol).all();
+        case Kind::StochasticColumns:
+            return shape.is_matrix() && (M.array() >= 0).all() &&
+                   ((M.colwise().sum().array() - 1).abs() <= tol).all();
         case Kind::CorrMatrix:
             if (!shape.is_matrix() || !symmetric_pd())
                 return false;
@@ -317,6 +332,9 @@ std::string Support::str() const {
         case Kind::CholeskyFactorCov: return "cholesky_factor_cov";
         case Kind::CorrMatrix: return "corr_matrix";
         case Kind::CovMatrix: return "cov_matrix";
+        case Kind::SumToZero: return "sum_to_zero";
+        case Kind::SumToZeroMatrix: return "sum_to_zero_matrix";
+        case Kind::StochasticColumns: return "stochastic_columns";
     }
     return "?";
 }

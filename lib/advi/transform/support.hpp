@@ -46,6 +46,12 @@ struct SupportArg {
 //   CholeskyFactorCorr: mat[K,K], K >= 2 (K(K-1)/2 free).
 //   CholeskyFactorCov: mat[M,N], M >= N >= 1 (N(N+1)/2 + (M-N)N free).
 //   CorrMatrix: mat[K,K], K >= 2 (K(K-1)/2 free). CovMatrix: mat[K,K], K >= 1 (K(K+1)/2 free).
+//   SumToZero: vec[K], K >= 2 (K - 1 free, an orthonormal basis of the zero-sum vectors), or
+//     mat[U,K], every row one (Stan's array[U] sum_to_zero_vector[K]).
+//   SumToZeroMatrix: mat[M,N], M, N >= 2, every row and every column summing to zero
+//     ((M-1)(N-1) free).
+//   StochasticColumns: mat[M,N], M >= 2, every column a simplex (Stan's
+//     column_stochastic_matrix; a row_stochastic_matrix is Simplex on a matrix).
 struct Support {
     enum class Kind {
         Real,
@@ -60,7 +66,10 @@ struct Support {
         CholeskyFactorCorr,
         CholeskyFactorCov,
         CorrMatrix,
-        CovMatrix
+        CovMatrix,
+        SumToZero,
+        SumToZeroMatrix,
+        StochasticColumns
     };
     Kind kind = Kind::Real;
     SupportArg lower{-std::numeric_limits<double>::infinity()};  // Lower, Interval
@@ -86,6 +95,9 @@ struct Support {
     static Support cholesky_factor_cov() { return of(Kind::CholeskyFactorCov); }
     static Support corr_matrix() { return of(Kind::CorrMatrix); }
     static Support cov_matrix() { return of(Kind::CovMatrix); }
+    static Support sum_to_zero() { return of(Kind::SumToZero); }
+    static Support sum_to_zero_matrix() { return of(Kind::SumToZeroMatrix); }
+    static Support stochastic_columns() { return of(Kind::StochasticColumns); }
 
     // Whether x can be an element of a value of this support (scalar bounds: lower < x <
     // upper; simplex: 0 <= x <= 1; ...); for per-element or expression bounds only what

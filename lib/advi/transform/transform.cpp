@@ -11,6 +11,7 @@
 #include <advi/transform/cholesky.hpp>
 #include <advi/transform/ordered.hpp>
 #include <advi/transform/simplex.hpp>
+#include <advi/transform/sum_to_zero.hpp>
 #include <advi/transform/unit_vector.hpp>
 
 namespace advi {
@@ -33,6 +34,9 @@ const Transform& transform_for(const Support& s, PositiveTransform t) {
         case K::CholeskyFactorCov: return kCholeskyCovTransform;
         case K::CorrMatrix: return kCorrMatrixTransform;
         case K::CovMatrix: return kCovMatrixTransform;
+        case K::SumToZero: return kSumToZeroTransform;
+        case K::SumToZeroMatrix: return kSumToZeroMatrixTransform;
+        case K::StochasticColumns: return kStochasticColumnsTransform;
             // clang-format on
     }
     throw InternalError("transform_for: unknown support");

@@ -290,12 +290,3 @@ TEST_CASE("long chains: a bounded tree height, long else-if chains and lists are
 }
 
 }  // namespace advi::stan
-
-namespace advi::stan {
-
-TEST_CASE("Stan's types that advi does not read yet are named wherever a type goes", "[stan]") {
-    check_error("parameters { sum_to_zero_vector[3] z; }", 1, 14,
-                "`sum_to_zero_vector` is not supported yet");
-}
-
-}  // namespace advi::stan

@@ -464,20 +464,24 @@ TEST_CASE("for, foreach, while, if / else if / else, blocks and profile", "[stan
 
 TEST_CASE("declarations: every type with its sizes", "[stan][parser]") {
     const std::tuple<std::string, BaseType, std::size_t> cases[] = {
-        {"int n;",                       BaseType::Int,                0},
-        {"real x;",                      BaseType::Real,               0},
-        {"vector[N] v;",                 BaseType::Vector,             1},
-        {"row_vector[N] r;",             BaseType::RowVector,          1},
-        {"matrix[N, M] m;",              BaseType::Matrix,             2},
-        {"simplex[K] s;",                BaseType::Simplex,            1},
-        {"unit_vector[K] u;",            BaseType::UnitVector,         1},
-        {"ordered[K] o;",                BaseType::Ordered,            1},
-        {"positive_ordered[K] p;",       BaseType::PositiveOrdered,    1},
-        {"cholesky_factor_corr[K] L;",   BaseType::CholeskyFactorCorr, 1},
-        {"cholesky_factor_cov[K] L;",    BaseType::CholeskyFactorCov,  1},
-        {"cholesky_factor_cov[M, N] L;", BaseType::CholeskyFactorCov,  2},
-        {"corr_matrix[K] C;",            BaseType::CorrMatrix,         1},
-        {"cov_matrix[K] S;",             BaseType::CovMatrix,          1},
+        {"int n;",                            BaseType::Int,                    0},
+        {"real x;",                           BaseType::Real,                   0},
+        {"vector[N] v;",                      BaseType::Vector,                 1},
+        {"row_vector[N] r;",                  BaseType::RowVector,              1},
+        {"matrix[N, M] m;",                   BaseType::Matrix,                 2},
+        {"simplex[K] s;",                     BaseType::Simplex,                1},
+        {"unit_vector[K] u;",                 BaseType::UnitVector,             1},
+        {"ordered[K] o;",                     BaseType::Ordered,                1},
+        {"positive_ordered[K] p;",            BaseType::PositiveOrdered,        1},
+        {"cholesky_factor_corr[K] L;",        BaseType::CholeskyFactorCorr,     1},
+        {"cholesky_factor_cov[K] L;",         BaseType::CholeskyFactorCov,      1},
+        {"cholesky_factor_cov[M, N] L;",      BaseType::CholeskyFactorCov,      2},
+        {"corr_matrix[K] C;",                 BaseType::CorrMatrix,             1},
+        {"cov_matrix[K] S;",                  BaseType::CovMatrix,              1},
+        {"sum_to_zero_vector[K] z;",          BaseType::SumToZeroVector,        1},
+        {"sum_to_zero_matrix[M, N] Z;",       BaseType::SumToZeroMatrix,        2},
+        {"row_stochastic_matrix[N, M] P;",    BaseType::RowStochasticMatrix,    2},
+        {"column_stochastic_matrix[N, M] P;", BaseType::ColumnStochasticMatrix, 2},
     };
     for (const auto& [text, base, sizes] : cases) {
         INFO(text);

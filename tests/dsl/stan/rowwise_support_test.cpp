@@ -1,7 +1,7 @@
 // Arrays of structured vectors in the parameters block: array[U] simplex[K], array[U]
 // positive_ordered[K], array[U] ordered[K] and array[U] unit_vector[K] are mat[U, K] latents
 // with one vector per row, the same log density as the C++ DSL's param(name, prior, U, K,
-// {.support = ...}); arrays of them of more dimensions are refused by name.
+// {.support = ...}); arrays of more dimensions are mat[E, K], E the number of vectors.
 #include <string>
 #include <vector>
 
@@ -72,14 +72,30 @@ TEST_CASE("array[U] simplex/positive_ordered/ordered/unit_vector lower as mat[U,
     test::check_same_log_density(s, m.spec(), test::random_points(dim, 0.7, 3));
 }
 
-TEST_CASE("arrays of structured vectors of more than one dimension are refused", "[stan][lower]") {
-    const DataTable data = read_json_data(R"({"K": 3})", "d.json");
+TEST_CASE("arrays of structured vectors of more dimensions are mat[E, K], named as CmdStan",
+          "[stan][lower]") {
+    const DataTable data = read_json_data(R"({"K": 3, "alpha": [1.5, 2.0, 3.5]})", "d.json");
     const std::string program =
-        "data { int K; }\nparameters {\n  array[2, 2] simplex[K] theta;\n}\nmodel { }\n";
-    CHECK_THROWS_WITH(stan::lower(stan::parse_program(program, "m.stan"), data),
-                      Catch::Contains("m.stan:3:") &&
-                          Catch::Contains("arrays of simplex of more than one dimension are not "
-                                          "supported yet"));
+        "data { int K; vector[K] alpha; }\nparameters {\n  array[2, 3] simplex[K] theta;\n"
+        "  array[2, 2] sum_to_zero_vector[K] z;\n}\n"
+        "model { for (i in 1:2) for (j in 1:3) theta[i, j] ~ dirichlet(alpha);"
+        "  for (i in 1:2) for (j in 1:2) z[i, j] ~ normal(0, 1 + j); }\n";
+    const auto lowered = stan::lower(stan::parse_program(program, "m.stan"), data);
+    const ModelSpec s = lowered->model().spec();
+    REQUIRE(s.latents.size() == 2);
+    CHECK(s.latents[0].shape == Shape::matrix(6, 3));
+    CHECK(s.latents[0].support == Support::simplex());
+    CHECK(s.latents[1].shape == Shape::matrix(4, 3));
+    CHECK(s.latents[1].support == Support::sum_to_zero());
+    // the C++ twin: the array elements are the rows, first index fastest (row i + 2 j)
+    const Eigen::VectorXd alpha = Eigen::Vector3d(1.5, 2.0, 3.5);
+    Model m;
+    auto a = m.data("alpha", alpha);
+    m.param("theta", dirichlet(a), 6, 3);
+    Eigen::MatrixXd scale(4, 3);
+    for (int e = 0; e < 4; ++e) scale.row(e).setConstant(1 + (1 + e / 2));
+    m.param("z", normal(0, scale), 4, 3, {.support = Support::sum_to_zero()});
+    test::check_same_log_density(s, m.spec(), test::random_points(6 * 2 + 4 * 2, 0.7, 3));
 }
 
 }  // namespace

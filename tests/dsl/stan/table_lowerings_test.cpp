@@ -1153,3 +1153,182 @@ TEST_CASE("session 26's refusals name what is at fault", "[stan]") {
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("hmm_marginal against the forward algorithm written in Stan", "[stan]") {
+    const std::string head =
+        "data { array[5] real y; }\n"
+        "parameters { simplex[2] rho; array[2] simplex[2] g; ordered[2] mu; }\n";
+    const std::string json = R"({"y": [-1.2, 0.3, 2.5, 1.9, -0.4]})";
+    const std::string log_omega =
+        "matrix[2, 5] lo; for (n in 1:5) for (k in 1:2) lo[k, n] = normal_lpdf(y[n] | mu[k], 1);"
+        "matrix[2, 2] Gamma = [g[1]', g[2]'];";
+    check_same(head, log_omega + "target += hmm_marginal(lo, Gamma, rho);",
+               log_omega +
+                   "array[5] vector[2] la; la[1] = log(rho) + lo[:, 1];"
+                   "for (n in 2:5) for (k in 1:2) "
+                   "  la[n][k] = log_sum_exp(la[n - 1] + log(Gamma[:, k])) + lo[k, n];"
+                   "target += log_sum_exp(la[5]);",
+               json, 1e-10);
+}
+
+TEST_CASE(
+    "hmm_hidden_state_prob: the smoothed probabilities; of parameters only where no "
+    "gradient is taken",
+    "[stan]") {
+    // two steps: P(z_2 = k | y) is proportional to sum_i rho_i w_i1 Gamma_ik w_k2
+    const std::string head =
+        "transformed data { matrix[2, 2] lo = [[-1, -0.5], [-2, 0.25]];"
+        "  matrix[2, 2] G = [[0.9, 0.1], [0.3, 0.7]]; vector[2] rho = [0.4, 0.6]';"
+        "  matrix[2, 2] P = hmm_hidden_state_prob(lo, G, rho);"
+        "  vector[2] q; for (k in 1:2) q[k] = (rho[1] * exp(lo[1, 1]) * G[1, k] + "
+        "    rho[2] * exp(lo[2, 1]) * G[2, k]) * exp(lo[k, 2]); q = q / sum(q); }\n" +
+        kHead;
+    check_same(head, "target += x[1] * P[1, 2] + x[2] * P[2, 2];",
+               "target += x[1] * q[1] + x[2] * q[2];", "{}", 1e-12);
+    try {
+        const auto l = lower_text(
+            "parameters { simplex[2] rho; } model { target += hmm_hidden_state_prob("
+            "[[-1, -0.5], [-2, 0.25]], [[0.9, 0.1], [0.3, 0.7]], rho)[1, 1]; }",
+            "{}");
+        (void)compile(l->model().spec(), false);
+        FAIL("hmm_hidden_state_prob of a parameter in the model block was not refused");
+    } catch (const advi::Error& e) {
+        CHECK_THAT(e.what(), Catch::Contains("`hmm_hidden_state_prob` takes data only"));
+    }
+}
+
+TEST_CASE(
+    "posteriordb's loops: int arrays from data, multivariate terms, a scalar against "
+    "per-iteration data",
+    "[stan]") {
+    // transformed data filling an int array from data in a loop longer than the unrolling
+    // limit (posteriordb's M0: s[i] = sum(y[i]), then a count of the rows seen)
+    std::string rows;
+    int seen = 0, total = 0;
+    for (int i = 0; i < 1500; ++i) {
+        const int a = i % 3 == 0, b = i % 7 == 0;
+        seen += a + b > 0;
+        total += a + b;
+        rows += fmt::format("{}[{}, {}]", i ? ", " : "", a, b);
+    }
+    const std::string json = "{\"y\": [" + rows + "]}";
+    const std::string head =
+        "data { array[1500, 2] int<lower=0, upper=1> y; }\n"
+        "transformed data { array[1500] int<lower=0> s; int C = 0;"
+        "  for (i in 1:1500) s[i] = sum(y[i]);"  // vectorised
+        "  for (i in 1:1500) if (s[i] > 0) C = C + 1; }\n" +
+        kHead;
+    check_same(head, "target += C * x[1] + sum(s) * x[2];",
+               fmt::format("target += {} * x[1] + {} * x[2];", seen, total), json);
+    // as posteriordb writes it, one loop (unrolled: it reads what it wrote)
+    const std::string unrolled =
+        "data { array[1500, 2] int<lower=0, upper=1> y; }\n"
+        "transformed data { array[900] int<lower=0> s; int C = 0;"
+        "  for (i in 1:900) { s[i] = sum(y[i]); if (s[i] > 0) C = C + 1; } }\n" +
+        kHead;
+    int seen900 = 0;
+    for (int i = 0; i < 900; ++i) seen900 += (i % 3 == 0) || (i % 7 == 0);
+    check_same(unrolled, "target += C * x[1];", fmt::format("target += {} * x[1];", seen900), json);
+    // a multivariate density per iteration of a loop (posteriordb's hmm_drive)
+    const std::string simplexes =
+        "transformed data { matrix[2, 3] alpha = [[1, 2, 3], [4, 0.5, 2]]; }\n"
+        "parameters { array[2] simplex[3] theta; }\n";
+    check_same(simplexes, "for (k in 1:2) target += dirichlet_lpdf(theta[k] | alpha[k]');",
+               "target += dirichlet_lpdf(theta[1] | alpha[1]') + "
+               "dirichlet_lpdf(theta[2] | alpha[2]');");
+    // pow of one value against one per iteration (posteriordb's dugongs)
+    check_same(head, "for (i in 1:3) target += pow(exp(x[1]), i * 0.5);",
+               "target += pow(exp(x[1]), 0.5) + pow(exp(x[1]), 1.0) + pow(exp(x[1]), 1.5);", json);
+    // the sum of ints known only per draw is an int (posteriordb's Mh: N = sum(z))
+    CHECK_NOTHROW(lower_text(kHead + "model { x ~ normal(0, 1); }\n"
+                                     "generated quantities { array[3] int z; int N;"
+                                     "  for (i in 1:3) z[i] = bernoulli_rng(0.5); N = sum(z); }",
+                             "{}"));
+}
+
+TEST_CASE("matrix_exp against closed forms, and the products", "[stan]") {
+    const std::string W = "matrix[2, 2] W = [[1, -2], [0.5, 3]];";
+    // upper triangular: exp([[a, b], [0, c]]) = [[e^a, b (e^a - e^c) / (a - c)], [0, e^c]]
+    check_same(kHead,
+               W + "matrix[2, 2] A = [[x[1], x[2]], [0, x[3] + 3]];"
+                   "target += sum(matrix_exp(A) .* W);",
+               W + "real a = x[1]; real c = x[3] + 3;"
+                   "target += exp(a) * W[1, 1] + x[2] * (exp(a) - exp(c)) / (a - c) * W[1, 2]"
+                   " + exp(c) * W[2, 2];",
+               "{}", 1e-10);
+    // a rotation generator: exp(t [[0, -1], [1, 0]]) = [[cos t, -sin t], [sin t, cos t]]
+    check_same(kHead, W + "target += sum(matrix_exp([[0, -x[1]], [x[1], 0]]) .* W);",
+               W + "target += sum([[cos(x[1]), -sin(x[1])], [sin(x[1]), cos(x[1])]] .* W);", "{}",
+               1e-10);
+    const std::string A3 =
+        "matrix[3, 3] A = [[x[1], 0.3, -0.2], [x[2], -0.5, 0.1], [0.4, x[3], 0.2]];"
+        "matrix[3, 2] B = [[1, 2], [-1, 0.5], [0.3, x[1]]];";
+    check_same(kHead, A3 + "target += sum(matrix_exp_multiply(A, B));",
+               A3 + "target += sum(matrix_exp(A) * B);", "{}", 1e-12);
+    check_same(kHead, A3 + "target += sum(scale_matrix_exp_multiply(x[2], A, B));",
+               A3 + "target += sum(matrix_exp(x[2] * A) * B);", "{}", 1e-12);
+}
+
+TEST_CASE("singular value decompositions: norms, determinants and U diag(s) V' = A", "[stan]") {
+    const std::string tall =
+        "matrix[3, 2] A = [[x[1] + 2, x[2]], [0.3, x[3] - 1], [0.5, 0.2]];"
+        "matrix[3, 2] W = [[1, -2], [0.5, 3], [0.25, -1]];";
+    check_same(kHead, tall + "target += dot_self(singular_values(A));",
+               tall + "target += sum(square(A));", "{}", 1e-10);
+    check_same(kHead,
+               tall +
+                   "target += sum((svd_U(A) * diag_matrix(singular_values(A)) * svd_V(A)') "
+                   ".* W);",
+               tall + "target += sum(A .* W);", "{}", 1e-10);
+    // wide: A' of the tall one, through the tuple
+    check_same(kHead,
+               tall +
+                   "tuple(matrix[2, 2], vector[2], matrix[3, 2]) d = svd(A');"
+                   "target += sum((d.1 * diag_matrix(d.2) * d.3') .* W');",
+               tall + "target += sum(A' .* W');", "{}", 1e-10);
+    const std::string square = "matrix[2, 2] B = [[x[1] + 2, x[2]], [0.3, x[3] - 1.5]];";
+    check_same(kHead, square + "target += log(prod(singular_values(B)));",
+               square + "target += log(abs(determinant(B)));", "{}", 1e-10);
+    // decreasing, and of known matrices (Eigen's JacobiSVD, as Stan)
+    const std::string known =
+        "transformed data { matrix[2, 3] K = [[3, 1, 0.5], [-1, 2, 0.25]];"
+        "  vector[2] s = singular_values(K); matrix[2, 2] U = svd_U(K);"
+        "  matrix[3, 2] V = svd_V(K); real err = max(abs(U * diag_matrix(s) * V' - K));"
+        "  real order = s[1] - s[2]; }\n" +
+        kHead;
+    check_same(known, "target += x[1] * (err < 1e-12) + x[2] * (order > 0);",
+               "target += x[1] + x[2];");
+}
+
+TEST_CASE("fft, inv_fft, fft2, inv_fft2: closed forms, Parseval, round trips", "[stan]") {
+    const std::string z = "complex_vector[3] z = to_complex(x, [0.5, -1, x[1] * x[2]]');";
+    // y_1 = sum z; y_2 = sum_k z_k e^(-2 pi i (k-1) / 3)
+    check_same(kHead, z + "target += get_real(fft(z)[1]) + 2 * get_imag(fft(z)[2]);",
+               "target += sum(x) + 2 * (1 - 0.5 * x[1] * x[2] + sin(2 * pi() / 3) * (x[3] - "
+               "x[2]));",
+               "{}", 1e-12);
+    // Parseval: |fft(z)|^2 = n |z|^2; the inverse undoes it
+    check_same(kHead, z + "target += dot_self(abs(fft(z)));", z + "target += 3 * dot_self(abs(z));",
+               "{}", 1e-10);
+    check_same(kHead,
+               z + "complex_vector[3] w = inv_fft(fft(z));"
+                   "target += sum(get_real(w) .* [1, 2, 3]') + sum(get_imag(w) .* [-1, 0.5, 2]');",
+               z + "target += sum(get_real(z) .* [1, 2, 3]') + sum(get_imag(z) .* [-1, 0.5, 2]');",
+               "{}", 1e-12);
+    const std::string Z =
+        "complex_matrix[2, 3] Z = to_complex([[x[1], 1, x[2]], [x[3], -2, 0.5]], "
+        "[[0.25, x[1] * x[3], 0], [1, 0, x[2]]]);";
+    check_same(kHead, Z + "target += sum(square(abs(fft2(Z))));",
+               Z + "target += 6 * sum(square(abs(Z)));", "{}", 1e-10);
+    check_same(kHead,
+               Z + "complex_matrix[2, 3] W = inv_fft2(fft2(Z));"
+                   "target += sum(get_real(W)) + 2 * sum(get_imag(W));",
+               Z + "target += sum(get_real(Z)) + 2 * sum(get_imag(Z));", "{}", 1e-12);
+    // fft2 is the transform of the columns, then of the rows
+    check_same(kHead, Z + "target += get_real(fft2(Z)[2, 1]) + get_imag(fft2(Z)[1, 1]);",
+               Z + "target += get_real(sum(Z[1]) - sum(Z[2])) + get_imag(sum(Z));", "{}", 1e-12);
+}
+
+}  // namespace advi::stan

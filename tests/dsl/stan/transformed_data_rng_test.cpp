@@ -70,3 +70,26 @@ TEST_CASE("_rng in transformed data: drawn once from the seed, with the right mo
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("beta_binomial_rng: a binomial count of a beta probability, its variance too",
+          "[stan][rng]") {
+    const std::string program = R"(
+transformed data {
+  array[4000] int k = beta_binomial_rng(rep_array(10, 4000), 2, 3);
+}
+parameters { real x; }
+model { x ~ normal(0, 1); }
+generated quantities { array[4000] int k_out = k; }
+)";
+    auto lowered = lower(parse_program(program, "m.stan"), read_json_data("{}", "d.json"), 3);
+    const std::vector<double> k =
+        lowered->model().evaluate(lowered->generated_quantities().at(0).value);
+    // N a / (a + b) = 4; N a b (a + b + N) / ((a + b)^2 (a + b + 1)) = 6 (a binomial's: 2.4)
+    CHECK(std::abs(mean(k) - 4.0) < 4 * std::sqrt(6 / 4000.0));
+    CHECK(variance(k) == Approx(6.0).epsilon(0.1));
+    for (double x : k) CHECK((x == std::floor(x) && x >= 0 && x <= 10));
+}
+
+}  // namespace advi::stan

@@ -47,6 +47,12 @@ TypeShape shape_of(BaseType t) {
             return {1, 2, "cholesky_factor_cov[M] or cholesky_factor_cov[M, N]", false, false};
         case BaseType::CorrMatrix: return {1, 1, "corr_matrix[K]", false, false};
         case BaseType::CovMatrix: return {1, 1, "cov_matrix[K]", false, false};
+        case BaseType::SumToZeroVector: return {1, 1, "sum_to_zero_vector[K]", false, false};
+        case BaseType::SumToZeroMatrix: return {2, 2, "sum_to_zero_matrix[M, N]", false, false};
+        case BaseType::RowStochasticMatrix:
+            return {2, 2, "row_stochastic_matrix[N, M]", false, false};
+        case BaseType::ColumnStochasticMatrix:
+            return {2, 2, "column_stochastic_matrix[N, M]", false, false};
         case BaseType::Complex: return {0, 0, "complex", false, false};
         case BaseType::ComplexVector: return {1, 1, "complex_vector[N]", false, false};
         case BaseType::ComplexRowVector: return {1, 1, "complex_row_vector[N]", false, false};
@@ -234,18 +240,17 @@ const auto sized_type_def =
 // `tuple(real)` is refused at the `)`: a tuple of one element is written `tuple(real,)`.
 const auto tuple_type_def = (pos >> kw_tuple > lparen > tuple_part > comma > -(tuple_part % comma) >
                              rparen)[tuple_type_action];
-const auto tuple_part_def = (pos >> kw_array > lbracket > expression_list > rbracket >
-                             -TypeNotSupportedYet{} > sized_type)[part_dims_action] |
-                            (-TypeNotSupportedYet{} >> sized_type[set]);
+const auto tuple_part_def =
+    (pos >> kw_array > lbracket > expression_list > rbracket > sized_type)[part_dims_action] |
+    (sized_type[set]);
 const auto constraints_def = langle > constraint_item[push] >
                              *(comma > constraint_item[push]) > rangle;
 const auto constraint_item_def =
     (pos >> constraint_kind > equals > additive)[constraint_item_action];
 
-const auto decl_group_def = pos[group_loc] >>
-                            ((kw_array > lbracket > expression_list[group_dims] > rbracket >
-                              -TypeNotSupportedYet{} > sized_type[group_type]) |
-                             sized_type[group_type]) > decl_var[group_var] >
+const auto decl_group_def = pos[group_loc] >> ((kw_array > lbracket > expression_list[group_dims] >
+                                                rbracket > sized_type[group_type]) |
+                                               sized_type[group_type]) > decl_var[group_var] >
                             *(comma > decl_var[group_var]) > semicolon;
 const auto decl_var_def = (declared_name >> pos >> -(lbracket > expression_list > rbracket) >>
                            -(equals > expression))[decl_var_action];

@@ -221,16 +221,6 @@ struct DeclaredName : x3::parser<DeclaredName> {
     }
 };
 
-// Stan's types that advi does not read yet, refused by name at `at` (the word `w` there).
-template <class It>
-void refuse_type_not_supported_yet(It at, std::string_view w) {
-    for (std::string_view later : {"sum_to_zero_vector", "sum_to_zero_matrix",
-                                   "column_stochastic_matrix", "row_stochastic_matrix"}) {
-        if (w == later)
-            throw SyntaxError{at, fmt::format("`{}` is not supported yet", w)};
-    }
-}
-
 // Where an expression should start, what cannot start one but says what the user meant: a
 // reserved word, a string (only print, reject and fatal_error take strings). An error.
 struct NotAnExpression : x3::parser<NotAnExpression> {
@@ -247,26 +237,10 @@ struct NotAnExpression : x3::parser<NotAnExpression> {
         const std::string_view w = word_at(first, last);
         if (w.empty() || !is_reserved_word(w))
             return false;
-        refuse_type_not_supported_yet(first, w);
         if (w == "jacobian")
             throw SyntaxError{first, "`jacobian` is a statement (`jacobian += ...;`), not a value"};
         throw SyntaxError{first,
                           fmt::format("expected an expression, found the reserved word `{}`", w)};
-    }
-};
-
-// Where a type is expected (a declaration, a function's argument or result): Stan's types that
-// advi does not read yet are refused by name, rather than as "expected a type". Never matches.
-struct TypeNotSupportedYet : x3::parser<TypeNotSupportedYet> {
-    using attribute_type = x3::unused_type;
-    static bool const has_attribute = false;
-
-    template <class It, class Ctx, class RCtx, class Attr>
-    bool parse(It& first, const It& last, const Ctx& ctx, RCtx&, Attr&) const {
-        It at = first;
-        x3::skip_over(at, last, ctx);
-        refuse_type_not_supported_yet(at, word_at(at, last));
-        return false;
     }
 };
 

@@ -176,19 +176,19 @@ const auto program_def = *((pos >> kw_functions > lbrace > *((!rbrace >> !x3::eo
 
 const auto function_def_def = (pos >> return_type > declared_name > lparen > arguments > rparen >
                                function_body)[function_action];
-const auto return_type_def = kw_void | (-TypeNotSupportedYet{} >> unsized_type[set]);
+const auto return_type_def = kw_void | (unsized_type[set]);
 // `array[,] real`; the old `real[,]` is refused with the new spelling.
 // `tuple(real, array[] int)`; `data` inside a tuple is an error (it applies to the whole).
 const auto unsized_type_def =
-    (kw_array[array_dim] > lbracket > *comma[add_dim] > rbracket > -TypeNotSupportedYet{} >
+    (kw_array[array_dim] > lbracket > *comma[add_dim] > rbracket >
      ((kw_tuple > lparen > unsized_type > comma > -(unsized_type % comma) > rparen)[tuple_parts] |
       unsized_base[type_base])) |
     (kw_tuple > lparen > unsized_type > comma > -(unsized_type % comma) > rparen)[tuple_parts] |
-    (-TypeNotSupportedYet{} >> unsized_base[type_base] >> -(pos >> lbracket)[old_array_type]);
+    (unsized_base[type_base] >> -(pos >> lbracket)[old_array_type]);
 const auto unsized_base_def = (pos >> base_type)[set_base];
 const auto arguments_def = -(argument[push] > *(comma > argument[push]));
-const auto argument_def = (pos >> x3::matches[kw_data] >> -TypeNotSupportedYet{} >> unsized_type >
-                           declared_name)[argument_action];
+const auto argument_def =
+    (pos >> x3::matches[kw_data] >> unsized_type > declared_name)[argument_action];
 // Stan's body is a block: `real f() reject("");` is refused.
 const auto function_body_def = semicolon | (&lbrace > statement[set]);
 
