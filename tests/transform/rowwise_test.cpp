@@ -27,7 +27,7 @@ const Support kSupports[] = {Support::simplex(), Support::ordered(), Support::po
 Graph fragment(const Support& s, Shape shape, bool weights) {
     Graph g;
     const Transform& t = transform_for(s, PositiveTransform::Log);
-    const NodeId z = g.leaf(Op::Zeta, t.unconstrained_shape(shape), DType::Real, 0, "z");
+    const NodeId z = g.leaf(Op::Zeta, t.unconstrained_shape(shape, s), DType::Real, 0, "z");
     const NodeId theta = t.constrain(g, z, shape, s);
     NodeId lp = t.log_abs_det_jacobian(g, z, theta, s);
     if (weights) {
@@ -51,8 +51,8 @@ TEST_CASE("row-wise supports: a mat[U,K] is U vectors, value and log|J| row by r
         INFO(s.str());
         const Transform& t = transform_for(s, PositiveTransform::Log);
         const Shape ms = Shape::matrix(U, K), vs = Shape::vector(K);
-        REQUIRE(t.fits(ms));
-        const Shape mz = t.unconstrained_shape(ms), vz = t.unconstrained_shape(vs);
+        REQUIRE(t.fits(ms, s));
+        const Shape mz = t.unconstrained_shape(ms, s), vz = t.unconstrained_shape(vs, s);
         REQUIRE(mz == Shape::matrix(U, vz.rows));
         Program pm = Program::compile(simplify(fragment(s, ms, false)), {}, mz.size(), ms.size());
         Program pv = Program::compile(simplify(fragment(s, vs, false)), {}, vz.size(), vs.size());
@@ -103,7 +103,7 @@ TEST_CASE("row-wise supports: gradients of the values and log|J| by finite diffe
     for (const Support& s : kSupports) {
         INFO(s.str());
         const Shape ms = Shape::matrix(U, K);
-        const int n = transform_for(s, PositiveTransform::Log).unconstrained_shape(ms).size();
+        const int n = transform_for(s, PositiveTransform::Log).unconstrained_shape(ms, s).size();
         const Graph g = fragment(s, ms, true);
         Eigen::VectorXd w(ms.size());
         for (int i = 0; i < w.size(); ++i) w[i] = 0.3 - 0.45 * i + 0.07 * i * i;

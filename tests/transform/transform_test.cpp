@@ -76,6 +76,13 @@ std::vector<Case> cases() {
     c.push_back({Support::sum_to_zero_matrix(), T1, Shape::matrix(3, 4)});
     c.push_back({Support::stochastic_columns(), T1, Shape::matrix(2, 3)});
     c.push_back({Support::stochastic_columns(), T1, Shape::matrix(4, 3)});
+    // arrays of matrix supports: one element per row
+    c.push_back(
+        {Support::array_of(Support::cholesky_factor_corr(), 3, 3), T1, Shape::matrix(4, 9)});
+    c.push_back({Support::array_of(Support::cov_matrix(), 2, 2), T1, Shape::matrix(3, 4)});
+    c.push_back({Support::array_of(Support::sum_to_zero_matrix(), 2, 3), T1, Shape::matrix(2, 6)});
+    c.push_back({Support::array_of(Support::stochastic_columns(), 3, 2), T1, Shape::matrix(2, 6)});
+    c.push_back({Support::array_of(Support::simplex(), 2, 3), T1, Shape::matrix(1, 6)});
     return c;
 }
 
@@ -144,8 +151,31 @@ Eigen::MatrixXd zero_sum_basis_ref(int n) {
     return H;
 }
 
+// For an array support: f on each element (a Case of the element's support and shape), from
+// row e of x (E rows of `in` values), the results (of `out` values) the rows of the result.
+template <class F>
+Eigen::VectorXd per_element(const Case& c, const Eigen::VectorXd& x, int in, int out, F f) {
+    const Case element{c.support.element(), c.choice,
+                       Shape::matrix(c.support.element_rows, c.support.element_cols)};
+    const Eigen::Map<const Eigen::MatrixXd> X(x.data(), c.shape.rows, in);
+    Eigen::MatrixXd Y(c.shape.rows, out);
+    for (int e = 0; e < c.shape.rows; ++e)
+        Y.row(e) = f(element, Eigen::VectorXd(X.row(e).transpose())).transpose();
+    return Eigen::Map<const Eigen::VectorXd>(Y.data(), Y.size());
+}
+int element_free_size(const Case& c) {
+    const Support e = c.support.element();
+    return transform_for(e, c.choice)
+        .unconstrained_shape(Shape::matrix(c.support.element_rows, c.support.element_cols), e)
+        .size();
+}
+
 Eigen::VectorXd reference(const Case& c, const Eigen::VectorXd& z) {
     const Support& s = c.support;
+    if (s.is_array()) {
+        return per_element(c, z, element_free_size(c), c.shape.cols,
+                           [](const Case& e, const Eigen::VectorXd& v) { return reference(e, v); });
+    }
     const bool sp = c.choice == PositiveTransform::Softplus;
     auto f = [&](double x) { return sp ? std::log1p(std::exp(x)) : std::exp(x); };
     Eigen::VectorXd x(c.shape.size());
@@ -165,7 +195,16 @@ Eigen::VectorXd reference(const Case& c, const Eigen::VectorXd& z) {
         case K::Affine:
             for (int i = 0; i < z.size(); ++i) x[i] = s.offset.at(i) + s.multiplier.at(i) * z[i];
             return x;
-        case K::Simplex: return simplex_ref(z);
+        case K::Simplex: {
+            if (!c.shape.is_matrix())
+                return simplex_ref(z);
+            // every row one (a row-stochastic matrix)
+            const Eigen::Map<const Eigen::MatrixXd> Z(z.data(), c.shape.rows, c.shape.cols - 1);
+            Eigen::MatrixXd X(c.shape.rows, c.shape.cols);
+            for (int i = 0; i < c.shape.rows; ++i)
+                X.row(i) = simplex_ref(Z.row(i).transpose()).transpose();
+            return flat(X);
+        }
         case K::Ordered:
         case K::PositiveOrdered:
             for (int i = 0; i < z.size(); ++i) {
@@ -208,6 +247,11 @@ Eigen::VectorXd reference(const Case& c, const Eigen::VectorXd& z) {
 // The coordinates of theta that determine it (the rest follow): over these the transform
 // is a bijection, and its Jacobian square.
 Eigen::VectorXd free_coordinates(const Case& c, const Eigen::VectorXd& theta) {
+    if (c.support.is_array()) {
+        return per_element(
+            c, theta, c.shape.cols, element_free_size(c),
+            [](const Case& e, const Eigen::VectorXd& v) { return free_coordinates(e, v); });
+    }
     const Eigen::Map<const Eigen::MatrixXd> M(theta.data(), c.shape.rows, c.shape.cols);
     std::vector<double> out;
     auto lower = [&](bool strict) {
@@ -216,7 +260,10 @@ Eigen::VectorXd free_coordinates(const Case& c, const Eigen::VectorXd& theta) {
         }
     };
     switch (c.support.kind) {
-        case K::Simplex: return theta.head(theta.size() - 1);
+        case K::Simplex:
+            if (c.shape.is_matrix())
+                return flat(M.leftCols(M.cols() - 1));
+            return theta.head(theta.size() - 1);
         // the coordinates in an orthonormal basis of the zero-sum subspace: the density is
         // against that subspace's own (Lebesgue) measure, as Stan's log|J| = 0 says
         case K::SumToZero:
@@ -239,6 +286,14 @@ Eigen::VectorXd free_coordinates(const Case& c, const Eigen::VectorXd& theta) {
 // Membership, checked here from the definitions.
 void check_inside(const Case& c, const Eigen::VectorXd& theta) {
     const Support& s = c.support;
+    if (s.is_array()) {
+        (void)per_element(c, theta, c.shape.cols, 1, [](const Case& e, const Eigen::VectorXd& v) {
+            check_inside(e, v);
+            return Eigen::VectorXd::Zero(1).eval();
+        });
+        CHECK(s.contains(theta, c.shape));
+        return;
+    }
     const Eigen::Map<const Eigen::MatrixXd> M(theta.data(), c.shape.rows, c.shape.cols);
     REQUIRE(theta.allFinite());
     auto lower_triangular = [&] {
@@ -261,7 +316,10 @@ void check_inside(const Case& c, const Eigen::VectorXd& theta) {
     switch (s.kind) {
         case K::Simplex:
             CHECK(theta.minCoeff() > 0);
-            CHECK(std::abs(theta.sum() - 1) <= 1e-12);
+            if (c.shape.is_matrix())
+                CHECK((M.rowwise().sum().array() - 1).abs().maxCoeff() <= 1e-12);
+            else
+                CHECK(std::abs(theta.sum() - 1) <= 1e-12);
             break;
         case K::PositiveOrdered: CHECK(theta[0] > 0); [[fallthrough]];
         case K::Ordered:
@@ -307,7 +365,8 @@ Fragment fragment(const Case& c, bool weights) {
     Fragment f;
     Graph& g = f.g;
     const Transform& t = transform_for(c.support, c.choice);
-    const NodeId z = g.leaf(Op::Zeta, t.unconstrained_shape(c.shape), DType::Real, 0, "z");
+    const NodeId z =
+        g.leaf(Op::Zeta, t.unconstrained_shape(c.shape, c.support), DType::Real, 0, "z");
     f.theta = t.constrain(g, z, c.shape, c.support);
     NodeId lp = t.log_abs_det_jacobian(g, z, f.theta, c.support);
     if (weights) {
@@ -333,8 +392,8 @@ TEST_CASE("transforms: fragment, round trip, support, log-Jacobian, gradient", "
     for (const Case& c : cases()) {
         const Transform& t = transform_for(c.support, c.choice);
         INFO(describe(c));
-        REQUIRE(t.fits(c.shape));
-        const int n = t.unconstrained_shape(c.shape).size();
+        REQUIRE(t.fits(c.shape, c.support));
+        const int n = t.unconstrained_shape(c.shape, c.support).size();
         const int m = c.shape.size();
         Fragment f = fragment(c, false);
         Program p = Program::compile(simplify(f.g), {}, n, m);

@@ -2023,6 +2023,9 @@ std::span<const RandomRow> random_functions() {
         {"poisson_rng",            sigs("(reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::PoissonQuantile, {d.uniform(), d.arg(0)}); }},
         {"poisson_log_rng",        sigs("(reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::PoissonQuantile, {d.uniform(), exp(d.arg(0))}); }},
         {"binomial_rng",           sigs("(ints, reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::BinomialQuantile, {d.uniform(), d.arg(0), d.arg(1)}); }},
+        // failures before r successes of a beta-drawn success probability p: a negative
+        // binomial of mean r (1 - p) / p and dispersion r
+        {"beta_neg_binomial_rng",  sigs("(reals, reals, reals) => ints"), [](RandomDraw& d) { const Expr p = d.quantile(Op::BetaQuantile, {d.uniform(), d.arg(1), d.arg(2)}); return d.quantile(Op::NegBinomial2Quantile, {d.uniform(), d.arg(0) * (1.0 - p) / p, d.arg(0)}); }},
         // a binomial count of a beta-drawn probability
         {"beta_binomial_rng",      sigs("(ints, reals, reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::BinomialQuantile, {d.uniform(), d.arg(0), d.quantile(Op::BetaQuantile, {d.uniform(), d.arg(1), d.arg(2)})}); }},
         {"neg_binomial_2_rng",     sigs("(reals, reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::NegBinomial2Quantile, {d.uniform(), d.arg(0), d.arg(1)}); }},

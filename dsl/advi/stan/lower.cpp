@@ -740,18 +740,19 @@ Value Lowerer::parameter_variable(const SizedType& type, const std::string& name
             options.support = *s;
         // array[U] simplex[K] (and ordered, positive_ordered, unit_vector, sum_to_zero_vector)
         // is mat[U, K] with the vectors as rows, the layout of array[U] vector[K]: the
-        // library's supports take each row of a matrix as one vector. An array of more
-        // dimensions is mat[E, K], E the product of its dims, whose column-major order is that
-        // of the value's layout (rows by the first index, the rest column-major): a reshape.
+        // library's supports take each row of a matrix as one vector. An array of a matrix type
+        // (cholesky_factor_corr[K], cov_matrix[K], ...) is mat[E, R * C] with one element per
+        // row (Support::array_of). An array of more dimensions is mat[E, K], E the product of
+        // its dims, whose column-major order is that of the value's layout (rows by the first
+        // index, the rest column-major): a reshape.
         const bool rowwise = base_of(d->type.base) == Base::Vector;
-        if (options.support && !v.dims.empty() && !rowwise) {
-            fail(d->type.loc,
-                 fmt::format("arrays of {} are not supported yet", stan::name(d->type.base)));
-        }
+        if (options.support && !v.dims.empty() && !rowwise)
+            options.support = Support::array_of(*options.support, v.sizes.at(0), v.sizes.at(1));
         const auto fd = flat_dims(v);
         try {
-            if (options.support && rowwise && fd.size() > 2) {
-                const std::int64_t K = fd.back();
+            if (options.support && fd.size() > 2) {
+                const std::int64_t K =
+                    rowwise ? fd.back() : std::int64_t{v.sizes.at(0)} * v.sizes.at(1);
                 const std::int64_t E =
                     checked_product(fd).value_or(0) / std::max<std::int64_t>(K, 1);
                 options.dims = fd;

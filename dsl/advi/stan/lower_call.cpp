@@ -221,6 +221,16 @@ Expr Lowerer::library_density(const std::string& name, const Value& y,
         throw NotVectorisable(
             at, "a multivariate density whose variate is the same in every iteration");
     }
+    // The library's multivariate densities take a batch of vectors as the rows of a matrix; a
+    // matrix per iteration (lkj_corr_cholesky(L[j]), wishart, multi_normal(mu, Sigma[j])) has
+    // no such layout.
+    if (level > 0 && info->multivariate) {
+        const auto matrix_per_iteration = [](const Value& v) {
+            return v.level > 0 && v.base == Base::Matrix && v.sizes.size() == 2;
+        };
+        if (matrix_per_iteration(y) || std::any_of(args.begin(), args.end(), matrix_per_iteration))
+            throw NotVectorisable(at, fmt::format("{} of a matrix per iteration", name));
+    }
     // Every argument and the variate in the batched layout (one row per iteration).
     const int B = batch_size(level);
     // The per-iteration length of a vector (or 1-d array) variate.

@@ -158,6 +158,20 @@ int Lowerer::known_int(const Expression& e, const char* what) {
 // ------------------------------------------------------------------------------ variables
 
 Value Lowerer::expr(const Expression& e) {
+    // An error of the library's (a shape its ops refuse) that no lowering step placed says
+    // where: the innermost expression it came from.
+    try {
+        return expr_here(e);
+    } catch (const ParseError&) {
+        throw;
+    } catch (const InternalError&) {
+        throw;
+    } catch (const Error& err) {
+        fail(e.loc, err.what());
+    }
+}
+
+Value Lowerer::expr_here(const Expression& e) {
     if (const auto* x = e.as<IntLiteral>())
         return int_scalar(static_cast<int>(x->value));
     if (const auto* x = e.as<RealLiteral>())
@@ -663,7 +677,10 @@ Value Lowerer::binary(BinaryOp op, const Value& a0, const Value& b0, Loc at,
     promote(a);
     promote(b);
     const int ra = rank_of(a), rb = rank_of(b);
-    if ((a.level > 0 && ra == 2) || (b.level > 0 && rb == 2)) {
+    // A value of rank 2 per iteration (a matrix, or one the same in every iteration combined
+    // with one that is not: [[1, 2], [3, 4]] * j) has no batched layout here.
+    if ((a.level > 0 && ra == 2) || (b.level > 0 && rb == 2) ||
+        (level > 0 && (ra == 2 || rb == 2))) {
         throw NotVectorisable(at, "a matrix that differs between iterations");
     }
     const int B = batch_size(level);

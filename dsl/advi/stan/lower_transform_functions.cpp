@@ -192,7 +192,7 @@ Value structured_one(CallSite& c, std::string_view kind, Use use) {
     } catch (const Error& err) {
         c.fail(fmt::format("{}: {}", c.name(), err.what()));
     }
-    const Shape free = T.unconstrained_shape(s.shape);
+    const Shape free = T.unconstrained_shape(s.shape, s.support);
     if (use == Use::Unconstrain) {
         // the matrix transforms' inverses, numerically: values known before the fit
         std::vector<double> theta;

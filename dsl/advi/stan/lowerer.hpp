@@ -85,6 +85,7 @@ public:
 
     // --- expressions (lower_expression.cpp)
     Value expr(const Expression& e);
+    Value expr_here(const Expression& e);  // expr without placing the library's errors
     // `{a, b, c}` of these values (ints, reals, vectors, one-dimensional arrays, tuples of them).
     Value array_of(const std::vector<Value>& parts, const std::vector<Loc>& locs, Loc at);
     // `[a, b]` of these values (scalars: a row vector; row vectors: a matrix; complex forms).

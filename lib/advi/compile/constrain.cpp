@@ -62,8 +62,8 @@ Substituted substitute(const ModelSpec& m) {
             a->node = map[a->node];
         }
         const Transform& t = transform_for(support, v.positive);
-        const NodeId zeta =
-            out.leaf(Op::Zeta, t.unconstrained_shape(v.shape), DType::Real, offsets[k], v.name);
+        const NodeId zeta = out.leaf(Op::Zeta, t.unconstrained_shape(v.shape, v.support),
+                                     DType::Real, offsets[k], v.name);
         s.theta[k] = t.constrain(out, zeta, v.shape, support);
         s.logdet[k] = t.log_abs_det_jacobian(out, zeta, s.theta[k], support);
         return map[old] = s.theta[k];

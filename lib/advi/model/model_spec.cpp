@@ -29,7 +29,7 @@ std::vector<int> ModelSpec::zeta_offsets() const {
     int at = 0;
     for (const auto& v : latents) {
         off.push_back(at);
-        at += transform_for(v.support, v.positive).unconstrained_shape(v.shape).size();
+        at += transform_for(v.support, v.positive).unconstrained_shape(v.shape, v.support).size();
     }
     return off;
 }
@@ -37,7 +37,7 @@ std::vector<int> ModelSpec::zeta_offsets() const {
 int ModelSpec::zeta_dim() const {
     int at = 0;
     for (const auto& v : latents) {
-        at += transform_for(v.support, v.positive).unconstrained_shape(v.shape).size();
+        at += transform_for(v.support, v.positive).unconstrained_shape(v.shape, v.support).size();
     }
     return at;
 }

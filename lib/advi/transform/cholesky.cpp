@@ -21,7 +21,7 @@ using Cov = fused::Op1<CholeskyCovKernels>;
 using SelfT = fused::Op1<LowerTriSelfTransposeKernels>;
 using MatrixMap = Eigen::Map<const Eigen::MatrixXd>;
 
-bool cov_matrix_fits(Shape s) {
+bool cov_matrix_fits(Shape s, const Support&) {
     return s.is_matrix() && s.rows == s.cols && s.rows >= 1;
 }
 

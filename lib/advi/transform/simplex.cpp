@@ -70,10 +70,10 @@ Eigen::VectorXd simplex_value(const Eigen::VectorXd& zeta, Shape shape, const Su
 }
 
 // Columns: the transpose of the rows' transform on the transpose (zeta is (M-1) x N).
-bool columns_fit(Shape s) {
+bool columns_fit(Shape s, const Support&) {
     return s.is_matrix() && s.rows >= 2 && s.cols >= 1;
 }
-Shape columns_free(Shape s) {
+Shape columns_free(Shape s, const Support&) {
     return Shape::matrix(s.rows - 1, s.cols);
 }
 NodeId columns_constrain(Graph& g, NodeId zeta, Shape shape, const Support& s) {

@@ -26,10 +26,10 @@ NodeId basis_node(Graph& g, int n) {
 
 // ---- vectors (and rows of a matrix)
 
-bool vector_fits(Shape s) {
+bool vector_fits(Shape s, const Support&) {
     return (s.is_vector() && s.rows >= 2) || (s.is_matrix() && s.rows >= 1 && s.cols >= 2);
 }
-Shape vector_free(Shape s) {
+Shape vector_free(Shape s, const Support&) {
     return s.is_matrix() ? Shape::matrix(s.rows, s.cols - 1) : Shape::vector(s.rows - 1);
 }
 NodeId vector_constrain(Graph& g, NodeId zeta, Shape shape, const Support&) {
@@ -58,10 +58,10 @@ Eigen::VectorXd vector_value(const Eigen::VectorXd& zeta, Shape shape, const Sup
 
 // ---- matrices whose rows and columns sum to zero
 
-bool matrix_fits(Shape s) {
+bool matrix_fits(Shape s, const Support&) {
     return s.is_matrix() && s.rows >= 2 && s.cols >= 2;
 }
-Shape matrix_free(Shape s) {
+Shape matrix_free(Shape s, const Support&) {
     return Shape::matrix(s.rows - 1, s.cols - 1);
 }
 NodeId matrix_constrain(Graph& g, NodeId zeta, Shape shape, const Support&) {

@@ -174,6 +174,18 @@ bool Support::contains(double x) const {
 bool Support::contains(const Eigen::VectorXd& theta, Shape shape, double tol) const {
     if (theta.size() != shape.size())
         return false;
+    if (is_array()) {
+        // each row one element, column-major
+        const Shape es = Shape::matrix(element_rows, element_cols);
+        if (!shape.is_matrix() || shape.cols != es.size())
+            return false;
+        const Eigen::Map<const Eigen::MatrixXd> rows(theta.data(), shape.rows, shape.cols);
+        for (Eigen::Index e = 0; e < rows.rows(); ++e) {
+            if (!element().contains(Eigen::VectorXd(rows.row(e).transpose()), es, tol))
+                return false;
+        }
+        return true;
+    }
     for (Eigen::Index i = 0; i < theta.size(); ++i) {
         if (!std::isfinite(theta[i]))
             return false;
@@ -281,6 +293,8 @@ bool Support::covers(const Support& other) const {
     // The real line, also as the image of an affine map, covers every support.
     if (kind == Kind::Real || kind == Kind::Affine)
         return true;
+    if (is_array() || other.is_array())
+        return *this == other;
     if (has_expression() || other.has_expression())
         return *this == other;
     if (kind == other.kind && !is_bounded())
@@ -314,6 +328,8 @@ bool Support::covers(const Support& other) const {
 }
 
 std::string Support::str() const {
+    if (is_array())
+        return fmt::format("array of {}[{},{}]", element().str(), element_rows, element_cols);
     switch (kind) {
         case Kind::Real: return "real";
         case Kind::Lower:

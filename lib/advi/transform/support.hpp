@@ -52,6 +52,10 @@ struct SupportArg {
 //     ((M-1)(N-1) free).
 //   StochasticColumns: mat[M,N], M >= 2, every column a simplex (Stan's
 //     column_stochastic_matrix; a row_stochastic_matrix is Simplex on a matrix).
+//   Any of the matrix kinds as an array (Support::array_of: element_rows x element_cols set):
+//     mat[E, R*C], every row one R x C element column-major (Stan's array[E]
+//     cholesky_factor_corr[K] and the like: column-major over the whole is CmdStan's order, the
+//     array index fastest); transform/stacked.hpp transforms it element by element.
 struct Support {
     enum class Kind {
         Real,
@@ -76,6 +80,8 @@ struct Support {
     SupportArg upper{std::numeric_limits<double>::infinity()};   // Upper, Interval
     SupportArg offset{0.0};                                      // Affine
     SupportArg multiplier{1.0};                                  // Affine
+    int element_rows = 0;  // > 0: an array of elements of this size (array_of)
+    int element_cols = 0;
 
     static Support real() { return {}; }
     static Support positive() { return lower_bound(0.0); }
@@ -98,6 +104,19 @@ struct Support {
     static Support sum_to_zero() { return of(Kind::SumToZero); }
     static Support sum_to_zero_matrix() { return of(Kind::SumToZeroMatrix); }
     static Support stochastic_columns() { return of(Kind::StochasticColumns); }
+    // An array of `element` (a matrix support) of rows x cols: its values the rows of a matrix.
+    static Support array_of(Support element, int rows, int cols) {
+        element.element_rows = rows;
+        element.element_cols = cols;
+        return element;
+    }
+    [[nodiscard]] bool is_array() const { return element_rows > 0; }
+    // The support of one element of an array (itself when not one).
+    [[nodiscard]] Support element() const {
+        Support e = *this;
+        e.element_rows = e.element_cols = 0;
+        return e;
+    }
 
     // Whether x can be an element of a value of this support (scalar bounds: lower < x <
     // upper; simplex: 0 <= x <= 1; ...); for per-element or expression bounds only what

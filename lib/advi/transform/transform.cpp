@@ -11,6 +11,7 @@
 #include <advi/transform/cholesky.hpp>
 #include <advi/transform/ordered.hpp>
 #include <advi/transform/simplex.hpp>
+#include <advi/transform/stacked.hpp>
 #include <advi/transform/sum_to_zero.hpp>
 #include <advi/transform/unit_vector.hpp>
 
@@ -18,6 +19,8 @@ namespace advi {
 
 const Transform& transform_for(const Support& s, PositiveTransform t) {
     const bool softplus = t == PositiveTransform::Softplus;
+    if (s.is_array())
+        return kStackedTransform;
     using K = Support::Kind;
     switch (s.kind) {
         // clang-format off
@@ -59,7 +62,7 @@ void check_arg(const SupportArg& a, std::string_view what, const Support& s, Sha
 
 void check_support_shape(const Support& s, Shape shape) {
     const Transform& t = transform_for(s, PositiveTransform::Log);
-    if (!t.fits(shape)) {
+    if (!t.fits(shape, s)) {
         throw ShapeError(
             fmt::format("support {} needs {}, got {}", s.str(), t.shapes, shape.str()));
     }

@@ -18,9 +18,9 @@ struct Transform {
     std::string_view name;
     // The constrained shapes it applies to, for messages ("mat[K,K] with K >= 2").
     std::string_view shapes;
-    bool (*fits)(Shape s);
+    bool (*fits)(Shape s, const Support& support);
     // Shape of the unconstrained coordinates for a variable of constrained shape `s`.
-    Shape (*unconstrained_shape)(Shape s);
+    Shape (*unconstrained_shape)(Shape s, const Support& support);
     // theta = T^-1(zeta) of shape `shape`, built into g. Expression arguments of `s` are
     // nodes of g.
     NodeId (*constrain)(Graph& g, NodeId zeta, Shape shape, const Support& s);
@@ -41,21 +41,21 @@ struct Transform {
 void check_support_shape(const Support& s, Shape shape);
 
 // Row helpers: a transform that fits every shape; one whose free shape is its shape.
-inline bool fits_any_shape(Shape) {
+inline bool fits_any_shape(Shape, const Support&) {
     return true;
 }
-inline Shape same_shape(Shape s) {
+inline Shape same_shape(Shape s, const Support&) {
     return s;
 }
 
 // Row helpers of a transform whose T^-1 is the fused op of kernels M (graph/ops_constrain.hpp):
 // the shapes it fits, its free shape, T^-1 as that op.
 template <class M>
-bool fused_fits(Shape s) {
+bool fused_fits(Shape s, const Support&) {
     return M::input_shape(s).has_value();
 }
 template <class M>
-Shape fused_free(Shape s) {
+Shape fused_free(Shape s, const Support&) {
     return M::input_shape(s).value_or(s);
 }
 template <class M>

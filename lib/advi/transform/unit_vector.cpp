@@ -9,7 +9,7 @@
 namespace advi {
 namespace {
 
-bool vector_2(Shape s) {
+bool vector_2(Shape s, const Support&) {
     return (s.is_vector() && s.rows >= 2) || (s.is_matrix() && s.rows >= 1 && s.cols >= 2);
 }
 

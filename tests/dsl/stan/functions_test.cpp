@@ -126,8 +126,8 @@ TEST_CASE("the checker knows the names the lowering lowers", "[stan]") {
     // issue 21: categorical(_logit), multi_normal(_cholesky), dirichlet, exp_mod_normal,
     // skew_double_exponential
     // von_mises_rng (the centred CDF inverted by bisection); session 27: hmm_latent_rng,
-    // beta_binomial_rng
-    CHECK(random_functions().size() == 38);
+    // beta_binomial_rng, beta_neg_binomial_rng
+    CHECK(random_functions().size() == 39);
     CHECK(is_known_function("rep_vector"));
     CHECK(is_known_function("normal_rng"));
     CHECK(is_known_function("poisson_log_lpmf"));

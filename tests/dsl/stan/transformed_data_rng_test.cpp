@@ -73,15 +73,18 @@ TEST_CASE("_rng in transformed data: drawn once from the seed, with the right mo
 
 namespace advi::stan {
 
-TEST_CASE("beta_binomial_rng: a binomial count of a beta probability, its variance too",
-          "[stan][rng]") {
+TEST_CASE(
+    "beta_binomial_rng and beta_neg_binomial_rng: counts of a beta probability, their "
+    "variances too",
+    "[stan][rng]") {
     const std::string program = R"(
 transformed data {
   array[4000] int k = beta_binomial_rng(rep_array(10, 4000), 2, 3);
+  array[4000] int f = beta_neg_binomial_rng(rep_array(3, 4000), 8, 2);
 }
 parameters { real x; }
 model { x ~ normal(0, 1); }
-generated quantities { array[4000] int k_out = k; }
+generated quantities { array[4000] int k_out = k; array[4000] int f_out = f; }
 )";
     auto lowered = lower(parse_program(program, "m.stan"), read_json_data("{}", "d.json"), 3);
     const std::vector<double> k =
@@ -90,6 +93,13 @@ generated quantities { array[4000] int k_out = k; }
     CHECK(std::abs(mean(k) - 4.0) < 4 * std::sqrt(6 / 4000.0));
     CHECK(variance(k) == Approx(6.0).epsilon(0.1));
     for (double x : k) CHECK((x == std::floor(x) && x >= 0 && x <= 10));
+    // beta_neg_binomial(r = 3, alpha = 8, beta = 2): mean r beta / (alpha - 1) = 6 / 7, variance
+    // r beta (r + alpha - 1)(beta + alpha - 1) / ((alpha - 2)(alpha - 1)^2) = 540 / 294
+    const std::vector<double> f =
+        lowered->model().evaluate(lowered->generated_quantities().at(1).value);
+    CHECK(std::abs(mean(f) - 6.0 / 7) < 4 * std::sqrt(540.0 / 294 / 4000));
+    CHECK(variance(f) == Approx(540.0 / 294).epsilon(0.12));
+    for (double x : f) CHECK((x == std::floor(x) && x >= 0));
 }
 
 }  // namespace advi::stan
