@@ -396,6 +396,32 @@ Value int_or_reduction(CallSite& c) {
     const bool known_ints =
         c.level == 0 && !args.empty() &&
         std::all_of(args.begin(), args.end(), [](const Value& a) { return a.is_known_int(); });
+    if (args.size() == 2 && f != "sum") {
+        // min(a, b), max(a, b) of scalars not both known ints at level 0: of ints known per
+        // iteration, per iteration; else as fmin/fmax (an int if both are ints)
+        if (!args[0].is_scalar() || !args[1].is_scalar())
+            c.fail(fmt::format("{} of two values takes two scalars", f));
+        Lowerer& L = c.lowerer;
+        const int level = std::max(args[0].level, args[1].level);
+        if (args[0].is_known_int() && args[1].is_known_int()) {
+            const Value a = L.at_level(args[0], level, c.at), b = L.at_level(args[1], level, c.at);
+            Value r = L.int_scalar(0);
+            r.level = level;
+            const std::size_t n = std::max(a.ints.size(), b.ints.size());
+            r.ints.assign(n, 0);
+            for (std::size_t k = 0; k < n; ++k) {
+                const int x = a.ints[a.ints.size() == 1 ? 0 : k];
+                const int y = b.ints[b.ints.size() == 1 ? 0 : k];
+                r.ints[k] = f == "max" ? std::max(x, y) : std::min(x, y);
+            }
+            return r;
+        }
+        Value r = f == "max" ? binary<[](E x, E y) { return fmax(x, y); }>(c)
+                             : binary<[](E x, E y) { return fmin(x, y); }>(c);
+        if (args[0].is_int() && args[1].is_int())
+            r.base = Base::Int;
+        return r;
+    }
     if (!known_ints) {
         // of ints known only per draw (or per iteration): an int known the same way
         Value r = reduction(c);
@@ -405,12 +431,6 @@ Value int_or_reduction(CallSite& c) {
         return r;
     }
     Lowerer& L = c.lowerer;
-    if (args.size() == 2 && f != "sum") {
-        if (!args[0].is_scalar() || !args[1].is_scalar())
-            c.fail(fmt::format("{} of two ints takes two int scalars", f));
-        const int a = args[0].ints[0], b = args[1].ints[0];
-        return L.int_scalar(f == "max" ? std::max(a, b) : std::min(a, b));
-    }
     c.arity(1);
     const auto& v = args[0].ints;
     if (f == "sum") {
@@ -1700,6 +1720,10 @@ std::span<const FunctionRow> functions() {
         {"hmm_marginal",                      all_stan("hmm_marginal"), whole<hmm_of>},
         {"matrix_exp",                        all_stan("matrix_exp"), whole<matrix_exp_of>},
         {"singular_values",                   sigs("(matrix) => vector"), whole<svd_of>},
+        {"csr_extract",                       all_stan("csr_extract"), whole<csr_extract_of>},
+        {"csr_extract_w",                     all_stan("csr_extract_w"), whole<csr_extract_of>},
+        {"csr_extract_v",                     all_stan("csr_extract_v"), whole<csr_extract_of>},
+        {"csr_extract_u",                     all_stan("csr_extract_u"), whole<csr_extract_of>},
         {"svd_U",                             sigs("(matrix) => matrix"), whole<svd_of>},
         {"svd_V",                             sigs("(matrix) => matrix"), whole<svd_of>},
         {"svd",                               sigs("(matrix) => tuple(matrix, vector, matrix)"), whole<svd_of>},
@@ -1988,6 +2012,42 @@ Value hmm_latent_draw(RandomDraw& d) {
     return r;
 }
 
+// hypergeometric_rng(N, a, b): successes in N draws without replacement from a successes and b
+// failures, by the inverse of its CDF, known numbers (the three must be known before the fit).
+Value hypergeometric_draw(RandomDraw& d) {
+    if (d.level != 0)
+        d.lowerer.fail(d.at, "hypergeometric_rng inside a vectorised loop is not supported yet");
+    for (const Value& v : d.args) {
+        if (!v.is_known_int() || !v.is_scalar())
+            d.lowerer.fail(d.at,
+                           "hypergeometric_rng: N, a and b must be ints known before the fit");
+    }
+    const int N = d.args[0].ints[0], a = d.args[1].ints[0], b = d.args[2].ints[0];
+    if (N < 0 || a < 0 || b < 0 || N > a + b)
+        d.lowerer.fail(d.at, fmt::format("hypergeometric_rng: needs 0 <= N <= a + b and a, b >= 0; "
+                                         "got N = {}, a = {}, b = {}",
+                                         N, a, b));
+    const int lo = std::max(0, N - b), hi = std::min(N, a);
+    auto lchoose = [](double n, double k) {
+        return std::lgamma(n + 1) - std::lgamma(k + 1) - std::lgamma(n - k + 1);
+    };
+    Value r;
+    r.base = Base::Int;
+    if (hi == lo) {
+        r.expr = d.m().constant(lo);
+        return r;
+    }
+    Eigen::VectorXd cdf(hi - lo);
+    double total = 0;
+    for (int n = lo; n < hi; ++n) {
+        total += std::exp(lchoose(a, n) + lchoose(b, N - n) - lchoose(a + b, N));
+        cdf[n - lo] = total;
+    }
+    const Expr u = sum(d.inputs(1, false));
+    r.expr = static_cast<double>(lo) + sum(step(u - d.lowerer.known_reals(cdf)));
+    return r;
+}
+
 std::span<const RandomRow> random_functions() {
     // `reals` results are real, or an array of the arguments' broadcast size; `ints` likewise.
     static const std::vector<RandomRow> table = {
@@ -2015,6 +2075,14 @@ std::span<const RandomRow> random_functions() {
         {"gamma_rng",              sigs("(reals, reals) => reals"), [](RandomDraw& d) { return d.quantile(Op::GammaQuantile, {d.uniform(), d.arg(0), d.arg(1)}); }},
         {"inv_gamma_rng",          sigs("(reals, reals) => reals"), [](RandomDraw& d) { return 1.0 / d.quantile(Op::GammaQuantile, {d.uniform(), d.arg(0), d.arg(1)}); }},
         {"chi_square_rng",         sigs("(reals) => reals"), [](RandomDraw& d) { return d.quantile(Op::GammaQuantile, {d.uniform(), 0.5 * d.arg(0), d.m().constant(0.5)}); }},
+        {"inv_chi_square_rng",     sigs("(reals) => reals"), [](RandomDraw& d) { return 1.0 / d.quantile(Op::GammaQuantile, {d.uniform(), 0.5 * d.arg(0), d.m().constant(0.5)}); }},
+        {"scaled_inv_chi_square_rng", sigs("(reals, reals) => reals"), [](RandomDraw& d) { return d.arg(0) * square(d.arg(1)) / d.quantile(Op::GammaQuantile, {d.uniform(), 0.5 * d.arg(0), d.m().constant(0.5)}); }},
+        // sigma (-log u)^(-1/alpha); ymin u^(-1/alpha); mu + lambda (u^(-1/alpha) - 1)
+        {"frechet_rng",            sigs("(reals, reals) => reals"), [](RandomDraw& d) { return d.arg(1) * pow(-log(d.uniform()), -1.0 / d.arg(0)); }},
+        {"pareto_rng",             sigs("(reals, reals) => reals"), [](RandomDraw& d) { return d.arg(0) * pow(d.uniform(), -1.0 / d.arg(1)); }},
+        {"pareto_type_2_rng",      sigs("(reals, reals, reals) => reals"), [](RandomDraw& d) { return d.arg(0) + d.arg(1) * (pow(d.uniform(), -1.0 / d.arg(2)) - 1.0); }},
+        // xi + omega (delta |z0| + sqrt(1 - delta^2) z1), delta = alpha / sqrt(1 + alpha^2)
+        {"skew_normal_rng",        sigs("(reals, reals, reals) => reals"), [](RandomDraw& d) { const Expr delta = d.arg(2) / sqrt(1.0 + square(d.arg(2))); return d.arg(0) + d.arg(1) * (delta * fabs(d.normal()) + sqrt(1.0 - square(delta)) * d.normal()); }},
         {"beta_rng",               sigs("(reals, reals) => reals"), [](RandomDraw& d) { return d.quantile(Op::BetaQuantile, {d.uniform(), d.arg(0), d.arg(1)}); }},
         {"student_t_rng",          sigs("(reals, reals, reals) => reals"), [](RandomDraw& d) { return d.arg(1) + d.arg(2) * d.quantile(Op::StudentTQuantile, {d.uniform(), d.arg(0)}); }},
         {"von_mises_rng",          sigs("(reals, reals) => reals"), [](RandomDraw& d) { return d.quantile(Op::VonMisesQuantile, {d.uniform(), d.arg(0), d.arg(1)}); }},
@@ -2044,6 +2112,7 @@ std::span<const RandomRow> random_functions() {
         {"multi_normal_cholesky_rng", sigs("(vector, matrix) => vector; (row_vector, matrix) => vector; (array[] vector, matrix) => array[] vector; (array[] row_vector, matrix) => array[] vector"), nullptr, [](RandomDraw& d) { return multi_normal_draw(d, true); }},
         {"dirichlet_rng",             sigs("(vector) => vector"), nullptr, dirichlet_draw},
         {"hmm_latent_rng",            all_stan("hmm_latent_rng"), nullptr, hmm_latent_draw},
+        {"hypergeometric_rng",        all_stan("hypergeometric_rng"), nullptr, hypergeometric_draw},
         {"neg_binomial_2_log_rng", sigs("(reals, reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::NegBinomial2Quantile, {d.uniform(), exp(d.arg(0)), d.arg(1)}); }},
   // clang-format on
     };

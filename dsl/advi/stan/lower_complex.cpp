@@ -17,6 +17,7 @@
 #include <advi/cpp/linalg.hpp>
 #include <advi/cpp/math.hpp>
 #include <advi/stan/functions.hpp>
+#include <advi/stan/lower_decompositions.hpp>
 #include <advi/stan/lowerer.hpp>
 
 namespace advi::stan {
@@ -428,6 +429,14 @@ constexpr std::array kRows = {
     ComplexRow{"norm",       real_valued<norm_parts>,                        true},
     ComplexRow{"conj",       elementwise<conj_of>,                           true},
     ComplexRow{"fft",        fourier<false, false>,                          true},
+    // decompositions with complex results, of matrices known before the fit
+    // (lower_decompositions.hpp)
+    ComplexRow{"eigenvalues",    known_decomposition_of,                     true},
+    ComplexRow{"eigenvectors",   known_decomposition_of,                     true},
+    ComplexRow{"eigendecompose", known_decomposition_of,                     true},
+    ComplexRow{"complex_schur_decompose",   known_decomposition_of,          true},
+    ComplexRow{"complex_schur_decompose_t", known_decomposition_of,          true},
+    ComplexRow{"complex_schur_decompose_u", known_decomposition_of,          true},
     ComplexRow{"inv_fft",    fourier<true, false>,                           true},
     ComplexRow{"fft2",       fourier<false, true>,                           true},
     ComplexRow{"inv_fft2",   fourier<true, true>,                            true},
@@ -495,6 +504,14 @@ constexpr std::array kRows = {
     ComplexRow{"columns_dot_self", squared_norms, false},
     ComplexRow{"rows_dot_self", squared_norms, false},
     ComplexRow{"cumulative_sum", by_parts, false},
+    // of complex matrices known before the fit (Hermitian for the _sym ones)
+    ComplexRow{"eigenvalues_sym",    known_decomposition_of, false},
+    ComplexRow{"eigenvectors_sym",   known_decomposition_of, false},
+    ComplexRow{"eigendecompose_sym", known_decomposition_of, false},
+    ComplexRow{"singular_values",    known_decomposition_of, false},
+    ComplexRow{"svd_U",              known_decomposition_of, false},
+    ComplexRow{"svd_V",              known_decomposition_of, false},
+    ComplexRow{"svd",                known_decomposition_of, false},
     ComplexRow{"trace",        by_parts, false},
     ComplexRow{"rows",         by_parts, false},
     ComplexRow{"cols",         by_parts, false},

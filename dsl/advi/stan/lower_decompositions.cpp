@@ -10,11 +10,16 @@
 // V = A' U / sigma). The singular vectors' signs are a convention (Stan's are JacobiSVD's);
 // squaring A squares its condition number, so a nearly rank-deficient A loses digits in its
 // smallest singular values, and a repeated singular value has no derivative of its vectors.
+// The decompositions with complex results (eigenvalues, eigenvectors and eigendecompose of any
+// square matrix, complex_schur_decompose, and the _sym and svd functions of complex matrices)
+// and csr_extract take matrices known before the fit: Eigen's solvers, as Stan's; of a matrix
+// that depends on the parameters they are refused by name.
 #include <advi/stan/lower_decompositions.hpp>
 
 #include <algorithm>
 
 #include <Eigen/Dense>
+#include <Eigen/Eigenvalues>
 #include <fmt/format.h>
 
 #include <advi/base/error.hpp>
@@ -137,6 +142,149 @@ Value svd_of(CallSite& c) {
     t.base = Base::Tuple;
     t.parts = {CallSite::mat(U), CallSite::vec(sigma, k), CallSite::mat(V)};
     return t;
+}
+
+namespace {
+
+// The argument as complex numbers known before the fit (a real matrix's imaginary parts 0).
+Eigen::MatrixXcd known_complex(CallSite& c, const Value& v) {
+    Lowerer& L = c.lowerer;
+    auto numbers = [&](const Value& part) {
+        const Expr e = L.real(part, c.at);
+        try {
+            return c.m().evaluate(e);
+        } catch (const ModelError&) {
+            c.fail(
+                fmt::format("{} of a matrix that depends on the parameters is not supported "
+                            "yet: advi computes it of matrices known before the fit",
+                            c.name()));
+        }
+    };
+    const int rows = v.sizes.at(0), cols = v.sizes.size() > 1 ? v.sizes[1] : 1;
+    const std::vector<double> re = numbers(L.real_part(v, c.at));
+    const std::vector<double> im = numbers(L.imag_part(v, c.at));
+    Eigen::MatrixXcd M(rows, cols);
+    for (Eigen::Index k = 0; k < M.size(); ++k) {
+        M.data()[k] = {re[static_cast<std::size_t>(k)], im[static_cast<std::size_t>(k)]};
+        if (!std::isfinite(re[static_cast<std::size_t>(k)]) ||
+            !std::isfinite(im[static_cast<std::size_t>(k)]))
+            c.fail(fmt::format("{}: the matrix has a value that is not finite", c.name()));
+    }
+    return M;
+}
+
+Value known_matrix_value(CallSite& c, const Eigen::MatrixXd& M) {
+    return CallSite::mat(to_matrix(c.lowerer.known_reals(M.reshaped()), static_cast<int>(M.rows()),
+                                   static_cast<int>(M.cols())));
+}
+Value known_vector_value(CallSite& c, const Eigen::VectorXd& v) {
+    return CallSite::vec(c.lowerer.known_reals(v), static_cast<int>(v.size()));
+}
+Value complex_matrix_value(CallSite& c, const Eigen::MatrixXcd& M) {
+    return c.lowerer.complex_of(known_matrix_value(c, M.real()), known_matrix_value(c, M.imag()),
+                                c.at);
+}
+Value complex_vector_value(CallSite& c, const Eigen::VectorXcd& v) {
+    return c.lowerer.complex_of(known_vector_value(c, v.real()), known_vector_value(c, v.imag()),
+                                c.at);
+}
+Value tuple_of(std::vector<Value> parts) {
+    Value t;
+    t.base = Base::Tuple;
+    t.parts = std::move(parts);
+    return t;
+}
+
+}  // namespace
+
+Value known_decomposition_of(CallSite& c) {
+    c.arity(1);
+    const std::string& f = c.name();
+    const Eigen::MatrixXcd A = known_complex(c, c.args[0]);
+    if (A.rows() != A.cols() && !f.starts_with("svd") && f != "singular_values")
+        c.fail(fmt::format("{}: the matrix must be square, got {} x {}", f, A.rows(), A.cols()));
+    const bool real = !c.args[0].is_complex();
+    if (f == "eigenvalues" || f == "eigenvectors" || f == "eigendecompose") {
+        Eigen::VectorXcd values;
+        Eigen::MatrixXcd vectors;
+        if (real) {
+            const Eigen::EigenSolver<Eigen::MatrixXd> es(A.real());
+            values = es.eigenvalues();
+            vectors = es.eigenvectors();
+        } else {
+            const Eigen::ComplexEigenSolver<Eigen::MatrixXcd> es(A);
+            values = es.eigenvalues();
+            vectors = es.eigenvectors();
+        }
+        if (f == "eigenvalues")
+            return complex_vector_value(c, values);
+        if (f == "eigenvectors")
+            return complex_matrix_value(c, vectors);
+        return tuple_of({complex_matrix_value(c, vectors), complex_vector_value(c, values)});
+    }
+    if (f.starts_with("complex_schur_decompose")) {
+        const Eigen::ComplexSchur<Eigen::MatrixXcd> schur(A);
+        if (f == "complex_schur_decompose_u")
+            return complex_matrix_value(c, schur.matrixU());
+        if (f == "complex_schur_decompose_t")
+            return complex_matrix_value(c, schur.matrixT());
+        return tuple_of(
+            {complex_matrix_value(c, schur.matrixU()), complex_matrix_value(c, schur.matrixT())});
+    }
+    if (f.ends_with("_sym")) {  // of a complex (Hermitian) matrix: its lower triangle
+        const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXcd> es(A);
+        if (f == "eigenvalues_sym")
+            return known_vector_value(c, es.eigenvalues());
+        if (f == "eigenvectors_sym")
+            return complex_matrix_value(c, es.eigenvectors());
+        return tuple_of(
+            {complex_matrix_value(c, es.eigenvectors()), known_vector_value(c, es.eigenvalues())});
+    }
+    // the singular value decomposition of a complex matrix
+    const Eigen::JacobiSVD<Eigen::MatrixXcd> svd(A, Eigen::ComputeThinU | Eigen::ComputeThinV);
+    if (f == "singular_values")
+        return known_vector_value(c, svd.singularValues());
+    if (f == "svd_U")
+        return complex_matrix_value(c, svd.matrixU());
+    if (f == "svd_V")
+        return complex_matrix_value(c, svd.matrixV());
+    return tuple_of({complex_matrix_value(c, svd.matrixU()),
+                     known_vector_value(c, svd.singularValues()),
+                     complex_matrix_value(c, svd.matrixV())});
+}
+
+// csr_extract_w (the non-zero values, row by row), csr_extract_v (their columns) and
+// csr_extract_u (where each row starts in them, then one past the end), 1-based, and the tuple
+// csr_extract, of a matrix known before the fit (its sparsity would change with the draw).
+Value csr_extract_of(CallSite& c) {
+    c.arity(1);
+    const Eigen::MatrixXcd A = known_complex(c, c.args[0]);
+    std::vector<double> w;
+    Value v = c.lowerer.int_scalar(0), u = c.lowerer.int_scalar(0);
+    v.ints.clear();
+    u.ints.clear();
+    for (Eigen::Index i = 0; i < A.rows(); ++i) {
+        u.ints.push_back(static_cast<int>(w.size()) + 1);
+        for (Eigen::Index j = 0; j < A.cols(); ++j) {
+            if (A(i, j).real() != 0) {
+                w.push_back(A(i, j).real());
+                v.ints.push_back(static_cast<int>(j) + 1);
+            }
+        }
+    }
+    u.ints.push_back(static_cast<int>(w.size()) + 1);
+    v.dims = {static_cast<int>(v.ints.size())};
+    u.dims = {static_cast<int>(u.ints.size())};
+    const Value values = known_vector_value(
+        c, Eigen::Map<const Eigen::VectorXd>(w.data(), static_cast<Eigen::Index>(w.size())));
+    const std::string& f = c.name();
+    if (f == "csr_extract_w")
+        return values;
+    if (f == "csr_extract_v")
+        return v;
+    if (f == "csr_extract_u")
+        return u;
+    return tuple_of({values, v, u});
 }
 
 Value qr_of(CallSite& c) {

@@ -1,8 +1,9 @@
 // Stan's densities that the library's table (lib/advi/dist/distribution_table.cpp) does not
 // have, as graph expressions of their Stan definitions: the multivariate Student t, the normal
 // by its precision, multi_gp, the multinomials, ordered_probit, lkj_cov, categorical_logit_glm,
-// and ordered_logistic with cutpoints per observation. Their derivatives (first and second
-// order) are the expressions' own. Each takes the argument types Stan's library lists.
+// ordered_logistic with cutpoints per observation, and gaussian_dlm_obs (a Kalman filter). Their
+// derivatives (first and second order) are the expressions' own. Each takes the argument types
+// Stan's library lists.
 #include <advi/stan/lower_densities.hpp>
 
 #include <cmath>
@@ -288,6 +289,47 @@ Expr categorical_logit_glm(DensitySite& s) {
     return sum(to_vector(logs)[at]);
 }
 
+// gaussian_dlm_obs(y | F, G, V, W, m0, C0): the Kalman filter's log likelihood of observations
+// y (r x T) of states theta_t (n) with y_t ~ N(F' theta_t, V), theta_t ~ N(G theta_(t-1), W),
+// theta_0 ~ N(m0, C0); V a matrix, or a vector (its diagonal). Per step, as Stan's:
+//   a = G m, R = G C G' + W, f = F' a, Q = F' R F + V, e = y_t - f,
+//   lp -= (r log 2 pi + log|Q| + e' Q^-1 e) / 2, A = R F Q^-1, m = a + A e, C = R - A Q A',
+// unrolled over the T steps (the graph grows with T).
+Expr gaussian_dlm_obs(DensitySite& s) {
+    whole_values(s);
+    Lowerer& L = s.lowerer;
+    auto arg = [&](std::size_t k) { return L.real(s.args.at(k), s.at); };
+    const Expr y = L.real(s.y, s.at), F = arg(0), G = arg(1), V = arg(2), W = arg(3), m0 = arg(4),
+               C0 = arg(5);
+    if (!y.shape().is_matrix())
+        fail(s, fmt::format("the observations must be a matrix (r x T), got {}", y.shape().str()));
+    const int r = y.shape().rows, T = y.shape().cols, n = m0.shape().size();
+    if (!F.shape().is_matrix() || F.shape().rows != n || F.shape().cols != r)
+        fail(s, fmt::format("F must be {} x {} (states by observations), got {}", n, r,
+                            F.shape().str()));
+    require_square(s, G, n, "G");
+    require_square(s, W, n, "W");
+    require_square(s, C0, n, "C0");
+    const bool diagonal_v = !V.shape().is_matrix();
+    if (diagonal_v ? V.shape().size() != r : (V.shape().rows != r || V.shape().cols != r))
+        fail(s,
+             fmt::format("V must be {} x {} or a vector of {}, got {}", r, r, r, V.shape().str()));
+    const Expr Vm = diagonal_v ? diag_matrix(V) : V;
+    const Expr Ft = transpose(F), Gt = transpose(G);
+    Expr m = m0, C = C0;
+    Expr lp = s.lowerer.m().constant(-0.5 * r * T * kLog2Pi);
+    for (int t = 0; t < T; ++t) {
+        const Expr a = G * m, R = G * C * Gt + W;
+        const Expr Q = Ft * R * F + Vm, Qinv = inverse_spd(Q);
+        const Expr e = col(y, t) - Ft * a;
+        lp = lp - 0.5 * (log_determinant_spd(Q) + dot(e, Qinv * e));
+        const Expr A = R * F * Qinv;
+        m = a + A * e;
+        C = R - A * Q * transpose(A);
+    }
+    return lp;
+}
+
 // Stan's signatures of `family`'s density, without complex types.
 std::vector<Signature> stan_density(std::string_view family, bool ints) {
     const std::string name = std::string(family) + (ints ? "_lpmf" : "_lpdf");
@@ -316,6 +358,7 @@ std::vector<DensityRow> composite_densities() {
         {"ordered_probit",           stan_density("ordered_probit",           true),  ordered<true>         },
         {"ordered_logistic",         stan_density("ordered_logistic",         true),  ordered_logistic      },
         {"lkj_cov",                  stan_density("lkj_cov",                  false), lkj_cov               },
+        {"gaussian_dlm_obs",         stan_density("gaussian_dlm_obs",         false), gaussian_dlm_obs      },
         {"categorical_logit_glm",    stan_density("categorical_logit_glm",    true),
          categorical_logit_glm                                                                              },
     };

@@ -145,7 +145,7 @@ std::vector<BadInput> catalogue() {
          "`for` is a reserved word; it cannot be used as a name"},
         {"syntax: integer literal too large", text("model { target += 3000000000; }"), "", {},
          "integer literal 3000000000 is too large"},
-        {"unsupported library function", text("data { matrix[2, 3] y; matrix[2, 2] F; matrix[2, 2] G; vector[2] V; matrix[2, 2] W; vector[2] m0; matrix[2, 2] C0; }\nmodel { target += gaussian_dlm_obs_lpdf(y | F, G, V, W, m0, C0); }"), "", {}, "`gaussian_dlm_obs_lpdf` is not supported yet"},
+        {"unsupported library function", text("generated quantities { matrix[2, 2] W = wishart_rng(4, [[1, 0], [0, 1]]); }"), "", {}, "`wishart_rng` is not supported yet"},
         {"syntax: #include", text("#include \"other.stan\"\n"), "", {}, "#include is not supported"},
         {"recursive function", text("functions { real f(real x) { return f(x); } }\n" + with_param("real y;", "y ~ normal(f(1), 1);")),
          "", {}, "`f` calls itself: recursive functions are not supported"},

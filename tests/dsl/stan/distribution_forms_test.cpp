@@ -144,6 +144,8 @@ const std::map<std::string, Case>& cases() {
         {"wishart_cholesky",      {"cholesky_factor_cov[2] y", kCholCov, {"s + 2", "L"}, 1, false}},
         {"inv_wishart_cholesky",  {"cholesky_factor_cov[2] y", kCholCov, {"s + 2", "L"}, 1, false}},
         {"lkj_cov",               {"cov_matrix[2] y", kSpd, {"a[1:2]", "p[1:2]", "s"}, 1, false}},
+        // a Kalman filter: observations 2 x 3 of two states (F, G, V, W, m0, C0)
+        {"gaussian_dlm_obs",      {"matrix[2, 3] y", "[[0.3, -1.2, 0.5], [2.1, 0.4, -0.6]]", {"L", "Sigma", "S", "Sigma", "mu2", "S"}, 1, false}},
         // clang-format on
     };
     return c;

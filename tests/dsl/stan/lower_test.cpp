@@ -415,8 +415,9 @@ TEST_CASE("errors in the model name the place and the problem", "[stan]") {
           "model.stan:4:3: `y` cannot be assigned here (data variable)");
     CHECK(error_of("  y[4] ~ normal(mu, 1);") ==
           "model.stan:4:5: index 4 of `y[4]` is outside 1..3");
-    CHECK(error_of("  target += csr_extract_w(rep_matrix(mu, 1, 1))[1];") ==
-          "model.stan:4:13: `csr_extract_w` is not supported yet: a Stan library function that "
+    CHECK(error_of("  target += generate_laplace_options(1).2;") ==
+          "model.stan:4:13: `generate_laplace_options` is not supported yet: a Stan library "
+          "function that "
           "advi does not lower");
     // break and continue belong in a loop (found by fuzz/stan_model).
     CHECK(error_of("  continue;") == "model.stan:4:3: `continue` outside a loop");

@@ -1367,4 +1367,68 @@ TEST_CASE("arrays of matrix types: each element its own transform, in CmdStan's 
         "  for (k in 1:2) target += sum(log(P[k])) * k; }");
 }
 
+TEST_CASE("gaussian_dlm_obs against the observations' joint normal", "[stan]") {
+    // one state, one observation per step: y_t = f theta_t + v_t, theta_t = g theta_(t-1) + w_t;
+    // y is normal with mean f g^t m0 and covariance f^2 Cov(theta_s, theta_t) + v [s == t],
+    // Cov(theta_s, theta_t) = g^(s + t) c0 + w sum_(k <= min(s, t)) g^(s - k) g^(t - k)
+    const std::string known = "real f = 1.3; real w = 0.4; real c0 = 0.9;";
+    check_same(kHead,
+               known +
+                   "target += gaussian_dlm_obs_lpdf([[0.5, -0.3, 1.2]] | [[f]], [[tanh(x[3])]], "
+                   "[[exp(x[2])]], [[w]], [x[1]]', [[c0]]);",
+               known +
+                   "real g = tanh(x[3]); real v = exp(x[2]); vector[3] mu; matrix[3, 3] S;"
+                   "for (t in 1:3) mu[t] = f * g^t * x[1];"
+                   "for (s in 1:3) for (t in 1:3) { real c = g^(s + t) * c0;"
+                   "  for (k in 1:min(s, t)) c += w * g^(s - k) * g^(t - k);"
+                   "  S[s, t] = f^2 * c + (s == t ? v : 0); }"
+                   "target += multi_normal_lpdf([0.5, -0.3, 1.2]' | mu, S);",
+               "{}", 1e-10);
+    // V given by its diagonal is V as a diagonal matrix
+    const std::string two =
+        "matrix[2, 4] y = [[0.5, -0.3, 1.2, 0.1], [1, 0.2, -0.4, 0.6]];"
+        "matrix[2, 2] F = [[1, 0.2], [0.3, 1]]; matrix[2, 2] G = [[0.9, x[3] / 10], [0, 0.7]];"
+        "matrix[2, 2] W = [[0.5, 0.1], [0.1, 0.4]]; vector[2] V = exp(x[1:2]);";
+    check_same(kHead,
+               two + "target += gaussian_dlm_obs_lpdf(y | F, G, V, W, [0, 1]', [[1, 0], [0, 2]]);",
+               two +
+                   "target += gaussian_dlm_obs_lpdf(y | F, G, diag_matrix(V), W, [0, 1]', "
+                   "[[1, 0], [0, 2]]);",
+               "{}", 1e-12);
+}
+
+TEST_CASE("decompositions with complex results and csr_extract, of known matrices", "[stan]") {
+    const std::string known =
+        "transformed data {"
+        // a rotation's eigenvalues are +-i; a triangular matrix's its diagonal
+        "  complex_vector[2] r = eigenvalues([[0, -1], [1, 0]]);"
+        "  real rot = abs(get_real(r[1])) + abs(get_real(r[2])) + abs(abs(get_imag(r[1])) - 1)"
+        "    + abs(get_imag(r[1]) + get_imag(r[2]));"
+        "  tuple(complex_matrix[2, 2], complex_vector[2]) e = eigendecompose([[2, 1], [0, 3]]);"
+        "  real tri = abs(get_real(e.2[1]) * get_real(e.2[2]) - 6) + abs(get_real(sum(e.2)) - 5);"
+        // a Hermitian matrix [[2, i], [-i, 2]]: eigenvalues 1 and 3; its singular values 3, 1
+        "  complex_matrix[2, 2] H = to_complex([[2, 0], [0, 2]], [[0, 1], [-1, 0]]);"
+        "  complex_vector[2] h = eigenvalues_sym(H); vector[2] sv = singular_values(H);"
+        "  real herm = abs(get_real(h[1]) - 1) + abs(get_real(h[2]) - 3) + abs(sv[1] - 3)"
+        "    + abs(sv[2] - 1) + abs(get_imag(h[1]));"
+        // the Schur form of a symmetric matrix: its eigenvalues on T's diagonal
+        "  complex_matrix[2, 2] T = complex_schur_decompose_t([[2, 1], [1, 2]]);"
+        "  real schur = abs(get_real(T[1, 1]) * get_real(T[2, 2]) - 3) + abs(get_real(T[2, 1]));"
+        // compressed rows of [[1, 0, 2], [0, 0, 3]]
+        "  tuple(vector[3], array[3] int, array[3] int) c = csr_extract([[1, 0, 2], [0, 0, 3]]);"
+        "  real csr = abs(c.1[2] - 2) + abs(c.1[3] - 3) + abs(c.2[2] - 3) + abs(c.3[2] - 3)"
+        "    + abs(csr_extract_u([[1, 0, 2], [0, 0, 3]])[3] - 4); }\n" +
+        kHead;
+    check_same(known,
+               "target += x[1] * (rot < 1e-12) + x[2] * (tri < 1e-12) + x[3] * (herm < 1e-12)"
+               " + (schur < 1e-12) + 2 * (csr == 0);",
+               "target += x[1] + x[2] + x[3] + 3;");
+    // of a matrix that depends on the parameters: refused by name
+    CHECK_THROWS_WITH(lower_text(kHead + "model { target += get_real(eigenvalues([[x[1], 1], "
+                                         "[0, 2]])[1]); }",
+                                 "{}"),
+                      Catch::Contains("eigenvalues of a matrix that depends on the parameters is "
+                                      "not supported yet"));
+}
+
 }  // namespace advi::stan

@@ -103,3 +103,51 @@ generated quantities { array[4000] int k_out = k; array[4000] int f_out = f; }
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE(
+    "frechet, pareto, pareto_type_2, inv_chi_square, scaled_inv_chi_square and "
+    "skew_normal draws: their means and variances",
+    "[stan][rng]") {
+    const std::string program = R"(
+transformed data {
+  int N = 20000;
+  array[N] real a = frechet_rng(rep_vector(8, N), 2);
+  array[N] real b = pareto_rng(rep_vector(1, N), 8);
+  array[N] real c = pareto_type_2_rng(rep_vector(0, N), 2, 8);
+  array[N] real d = inv_chi_square_rng(rep_vector(10, N));
+  array[N] real e = scaled_inv_chi_square_rng(rep_vector(10, N), 2);
+  array[N] real f = skew_normal_rng(rep_vector(1, N), 2, 3);
+}
+parameters { real x; }
+model { x ~ normal(0, 1); }
+generated quantities {
+  array[N] real a_out = a; array[N] real b_out = b; array[N] real c_out = c;
+  array[N] real d_out = d; array[N] real e_out = e; array[N] real f_out = f;
+}
+)";
+    auto lowered = lower(parse_program(program, "m.stan"), read_json_data("{}", "d.json"), 9);
+    // closed forms: frechet sigma G(1 - 1/a), sigma^2 (G(1 - 2/a) - G(1 - 1/a)^2); pareto
+    // a m / (a - 1), m^2 a / ((a - 1)^2 (a - 2)); pareto_type_2 l / (a - 1), l^2 a / ((a - 1)^2
+    // (a - 2)); inv_chi_square 1 / (n - 2), 2 / ((n - 2)^2 (n - 4)); scaled: times n s^2;
+    // skew_normal xi + w d sqrt(2 / pi), w^2 (1 - 2 d^2 / pi), d = a / sqrt(1 + a^2)
+    const double want[6][2] = {
+        {2.179304714845794, 0.15229776971160458},
+        {8.0 / 7,           8.0 / 294          },
+        {2.0 / 7,           32.0 / 294         },
+        {0.125,             2.0 / 384          },
+        {5.0,               3200.0 / 384       },
+        {2.513879513212096, 1.7081688194767075 },
+    };
+    const auto& gq = lowered->generated_quantities();
+    REQUIRE(gq.size() == 6);
+    for (std::size_t k = 0; k < 6; ++k) {
+        INFO(gq[k].name);
+        const std::vector<double> v = lowered->model().evaluate(gq[k].value);
+        CHECK(std::abs(mean(v) - want[k][0]) < 4 * std::sqrt(want[k][1] / 20000));
+        CHECK(variance(v) == Approx(want[k][1]).epsilon(0.1));
+    }
+}
+
+}  // namespace advi::stan

@@ -90,9 +90,10 @@ TEST_CASE("densities: _lpdf for reals, _lpmf for ints, no _log", "[stan]") {
 }
 
 TEST_CASE("what the lowering cannot do, check refuses in the lowering's words", "[stan]") {
-    const std::string lcdf = model("target += csr_extract_w(rep_matrix(mu, 2, 2))[1];");
+    const std::string lcdf = model("target += generate_laplace_options(1).2;");
     const std::string message =
-        "m.stan:3:19: `csr_extract_w` is not supported yet: a Stan library function that advi "
+        "m.stan:3:19: `generate_laplace_options` is not supported yet: a Stan library function "
+        "that advi "
         "does not lower";
     CHECK(first_line_of_error(lcdf) == message);
     // the lowering (which runs the checker first) says the same
@@ -361,10 +362,11 @@ TEST_CASE("Stan's library decides what is valid Stan; advi's table what it lower
     CHECK(first_line_of_error(model("real q = quantile(y, inv_logit(mu));")) ==
           "m.stan:3:30: `quantile` takes data only; argument 2 depends on the parameters");
     // valid Stan that advi does not lower yet: named, "not supported yet"
-    CHECK(first_line_of_error(model("real p = owens_t(mu, 2.0) + csr_extract_w(rep_matrix(mu, "
-                                    "1, 1))[1];")) ==
-          "m.stan:3:37: `csr_extract_w` is not supported yet: a Stan library function that "
-          "advi does not lower");
+    CHECK(
+        first_line_of_error(model("real p = owens_t(mu, 2.0) + generate_laplace_options(1).2;")) ==
+        "m.stan:3:37: `generate_laplace_options` is not supported yet: a Stan library function "
+        "that "
+        "advi does not lower");
     // cutpoints per observation (lower_densities.cpp)
     CHECK(first_line_of_error(model("target += ordered_logistic_lpmf({1, 2} | y, {y, y});")) ==
           "ok");
