@@ -1799,23 +1799,27 @@ void Lowerer::run_loop(const LoopSpec& loop, int lower, int upper, Loc at) {
             return;
         std::string unrolled_because = why.what();
         if (trip > unroll_limit_) {
-            if (block_ != BlockKind::TransformedData || !levels_.empty()) {
+            // A loop the loop op cannot run (an int assigned, a foreach, a break, a size or
+            // position known only per iteration) is unrolled instead, up to kUnrollFallback
+            // iterations: exact, at a graph and a lowering time that grow with it (in
+            // transformed data, whose values are all known, at any length).
+            constexpr long kUnrollFallback = 200000;
+            if (!levels_.empty() ||
+                (block_ != BlockKind::TransformedData && trip > kUnrollFallback)) {
                 loop_op(loop, lower, upper, at, why);
                 return;
             }
-            // Transformed data holds values known before the fit: a loop the loop op cannot
-            // run (an int assigned, a foreach, a break) is unrolled whatever its length, at a
-            // lowering time that grows with it.
             try {
                 loop_op(loop, lower, upper, at, why);
                 return;
             } catch (const ParseError& e) {
                 scopes_.resize(depth);
                 for (auto& [n, v] : saved) *find(n) = std::move(v);
-                const std::string m = e.what();
+                std::string m = e.what();
+                m = m.substr(0, m.find('\n'));
                 unrolled_because = fmt::format(
-                    "{}; too long to unroll elsewhere, but in transformed data: {}", why.what(),
-                    m.substr(m.rfind(": ") == std::string::npos ? 0 : m.rfind(": ") + 2));
+                    "{}; longer than the unrolling limit, but the loop op cannot run it ({})",
+                    why.what(), m);
             }
         }
         const SourcePosition p = position_of(program_.text, at.offset);

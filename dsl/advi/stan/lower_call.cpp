@@ -217,6 +217,38 @@ Expr Lowerer::library_density(const std::string& name, const Value& y,
     }
     int level = y.level;
     for (const auto& a : args) level = std::max(level, a.level);
+    if (y.is_runtime_int() && (name == "categorical" || name == "categorical_logit") &&
+        y.is_scalar() && level == 0) {
+        // one outcome known only per draw (read at a loop op's iteration, drawn in generated
+        // quantities): theta's element at it, by the indicator of y == k over the categories
+        const Expr p = real(args.at(0), at);
+        const int n = p.shape().size();
+        Eigen::VectorXd k(n);
+        for (int i = 0; i < n; ++i) k[i] = i + 1;
+        const Expr indicator = step(0.5 - fabs(rep_vector(real(y, at), n) - known_reals(k)));
+        if (name == "categorical")
+            return log(dot(p, indicator));
+        return dot(p - log_sum_exp(p), indicator);
+    }
+    if ((name == "categorical" || name == "categorical_logit") && level > 0 &&
+        args.at(0).level > 0 && y.is_known_int() && rank_of_value(y) == 0) {
+        // one category per iteration against a vector per iteration (y[n] ~
+        // categorical_logit(v[n]')): the log probabilities as rows, each row's at its outcome
+        const Value w = at_level(y, level, at);
+        const int B = batch_size(level);
+        const Expr P = real(at_level(args[0], level, at), at);  // B x K
+        const int K = P.shape().cols;
+        const Expr logs = name == "categorical" ? log(P) : P - rep_matrix(log_sum_exp_rows(P), K);
+        Eigen::VectorXi positions(B);
+        for (int i = 0; i < B; ++i) {
+            const int yi = w.ints.at(static_cast<std::size_t>(w.ints.size() == 1 ? 0 : i));
+            if (yi < 1 || yi > K)
+                fail(at, fmt::format("{}: outcome {} is not a category 1..{}", name, yi, K));
+            positions[i] = i + B * (yi - 1);  // column-major
+        }
+        const Expr per = to_vector(logs)[positions];
+        return per_iteration ? per : sum(per);
+    }
     if (level > 0 && info->multivariate && y.level == 0) {
         throw NotVectorisable(
             at, "a multivariate density whose variate is the same in every iteration");
@@ -244,6 +276,12 @@ Expr Lowerer::library_density(const std::string& name, const Value& y,
     auto to_level = [&](const Value& v, bool variate) -> Expr {
         if (v.is_int() && (variate ? info->variate == DType::Int : false)) {
             Value w = at_level(v, level, at);
+            if (w.is_runtime_int()) {
+                fail(at, fmt::format("{}: an outcome known only per draw (an int read at a loop "
+                                     "op's iteration or drawn in generated quantities) is not "
+                                     "supported yet here",
+                                     name));
+            }
             if (categorical_variate(name)) {
                 for (int& c : w.ints) c -= 1;
                 // Not the data node of the unshifted values: int_data would return it as it
@@ -439,6 +477,18 @@ Expr CallSite::real_of(std::size_t k) {
 int CallSite::int_arg(std::size_t k) const {
     if (!args[k].is_int() || !args[k].is_scalar())
         lowerer.fail(call.args[k].loc, fmt::format("{}: expected an int", name()));
+    if (args[k].level > 0) {
+        throw NotVectorisable(
+            call.args[k].loc,
+            fmt::format("`{}`: argument {} differs between iterations", name(), k + 1));
+    }
+    if (args[k].is_runtime_int()) {
+        lowerer.fail(call.args[k].loc,
+                     fmt::format("{}: argument {} is an int known only per draw (read at a loop "
+                                 "op's iteration, or drawn); advi needs it before the fit, as it "
+                                 "sets a size or a position: not supported yet",
+                                 name(), k + 1));
+    }
     return args[k].ints[0];
 }
 

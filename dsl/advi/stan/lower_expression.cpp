@@ -137,6 +137,8 @@ Expr Lowerer::int_data(const Value& v, Loc at) {
     }
     if (v.expr.valid() && v.level == 0)
         return v.expr;
+    if (v.ints.empty() && v.size() > 0)  // values lost on the way: never data of nothing
+        throw InternalError(fmt::format("int_data: no values for {}", type_str(v)));
     if (v.ints.size() == 1 && v.level == 0 && v.dims.empty()) {
         return m().data(fresh_name("int"), v.ints[0]);
     }
@@ -232,6 +234,11 @@ Value Lowerer::expr_here(const Expression& e) {
     }
     if (const auto* x = e.as<Binary>()) {
         const Value a = expr(*x->lhs);
+        // && and || stop at a left side that decides them, as Stan's do: the right side is not
+        // evaluated (`i <= N && y[i] > 0` reads y[i] only for i <= N)
+        if ((x->op == BinaryOp::And || x->op == BinaryOp::Or) && a.is_known_int() &&
+            a.is_scalar() && a.level == 0 && (a.ints[0] != 0) == (x->op == BinaryOp::Or))
+            return int_scalar(x->op == BinaryOp::Or ? 1 : 0);
         const Value b = expr(*x->rhs);
         return binary(x->op, a, b, x->op_loc, &e);
     }

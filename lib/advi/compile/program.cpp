@@ -186,11 +186,12 @@ void Program::bind() {
     sums_per_part_ = 0;
     int sum_parts = 1;
     for (auto& gr : groups_) {
-        const int blocks = (gr.n + gr.block - 1) / gr.block;
+        const int blocks = gr.block > 0 ? (gr.n + gr.block - 1) / gr.block : 0;
         const int parts = part_count(static_cast<double>(gr.n) * gr.work, kMinValuesPerPart, blocks,
                                      static_cast<double>(gr.scatter_doubles));
-        gr.blocks_per_part = (blocks + parts - 1) / parts;
-        gr.parts = (blocks + gr.blocks_per_part - 1) / gr.blocks_per_part;
+        // a loop over no values (a size-0 vector) is one part of no blocks
+        gr.blocks_per_part = std::max(1, (blocks + parts - 1) / parts);
+        gr.parts = std::max(1, (blocks + gr.blocks_per_part - 1) / gr.blocks_per_part);
         partial_doubles_ =
             std::max(partial_doubles_, static_cast<std::size_t>(gr.parts - 1) *
                                            static_cast<std::size_t>(gr.scatter_doubles));

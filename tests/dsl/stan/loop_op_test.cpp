@@ -24,7 +24,7 @@ std::unique_ptr<LoweredProgram> lower_text(const std::string& program, const std
 
 bool took_loop_op(const LoweredProgram& p) {
     for (const std::string& line : p.loop_report()) {
-        if (line.find("loop op") != std::string::npos)
+        if (line.find("run as a loop op over") != std::string::npos)
             return true;
     }
     return false;
@@ -195,23 +195,55 @@ model {
                kSeries);
 }
 
-TEST_CASE("loop op: a break, a foreach and an int state are refused by name", "[stan][loop]") {
-    auto refuse = [](const std::string& body) {
-        (void)lower_text(kData + "parameters { real a; }\nmodel {\n" + body + "\n}\n", kSeries, 4);
+TEST_CASE("loop op: a break, a foreach, an int state: unrolled instead, saying why",
+          "[stan][loop]") {
+    // past the unrolling limit the loop op is tried; where it cannot run the loop, the loop is
+    // unrolled (up to 200,000 iterations), the report naming the reason
+    auto unrolled_instead = [](const std::string& body, const std::string& reason) {
+        const std::string program =
+            kData + "parameters { real<lower=0, upper=1> a; }\nmodel {\n" + body + "\n}\n";
+        INFO(program);
+        const auto limited = lower_text(program, kSeries, 4);
+        const auto unrolled = lower_text(program, kSeries, kDefaultUnrollLimit);
+        CHECK_FALSE(took_loop_op(*limited));
+        bool said = false;
+        for (const std::string& line : limited->loop_report())
+            said = said || (line.find("the loop op cannot run it") != std::string::npos &&
+                            line.find(reason) != std::string::npos);
+        CHECK(said);
+        advi::test::check_same_density(limited->model().spec(), unrolled->model().spec(), 1e-12);
     };
-    CHECK_THROWS_WITH(refuse("real h = 0; for (t in 2:T) { h = h * a + y[t - 1]; if (h > 2) break; "
-                             "}"),
-                      Catch::Contains("cannot run as a loop op: a break or continue"));
-    CHECK_THROWS_WITH(refuse("real h = 0; int c = 0; for (t in 2:T) { h = h * a + y[t - 1]; c = c "
-                             "+ 1; }"),
-                      Catch::Contains("assigning the int variable `c` in it is not supported yet"));
-    CHECK_THROWS_WITH(
-        refuse("real h = 0; for (v in y) { h = h * a + v; }"),
-        Catch::Contains("cannot run as a loop op: a foreach loop is not supported yet"));
-    CHECK_THROWS_WITH(
-        refuse("matrix[T, T] m = rep_matrix(0, T, T); for (t in 2:T) m[t, t - 1] = tanh(m[t - 1, "
-               "t - 1] * a + sum(m)) + y[t];"),
-        Catch::Contains("indexing by two ints known only per draw is not supported yet"));
+    unrolled_instead(
+        "real h = 0; for (t in 2:T) { h = h * a + y[t - 1]; if (h > 2) break; } "
+        "target += -square(h);",
+        "a break or continue");
+    unrolled_instead(
+        "real h = 0; int c = 0; for (t in 2:T) { h = h * a + y[t - 1]; c = c + 1; } "
+        "target += -square(h) * c;",
+        "assigning the int variable `c` in it is not supported yet");
+    unrolled_instead("real h = 0; for (v in y) { h = h * a + v; } target += -square(h);",
+                     "a foreach loop is not supported yet");
+    unrolled_instead(
+        "matrix[T, T] m = rep_matrix(0, T, T); for (t in 2:T) m[t, t - 1] = tanh(m[t - 1, t - 1] "
+        "* a + sum(m)) + y[t]; target += -sum(square(m));",
+        "indexing by two ints known only per draw is not supported yet");
+}
+
+}  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE("loop op: a categorical outcome of data read at the iteration (posteriordb's IRT)",
+          "[stan][loop]") {
+    check_same(kData + R"(
+parameters { vector[2] a; real b; }
+model {
+  for (t in 1:T)
+    target += categorical_lpmf(k[t] | softmax(append_row(rep_vector(0, 1), a * y[t] + b)))
+              + categorical_logit_lpmf(k[t] | append_row(b, a * y[t]));
+}
+)",
+               kSeries);
 }
 
 }  // namespace advi::stan

@@ -1431,4 +1431,23 @@ TEST_CASE("decompositions with complex results and csr_extract, of known matrice
                                       "not supported yet"));
 }
 
+TEST_CASE("posteriordb's prophet and RBM: && stops early; a category per iteration of a matrix",
+          "[stan]") {
+    // `idx <= 3 && a[idx] < 10` does not read a[4]
+    const std::string head =
+        "transformed data { array[3] int a = {1, 2, 3}; int idx = 1;"
+        "  while ((idx <= 3) && (a[idx] < 10)) idx += 1;"
+        "  int other = 0; if (idx > 3 || a[idx] > 0) other = 1; }\n" +
+        kHead;
+    check_same(head, "target += idx * x[1] + other * x[2];", "target += 4 * x[1] + x[2];");
+    // y[n] ~ categorical_logit(v[n]') over n: each row's log softmax at its outcome
+    const std::string rows =
+        "matrix[3, 2] v = [[x[1], 0.5], [x[2], -1], [0.2, x[3]]]; array[3] int y = {2, 1, 2};";
+    check_same(kHead, rows + "for (n in 1:3) y[n] ~ categorical_logit(v[n]');",
+               rows + "for (n in 1:3) target += log_softmax(v[n]')[y[n]];", "{}", 1e-12);
+    check_same(kHead,
+               rows + "for (n in 1:3) target += categorical_lpmf(y[n] | softmax(v[n]')) * n;",
+               rows + "for (n in 1:3) target += log_softmax(v[n]')[y[n]] * n;", "{}", 1e-12);
+}
+
 }  // namespace advi::stan
