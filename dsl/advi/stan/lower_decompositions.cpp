@@ -231,14 +231,17 @@ Value known_decomposition_of(CallSite& c) {
         return tuple_of(
             {complex_matrix_value(c, schur.matrixU()), complex_matrix_value(c, schur.matrixT())});
     }
-    if (f.ends_with("_sym")) {  // of a complex (Hermitian) matrix: its lower triangle
+    if (f.ends_with("_sym")) {
+        // of a complex (Hermitian) matrix, its lower triangle; the eigenvalues are real, typed
+        // complex_vector as Stan's signatures type them
         const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXcd> es(A);
+        const Eigen::VectorXcd values = es.eigenvalues().cast<std::complex<double>>();
         if (f == "eigenvalues_sym")
-            return known_vector_value(c, es.eigenvalues());
+            return complex_vector_value(c, values);
         if (f == "eigenvectors_sym")
             return complex_matrix_value(c, es.eigenvectors());
         return tuple_of(
-            {complex_matrix_value(c, es.eigenvectors()), known_vector_value(c, es.eigenvalues())});
+            {complex_matrix_value(c, es.eigenvectors()), complex_vector_value(c, values)});
     }
     // the singular value decomposition of a complex matrix
     const Eigen::JacobiSVD<Eigen::MatrixXcd> svd(A, Eigen::ComputeThinU | Eigen::ComputeThinV);
