@@ -1974,6 +1974,114 @@ Value multi_normal_draw(RandomDraw& d, bool cholesky) {
     r.sizes = {K};
     return r;
 }
+// multi_student_t: mu + L z sqrt(nu / w), z standard normal, w chi-square(nu): one w per draw
+// (per row of an array of means).
+Value multi_student_t_draw(RandomDraw& d, bool cholesky) {
+    if (d.level > 0)
+        throw NotVectorisable(d.at, "a multivariate Student t draw per iteration");
+    const Expr nu = d.lowerer.real(d.args[0], d.at);
+    if (!nu.shape().is_scalar())
+        d.lowerer.fail(d.at, "the degrees of freedom must be one real");
+    const Value& mu = d.args[1];
+    const Expr S = d.lowerer.real(d.args[2], d.at);
+    const int K = mu.sizes.at(0);
+    if (d.args[2].sizes.at(0) != K || d.args[2].sizes.at(1) != K) {
+        d.lowerer.fail(d.at, fmt::format("the scale is {}x{} for a location of size {}",
+                                         d.args[2].sizes[0], d.args[2].sizes[1], K));
+    }
+    const Expr L = cholesky ? S : cholesky_decompose(S);
+    const int N = mu.dims.empty() ? 1 : mu.dims[0];
+    const Expr w =
+        d.quantile(Op::GammaQuantile, {d.inputs(N, false), 0.5 * nu, d.m().constant(0.5)});
+    const Expr scale = sqrt(nu / w);  // one per draw
+    if (mu.dims.empty())
+        return CallSite::vec(d.lowerer.real(mu, d.at) + (L * d.inputs(K, true)) * sum(scale), K);
+    const Expr Z = to_matrix(d.inputs(static_cast<std::int64_t>(N) * K, true), N, K);
+    Value r = CallSite::mat(d.lowerer.real(mu, d.at) + diag_pre_multiply(scale, Z * transpose(L)));
+    r.base = Base::Vector;
+    r.dims = {N};
+    r.sizes = {K};
+    return r;
+}
+
+// multinomial: K - 1 binomial counts in turn, each of what is left with its share of the
+// probability left; multinomial_logit of softmax(gamma), dirichlet_multinomial of a dirichlet
+// draw. The counts as an int array known per draw.
+Value multinomial_of(RandomDraw& d, Expr theta, const Value& n_value) {
+    const int K = theta.shape().size();
+    const Expr N = d.lowerer.real(n_value, d.at);
+    if (!N.shape().is_scalar())
+        d.lowerer.fail(d.at, "the number of trials must be one int");
+    std::vector<Expr> counts;
+    Expr left = N, share = d.m().constant(1.0);
+    const Expr u = d.inputs(std::max(K - 1, 1), false);
+    for (int k = 0; k + 1 < K; ++k) {
+        const Expr p_k = sum(segment(theta, k, 1));
+        // the conditional probability, kept in [0, 1] against rounding
+        const Expr p = fmin(fmax(p_k / share, d.m().constant(0.0)), d.m().constant(1.0));
+        const Expr n_k = d.quantile(Op::BinomialQuantile, {sum(segment(u, k, 1)), left, p});
+        counts.push_back(n_k);
+        left = left - n_k;
+        share = share - p_k;
+    }
+    counts.push_back(left);
+    Expr all = rep_vector(counts[0], 1);
+    for (std::size_t k = 1; k < counts.size(); ++k) all = append_row(all, counts[k]);
+    Value r;
+    r.base = Base::Int;
+    r.dims = {K};
+    r.expr = all;
+    return r;
+}
+Value multinomial_draw(RandomDraw& d, int form) {  // 0: theta, 1: logit, 2: dirichlet
+    if (d.level > 0)
+        throw NotVectorisable(d.at, "a multinomial draw per iteration");
+    const Expr a = d.lowerer.real(d.args[0], d.at);
+    Expr theta = a;
+    if (form == 1) {
+        theta = softmax(a);
+    } else if (form == 2) {
+        const int K = a.shape().size();
+        const Expr g = d.quantile(Op::GammaQuantile, {d.inputs(K, false), a, d.m().constant(1)});
+        theta = g / sum(g);
+    }
+    return multinomial_of(d, theta, d.args[1]);
+}
+
+// ordered_logistic(eta, c): 1 + the number of cut points with inv_logit(c_k - eta) < u.
+Value ordered_logistic_draw(RandomDraw& d) {
+    if (d.level > 0)
+        throw NotVectorisable(d.at, "an ordered logistic draw per iteration");
+    const Expr eta = d.lowerer.real(d.args[0], d.at), c = d.lowerer.real(d.args[1], d.at);
+    Value r;
+    r.base = Base::Int;
+    r.expr = 1.0 + sum(step(sum(d.inputs(1, false)) - inv_logit(c - eta)));
+    return r;
+}
+
+// bernoulli_logit_glm(x, alpha, beta): a bernoulli(inv_logit(x beta + alpha)) per row of x.
+Value bernoulli_logit_glm_draw(RandomDraw& d) {
+    if (d.level > 0)
+        throw NotVectorisable(d.at, "a GLM draw per iteration");
+    Expr x = d.lowerer.real(d.args[0], d.at);
+    if (!x.shape().is_matrix())
+        x = to_matrix(x, 1, x.shape().size());
+    const Expr alpha = d.lowerer.real(d.args[1], d.at), beta = d.lowerer.real(d.args[2], d.at);
+    const int n = x.shape().rows;
+    if (beta.shape().size() != x.shape().cols)
+        d.lowerer.fail(d.at, fmt::format("beta has {} values for {} columns of x",
+                                         beta.shape().size(), x.shape().cols));
+    if (!alpha.shape().is_scalar() && alpha.shape().size() != n)
+        d.lowerer.fail(
+            d.at, fmt::format("alpha has {} values for {} rows of x", alpha.shape().size(), n));
+    const Expr p = inv_logit(x * beta + alpha);
+    Value r;
+    r.base = Base::Int;
+    r.dims = {n};
+    r.expr = step(p - d.inputs(n, false));
+    return r;
+}
+
 // dirichlet: independent gamma(alpha_k, 1) draws, normalised.
 Value dirichlet_draw(RandomDraw& d) {
     const int K = d.args[0].sizes[0];
@@ -2112,6 +2220,13 @@ std::span<const RandomRow> random_functions() {
         {"multi_normal_cholesky_rng", sigs("(vector, matrix) => vector; (row_vector, matrix) => vector; (array[] vector, matrix) => array[] vector; (array[] row_vector, matrix) => array[] vector"), nullptr, [](RandomDraw& d) { return multi_normal_draw(d, true); }},
         {"dirichlet_rng",             sigs("(vector) => vector"), nullptr, dirichlet_draw},
         {"hmm_latent_rng",            all_stan("hmm_latent_rng"), nullptr, hmm_latent_draw},
+        {"multi_student_t_rng",       sigs("(real, vector, matrix) => vector; (real, row_vector, matrix) => vector; (real, array[] vector, matrix) => array[] vector; (real, array[] row_vector, matrix) => array[] vector"), nullptr, [](RandomDraw& d) { return multi_student_t_draw(d, false); }},
+        {"multi_student_t_cholesky_rng", sigs("(real, vector, matrix) => vector; (real, row_vector, matrix) => vector; (real, array[] vector, matrix) => array[] vector; (real, array[] row_vector, matrix) => array[] vector"), nullptr, [](RandomDraw& d) { return multi_student_t_draw(d, true); }},
+        {"multinomial_rng",           all_stan("multinomial_rng"), nullptr, [](RandomDraw& d) { return multinomial_draw(d, 0); }},
+        {"multinomial_logit_rng",     all_stan("multinomial_logit_rng"), nullptr, [](RandomDraw& d) { return multinomial_draw(d, 1); }},
+        {"dirichlet_multinomial_rng", all_stan("dirichlet_multinomial_rng"), nullptr, [](RandomDraw& d) { return multinomial_draw(d, 2); }},
+        {"ordered_logistic_rng",      all_stan("ordered_logistic_rng"), nullptr, ordered_logistic_draw},
+        {"bernoulli_logit_glm_rng",   all_stan("bernoulli_logit_glm_rng"), nullptr, bernoulli_logit_glm_draw},
         {"hypergeometric_rng",        all_stan("hypergeometric_rng"), nullptr, hypergeometric_draw},
         {"neg_binomial_2_log_rng", sigs("(reals, reals) => ints"), [](RandomDraw& d) { return d.quantile(Op::NegBinomial2Quantile, {d.uniform(), exp(d.arg(0)), d.arg(1)}); }},
   // clang-format on

@@ -186,10 +186,16 @@ Value Lowerer::variate_like_arguments(const std::string& name, const Value& y,
     if (n == 0)
         return y;
     Value v;
-    if (y.is_int()) {
+    if (y.is_known_int()) {
         v.base = Base::Int;
         v.dims = {n};
         v.ints.assign(static_cast<std::size_t>(n), y.ints[0]);
+        return v;
+    }
+    if (y.is_int()) {  // known only per draw: the same int n times
+        v.base = Base::Int;
+        v.dims = {n};
+        v.expr = rep_vector(real(y, at), n);
         return v;
     }
     v.base = Base::Vector;

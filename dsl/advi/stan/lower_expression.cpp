@@ -516,7 +516,10 @@ Value Lowerer::array_of(const std::vector<Value>& parts, const std::vector<Loc>&
             for (const auto& p : parts) r.ints.push_back(p.ints[0]);
             return r;
         }
-        r.base = Base::Real;
+        // ints some of which are known only per draw ({k, 1}, k drawn): an int array known so
+        const bool ints =
+            std::all_of(parts.begin(), parts.end(), [](const Value& p) { return p.is_int(); });
+        r.base = ints ? Base::Int : Base::Real;
         Expr acc;
         for (const auto& p : parts) {
             const Expr one = rep_vector(real(p, loc), 1);

@@ -1450,4 +1450,15 @@ TEST_CASE("posteriordb's prophet and RBM: && stops early; a category per iterati
                rows + "for (n in 1:3) target += log_softmax(v[n]')[y[n]] * n;", "{}", 1e-12);
 }
 
+TEST_CASE("ints known only per draw: in array expressions; as a density's outcome, refused",
+          "[stan]") {
+    const std::string head =
+        "parameters { real<lower=0> lam; }\nmodel { lam ~ gamma(2, 1); }\n"
+        "generated quantities { int k = poisson_rng(lam); ";
+    CHECK_NOTHROW(lower_text(head + "array[2] int z = {k, 1}; int s = sum(z); }", "{}"));
+    CHECK_THROWS_WITH(lower_text(head + "real l = poisson_lpmf(k | rep_vector(lam, 3)); }", "{}"),
+                      Catch::Contains("poisson: an outcome known only per draw") &&
+                          Catch::Contains("is not supported yet"));
+}
+
 }  // namespace advi::stan

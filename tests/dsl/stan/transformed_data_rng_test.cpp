@@ -2,6 +2,7 @@
 // (as Stan draws them once per run): the same seed gives the same data, another seed other
 // data; the draws follow their distributions; ints are known ints afterwards (sizes, indices).
 #include <cmath>
+#include <map>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -148,6 +149,62 @@ generated quantities {
         CHECK(std::abs(mean(v) - want[k][0]) < 4 * std::sqrt(want[k][1] / 20000));
         CHECK(variance(v) == Approx(want[k][1]).epsilon(0.1));
     }
+}
+
+}  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE(
+    "multivariate draws: multinomial (plain, logit, dirichlet), multi_student_t, "
+    "ordered_logistic, bernoulli_logit_glm against their moments",
+    "[stan][rng]") {
+    const std::string program = R"(
+transformed data {
+  int R = 400;
+  vector[3] theta = [0.2, 0.3, 0.5]';
+  array[R, 3] int m; array[R, 3] int ml; array[R, 3] int dm;
+  array[R] vector[2] t; array[R] int o; array[R, 2] int g;
+  for (r in 1:R) {
+    m[r] = multinomial_rng(theta, 10);
+    ml[r] = multinomial_logit_rng(log(theta), 10);
+    dm[r] = dirichlet_multinomial_rng(10 * theta, 10);
+    t[r] = multi_student_t_rng(5, [1, -1]', [[2, 0.5], [0.5, 1]]);
+    o[r] = ordered_logistic_rng(0.5, [-1, 1]');
+    g[r] = bernoulli_logit_glm_rng([[1, 0], [0, 1]], [0.5, 0.5]', [1, -2]');
+  }
+}
+parameters { real x; }
+model { x ~ normal(0, 1); }
+generated quantities {
+  array[R] int m1 = m[:, 1]; array[R] int m3 = m[:, 3]; array[R] int ml2 = ml[:, 2];
+  array[R] int dm1 = dm[:, 1]; array[R] real total = to_array_1d(to_vector(m[:, 1]) + to_vector(m[:, 2]) + to_vector(m[:, 3]));
+  array[R] real t1 = t[:, 1]; array[R] real t2 = t[:, 2]; array[R] int o_out = o;
+  array[R] int g1 = g[:, 1]; array[R] int g2 = g[:, 2];
+}
+)";
+    auto lowered = lower(parse_program(program, "m.stan"), read_json_data("{}", "d.json"), 4);
+    std::map<std::string, std::vector<double>> v;
+    for (const auto& q : lowered->generated_quantities())
+        v[q.name] = lowered->model().evaluate(q.value);
+    const double R = 400;
+    auto near = [&](const std::string& name, double mean_want, double var_want) {
+        INFO(name);
+        const std::vector<double>& x = v.at(name);
+        CHECK(std::abs(mean(x) - mean_want) < 4 * std::sqrt(var_want / R));
+        CHECK(variance(x) == Approx(var_want).epsilon(0.3));
+    };
+    near("m1", 2, 1.6);  // N p (1 - p)
+    near("m3", 5, 2.5);
+    near("ml2", 3, 2.1);
+    near("dm1", 2, 10 * 0.16 * 20 / 11.0);  // N p (1 - p) (N + A) / (1 + A), A = 10
+    for (double n : v.at("total")) CHECK(n == 10);
+    near("t1", 1, 2 * 5 / 3.0);  // nu / (nu - 2) Sigma
+    near("t2", -1, 5 / 3.0);
+    // P(y <= k) = inv_logit(c_k - eta): 0.18243, 0.62246
+    near("o_out", 2.1951151, 0.5218963);
+    near("g1", 1 / (1 + std::exp(-1.5)), 0.18242552 * (1 - 0.18242552));
+    near("g2", 1 / (1 + std::exp(1.5)), 0.18242552 * (1 - 0.18242552));
 }
 
 }  // namespace advi::stan
