@@ -17,6 +17,7 @@
 #include <advi/stan/lower_decompositions.hpp>
 
 #include <algorithm>
+#include <optional>
 
 #include <Eigen/Dense>
 #include <Eigen/Eigenvalues>
@@ -94,6 +95,19 @@ Eigen::MatrixXd exchange(int n) {
 
 }  // namespace
 
+namespace {
+
+// A's values when it is known before the fit (data, constants), else nothing.
+std::optional<std::vector<double>> known_values(CallSite& c, const Expr& A) {
+    try {
+        return c.m().evaluate(A);
+    } catch (const ModelError&) {
+        return std::nullopt;  // it depends on the parameters
+    }
+}
+
+}  // namespace
+
 Value svd_of(CallSite& c) {
     c.arity(1);
     const std::string& f = c.name();
@@ -107,15 +121,10 @@ Value svd_of(CallSite& c) {
                          static_cast<int>(v.cols()));
     };
     Expr U, sigma, V;
-    std::vector<double> known;
-    bool is_known = true;
-    try {
-        known = c.m().evaluate(A);
-    } catch (const ModelError&) {
-        is_known = false;
-    }
+    const std::optional<std::vector<double>> known = known_values(c, A);
+    const bool is_known = known.has_value();
     if (is_known) {
-        const Eigen::Map<const Eigen::MatrixXd> a(known.data(), m, n);
+        const Eigen::Map<const Eigen::MatrixXd> a(known->data(), m, n);
         if (!a.allFinite())
             c.fail(fmt::format("{}: the matrix has a value that is not finite", f));
         const Eigen::JacobiSVD<Eigen::MatrixXd> svd(a, Eigen::ComputeThinU | Eigen::ComputeThinV);
@@ -299,16 +308,12 @@ Value qr_of(CallSite& c) {
         c.fail(
             fmt::format("{}: the argument must be a non-empty matrix, got {}", f, A.shape().str()));
     const int m = A.shape().rows, n = A.shape().cols;
-    std::vector<double> known;
-    bool is_known = true;
-    try {
-        known = c.m().evaluate(A);
-    } catch (const ModelError&) {
-        is_known = false;
-    }
+    const std::optional<std::vector<double>> known = known_values(c, A);
+    const bool is_known = known.has_value();
     Expr Q, R;
     if (is_known) {
-        const Numbers x = householder(Eigen::Map<const Eigen::MatrixXd>(known.data(), m, n), !thin);
+        const Numbers x =
+            householder(Eigen::Map<const Eigen::MatrixXd>(known->data(), m, n), !thin);
         const auto constant = [&](const Eigen::MatrixXd& v) {
             return to_matrix(c.lowerer.known_reals(v.reshaped()), static_cast<int>(v.rows()),
                              static_cast<int>(v.cols()));
