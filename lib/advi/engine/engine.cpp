@@ -405,21 +405,11 @@ AdviResult from_init(AdviResult res, const Start& start, double start_seconds) {
 }
 
 // Stan's rule where the default initial values fail: random ones, each unconstrained coordinate
-// uniform on (-2, 2), up to 100 tries (from the init stream, so that a seed gives one point).
-// The point and how many tries it took; nothing if none had a finite density and gradient.
-constexpr int kRandomInitTries = 100;
+// uniform on (-2, 2), up to 100 tries: the points `advi optimize --seed S` tries (its default
+// --init 2).
 constexpr double kRandomInitRadius = 2.0;
-std::optional<std::pair<Eigen::VectorXd, int>> random_finite_init(Target& target,
-                                                                  std::uint64_t seed) {
-    Eigen::VectorXd grad(target.dim());
-    for (int k = 1; k <= kRandomInitTries; ++k) {
-        Eigen::VectorXd z = uniform_init((seed ^ kInitStream) + static_cast<std::uint64_t>(k),
-                                         target.dim(), kRandomInitRadius);
-        const double lp = target.log_density_gradient(z, grad);
-        if (std::isfinite(lp) && grad.allFinite())
-            return std::pair{std::move(z), k};
-    }
-    return std::nullopt;
+std::optional<FiniteInit> random_finite_init(Target& target, std::uint64_t seed) {
+    return finite_uniform_init(target, seed ^ kInitStream, kRandomInitRadius);
 }
 
 AdviResult run_with_start(Target& target, const Options& opts, CurvatureTarget* curvature);
@@ -597,31 +587,56 @@ AdviResult run_with_start_given(Target& target, const Options& opts, CurvatureTa
     return res;
 }
 
-// The fit from opts.init; where the default init (zeros) cannot start it (the ELBO or its
-// gradient at the initial approximation is not finite: an ODE solution below a declared bound
-// there), Stan's random initial values. A chosen init stands: its failure is the error.
+// Why the default init point (zeros) cannot start a fit: the log density or its gradient is not
+// finite there (Stan's test of an initial point); empty where it can.
+std::string nonfinite_at_zero(Target& target) {
+    Eigen::VectorXd grad(target.dim());
+    const double lp = target.log_density_gradient(Eigen::VectorXd::Zero(target.dim()), grad);
+    if (!std::isfinite(lp))
+        return fmt::format("the log density is {} at zero", lp);
+    if (!grad.allFinite())
+        return "the gradient of the log density is not finite at zero";
+    return {};
+}
+
+// The fit from opts.init; where the default init (zeros) cannot start it (the log density or
+// its gradient is not finite there, or the ELBO or its gradient at the initial approximation:
+// an ODE solution below a declared bound there), Stan's random initial values. A chosen init
+// stands: its failure is the error.
 AdviResult run_with_start(Target& target, const Options& opts, CurvatureTarget* curvature) {
     const auto t0 = std::chrono::steady_clock::now();
-    try {
-        return run_with_start_given(target, opts, curvature);
-    } catch (const InitialApproximationError& e) {
-        if (opts.init.size() != 0)
-            throw;
+    const auto from_random = [&](const std::string& why) -> std::optional<AdviResult> {
         auto found = random_finite_init(target, opts.seed);
         if (!found)
-            throw;
+            return std::nullopt;
         Options from = opts;
-        from.init = std::move(found->first);
+        from.init = std::move(found->point);
         const std::string how = fmt::format(
             "random initial values (uniform on (-{0}, {0}) in unconstrained space, as Stan; try "
             "{1}: from zeros, {2}), then ",
-            kRandomInitRadius, found->second, e.what());
+            kRandomInitRadius, found->tries, why);
         if (opts.log != nullptr)
             *opts.log << "Start from " << how << "as from an init point.\n";
         AdviResult r = run_with_start_given(target, from, curvature);
         r.start = how + r.start;  // the tries are counted by run_advi's counter
         r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         return r;
+    };
+    if (opts.init.size() == 0 && target.dim() > 0) {
+        const std::string why = nonfinite_at_zero(target);
+        if (!why.empty()) {
+            if (auto r = from_random(why))
+                return std::move(*r);
+        }
+    }
+    try {
+        return run_with_start_given(target, opts, curvature);
+    } catch (const InitialApproximationError& e) {
+        if (opts.init.size() != 0)
+            throw;
+        if (auto r = from_random(e.what()))
+            return std::move(*r);
+        throw;
     }
 }
 

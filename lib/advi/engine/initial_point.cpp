@@ -22,4 +22,18 @@ Eigen::VectorXd uniform_init(std::uint64_t stream, int dim, double radius) {
     return z;
 }
 
+std::optional<FiniteInit> finite_uniform_init(Target& target, std::uint64_t first_stream,
+                                              double radius, int tries) {
+    Eigen::VectorXd grad(target.dim());
+    for (int k = 1; k <= tries; ++k) {
+        Eigen::VectorXd z =
+            uniform_init(first_stream + kInitTryStride * static_cast<std::uint64_t>(k - 1),
+                         target.dim(), radius);
+        const double lp = target.log_density_gradient(z, grad);
+        if (std::isfinite(lp) && grad.allFinite())
+            return FiniteInit{std::move(z), k};
+    }
+    return std::nullopt;
+}
+
 }  // namespace advi

@@ -54,11 +54,20 @@ std::string Optimum::summary(int index_base) const {
 
 namespace {
 
-// CmdStan's random inits (engine/initial_point).
-Eigen::VectorXd initial_point(const ModelSpec& m, const OptimizeOptions& o) {
+// CmdStan's random inits (engine/initial_point): a point where the log density or its gradient
+// is not finite is replaced by the next, up to 100 tries, as Stan does. The point and the try
+// it took (1 for a point given, for zeros, and where every try failed: the first point, whose
+// failure is then the error).
+std::pair<Eigen::VectorXd, int> initial_point(const ModelSpec& m, const OptimizeOptions& o,
+                                              Target& target) {
     if (o.init.size() != 0)
-        return o.init;
-    return uniform_init(o.seed ^ kInitStream, m.zeta_dim(), o.init_radius);
+        return {o.init, 1};
+    const std::uint64_t stream = o.seed ^ kInitStream;
+    if (o.init_radius > 0.0 && m.zeta_dim() > 0) {
+        if (auto found = finite_uniform_init(target, stream, o.init_radius))
+            return {std::move(found->point), found->tries};
+    }
+    return {uniform_init(stream, m.zeta_dim(), o.init_radius), 1};
 }
 
 // L-BFGS's convergence tests other than tol_grad rest on its own inverse-Hessian
@@ -94,7 +103,10 @@ OptimizerResult verified(const ModelSpec& m, const OptimizeOptions& options,
 }  // namespace
 
 Optimum optimize(const ModelSpec& m, const OptimizeOptions& options) {
-    const Eigen::VectorXd init = initial_point(m, options);
+    Program gradient = compile(m, options.jacobian);
+    gradient.set_threads(options.threads);
+    TargetRef<Program> gradient_target(gradient);
+    const auto [init, tries] = initial_point(m, options, gradient_target);
     const OptimizerSettings settings = lbfgs_settings(m, options, options.iter);
     optimizer::validate(settings, m.zeta_dim(), init);
     OptimizerResult result;
@@ -105,18 +117,24 @@ Optimum optimize(const ModelSpec& m, const OptimizeOptions& options) {
         CurvatureTargetRef<HessianVectorProgram> target(curvature);
         result = maximize_newton_cg(target, init, settings);
     } else {
-        Program gradient = compile(m, options.jacobian);
-        gradient.set_threads(options.threads);
-        TargetRef<Program> target(gradient);
-        result = maximize_lbfgs(target, init, settings);
+        result = maximize_lbfgs(gradient_target, init, settings);
         if (result.converged() && result.criterion != "tol_grad")
             result = verified(m, options, settings, std::move(result));
     }
+    if (tries > 1)
+        result.message += fmt::format(
+            " (from random initial values of try {}: the log density or its gradient was not "
+            "finite at the {} before, as Stan retries)",
+            tries, tries == 2 ? "one" : fmt::format("{}", tries - 1));
     if (result.status == OptimizeStatus::NonFiniteStart) {
         // Which op and which variables make it so (diagnose.hpp).
         const std::string why = explain_nonfinite(m, init);
         if (!why.empty())
             result.message += "; " + why;
+        if (options.init.size() == 0 && options.init_radius > 0.0)
+            result.message +=
+                fmt::format(" (and at each of the {} random initial points tried, as Stan tries)",
+                            kRandomInitTries);
     }
     Program to_theta = compile_constrain_map(m);
     Eigen::VectorXd theta(m.theta_dim());
