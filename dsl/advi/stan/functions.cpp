@@ -30,6 +30,7 @@
 #include <advi/stan/lower_reorder.hpp>
 #include <advi/stan/lower_transform_functions.hpp>
 #include <advi/stan/lowerer.hpp>
+#include <advi/stan/matrix_draws.hpp>
 #include <advi/stan/stan_library.hpp>
 #include <advi/stan/types.hpp>
 
@@ -2225,6 +2226,12 @@ std::span<const RandomRow> random_functions() {
         {"multinomial_rng",           all_stan("multinomial_rng"), nullptr, [](RandomDraw& d) { return multinomial_draw(d, 0); }},
         {"multinomial_logit_rng",     all_stan("multinomial_logit_rng"), nullptr, [](RandomDraw& d) { return multinomial_draw(d, 1); }},
         {"dirichlet_multinomial_rng", all_stan("dirichlet_multinomial_rng"), nullptr, [](RandomDraw& d) { return multinomial_draw(d, 2); }},
+        {"wishart_rng",               all_stan("wishart_rng"), nullptr, [](RandomDraw& d) { return wishart_draw(d, false, false); }},
+        {"wishart_cholesky_rng",      all_stan("wishart_cholesky_rng"), nullptr, [](RandomDraw& d) { return wishart_draw(d, false, true); }},
+        {"inv_wishart_rng",           all_stan("inv_wishart_rng"), nullptr, [](RandomDraw& d) { return wishart_draw(d, true, false); }},
+        {"inv_wishart_cholesky_rng",  all_stan("inv_wishart_cholesky_rng"), nullptr, [](RandomDraw& d) { return wishart_draw(d, true, true); }},
+        {"lkj_corr_rng",              all_stan("lkj_corr_rng"), nullptr, [](RandomDraw& d) { return lkj_corr_draw(d, false); }},
+        {"lkj_corr_cholesky_rng",     all_stan("lkj_corr_cholesky_rng"), nullptr, [](RandomDraw& d) { return lkj_corr_draw(d, true); }},
         {"ordered_logistic_rng",      all_stan("ordered_logistic_rng"), nullptr, ordered_logistic_draw},
         {"bernoulli_logit_glm_rng",   all_stan("bernoulli_logit_glm_rng"), nullptr, bernoulli_logit_glm_draw},
         {"hypergeometric_rng",        all_stan("hypergeometric_rng"), nullptr, hypergeometric_draw},

@@ -208,3 +208,104 @@ generated quantities {
 }
 
 }  // namespace advi::stan
+
+namespace advi::stan {
+
+TEST_CASE(
+    "matrix draws: wishart, inv_wishart, their Cholesky forms and lkj_corr against their "
+    "moments",
+    "[stan][rng]") {
+    const std::string program = R"(
+transformed data {
+  int R = 400;
+  matrix[2, 2] S = [[2, 0.5], [0.5, 1]];
+  array[R] matrix[2, 2] w; array[R] matrix[2, 2] wc; array[R] matrix[2, 2] iw;
+  array[R] matrix[2, 2] iwc; array[R] matrix[3, 3] c; array[R] matrix[3, 3] cl;
+  for (r in 1:R) {
+    w[r] = wishart_rng(4, S);
+    wc[r] = wishart_cholesky_rng(4, cholesky_decompose(S));
+    iw[r] = inv_wishart_rng(8, S);
+    iwc[r] = inv_wishart_cholesky_rng(8, cholesky_decompose(S));
+    c[r] = lkj_corr_rng(3, 2);
+    cl[r] = lkj_corr_cholesky_rng(3, 2);
+  }
+}
+parameters { real x; }
+model { x ~ normal(0, 1); }
+generated quantities {
+  array[R] real w11; array[R] real w21; array[R] real w22; array[R] real wc11; array[R] real wc21;
+  array[R] real wc12; array[R] real iw11; array[R] real iw21; array[R] real iwc11;
+  array[R] real iwc12; array[R] real c21; array[R] real c31; array[R] real c32;
+  array[R] real c11; array[R] real cl31; array[R] real cl32; array[R] real cl13;
+  array[R] real cl_row3;
+  for (r in 1:R) {
+    w11[r] = w[r, 1, 1]; w21[r] = w[r, 2, 1]; w22[r] = w[r, 2, 2];
+    matrix[2, 2] ww = multiply_lower_tri_self_transpose(wc[r]);
+    wc11[r] = ww[1, 1]; wc21[r] = ww[2, 1]; wc12[r] = wc[r, 1, 2];
+    iw11[r] = iw[r, 1, 1]; iw21[r] = iw[r, 2, 1];
+    matrix[2, 2] ii = multiply_lower_tri_self_transpose(iwc[r]);
+    iwc11[r] = ii[1, 1]; iwc12[r] = iwc[r, 1, 2];
+    c21[r] = c[r, 2, 1]; c31[r] = c[r, 3, 1]; c32[r] = c[r, 3, 2]; c11[r] = c[r, 1, 1];
+    matrix[3, 3] cc = multiply_lower_tri_self_transpose(cl[r]);
+    cl31[r] = cc[3, 1]; cl32[r] = cc[3, 2]; cl13[r] = cl[r, 1, 3];
+    cl_row3[r] = dot_self(cl[r, 3]);
+  }
+}
+)";
+    auto lowered = lower(parse_program(program, "m.stan"), read_json_data("{}", "d.json"), 5);
+    std::map<std::string, std::vector<double>> v;
+    for (const auto& q : lowered->generated_quantities())
+        v[q.name] = lowered->model().evaluate(q.value);
+    const double R = 400;
+    auto near = [&](const std::string& name, double mean_want, double var_want) {
+        INFO(name);
+        const std::vector<double>& x = v.at(name);
+        CHECK(std::abs(mean(x) - mean_want) < 4 * std::sqrt(var_want / R));
+        CHECK(variance(x) == Approx(var_want).epsilon(0.3));
+    };
+    auto all = [&](const std::string& name, double want) {
+        INFO(name);
+        for (double x : v.at(name)) CHECK(x == Approx(want).margin(1e-12));
+    };
+    // Wishart(nu, S): mean nu S, Var(W_ij) = nu (S_ij^2 + S_ii S_jj)
+    near("w11", 8, 4 * 8.0);
+    near("w21", 2, 4 * (0.25 + 2));
+    near("w22", 4, 4 * 2.0);
+    near("wc11", 8, 4 * 8.0);
+    near("wc21", 2, 4 * (0.25 + 2));
+    all("wc12", 0);  // lower triangular
+    // inverse Wishart(nu, S), K = 2: mean S / (nu - K - 1); Var(X_11) = 2 S_11^2 /
+    // ((nu - K - 1)^2 (nu - K - 3)); Var(X_21) = ((nu - K + 1) S_21^2 + (nu - K - 1) S_11 S_22)
+    // / ((nu - K) (nu - K - 1)^2 (nu - K - 3))
+    near("iw11", 0.4, 8.0 / 75);
+    near("iw21", 0.1, (7 * 0.25 + 5 * 2.0) / (6 * 25 * 3.0));
+    near("iwc11", 0.4, 8.0 / 75);
+    all("iwc12", 0);
+    // LKJ(eta) of size K: each correlation r has (r + 1) / 2 ~ Beta(a, a), a = eta - 1 + K / 2,
+    // so mean 0 and variance 1 / (2 eta + K - 1) = 1/6, for every pair
+    for (const char* r : {"c21", "c31", "c32", "cl31", "cl32"}) near(r, 0, 1 / 6.0);
+    all("c11", 1);
+    all("cl13", 0);
+    all("cl_row3", 1);  // unit rows: a correlation matrix's factor
+}
+
+TEST_CASE("matrix draws refuse sizes and parameters they cannot draw with, by name",
+          "[stan][rng]") {
+    auto refused = [](const std::string& body, const std::string& want) {
+        const std::string program = "transformed data {\n" + body +
+                                    "}\nparameters { real x; }\nmodel { x ~ normal(0, 1); }\n";
+        INFO(body);
+        CHECK_THROWS_WITH(
+            lower(parse_program(program, "m.stan"), read_json_data("{}", "d.json"), 1),
+            Catch::Contains(want));
+    };
+    refused("  matrix[2, 2] w = wishart_rng(1, [[1, 0], [0, 1]]);\n",
+            "wishart_rng: the degrees of freedom must be > 1 (the size less one), got 1");
+    refused("  matrix[2, 3] w = wishart_rng(4, [[1, 0, 0], [0, 1, 0]]);\n",
+            "wishart_rng: the scale must be a non-empty square matrix, got 2x3");
+    refused("  matrix[3, 3] c = lkj_corr_rng(3, 0);\n", "lkj_corr_rng: eta must be > 0, got 0");
+    refused("  matrix[0, 0] c = lkj_corr_cholesky_rng(0, 1);\n",
+            "lkj_corr_cholesky_rng: the size K must be >= 1, got 0");
+}
+
+}  // namespace advi::stan
