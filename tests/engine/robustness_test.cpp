@@ -166,10 +166,10 @@ TEST_CASE("robust: a target non-finite everywhere throws a FitError that says so
 
 TEST_CASE("robust: the eta search retries with smaller candidates when all diverge", "[advi]") {
     GaussianTarget inner(Eigen::Vector2d(1.0, -2.0), correlated_cov(1.0, 1.5, 0.9), -10.0);
-    // Good for the initial ELBO (100 common draws) and the gradient check at q0 (1 draw);
-    // then NaN for the 5 x 10 draws of the first round (each candidate fails its first
-    // gradient after 10 tries); finite again for the second round.
-    FlakyTarget p(inner, 101, 50);
+    // Good for Stan's test of the init point (1), the initial ELBO (100 common draws) and the
+    // gradient check at q0 (1 draw); then NaN for the 5 x 10 draws of the first round (each
+    // candidate fails its first gradient after 10 tries); finite again for the second round.
+    FlakyTarget p(inner, 102, 50);
     const auto r = run_advi(p, {.seed = 1});
     REQUIRE(r.eta_trials.size() == 10);
     for (int k = 0; k < 5; ++k) {
@@ -181,13 +181,13 @@ TEST_CASE("robust: the eta search retries with smaller candidates when all diver
     CHECK(r.converged);
 
     // Never finite again: three rounds, then an error naming every candidate tried.
-    FlakyTarget dead(inner, 101, 1000000000);
+    FlakyTarget dead(inner, 102, 1000000000);
     CHECK_THROWS_WITH((void)run_advi(dead, {.seed = 1}),
                       Contains("every candidate step size diverged") &&
                           Contains("tried eta = 100, 10, 1, 0.1, 0.01, 0.1, 0.01, 0.001") &&
                           Contains("1e-08"));
     // Stan's adapt_eta keeps going with zero gradients and fails on its last candidate.
-    FlakyTarget dead_stan(inner, 101, 1000000000);
+    FlakyTarget dead_stan(inner, 102, 1000000000);
     CHECK_THROWS_WITH((void)run_advi(dead_stan, {.seed = 1, .convergence = ConvergenceRule::Stan}),
                       Contains("all proposed step-sizes failed") &&
                           Contains("tried eta = 100, 10, 1, 0.1, 0.01"));

@@ -56,6 +56,7 @@ struct FitArgs {
     std::string dadvi_family = "meanfield";
     bool linear_response = false;
     CLI::Option* eta = nullptr;
+    CLI::Option* init_given = nullptr;  // --init on the command line (0 then means zeros, kept)
 };
 
 int run_fit(const FitArgs& args) {
@@ -92,6 +93,8 @@ int run_fit(const FitArgs& args) {
         // The same point as `advi optimize --init R --seed S` (engine/initial_point).
         if (*radius > 0.0)
             options.init = uniform_init(options.seed ^ kInitStream, spec.zeta_dim(), *radius);
+        else if (args.init_given->count() > 0)
+            options.init = Eigen::VectorXd::Zero(spec.zeta_dim());  // chosen: it stands
     } else {
         options.init = init_from_file(spec, args.init);
     }
@@ -224,11 +227,14 @@ Command add_fit_command(CLI::App& parent) {
                     "scrambled Sobol points for each gradient; needs --grad-samples >= 2)")
         ->check(CLI::IsMember({"mc", "rqmc"}))
         ->capture_default_str();
-    app->add_option("--init", args->init,
-                    "Where the search for the mode starts (--start auto) or q's mean "
-                    "(--start init): a radius of uniform initial values in unconstrained space "
-                    "(0: zeros), or a JSON / R dump file of every parameter's initial value")
-        ->capture_default_str();
+    args->init_given =
+        app->add_option("--init", args->init,
+                        "Where the search for the mode starts (--start auto) or q's mean "
+                        "(--start init): a radius of uniform initial values in unconstrained "
+                        "space (0: zeros; by default zeros, or Stan's random initial values "
+                        "where the density is not finite there), or a JSON / R dump file of "
+                        "every parameter's initial value")
+            ->capture_default_str();
     app->add_option("--seed", o.seed, "Random seed; the same seed gives the same fit")
         ->check(seed_value())
         ->capture_default_str();

@@ -1362,6 +1362,17 @@ private:
     Ending node(const Tilde& n, Loc at) {
         if (!in_model_)
             fail(at, "`~` statements belong in the model block");
+        // A library distribution advi cannot lower is refused before its arguments are read
+        // (those of the embedded Laplace densities name functions, no values here).
+        if (functions_.count(n.distribution + "_lpdf") == 0 &&
+            functions_.count(n.distribution + "_lpmf") == 0 &&
+            find_density(n.distribution) == nullptr) {
+            for (const char* suffix : {"_lpdf", "_lpmf"}) {
+                if (const std::string why = unavailable_reason(n.distribution + suffix);
+                    !why.empty())
+                    fail(n.distribution_loc, why);
+            }
+        }
         std::vector<StanType> args{expr(n.lhs)};
         for (const auto& a : n.args) args.push_back(expr(a));
         const std::string& d = n.distribution;

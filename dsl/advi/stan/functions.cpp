@@ -2350,9 +2350,9 @@ std::string unavailable_reason(std::string_view f) {
         return {};
     if (library->variadic || library->higher_order()) {
         return fmt::format(
-            "`{}` is not supported yet: advi does not lower Stan's higher-order "
-            "functions (ODE and algebraic solvers, integrate_1d, map_rect, "
-            "reduce_sum, ...)",
+            "`{}` is not supported yet: a higher-order function of Stan's library that advi "
+            "does not lower (it lowers the ODE and algebraic solvers, integrate_1d, map_rect, "
+            "reduce_sum and the HMM functions; not the embedded Laplace functions or dae)",
             f);
     }
     return fmt::format(

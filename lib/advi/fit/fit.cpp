@@ -345,6 +345,23 @@ Options with_runaway_limits(const ModelSpec& m, Options options) {
 
 }  // namespace
 
+// Why the density of `m` in unconstrained space has no mode to start from; empty if it may.
+// A unit vector's coordinates carry -|zeta|^2 / 2 and a density of the direction alone, whose
+// supremum is at zeta = 0, where the direction is undefined: L-BFGS runs into that point and
+// the Hessian there gives q scales near 0 that the fit does not recover from (measured: a von
+// Mises-Fisher on a circle, tests/dsl/cpp/support_fit_test).
+std::string no_mode_reason(const ModelSpec& m) {
+    for (const LatentVariable& v : m.latents) {
+        const Support s = v.support.is_array() ? v.support.element() : v.support;
+        if (s.kind == Support::Kind::UnitVector)
+            return fmt::format(
+                "the unit vector `{}` has none in unconstrained space (its density is highest "
+                "at the origin, where its direction is undefined)",
+                v.name);
+    }
+    return {};
+}
+
 Fit fit(const ModelSpec& m, const Options& given) {
     require_fit_memory(m, given);
     const Options options = with_runaway_limits(m, with_coordinate_names(m, given));
@@ -360,14 +377,18 @@ Fit fit(const ModelSpec& m, const Options& given) {
     // The start from the mode and curvature (engine/start.hpp) needs Hessian-vector products:
     // compiled only when that start will be looked for.
     if (options.start != StartFrom::Init && options.convergence == ConvergenceRule::Auto) {
-        // A model whose density is once but not twice differentiable here (an ODE solve)
-        // starts from the init point, and the result says why.
+        // A model whose density is once but not twice differentiable here (an ODE solve), or
+        // has no mode in unconstrained space, starts from the init point, and the result says
+        // why.
         std::optional<HessianVectorProgram> hv;
         std::string no_curvature;
-        try {
-            hv.emplace(compile_hessian_vector(m));
-        } catch (const ModelError& e) {
-            no_curvature = e.what();
+        const std::string no_mode = no_mode_reason(m);
+        if (no_mode.empty()) {
+            try {
+                hv.emplace(compile_hessian_vector(m));
+            } catch (const ModelError& e) {
+                no_curvature = e.what();
+            }
         }
         if (hv) {
             hv->set_threads(options.threads);
@@ -378,7 +399,10 @@ Fit fit(const ModelSpec& m, const Options& given) {
         // say why there is no curvature: the engine only knows the target has none
         const std::string generic = "the target gives no curvature";
         const std::string why =
-            fmt::format("no start from the mode, which needs second derivatives: {}", no_curvature);
+            no_mode.empty()
+                ? fmt::format("no start from the mode, which needs second derivatives: {}",
+                              no_curvature)
+                : fmt::format("no start from the mode: {}", no_mode);
         if (const auto at = r.start.find(generic); at != std::string::npos)
             r.start.replace(at, generic.size(), why);
         else

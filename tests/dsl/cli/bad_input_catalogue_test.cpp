@@ -145,7 +145,7 @@ std::vector<BadInput> catalogue() {
          "`for` is a reserved word; it cannot be used as a name"},
         {"syntax: integer literal too large", text("model { target += 3000000000; }"), "", {},
          "integer literal 3000000000 is too large"},
-        {"unsupported library function", text("generated quantities { matrix[2, 2] W = wishart_rng(4, [[1, 0], [0, 1]]); }"), "", {}, "`wishart_rng` is not supported yet"},
+        {"unsupported library function", text("generated quantities { real o = generate_laplace_options(1).2; }"), "", {}, "`generate_laplace_options` is not supported yet"},
         {"syntax: #include", text("#include \"other.stan\"\n"), "", {}, "#include is not supported"},
         {"recursive function", text("functions { real f(real x) { return f(x); } }\n" + with_param("real y;", "y ~ normal(f(1), 1);")),
          "", {}, "`f` calls itself: recursive functions are not supported"},

@@ -241,6 +241,11 @@ TEST_CASE("unit_vector: a von Mises-Fisher density concentrates around its mean 
     // 0.023 rad of mu (0.006). A wrong or missing direction term would move E cos phi to 0.
     CHECK(std::abs(angle) < 0.04);
     CHECK(cos_phi.mean() == Approx(A).margin(0.03));
+    // no mode to start from (its density peaks at zeta = 0), and zeros are no init point (the
+    // direction of 0 is undefined): Stan's random initial values, each said
+    CHECK_THAT(f.result().start,
+               Catch::Contains("the unit vector `u` has none in unconstrained space") &&
+                   Catch::Contains("random initial values"));
 }
 
 TEST_CASE("cholesky_factor_cov: a Wishart density on the factor recovers E[W] = nu S",

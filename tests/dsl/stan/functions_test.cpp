@@ -131,8 +131,9 @@ TEST_CASE("the checker knows the names the lowering lowers", "[stan]") {
     // beta_binomial_rng, beta_neg_binomial_rng, hypergeometric_rng, inv_chi_square_rng,
     // scaled_inv_chi_square_rng, frechet_rng, pareto_rng, pareto_type_2_rng, skew_normal_rng,
     // multi_student_t(_cholesky)_rng, multinomial(_logit)_rng, dirichlet_multinomial_rng,
-    // ordered_logistic_rng, bernoulli_logit_glm_rng
-    CHECK(random_functions().size() == 53);
+    // ordered_logistic_rng, bernoulli_logit_glm_rng; session 28: wishart(_cholesky)_rng,
+    // inv_wishart(_cholesky)_rng, lkj_corr(_cholesky)_rng
+    CHECK(random_functions().size() == 59);
     CHECK(is_known_function("rep_vector"));
     CHECK(is_known_function("normal_rng"));
     CHECK(is_known_function("poisson_log_lpmf"));
@@ -144,7 +145,8 @@ TEST_CASE("the checker knows the names the lowering lowers", "[stan]") {
     CHECK(is_known_function("matrix_exp"));
     CHECK(is_known_function("gaussian_dlm_obs_lpdf"));
     CHECK(is_known_function("multi_normal_rng"));
-    CHECK(!is_known_function("wishart_rng"));
+    CHECK(is_known_function("wishart_rng"));
+    CHECK(!is_known_function("laplace_latent_rng"));
     CHECK(!is_known_function("fnord_lpdf"));
     CHECK(is_known_distribution("std_normal"));
     CHECK(!is_known_distribution("norml"));

@@ -374,8 +374,14 @@ TEST_CASE("Stan's library decides what is valid Stan; advi's table what it lower
     CHECK(first_line_of_error(model("target += multi_normal_cholesky_lpdf(y | {y, y}, "
                                     "diag_matrix(rep_vector(1, N)));")) == "ok");
     CHECK_THAT(first_line_of_error(model("array[1] vector[1] x = dae(f, y, y, 0.0, {1.0});")),
-               Catch::StartsWith("m.stan:3:32: `dae` is not supported yet: advi does not "
-                                 "lower Stan's higher-order functions"));
+               Catch::StartsWith("m.stan:3:32: `dae` is not supported yet: a higher-order "
+                                 "function of Stan's library that advi does not lower"));
+    // a distribution advi does not lower is named before its arguments are read (the function
+    // it is passed is no value)
+    CHECK_THAT(first_line_of_error(model("y ~ laplace_marginal_poisson_log({1}, {1}, y, K, "
+                                         "(y, 1.0));")),
+               Catch::StartsWith("m.stan:3:13: `laplace_marginal_poisson_log_lpmf` is not "
+                                 "supported yet: a higher-order function"));
     CHECK(first_line_of_error(model("real x = integrate_1d(f, 0, 1, {mu}, {1.0}, {1});")) ==
           "m.stan:3:31: `integrate_1d` takes the name of a function of the functions block first");
     CHECK(first_line_of_error(model("vector[1] x = solve_newton(f, y);")) ==
