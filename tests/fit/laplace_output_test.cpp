@@ -10,6 +10,8 @@
 #include <Eigen/Dense>
 #include <catch2/catch.hpp>
 
+#include <advi/base/version.hpp>
+
 #include <advi/advi.hpp>
 #include <advi/fit/laplace_output.hpp>
 #include <advi/io/csv_reader.hpp>
@@ -59,7 +61,8 @@ TEST_CASE("the laplace CSV: CmdStan's header and columns, log_p__ and log_g__ re
         text, cmdstan_laplace_output(fit, {}, cmdstan_laplace_settings(opts, run, "mode.csv")));
     const StanCsv csv = read_stan_csv(text.str(), "out.csv");
 
-    const std::vector<std::string> want_header = {"# model = m_model",
+    const std::vector<std::string> want_header = {"# advi_version = " + std::string(version()),
+                                                  "# model = m_model",
                                                   "# method = laplace",
                                                   "#   laplace",
                                                   "#     mode = mode.csv",

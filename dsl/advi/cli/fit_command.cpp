@@ -38,6 +38,7 @@ namespace fs = std::filesystem;
 
 struct FitArgs {
     std::string model;
+    int sig_figs = -1;
     std::vector<std::string> data;
     Options options;
     std::string algorithm = "meanfield";
@@ -89,6 +90,7 @@ int run_fit(const FitArgs& args) {
         options.family = args.dadvi_family == "fullrank" ? Family::FullRank : Family::MeanField;
     }
     CsvRunInfo run = csv_run_info(args.model, args.data, args.output);
+    run.sig_figs = args.sig_figs;
     if (const auto radius = init_radius(args.init)) {
         // The same point as `advi optimize --init R --seed S` (engine/initial_point).
         if (*radius > 0.0)
@@ -142,7 +144,7 @@ int run_fit(const FitArgs& args) {
                                                      .transform = args.transform}));
     // The choices before the trailer's last line (the elapsed time).
     csv.trailer.insert(csv.trailer.end() - 1, transform_lines.begin(), transform_lines.end());
-    write_cmdstan_csv_file(args.output, csv);
+    write_csv(args.output, csv, run);
     // Stan's labels (beta[1]), then the transformed parameters and generated quantities.
     std::cout << fit.summary(1) << stan::summary_rows(reported) << transform_summary << std::flush;
     if (!args.quiet) {
@@ -263,6 +265,7 @@ Command add_fit_command(CLI::App& parent) {
                   "--algorithm dadvi: q with the linear-response covariance (DADVI's means; the "
                   "correlations and sds mean-field misses)");
     app->add_option("--output", args->output, "CSV file to write")->capture_default_str();
+    add_sig_figs_option(*app, args->sig_figs);
     app->add_flag("--quiet,-q", args->quiet, "No progress on stderr");
     // Combinations the options' own checks cannot see: a bad command line (status 2).
     app->parse_complete_callback([args] {

@@ -30,6 +30,7 @@ namespace fs = std::filesystem;
 
 struct LaplaceArgs {
     std::string model;
+    int sig_figs = -1;
     std::vector<std::string> data;
     std::string mode;
     std::string jacobian = "1";
@@ -53,6 +54,7 @@ int run_laplace(const LaplaceArgs& args) {
     LaplaceOptions options = args.options;
     options.jacobian = args.jacobian == "1" || args.jacobian == "true";
     CsvRunInfo run = csv_run_info(args.model, args.data, args.output);
+    run.sig_figs = args.sig_figs;
     if (!args.mode.empty()) {
         options.mode = read_mode_file(spec, args.mode);
         options.mode_source = "file " + args.mode;
@@ -67,9 +69,10 @@ int run_laplace(const LaplaceArgs& args) {
 
     // Generated quantities per draw, as for ADVI's draws; the _rng calls seeded with --seed.
     const stan::ReportedDraws reported = stan::report(*loaded->lowered, fit.as_fit(), options.seed);
-    write_cmdstan_csv_file(
-        args.output, cmdstan_laplace_output(fit, extra_blocks(reported),
-                                            cmdstan_laplace_settings(options, run, args.mode)));
+    write_csv(args.output,
+              cmdstan_laplace_output(fit, extra_blocks(reported),
+                                     cmdstan_laplace_settings(options, run, args.mode)),
+              run);
     std::cout << fit.summary(1) << stan::summary_rows(reported) << std::flush;
     if (!args.quiet) {
         std::cerr << fmt::format("Output written to {}\n", args.output);
@@ -125,6 +128,7 @@ Command add_laplace_command(CLI::App& parent) {
         ->check(non_negative_int())
         ->capture_default_str();
     app->add_option("--output", args->output, "CSV file to write")->capture_default_str();
+    add_sig_figs_option(*app, args->sig_figs);
     app->add_flag("--quiet,-q", args->quiet, "No progress on stderr");
     return {app, [args] { return run_laplace(*args); }};
 }

@@ -36,6 +36,7 @@ namespace fs = std::filesystem;
 
 struct OptimizeArgs {
     std::string model;
+    int sig_figs = -1;
     std::vector<std::string> data;
     OptimizeOptions options;
     std::string algorithm = "lbfgs";
@@ -59,6 +60,7 @@ int run_optimize(const OptimizeArgs& args) {
         args.algorithm == "newton" ? OptimizerAlgorithm::Newton : OptimizerAlgorithm::Lbfgs;
     options.jacobian = args.jacobian == "1" || args.jacobian == "true";
     CsvRunInfo run = csv_run_info(args.model, args.data, args.output);
+    run.sig_figs = args.sig_figs;
     if (const auto radius = init_radius(args.init)) {
         options.init_radius = *radius;
     } else {
@@ -99,8 +101,8 @@ int run_optimize(const OptimizeArgs& args) {
             offset += size;
         }
     }
-    write_cmdstan_csv_file(
-        args.output, cmdstan_optimize_output(mode, extra, cmdstan_optimize_settings(options, run)));
+    write_csv(args.output,
+              cmdstan_optimize_output(mode, extra, cmdstan_optimize_settings(options, run)), run);
     std::cout << mode.summary(1) << extra_rows << std::flush;
     if (!args.quiet)
         std::cerr << fmt::format("Output written to {}\n", args.output);
@@ -156,6 +158,7 @@ Command add_optimize_command(CLI::App& parent) {
         ->check(non_negative_int())
         ->capture_default_str();
     app->add_option("--output", args->output, "CSV file to write")->capture_default_str();
+    add_sig_figs_option(*app, args->sig_figs);
     app->add_flag("--quiet,-q", args->quiet, "No messages on stderr but errors and warnings");
     return {app, [args] { return run_optimize(*args); }};
 }

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <advi/base/error.hpp>
 #include <advi/io/output_file.hpp>
@@ -41,6 +42,19 @@ std::vector<InputFile> model_and_data_inputs(const std::string& model,
     };
     for (const std::string& d : data) inputs.push_back({d, "data file"});
     return inputs;
+}
+
+void add_sig_figs_option(CLI::App& app, int& sig_figs) {
+    app.add_option("--sig-figs", sig_figs,
+                   "Significant digits of the CSV's values (CmdStan's sig_figs), 1 to 18; -1: "
+                   "the shortest text that reads back as the same double")
+        ->check(CLI::IsMember({-1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18}))
+        ->capture_default_str();
+}
+
+void write_csv(const std::string& path, CsvOutput csv, const CsvRunInfo& run) {
+    csv.sig_figs = run.sig_figs;
+    write_cmdstan_csv_file(path, csv);
 }
 
 CsvRunInfo csv_run_info(const std::string& model, const std::vector<std::string>& data,

@@ -9,6 +9,10 @@
 #include <advi/fit/cmdstan_output.hpp>
 #include <advi/stan/report.hpp>
 
+namespace CLI {
+class App;
+}
+
 namespace advi::cli {
 
 // Refuses, before a long run rather than after it, an output that would land in a directory
@@ -30,6 +34,13 @@ void check_output_path(const std::string& output, const std::vector<InputFile>& 
 [[nodiscard]] CsvRunInfo csv_run_info(const std::string& model,
                                       const std::vector<std::string>& data,
                                       const std::string& output);
+
+// --sig-figs, CmdStan's sig_figs: significant digits of the CSV's values, 1 to 18, or -1 (the
+// default: the shortest text that reads back as the same double).
+void add_sig_figs_option(CLI::App& app, int& sig_figs);
+
+// Writes `csv` to `path` (write_cmdstan_csv_file) with the run's sig_figs.
+void write_csv(const std::string& path, CsvOutput csv, const CsvRunInfo& run);
 
 // Transformed parameters and generated quantities, a column block each, at the mean (or
 // mode) and at every draw.

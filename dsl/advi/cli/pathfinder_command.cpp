@@ -31,6 +31,7 @@ namespace fs = std::filesystem;
 
 struct PathfinderArgs {
     std::string model;
+    int sig_figs = -1;
     std::vector<std::string> data;
     std::string init = "2";
     std::string psis_resample = "1";
@@ -51,6 +52,7 @@ int run_pathfinder(const PathfinderArgs& args) {
     PathfinderOptions options = args.options;
     options.psis_resample = args.psis_resample == "1" || args.psis_resample == "true";
     CsvRunInfo run = csv_run_info(args.model, args.data, args.output);
+    run.sig_figs = args.sig_figs;
     if (const auto radius = init_radius(args.init)) {
         options.init_radius = *radius;
     } else {
@@ -67,9 +69,10 @@ int run_pathfinder(const PathfinderArgs& args) {
 
     // Generated quantities per draw, as for ADVI's draws; the _rng calls seeded with --seed.
     const stan::ReportedDraws reported = stan::report(*loaded->lowered, fit.as_fit(), options.seed);
-    write_cmdstan_csv_file(args.output,
-                           cmdstan_pathfinder_output(fit, extra_blocks(reported),
-                                                     cmdstan_pathfinder_settings(options, run)));
+    write_csv(args.output,
+              cmdstan_pathfinder_output(fit, extra_blocks(reported),
+                                        cmdstan_pathfinder_settings(options, run)),
+              run);
     std::cout << fit.summary(1) << stan::summary_rows(reported) << std::flush;
     if (!args.quiet)
         std::cerr << fmt::format("Output written to {}\n", args.output);
@@ -127,6 +130,7 @@ Command add_pathfinder_command(CLI::App& parent) {
         ->check(non_negative_int())
         ->capture_default_str();
     app->add_option("--output", args->output, "CSV file to write")->capture_default_str();
+    add_sig_figs_option(*app, args->sig_figs);
     app->add_flag("--quiet,-q", args->quiet, "No progress on stderr");
     return {app, [args] { return run_pathfinder(*args); }};
 }

@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include <advi/base/error.hpp>
+#include <advi/base/version.hpp>
 
 namespace advi {
 
@@ -33,6 +34,15 @@ std::vector<std::int64_t> latent_dims(const LatentVariable& v) {
     return v.dims.empty() ? latent_dims(v.shape) : v.dims;
 }
 
+std::vector<std::string> cmdstan_preamble(const CsvRunInfo& run) {
+    return {fmt::format("advi_version = {}", version()), fmt::format("model = {}", run.model)};
+}
+
+std::vector<std::string> cmdstan_output_settings(const CsvRunInfo& run) {
+    return {"output", fmt::format("  file = {}", run.output_file),
+            csv_setting("  ", "sig_figs", run.sig_figs, -1)};
+}
+
 std::vector<std::string> cmdstan_run_settings(const CsvRunInfo& run, const std::string& init,
                                               std::uint64_t seed, int threads) {
     std::vector<std::string> h;
@@ -43,8 +53,7 @@ std::vector<std::string> cmdstan_run_settings(const CsvRunInfo& run, const std::
         h.push_back(fmt::format("init = {}{}", init, init == "2" ? " (Default)" : ""));
     h.push_back("random");
     h.push_back(csv_setting("  ", "seed", seed, std::uint64_t{0}));
-    h.push_back("output");
-    h.push_back(fmt::format("  file = {}", run.output_file));
+    for (std::string& line : cmdstan_output_settings(run)) h.push_back(std::move(line));
     h.push_back(csv_setting("", "num_threads", threads, 0));
     return h;
 }
@@ -62,8 +71,7 @@ std::vector<std::string> cmdstan_settings(const Options& o, const CsvRunInfo& ru
         return s == StartFrom::Auto ? "auto" : s == StartFrom::Init ? "init" : "pathfinder";
     };
     auto scheme = [](DrawScheme s) { return s == DrawScheme::MonteCarlo ? "mc" : "rqmc"; };
-    std::vector<std::string> h;
-    h.push_back(fmt::format("model = {}", run.model));
+    std::vector<std::string> h = cmdstan_preamble(run);
     h.push_back("method = variational");
     h.push_back("  variational");
     h.push_back(csv_setting("    ", "algorithm", std::string(family(o.family)),
@@ -112,8 +120,7 @@ std::vector<std::string> cmdstan_settings(const Options& o, const CsvRunInfo& ru
     h.push_back(csv_setting("", "init", init, std::string("0")));
     h.push_back("random");
     h.push_back(csv_setting("  ", "seed", o.seed, d.seed));
-    h.push_back("output");
-    h.push_back(fmt::format("  file = {}", run.output_file));
+    for (std::string& line : cmdstan_output_settings(run)) h.push_back(std::move(line));
     h.push_back(csv_setting("", "num_threads", o.threads, d.threads));
     return h;
 }

@@ -49,7 +49,14 @@ struct CsvRunInfo {
     std::string data_file;        // empty: none
     std::string init_file;  // --init as given (a radius or a file); empty: Options::init or zeros
     std::string output_file = "output.csv";
+    int sig_figs = -1;  // CmdStan's sig_figs; -1: each value as the shortest exact text
 };
+
+// The header's first lines, every method alike: "advi_version = X.Y.Z" (which program wrote
+// the file; CmdStan writes stan_version_major/minor/patch there) and "model = <name>".
+[[nodiscard]] std::vector<std::string> cmdstan_preamble(const CsvRunInfo& run);
+// The `output` block's lines: "output", "  file = ...", "  sig_figs = ...".
+[[nodiscard]] std::vector<std::string> cmdstan_output_settings(const CsvRunInfo& run);
 
 // The lines after a method's own settings that laplace and pathfinder write alike, as CmdStan:
 // "id = 1 (Default)", "data", "  file = ...", "init = <init>" (none when `init` is empty; "2"

@@ -16,8 +16,7 @@ namespace advi {
 std::vector<std::string> cmdstan_laplace_settings(const LaplaceOptions& o, const CsvRunInfo& run,
                                                   const std::string& mode_file) {
     const LaplaceOptions d{};
-    std::vector<std::string> h;
-    h.push_back(fmt::format("model = {}", run.model));
+    std::vector<std::string> h = cmdstan_preamble(run);
     h.push_back("method = laplace");
     h.push_back("  laplace");
     h.push_back(csv_setting("    ", "mode", mode_file, std::string()));

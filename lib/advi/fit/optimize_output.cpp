@@ -30,8 +30,7 @@ std::vector<std::string> cmdstan_optimize_settings(const OptimizeOptions& o,
                                                    const CsvRunInfo& run) {
     const OptimizeOptions d{};
     const bool lbfgs = o.algorithm == OptimizerAlgorithm::Lbfgs;
-    std::vector<std::string> h;
-    h.push_back(fmt::format("model = {}", run.model));
+    std::vector<std::string> h = cmdstan_preamble(run);
     h.push_back("method = optimize");
     h.push_back("  optimize");
     h.push_back(fmt::format("    algorithm = {}{}", lbfgs ? "lbfgs" : "newton",
@@ -65,8 +64,7 @@ std::vector<std::string> cmdstan_optimize_settings(const OptimizeOptions& o,
     h.push_back("random");
     h.push_back(
         int_setting("  ", "seed", static_cast<long long>(o.seed), static_cast<long long>(d.seed)));
-    h.push_back("output");
-    h.push_back(fmt::format("  file = {}", run.output_file));
+    for (std::string& line : cmdstan_output_settings(run)) h.push_back(std::move(line));
     h.push_back(int_setting("", "num_threads", o.threads, d.threads));
     return h;
 }

@@ -9,8 +9,7 @@ namespace advi {
 std::vector<std::string> cmdstan_pathfinder_settings(const PathfinderOptions& o,
                                                      const CsvRunInfo& run) {
     const PathfinderOptions d{};
-    std::vector<std::string> h;
-    h.push_back(fmt::format("model = {}", run.model));
+    std::vector<std::string> h = cmdstan_preamble(run);
     h.push_back("method = pathfinder");
     h.push_back("  pathfinder");
     h.push_back(csv_setting("    ", "init_alpha", o.init_alpha, d.init_alpha));

@@ -19,23 +19,27 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Shortest text that reads back as the same double (fmt's `{}`), so a file read back gives
-// the fit's values bit for bit. CmdStan rounds to a few significant digits unless sig_figs
-// asks for more; we prefer exact round trip to shorter lines. NaN is written without a sign:
-// CmdStan's values are "nan", "inf", "-inf".
-void append_number(fmt::memory_buffer& buf, double x) {
+// By default the shortest text that reads back as the same double (fmt's `{}`), so a file read
+// back gives the fit's values bit for bit; CmdStan rounds to 6 significant digits unless
+// sig_figs asks for more, and we prefer exact round trip by default. With sig_figs, CmdStan's
+// rounding (`%.{sig_figs}g`). NaN is written without a sign: CmdStan's values are "nan",
+// "inf", "-inf".
+void append_number(fmt::memory_buffer& buf, double x, int sig_figs) {
     if (std::isnan(x)) {
         buf.append(std::string_view("nan"));
         return;
     }
-    fmt::format_to(std::back_inserter(buf), "{}", x);
+    if (sig_figs < 0)
+        fmt::format_to(std::back_inserter(buf), "{}", x);
+    else
+        fmt::format_to(std::back_inserter(buf), "{:.{}g}", x, sig_figs);
 }
 
-void append_row(fmt::memory_buffer& buf, const auto& row) {
+void append_row(fmt::memory_buffer& buf, const auto& row, int sig_figs) {
     for (Eigen::Index j = 0; j < row.size(); ++j) {
         if (j > 0)
             buf.push_back(',');
-        append_number(buf, row[j]);
+        append_number(buf, row[j], sig_figs);
     }
     buf.push_back('\n');
 }
@@ -121,6 +125,9 @@ void write_cmdstan_text(const CsvOutput& output, const WriteText& write) {
     if (output.draws.rows() > 0 && output.draws.cols() != cols)
         throw ShapeError(fmt::format("CSV output: the draws have {} values per row for {} columns",
                                      output.draws.cols(), cols));
+    if (output.sig_figs != -1 && (output.sig_figs < 1 || output.sig_figs > 18))
+        throw Error(
+            fmt::format("CSV output: sig_figs must be -1 or 1 to 18, got {}", output.sig_figs));
     for (const std::string& c : output.columns) {
         if (c.empty() || c.find_first_of(",\"\n\r") != std::string::npos)
             throw ModelError(fmt::format("CSV output: `{}` cannot be a column name", c));
@@ -134,10 +141,10 @@ void write_cmdstan_text(const CsvOutput& output, const WriteText& write) {
     for (const std::string& line : output.header) append_comment(buf, line);
     fmt::format_to(std::back_inserter(buf), "{}\n", fmt::join(output.columns, ","));
     for (const std::string& line : output.adaptation) append_comment(buf, line);
-    append_row(buf, output.mean_row);
+    append_row(buf, output.mean_row, output.sig_figs);
     flush();
     for (Eigen::Index i = 0; i < output.draws.rows(); ++i) {
-        append_row(buf, output.draws.row(i));
+        append_row(buf, output.draws.row(i), output.sig_figs);
         if (buf.size() >= (1 << 16))
             flush();
     }

@@ -25,9 +25,13 @@ struct CsvOutput {
     Eigen::VectorXd mean_row;             // the first row: q's mean
     Eigen::MatrixXd draws;                // one row per draw, one column per name
     std::vector<std::string> trailer;     // after the last row
+    // Significant digits of the mean row and the draws, CmdStan's sig_figs (1 to 18); -1: the
+    // shortest text that reads back as the same double (up to 17 digits).
+    int sig_figs = -1;
 };
 
-// Writes the file's text. Throws ShapeError when a row does not have one value per column.
+// Writes the file's text. Throws ShapeError when a row does not have one value per column,
+// Error for a sig_figs other than -1 or 1 to 18.
 void write_cmdstan_csv(std::ostream& os, const CsvOutput& output);
 
 // Writes `output` to `path` by write_output_file's rules (io/output_file.hpp): a regular file

@@ -12,8 +12,10 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <advi/base/error.hpp>
+#include <advi/base/version.hpp>
 #include <advi/io/cmdstan_csv.hpp>
 #include <advi/io/csv_reader.hpp>
 #include <advi/io/read_data.hpp>
@@ -467,4 +469,41 @@ TEST_CASE("cli: a fit killed at any moment leaves the previous output or a compl
     INFO(kept << " kept, " << complete << " complete");
     CHECK(kept + complete == 7);
     CHECK(kept > 0);  // at least the earliest kill lands before the write
+}
+
+TEST_CASE(
+    "cli: --sig-figs rounds every method's values as CmdStan's sig_figs; the header names "
+    "advi's version",
+    "[cli]") {
+    if (!cli_built())
+        return;
+    const std::string m = q(write_file("sig.stan", kNormalModel));
+    const std::string d = q(write_file("sig.json", kNormalJson));
+    for (const std::string method : {"fit", "optimize", "laplace", "pathfinder"}) {
+        INFO(method);
+        const std::string common = method + " " + m + " --data " + d + " --seed 3 -q";
+        const Run exact = tool(common + " --output exact.csv");
+        const Run rounded = tool(common + " --sig-figs 3 --output rounded.csv");
+        INFO(exact.err << rounded.err);
+        REQUIRE(exact.status == 0);
+        REQUIRE(rounded.status == 0);
+        const advi::StanCsv a = advi::read_stan_csv(scratch() / "exact.csv");
+        const advi::StanCsv b = advi::read_stan_csv(scratch() / "rounded.csv");
+        REQUIRE(a.values.rows() == b.values.rows());
+        REQUIRE(a.values.cols() == b.values.cols());
+        // each value is the exact one rounded to 3 significant digits
+        for (Eigen::Index i = 0; i < a.values.rows(); ++i) {
+            for (Eigen::Index j = 0; j < a.values.cols(); ++j) {
+                const double x = a.values(i, j);
+                CHECK(b.values(i, j) == std::stod(fmt::format("{:.3g}", x)));
+            }
+        }
+        std::string header;
+        for (const std::string& c : b.comments) header += c + "\n";
+        CHECK(contains(header, "sig_figs = 3"));
+        CHECK(b.comments.at(0).find("advi_version = ") != std::string::npos);
+        CHECK(b.comments.at(0).find(std::string(advi::version())) != std::string::npos);
+    }
+    check_one_line_error(tool("fit " + m + " --data " + d + " --sig-figs 19"), 2,
+                         "--sig-figs: 19 not in");
 }

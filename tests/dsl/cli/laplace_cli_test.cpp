@@ -83,11 +83,12 @@ TEST_CASE("cli: advi laplace on an exactly Gaussian posterior", "[cli][laplace]"
     CHECK(contains(r.out, "exact up to a constant"));
     CHECK(contains(r.out, "slope2"));
     const advi::StanCsv csv = advi::read_stan_csv(scratch() / "lap.csv");
-    CHECK(csv.comments[1] == "# method = laplace");
-    CHECK(csv.comments[2] == "#   laplace");
-    CHECK(csv.comments[3] == "#     mode =  (Default)");
-    CHECK(csv.comments[4] == "#     jacobian = 1 (Default)");
-    CHECK(csv.comments[5] == "#     draws = 4000");
+    CHECK(csv.comments[0].rfind("# advi_version = ", 0) == 0);
+    CHECK(csv.comments[2] == "# method = laplace");
+    CHECK(csv.comments[3] == "#   laplace");
+    CHECK(csv.comments[4] == "#     mode =  (Default)");
+    CHECK(csv.comments[5] == "#     jacobian = 1 (Default)");
+    CHECK(csv.comments[6] == "#     draws = 4000");
     CHECK(csv.columns ==
           std::vector<std::string>{"log_p__", "log_g__", "beta.1", "beta.2", "slope2", "y1"});
     REQUIRE(csv.values.rows() == 4000);
@@ -125,7 +126,7 @@ TEST_CASE("cli: advi laplace on an exactly Gaussian posterior", "[cli][laplace]"
     REQUIRE(c.status == 0);
     const advi::StanCsv cj = advi::read_stan_csv(scratch() / "lj.csv");
     const advi::StanCsv cc = advi::read_stan_csv(scratch() / "lc.csv");
-    CHECK(cj.comments[3] == "#     mode = lmode.json");
+    CHECK(cj.comments[4] == "#     mode = lmode.json");
     CHECK((cj.values.leftCols(4) - cc.values.leftCols(4)).cwiseAbs().maxCoeff() == 0.0);
     CHECK(contains(j.out, "mode: file lmode.json"));
 }

@@ -49,7 +49,8 @@ struct Inputs {
 
 // A complete CSV of this model: 50 draws after the mean row, CmdStan's trailer.
 void check_complete_csv(const std::string& text, const fs::path& as_file) {
-    CHECK(text.rfind("# model = ", 0) == 0);
+    CHECK(text.rfind("# advi_version = ", 0) == 0);
+    CHECK(contains(text, "\n# model = "));
     CHECK(contains(text, "#  Elapsed Time: "));
     const advi::StanCsv parsed = advi::read_stan_csv(as_file);
     CHECK(parsed.values.rows() == 51);
