@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -266,6 +267,11 @@ Command add_fit_command(CLI::App& parent) {
                   "correlations and sds mean-field misses)");
     app->add_option("--output", args->output, "CSV file to write")->capture_default_str();
     add_sig_figs_option(*app, args->sig_figs);
+    app->add_option("--refresh", o.refresh,
+                    "Iterations between the ELBO table's rows (CmdStan's refresh): a row at the "
+                    "first ELBO evaluation past each multiple; 0: no rows; -1: every evaluation")
+        ->check(CLI::Range(-1, std::numeric_limits<int>::max()))
+        ->capture_default_str();
     app->add_flag("--quiet,-q", args->quiet, "No progress on stderr");
     // Combinations the options' own checks cannot see: a bad command line (status 2).
     app->parse_complete_callback([args] {

@@ -175,6 +175,7 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
             *opts.log << line << '\n';
     };
     StepSize steps(eta, /*decay=*/false);
+    int last_row = 0;  // the iteration of the last table row shown (opts.refresh)
     // The tolerances in nats grow with the number of coordinates beyond 100: the iterate
     // average's own error, a loss in ELBO of order (coordinates x step size / its length), is
     // a sum over coordinates, and 0.02 nats over 2600 of them (examples' ppca_ard) asks more
@@ -218,8 +219,9 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
         fmt::format("Begin stochastic gradient ascent (Auto rule: eta = {:g}, fixed until the "
                     "iterate average stops improving, then smaller).",
                     eta));
-    log(fmt::format("  {:>6}  {:>10}  {:>15}  {:>12}   notes", "iter", "eta", "ELBO(average)",
-                    "gain"));
+    if (opts.refresh != 0)
+        log(fmt::format("  {:>6}  {:>10}  {:>15}  {:>12}   notes", "iter", "eta", "ELBO(average)",
+                        "gain"));
 
     bool interrupted = false;
     for (; iter <= opts.max_iterations; ++iter) {
@@ -288,9 +290,11 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
             phase_best = avg;
         checks.push_back(avg);
         const int j = average.blocks();
+        const bool show_row = opts.row_due(iter, last_row);
         if (j < 2 || checks.size() < 2) {
-            log(fmt::format("  {:>6}  {:>10.3g}  {:>15.7g}  {:>12}", iter, steps.eta(), avg.elbo,
-                            "-"));
+            if (show_row)
+                log(fmt::format("  {:>6}  {:>10.3g}  {:>15.7g}  {:>12}", iter, steps.eta(),
+                                avg.elbo, "-"));
             continue;
         }
         // The gain over the average of half a phase earlier.
@@ -312,6 +316,8 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
         }
         const bool plateau = !(within.value > enough) && within.resolved(plateau_gain);
         auto log_block = [&](const char* note) {
+            if (!show_row)
+                return;
             log(fmt::format("  {:>6}  {:>10.3g}  {:>15.7g}  {:>12.3g}{}", iter, steps.eta(),
                             avg.elbo, within.value, note));
         };

@@ -68,9 +68,10 @@ double relative_change(double elbo, double prev, ConvergenceRule rule) {
 // 1.6e187 printed as 188 digits with %.3f, and relative changes below 5e-4 as 0.000.
 void log_table_header(const Options& opts, double eta) {
     if (opts.log != nullptr) {
-        *opts.log << fmt::format("Begin stochastic gradient ascent (eta = {:g}).\n", eta)
-                  << fmt::format("  {:>6}  {:>15}  {:>16}  {:>15}   notes\n", "iter", "ELBO",
-                                 "delta_ELBO_mean", "delta_ELBO_med");
+        *opts.log << fmt::format("Begin stochastic gradient ascent (eta = {:g}).\n", eta);
+        if (opts.refresh != 0)
+            *opts.log << fmt::format("  {:>6}  {:>15}  {:>16}  {:>15}   notes\n", "iter", "ELBO",
+                                     "delta_ELBO_mean", "delta_ELBO_med");
     }
 }
 
@@ -209,6 +210,7 @@ AdviResult run_from_start(Target& target, const Options& opts) {
     std::vector<double> trend{elbo_init};
     std::string scale_note;  // Robust: why the last claim of convergence was withdrawn  // Robust:
                              // the ELBO at q0, then at every evaluation
+    int last_row = 0;        // the iteration of the last table row shown (opts.refresh)
     int iter = 1;
     for (; iter <= opts.max_iterations; ++iter) {
         if (opts.interrupted()) {
@@ -327,7 +329,7 @@ AdviResult run_from_start(Target& target, const Options& opts) {
         if (iter > 10 * opts.eval_elbo && (rel_median > 0.5 || rel_mean > 0.5)) {
             notes += "   MAY BE DIVERGING... INSPECT ELBO";
         }
-        if (opts.log != nullptr) {
+        if (opts.log != nullptr && opts.row_due(iter, last_row)) {
             *opts.log << fmt::format("  {:>6}  {:>15.7g}  {:>16.4g}  {:>15.4g}{}\n", iter, elbo,
                                      rel_mean, rel_median, notes);
         }

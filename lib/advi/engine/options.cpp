@@ -47,6 +47,11 @@ void validate_options(const Options& opts, int dim) {
         throw FitError(fmt::format(
             "option `threads` must be non-negative (0: the hardware's), got {}", opts.threads));
     }
+    if (opts.refresh < -1) {
+        throw FitError(fmt::format(
+            "option `refresh` must be -1 (every ELBO evaluation), 0 (none) or positive, got {}",
+            opts.refresh));
+    }
     if (opts.output_samples < 0) {
         throw FitError(fmt::format("option `output_samples` must be non-negative, got {}",
                                    opts.output_samples));

@@ -116,9 +116,23 @@ struct Options {  // field order matters: users write {.family = ..., .seed = 1}
     DrawScheme draws = DrawScheme::MonteCarlo;
     // Family::LowRank: the columns of B (1 <= rank < dim).
     int rank = 10;
+    // CmdStan's refresh: the ELBO table (opts.log) shows the row of the first ELBO evaluation
+    // at or past each multiple of `refresh` iterations; 0: no rows (the eta search, events such
+    // as a step-size back-off, and the end still print); -1: every evaluation (eval_elbo's).
+    int refresh = -1;
 
     [[nodiscard]] bool interrupted() const {
         return interrupt != nullptr && interrupt->load(std::memory_order_relaxed);
+    }
+    // Whether the table row at iteration `iter` is shown; `last` is the iteration of the last
+    // row shown (0 before any), updated when it is.
+    [[nodiscard]] bool row_due(int iter, int& last) const {
+        if (refresh == 0)
+            return false;
+        if (refresh > 0 && iter / refresh <= last / refresh)
+            return false;
+        last = iter;
+        return true;
     }
 };
 

@@ -507,3 +507,40 @@ TEST_CASE(
     check_one_line_error(tool("fit " + m + " --data " + d + " --sig-figs 19"), 2,
                          "--sig-figs: 19 not in");
 }
+
+TEST_CASE("cli: --refresh thins the ELBO table as CmdStan's refresh; 0 shows none", "[cli]") {
+    if (!cli_built())
+        return;
+    const std::string m = q(write_file("refresh.stan", kNormalModel));
+    const std::string d = q(write_file("refresh.json", kNormalJson));
+    // the table's rows: lines that start with an iteration number
+    auto rows = [](const std::string& err) {
+        std::vector<int> iters;
+        for (const std::string& l : lines(err)) {
+            std::istringstream in(l);
+            int iter = 0;
+            std::string rest;
+            if (in >> iter >> rest && iter > 0)
+                iters.push_back(iter);
+        }
+        return iters;
+    };
+    const std::string common = "fit " + m + " --data " + d +
+                               " --seed 2 --start init --eta 0.1 --iter 3000 --tol-rel-obj 1e-9 "
+                               "--convergence stan --output refresh.csv";
+    const Run every = tool(common);
+    const Run thinned = tool(common + " --refresh 1000");
+    const Run none = tool(common + " --refresh 0");
+    INFO(every.err << thinned.err << none.err);
+    REQUIRE(every.status == 0);
+    REQUIRE(thinned.status == 0);
+    REQUIRE(none.status == 0);
+    const std::vector<int> all = rows(every.err);
+    REQUIRE(all.size() == 30);  // every eval_elbo = 100 iterations
+    CHECK(rows(thinned.err) == std::vector<int>{1000, 2000, 3000});
+    CHECK(rows(none.err).empty());
+    CHECK_FALSE(contains(none.err, "delta_ELBO_mean"));
+    // the fit itself is the same
+    CHECK(read_file(scratch() / "refresh.csv").size() > 0);
+    check_one_line_error(tool(common + " --refresh -2"), 2, "--refresh");
+}
