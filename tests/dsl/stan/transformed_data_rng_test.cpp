@@ -55,6 +55,25 @@ double variance(const std::vector<double>& v) {
     return s / static_cast<double>(v.size() - 1);
 }
 
+// Every generated quantity of `program` lowered with `seed`, by name.
+std::map<std::string, std::vector<double>> quantities_of(const std::string& program,
+                                                         std::uint64_t seed) {
+    auto lowered = lower(parse_program(program, "m.stan"), read_json_data("{}", "d.json"), seed);
+    std::map<std::string, std::vector<double>> v;
+    for (const auto& q : lowered->generated_quantities())
+        v[q.name] = lowered->model().evaluate(q.value);
+    return v;
+}
+
+// The mean of `x` within 4 standard errors of `mean_want`, its variance within 30%.
+void check_moments(const std::string& name, const std::vector<double>& x, double mean_want,
+                   double var_want) {
+    INFO(name);
+    const double n = static_cast<double>(x.size());
+    CHECK(std::abs(mean(x) - mean_want) < 4 * std::sqrt(var_want / n));
+    CHECK(variance(x) == Approx(var_want).epsilon(0.3));
+}
+
 }  // namespace
 
 TEST_CASE("_rng in transformed data: drawn once from the seed, with the right moments",
@@ -183,16 +202,9 @@ generated quantities {
   array[R] int g1 = g[:, 1]; array[R] int g2 = g[:, 2];
 }
 )";
-    auto lowered = lower(parse_program(program, "m.stan"), read_json_data("{}", "d.json"), 4);
-    std::map<std::string, std::vector<double>> v;
-    for (const auto& q : lowered->generated_quantities())
-        v[q.name] = lowered->model().evaluate(q.value);
-    const double R = 400;
+    const auto v = quantities_of(program, 4);
     auto near = [&](const std::string& name, double mean_want, double var_want) {
-        INFO(name);
-        const std::vector<double>& x = v.at(name);
-        CHECK(std::abs(mean(x) - mean_want) < 4 * std::sqrt(var_want / R));
-        CHECK(variance(x) == Approx(var_want).epsilon(0.3));
+        check_moments(name, v.at(name), mean_want, var_want);
     };
     near("m1", 2, 1.6);  // N p (1 - p)
     near("m3", 5, 2.5);
@@ -252,16 +264,9 @@ generated quantities {
   }
 }
 )";
-    auto lowered = lower(parse_program(program, "m.stan"), read_json_data("{}", "d.json"), 5);
-    std::map<std::string, std::vector<double>> v;
-    for (const auto& q : lowered->generated_quantities())
-        v[q.name] = lowered->model().evaluate(q.value);
-    const double R = 400;
+    const auto v = quantities_of(program, 5);
     auto near = [&](const std::string& name, double mean_want, double var_want) {
-        INFO(name);
-        const std::vector<double>& x = v.at(name);
-        CHECK(std::abs(mean(x) - mean_want) < 4 * std::sqrt(var_want / R));
-        CHECK(variance(x) == Approx(var_want).epsilon(0.3));
+        check_moments(name, v.at(name), mean_want, var_want);
     };
     auto all = [&](const std::string& name, double want) {
         INFO(name);
