@@ -1,6 +1,7 @@
 // `advi fit model.stan --data data.json`: lowers the program, fits it with ADVI, writes
 // CmdStan's variational CSV and prints the summary; options by CmdStan's names
 // (`variational iter=... grad_samples=...` becomes --iter, --grad-samples).
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <iostream>
@@ -21,6 +22,7 @@
 #include <advi/fit/runs.hpp>
 #include <advi/fit/transform_choice.hpp>
 #include <advi/io/cmdstan_csv.hpp>
+#include <advi/io/output_file.hpp>
 #include <advi/stan/report.hpp>
 
 #include <advi/cli/commands.hpp>
@@ -59,13 +61,39 @@ struct FitArgs {
     bool linear_response = false;
     CLI::Option* eta = nullptr;
     CLI::Option* init_given = nullptr;  // --init on the command line (0 then means zeros, kept)
+    std::string diagnostic_file;        // empty: none
 };
+
+// The ELBO trace as CSV (`--diagnostic-file`): a row per ELBO evaluation of the main loop,
+// CmdStan's first columns (iter, time_in_seconds, ELBO) and then ours, NaN where the
+// convergence rule has no such number (AdviResult::TraceRow).
+void write_diagnostic_file(const std::string& path, const AdviResult& r, int sig_figs) {
+    write_output_file(path, [&](const WriteText& write) {
+        write("iter,time_in_seconds,ELBO,ELBO_mcse,gain,delta_ELBO_mean,delta_ELBO_med,eta\n");
+        const auto number = [&](double x) {
+            if (std::isnan(x))
+                return std::string("nan");
+            return sig_figs > 0 ? fmt::format("{:.{}g}", x, sig_figs) : fmt::format("{}", x);
+        };
+        for (const AdviResult::TraceRow& t : r.trace) {
+            write(fmt::format("{},{},{},{},{},{},{},{}\n", t.iteration, number(t.seconds),
+                              number(t.elbo), number(t.elbo_se), number(t.gain), number(t.rel_mean),
+                              number(t.rel_median), number(t.eta)));
+        }
+    });
+}
 
 int run_fit(const FitArgs& args) {
     std::vector<InputFile> inputs = model_and_data_inputs(args.model, args.data);
     if (!init_radius(args.init))
         inputs.push_back({args.init, "init file"});
     check_output_path(args.output, inputs);
+    if (!args.diagnostic_file.empty()) {
+        if (args.diagnostic_file == args.output)
+            throw Error(
+                fmt::format("--diagnostic-file `{}` is the --output file", args.diagnostic_file));
+        check_output_path(args.diagnostic_file, inputs);
+    }
     const std::vector<fs::path> data_files(args.data.begin(), args.data.end());
     const auto loaded = load_model(args.model, data_files, args.options.seed);
     ModelSpec spec = loaded->lowered->model().spec();
@@ -146,6 +174,8 @@ int run_fit(const FitArgs& args) {
     // The choices before the trailer's last line (the elapsed time).
     csv.trailer.insert(csv.trailer.end() - 1, transform_lines.begin(), transform_lines.end());
     write_csv(args.output, csv, run);
+    if (!args.diagnostic_file.empty())
+        write_diagnostic_file(args.diagnostic_file, fit.result(), args.sig_figs);
     // Stan's labels (beta[1]), then the transformed parameters and generated quantities.
     std::cout << fit.summary(1) << stan::summary_rows(reported) << transform_summary << std::flush;
     if (!args.quiet) {
@@ -267,6 +297,9 @@ Command add_fit_command(CLI::App& parent) {
                   "correlations and sds mean-field misses)");
     app->add_option("--output", args->output, "CSV file to write")->capture_default_str();
     add_sig_figs_option(*app, args->sig_figs);
+    app->add_option("--diagnostic-file", args->diagnostic_file,
+                    "CSV of the ELBO trace: a row per ELBO evaluation (iter, time_in_seconds, "
+                    "ELBO, its Monte Carlo error, the convergence statistics, eta)");
     app->add_option("--refresh", o.refresh,
                     "Iterations between the ELBO table's rows (CmdStan's refresh): a row at the "
                     "first ELBO evaluation past each multiple; 0: no rows; -1: every evaluation")

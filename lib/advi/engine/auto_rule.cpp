@@ -17,6 +17,8 @@
 // the step size doubles instead.
 #include <advi/engine/auto_rule.hpp>
 
+#include <chrono>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -176,6 +178,7 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
     };
     StepSize steps(eta, /*decay=*/false);
     int last_row = 0;  // the iteration of the last table row shown (opts.refresh)
+    const auto loop_start = std::chrono::steady_clock::now();
     // The tolerances in nats grow with the number of coordinates beyond 100: the iterate
     // average's own error, a loss in ELBO of order (coordinates x step size / its length), is
     // a sum over coordinates, and 0.02 nats over 2600 of them (examples' ppca_ard) asks more
@@ -286,6 +289,13 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
         }
         res.elbo_iterations.push_back(iter);
         res.elbo_trace.push_back(avg.elbo);
+        res.trace.push_back(
+            {.iteration = iter,
+             .seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_start)
+                            .count(),
+             .eta = steps.eta(),
+             .elbo = avg.elbo,
+             .elbo_se = avg.se});
         if (!phase_best || avg.elbo > phase_best->elbo)
             phase_best = avg;
         checks.push_back(avg);
@@ -301,6 +311,7 @@ void run_auto_rule(Estimator& est, const Approximation& q0, double eta, const Op
         const Checkpoint& earlier = checks[static_cast<size_t>(std::max(j / 2 - 1, 0))];
         const Gain within = paired_gain(earlier, avg);
         last_within = within;
+        res.trace.back().gain = within.value;
         // Diminishing returns end a later phase too, where it has gained much (over
         // settings.diminishing_from min_gains over the best q before it) and its last half
         // gained under settings.diminishing of that: a phase whose average still creeps (ppca_ard

@@ -211,6 +211,7 @@ AdviResult run_from_start(Target& target, const Options& opts) {
     std::string scale_note;  // Robust: why the last claim of convergence was withdrawn  // Robust:
                              // the ELBO at q0, then at every evaluation
     int last_row = 0;        // the iteration of the last table row shown (opts.refresh)
+    const auto loop_start = std::chrono::steady_clock::now();
     int iter = 1;
     for (; iter <= opts.max_iterations; ++iter) {
         if (opts.interrupted()) {
@@ -281,6 +282,14 @@ AdviResult run_from_start(Target& target, const Options& opts) {
         res.elbo_iterations.push_back(iter);
         res.elbo_trace.push_back(elbo);
         res.relative_changes.push_back(rel);
+        res.trace.push_back(
+            {.iteration = iter,
+             .seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_start)
+                            .count(),
+             .eta = steps.eta(),
+             .elbo = elbo,
+             .rel_mean = rel_mean,
+             .rel_median = rel_median});
         last_good = q;
         last_good_iter = iter;
         last_good_elbo = elbo;

@@ -29,6 +29,21 @@ struct AdviResult {
     std::string stop_reason;  // "relative ELBO change 0.0042 < tol_rel_obj 0.01 (mean)", ...
     std::vector<int> elbo_iterations;  // every eval_elbo iterations
     std::vector<double> elbo_trace;
+    // One row per ELBO evaluation of the main loop, for `advi fit --diagnostic-file`: NaN where
+    // the rule has no such number (the Auto rule's ELBO is its iterate average's, with its
+    // Monte Carlo standard error and its paired gain over half a phase earlier; Stan's rule
+    // has its relative changes instead).
+    struct TraceRow {
+        int iteration = 0;
+        double seconds = 0.0;  // wall time since the main loop began
+        double eta = 0.0;      // the step-size scale at the row
+        double elbo = 0.0;
+        double elbo_se = std::numeric_limits<double>::quiet_NaN();
+        double gain = std::numeric_limits<double>::quiet_NaN();
+        double rel_mean = std::numeric_limits<double>::quiet_NaN();
+        double rel_median = std::numeric_limits<double>::quiet_NaN();
+    };
+    std::vector<TraceRow> trace;
     // The ELBO of the returned q: its last evaluation's when q has not moved since, else
     // estimated at the end (e.g. --iter 1, a fit that ran off or was interrupted between
     // evaluations); -inf when no draw of q had a finite log density.

@@ -544,3 +544,54 @@ TEST_CASE("cli: --refresh thins the ELBO table as CmdStan's refresh; 0 shows non
     CHECK(read_file(scratch() / "refresh.csv").size() > 0);
     check_one_line_error(tool(common + " --refresh -2"), 2, "--refresh");
 }
+
+TEST_CASE("cli: --diagnostic-file writes the ELBO trace as CSV, a row per ELBO evaluation",
+          "[cli]") {
+    if (!cli_built())
+        return;
+    const std::string m = q(write_file("diag.stan", kNormalModel));
+    const std::string d = q(write_file("diag.json", kNormalJson));
+    for (const std::string rule : {"auto", "stan"}) {
+        INFO(rule);
+        const Run r = tool("fit " + m + " --data " + d + " --seed 4 -q --convergence " + rule +
+                           " --output diag_fit.csv --diagnostic-file diag.csv");
+        INFO(r.err);
+        REQUIRE(r.status == 0);
+        const std::vector<std::string> rows = lines(read_file(scratch() / "diag.csv"));
+        REQUIRE(rows.size() >= 2);
+        CHECK(rows[0] ==
+              "iter,time_in_seconds,ELBO,ELBO_mcse,gain,delta_ELBO_mean,delta_ELBO_med,eta");
+        // the fit's iterations and its ELBO trace: every eval_elbo (100) iterations, time
+        // running forward, the ELBO finite; the rule's own statistics filled, the other's nan
+        const advi::StanCsv fit = advi::read_stan_csv(scratch() / "diag_fit.csv");
+        std::string trailer;
+        for (const std::string& c : fit.comments) trailer += c + "\n";
+        double last_time = -1;
+        int last_iter = 0;
+        for (std::size_t k = 1; k < rows.size(); ++k) {
+            std::vector<std::string> f;
+            std::stringstream in(rows[k]);
+            for (std::string cell; std::getline(in, cell, ',');) f.push_back(cell);
+            REQUIRE(f.size() == 8);
+            const int iter = std::stoi(f[0]);
+            CHECK(iter % 100 == 0);
+            CHECK(iter > last_iter);
+            CHECK(std::stod(f[1]) >= last_time);
+            CHECK(std::isfinite(std::stod(f[2])));
+            CHECK(std::stod(f[7]) > 0);
+            if (rule == "auto") {
+                CHECK(std::stod(f[3]) > 0);  // the iterate average's Monte Carlo error
+                CHECK(f[5] == "nan");
+            } else {
+                CHECK(f[3] == "nan");
+                CHECK(std::isfinite(std::stod(f[5])));
+            }
+            last_iter = iter;
+            last_time = std::stod(f[1]);
+        }
+        CHECK(contains(trailer, "iterations = " + std::to_string(last_iter)));
+    }
+    check_one_line_error(
+        tool("fit " + m + " --data " + d + " --output same.csv --diagnostic-file same.csv"), 1,
+        "--diagnostic-file `same.csv` is the --output file");
+}
