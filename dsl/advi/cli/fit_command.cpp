@@ -92,7 +92,7 @@ int run_fit(const FitArgs& args) {
         if (args.diagnostic_file == args.output)
             throw Error(
                 fmt::format("--diagnostic-file `{}` is the --output file", args.diagnostic_file));
-        check_output_path(args.diagnostic_file, inputs);
+        check_output_path(args.diagnostic_file, inputs, "--diagnostic-file");
     }
     const std::vector<fs::path> data_files(args.data.begin(), args.data.end());
     const auto loaded = load_model(args.model, data_files, args.options.seed);
