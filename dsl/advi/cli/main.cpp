@@ -75,9 +75,8 @@ constexpr int kErrorStatus = 1;
 std::string usage_message(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
     if (app.get_subcommands().empty() && argc > 1) {
         return fmt::format(
-            "unknown {} `{}` (expected fit, optimize, laplace, pathfinder, graph, program, check "
-            "or "
-            "summary; see `advi --help`)",
+            "unknown {} `{}` (expected fit, optimize, laplace, pathfinder, generate-quantities, "
+            "graph, program, check or summary; see `advi --help`)",
             argv[1][0] == '-' ? "option" : "command", argv[1]);
     }
     std::string message = e.what();
@@ -99,10 +98,15 @@ int run(int argc, char** argv) {
         "advi"};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("advi ") + ADVI_VERSION);
-    const std::vector<Command> commands = {add_fit_command(app),     add_optimize_command(app),
-                                           add_laplace_command(app), add_pathfinder_command(app),
-                                           add_graph_command(app),   add_program_command(app),
-                                           add_check_command(app),   add_summary_command(app)};
+    const std::vector<Command> commands = {add_fit_command(app),
+                                           add_optimize_command(app),
+                                           add_laplace_command(app),
+                                           add_pathfinder_command(app),
+                                           add_generate_quantities_command(app),
+                                           add_graph_command(app),
+                                           add_program_command(app),
+                                           add_check_command(app),
+                                           add_summary_command(app)};
     app.footer("Run `advi <command> --help` for the options of a command.");  // not inherited
     try {
         app.parse(argc, argv);
