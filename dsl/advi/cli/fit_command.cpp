@@ -68,19 +68,14 @@ struct FitArgs {
 // CmdStan's first columns (iter, time_in_seconds, ELBO) and then ours, NaN where the
 // convergence rule has no such number (AdviResult::TraceRow).
 void write_diagnostic_file(const std::string& path, const AdviResult& r, int sig_figs) {
-    write_output_file(path, [&](const WriteText& write) {
-        write("iter,time_in_seconds,ELBO,ELBO_mcse,gain,delta_ELBO_mean,delta_ELBO_med,eta\n");
-        const auto number = [&](double x) {
-            if (std::isnan(x))
-                return std::string("nan");
-            return sig_figs > 0 ? fmt::format("{:.{}g}", x, sig_figs) : fmt::format("{}", x);
-        };
-        for (const AdviResult::TraceRow& t : r.trace) {
-            write(fmt::format("{},{},{},{},{},{},{},{}\n", t.iteration, number(t.seconds),
-                              number(t.elbo), number(t.elbo_se), number(t.gain), number(t.rel_mean),
-                              number(t.rel_median), number(t.eta)));
-        }
-    });
+    std::vector<std::vector<double>> rows;
+    for (const AdviResult::TraceRow& t : r.trace)
+        rows.push_back({static_cast<double>(t.iteration), t.seconds, t.elbo, t.elbo_se, t.gain,
+                        t.rel_mean, t.rel_median, t.eta});
+    write_trace_csv(path,
+                    {"iter", "time_in_seconds", "ELBO", "ELBO_mcse", "gain", "delta_ELBO_mean",
+                     "delta_ELBO_med", "eta"},
+                    rows, sig_figs);
 }
 
 int run_fit(const FitArgs& args) {
@@ -88,12 +83,7 @@ int run_fit(const FitArgs& args) {
     if (!init_radius(args.init))
         inputs.push_back({args.init, "init file"});
     check_output_path(args.output, inputs);
-    if (!args.diagnostic_file.empty()) {
-        if (args.diagnostic_file == args.output)
-            throw Error(
-                fmt::format("--diagnostic-file `{}` is the --output file", args.diagnostic_file));
-        check_output_path(args.diagnostic_file, inputs, "--diagnostic-file");
-    }
+    check_diagnostic_path(args.diagnostic_file, args.output, inputs);
     const std::vector<fs::path> data_files(args.data.begin(), args.data.end());
     const auto loaded = load_model(args.model, data_files, args.options.seed);
     ModelSpec spec = loaded->lowered->model().spec();
@@ -120,6 +110,9 @@ int run_fit(const FitArgs& args) {
     }
     CsvRunInfo run = csv_run_info(args.model, args.data, args.output);
     run.sig_figs = args.sig_figs;
+    run.diagnostic_file = args.diagnostic_file;
+    run.refresh = options.refresh;
+    run.refresh_default = -1;
     if (const auto radius = init_radius(args.init)) {
         // The same point as `advi optimize --init R --seed S` (engine/initial_point).
         if (*radius > 0.0)

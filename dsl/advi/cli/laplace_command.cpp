@@ -38,6 +38,8 @@ struct LaplaceArgs {
     LaplaceOptions options;
     std::string output = "output.csv";
     bool quiet = false;
+    std::string diagnostic_file;  // empty: none
+    int refresh = 0;
 };
 
 int run_laplace(const LaplaceArgs& args) {
@@ -47,6 +49,7 @@ int run_laplace(const LaplaceArgs& args) {
     if (!init_radius(args.init))
         inputs.push_back({args.init, "init file"});
     check_output_path(args.output, inputs);
+    check_diagnostic_path(args.diagnostic_file, args.output, inputs);
     const std::vector<fs::path> data_files(args.data.begin(), args.data.end());
     const auto loaded = load_model(args.model, data_files, args.options.seed);
     const ModelSpec spec = loaded->lowered->model().spec();
@@ -55,6 +58,9 @@ int run_laplace(const LaplaceArgs& args) {
     options.jacobian = args.jacobian == "1" || args.jacobian == "true";
     CsvRunInfo run = csv_run_info(args.model, args.data, args.output);
     run.sig_figs = args.sig_figs;
+    run.diagnostic_file = args.diagnostic_file;
+    run.refresh = args.refresh;
+    run.refresh_default = 0;
     if (!args.mode.empty()) {
         options.mode = read_mode_file(spec, args.mode);
         options.mode_source = "file " + args.mode;
@@ -65,7 +71,33 @@ int run_laplace(const LaplaceArgs& args) {
         options.optimize.init = init_from_file(spec, args.init);
         run.init_file = args.init;
     }
-    const LaplaceFit fit = advi::laplace(spec, options);
+    // The mode search's trace, kept as it goes: written also when the search finds no mode.
+    std::vector<std::vector<double>> trace;
+    const auto progress = args.quiet ? nullptr : optimizer_progress(args.refresh);
+    options.optimize.on_row = [&](const OptimizerTraceRow& row) {
+        trace.push_back(optimizer_trace_values(row));
+        if (progress)
+            progress(row);
+    };
+    const auto write_trace = [&] {
+        if (args.diagnostic_file.empty())
+            return;
+        std::vector<std::string> comments;
+        if (!args.mode.empty())
+            comments.push_back(
+                fmt::format("the mode was read from {}: no search, no rows", args.mode));
+        write_trace_csv(args.diagnostic_file, optimizer_trace_columns(), trace, args.sig_figs,
+                        comments);
+    };
+    const LaplaceFit fit = [&] {
+        try {
+            return advi::laplace(spec, options);
+        } catch (const FitError&) {
+            write_trace();  // what the search did before it failed
+            throw;
+        }
+    }();
+    write_trace();
 
     // Generated quantities per draw, as for ADVI's draws; the _rng calls seeded with --seed.
     const stan::ReportedDraws reported = stan::report(*loaded->lowered, fit.as_fit(), options.seed);
@@ -128,6 +160,13 @@ Command add_laplace_command(CLI::App& parent) {
         ->check(non_negative_int())
         ->capture_default_str();
     app->add_option("--output", args->output, "CSV file to write")->capture_default_str();
+    add_trace_options(*app, args->diagnostic_file,
+                      "CSV of the mode search's trace (without --mode): a row per accepted step "
+                      "(iter, time_in_seconds, lp__, grad_norm, step_norm, alpha, "
+                      "gradient_evaluations)",
+                      args->refresh,
+                      "Iterations between the mode search's progress rows on stderr (CmdStan's "
+                      "refresh); 0: none");
     add_sig_figs_option(*app, args->sig_figs);
     app->add_flag("--quiet,-q", args->quiet, "No progress on stderr");
     return {app, [args] { return run_laplace(*args); }};

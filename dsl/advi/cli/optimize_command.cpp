@@ -44,6 +44,8 @@ struct OptimizeArgs {
     std::string init = "2";
     std::string output = "output.csv";
     bool quiet = false;
+    std::string diagnostic_file;  // empty: none
+    int refresh = 0;
 };
 
 int run_optimize(const OptimizeArgs& args) {
@@ -51,6 +53,7 @@ int run_optimize(const OptimizeArgs& args) {
     if (!init_radius(args.init))
         inputs.push_back({args.init, "init file"});
     check_output_path(args.output, inputs);
+    check_diagnostic_path(args.diagnostic_file, args.output, inputs);
     const std::vector<fs::path> data_files(args.data.begin(), args.data.end());
     const auto loaded = load_model(args.model, data_files, args.options.seed);
     const ModelSpec spec = loaded->lowered->model().spec();
@@ -61,6 +64,9 @@ int run_optimize(const OptimizeArgs& args) {
     options.jacobian = args.jacobian == "1" || args.jacobian == "true";
     CsvRunInfo run = csv_run_info(args.model, args.data, args.output);
     run.sig_figs = args.sig_figs;
+    run.diagnostic_file = args.diagnostic_file;
+    run.refresh = args.refresh;
+    run.refresh_default = 0;
     if (const auto radius = init_radius(args.init)) {
         options.init_radius = *radius;
     } else {
@@ -71,7 +77,15 @@ int run_optimize(const OptimizeArgs& args) {
     // iteration, and the point reached is written, marked not converged.
     const StopSignals signals;
     options.interrupt = &signals.flag();
+    if (!args.quiet)
+        options.on_row = optimizer_progress(args.refresh);
     const Optimum mode = advi::optimize(spec, options);
+    if (!args.diagnostic_file.empty()) {
+        std::vector<std::vector<double>> rows;
+        for (const OptimizerTraceRow& row : mode.result().trace)
+            rows.push_back(optimizer_trace_values(row));
+        write_trace_csv(args.diagnostic_file, optimizer_trace_columns(), rows, args.sig_figs);
+    }
 
     const OptimizeStatus status = mode.status();
     // No point to write: the search could not start, or the density has no maximum and the
@@ -158,6 +172,11 @@ Command add_optimize_command(CLI::App& parent) {
         ->check(non_negative_int())
         ->capture_default_str();
     app->add_option("--output", args->output, "CSV file to write")->capture_default_str();
+    add_trace_options(*app, args->diagnostic_file,
+                      "CSV of the search's trace: a row per accepted step (iter, "
+                      "time_in_seconds, lp__, grad_norm, step_norm, alpha, gradient_evaluations)",
+                      args->refresh,
+                      "Iterations between progress rows on stderr (CmdStan's refresh); 0: none");
     add_sig_figs_option(*app, args->sig_figs);
     app->add_flag("--quiet,-q", args->quiet, "No messages on stderr but errors and warnings");
     return {app, [args] { return run_optimize(*args); }};

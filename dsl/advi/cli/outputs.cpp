@@ -1,8 +1,10 @@
 // The output path's checks and the reported blocks.
 #include <advi/cli/outputs.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <iostream>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -66,6 +68,84 @@ CsvRunInfo csv_run_info(const std::string& model, const std::vector<std::string>
                    .output_file = output};
     for (const std::string& d : data) run.data_file += (run.data_file.empty() ? "" : ", ") + d;
     return run;
+}
+
+void add_trace_options(CLI::App& app, std::string& diagnostic_file, std::string_view rows,
+                       int& refresh, std::string_view progress) {
+    app.add_option("--diagnostic-file", diagnostic_file, std::string(rows));
+    app.add_option("--refresh", refresh, std::string(progress))
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+}
+
+void check_diagnostic_path(const std::string& diagnostic, const std::string& output,
+                           const std::vector<InputFile>& inputs) {
+    if (diagnostic.empty())
+        return;
+    std::error_code ec;
+    if (diagnostic == output ||
+        (fs::exists(diagnostic, ec) && fs::equivalent(diagnostic, output, ec)))
+        throw Error(fmt::format("--diagnostic-file `{}` is the --output file", diagnostic));
+    check_output_path(diagnostic, inputs, "--diagnostic-file");
+}
+
+void write_trace_csv(const std::string& path, const std::vector<std::string>& columns,
+                     const std::vector<std::vector<double>>& rows, int sig_figs,
+                     const std::vector<std::string>& comments) {
+    const auto number = [&](double x) {
+        if (std::isnan(x))
+            return std::string("nan");
+        if (std::isinf(x))
+            return std::string(x > 0 ? "inf" : "-inf");
+        if (x == std::round(x) && std::fabs(x) < 1e15)
+            return fmt::format("{}", static_cast<long long>(x));
+        return sig_figs > 0 ? fmt::format("{:.{}g}", x, sig_figs) : fmt::format("{}", x);
+    };
+    write_output_file(path, [&](const WriteText& write) {
+        std::string text;
+        for (const std::string& c : comments) text += "# " + c + "\n";
+        for (std::size_t j = 0; j < columns.size(); ++j) text += (j ? "," : "") + columns[j];
+        text += "\n";
+        for (const std::vector<double>& row : rows) {
+            for (std::size_t j = 0; j < row.size(); ++j) text += (j ? "," : "") + number(row[j]);
+            text += "\n";
+            if (text.size() >= (1 << 16)) {
+                write(text);
+                text.clear();
+            }
+        }
+        write(text);
+    });
+}
+
+std::vector<std::string> optimizer_trace_columns() {
+    return {"iter",  "time_in_seconds",     "lp__", "grad_norm", "step_norm",
+            "alpha", "gradient_evaluations"};
+}
+
+std::vector<double> optimizer_trace_values(const OptimizerTraceRow& row) {
+    return {static_cast<double>(row.iteration),
+            row.seconds,
+            row.lp,
+            row.grad_norm,
+            row.step_norm,
+            row.alpha,
+            static_cast<double>(row.gradient_evaluations)};
+}
+
+std::function<void(const OptimizerTraceRow&)> optimizer_progress(int refresh) {
+    if (refresh <= 0)
+        return {};
+    return [refresh](const OptimizerTraceRow& row) {
+        if (row.iteration % refresh != 0)
+            return;
+        if (row.iteration == 0)
+            std::cerr << fmt::format("{:>8} {:>14} {:>11} {:>11} {:>11} {:>8}\n", "Iter",
+                                     "log prob", "||dx||", "||grad||", "alpha", "# evals");
+        std::cerr << fmt::format("{:>8} {:>14.6g} {:>11.3g} {:>11.3g} {:>11.3g} {:>8}\n",
+                                 row.iteration, row.lp, row.step_norm, row.grad_norm, row.alpha,
+                                 row.gradient_evaluations);
+    };
 }
 
 std::vector<ExtraBlock> extra_blocks(const stan::ReportedDraws& reported) {

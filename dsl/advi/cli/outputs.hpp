@@ -3,10 +3,12 @@
 // settings header, and the transformed parameters and generated quantities as column blocks.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <advi/engine/optimizer.hpp>
 #include <advi/fit/cmdstan_output.hpp>
 #include <advi/stan/report.hpp>
 
@@ -44,6 +46,33 @@ void add_sig_figs_option(CLI::App& app, int& sig_figs);
 
 // Writes `csv` to `path` (write_cmdstan_csv_file) with the run's sig_figs.
 void write_csv(const std::string& path, CsvOutput csv, const CsvRunInfo& run);
+
+// --diagnostic-file FILE (`rows`: what a row of it is) and --refresh N (`progress`: what it
+// paces), as every method takes them.
+void add_trace_options(CLI::App& app, std::string& diagnostic_file, std::string_view rows,
+                       int& refresh, std::string_view progress);
+
+// --diagnostic-file: refused (before the run) when it is the --output file or an input.
+void check_diagnostic_path(const std::string& diagnostic, const std::string& output,
+                           const std::vector<InputFile>& inputs);
+
+// A method's trace as CSV (`--diagnostic-file`): the column names, then a row per entry;
+// whole numbers (iterations, counts) exactly, the rest to `sig_figs` digits (-1: the shortest
+// text that reads back the same), nan and inf as Stan writes them. `comments` go first as
+// `# ` lines (what the rows are, when there are none). Written as write_output_file writes.
+void write_trace_csv(const std::string& path, const std::vector<std::string>& columns,
+                     const std::vector<std::vector<double>>& rows, int sig_figs,
+                     const std::vector<std::string>& comments = {});
+
+// An optimiser's trace (optimize, laplace's mode search): the columns iter, time_in_seconds,
+// lp__, grad_norm, step_norm, alpha, gradient_evaluations, and a row's values.
+[[nodiscard]] std::vector<std::string> optimizer_trace_columns();
+[[nodiscard]] std::vector<double> optimizer_trace_values(const OptimizerTraceRow& row);
+
+// --refresh N for the optimisers: CmdStan's progress rows ("Iter  log prob  ||dx||  ||grad||
+// alpha  # evals") on stderr at iteration 0 and every multiple of N; 0: none. Returns the
+// callback for OptimizeOptions::on_row (empty for 0).
+[[nodiscard]] std::function<void(const OptimizerTraceRow&)> optimizer_progress(int refresh);
 
 // Transformed parameters and generated quantities, a column block each, at the mean (or
 // mode) and at every draw.

@@ -1,6 +1,7 @@
 // `advi pathfinder model.stan --data data.json --output out.csv`: multi-path Pathfinder
 // (fit/pathfinder.hpp) with CmdStan's options by name, written in CmdStan's pathfinder CSV
 // layout (lp_approx__, lp__, path__, then the variables), with the summary and the verdict.
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -38,6 +39,7 @@ struct PathfinderArgs {
     PathfinderOptions options;
     std::string output = "output.csv";
     bool quiet = false;
+    std::string diagnostic_file;  // empty: none
 };
 
 int run_pathfinder(const PathfinderArgs& args) {
@@ -45,6 +47,7 @@ int run_pathfinder(const PathfinderArgs& args) {
     if (!init_radius(args.init))
         inputs.push_back({args.init, "init file"});
     check_output_path(args.output, inputs);
+    check_diagnostic_path(args.diagnostic_file, args.output, inputs);
     const std::vector<fs::path> data_files(args.data.begin(), args.data.end());
     const auto loaded = load_model(args.model, data_files, args.options.seed);
     const ModelSpec spec = loaded->lowered->model().spec();
@@ -53,6 +56,9 @@ int run_pathfinder(const PathfinderArgs& args) {
     options.psis_resample = args.psis_resample == "1" || args.psis_resample == "true";
     CsvRunInfo run = csv_run_info(args.model, args.data, args.output);
     run.sig_figs = args.sig_figs;
+    run.diagnostic_file = args.diagnostic_file;
+    run.refresh = args.options.refresh;
+    run.refresh_default = 10;
     if (const auto radius = init_radius(args.init)) {
         options.init_radius = *radius;
     } else {
@@ -66,6 +72,26 @@ int run_pathfinder(const PathfinderArgs& args) {
     const StopSignals signals;
     options.interrupt = &signals.flag();
     const PathfinderFit fit = advi::pathfinder(spec, options);
+    if (!args.diagnostic_file.empty()) {
+        // A row per iterate of each path: its L-BFGS step and its normal approximation's ELBO
+        // (none at the start, -inf where it had none).
+        std::vector<std::vector<double>> rows;
+        for (const PathReport& p : fit.paths()) {
+            for (const OptimizerTraceRow& t : p.trace) {
+                const auto l = static_cast<std::size_t>(t.iteration);
+                const bool has = l >= 1 && l <= p.elbo.size();
+                rows.push_back({static_cast<double>(p.path), static_cast<double>(t.iteration),
+                                t.seconds, t.lp, t.grad_norm, t.step_norm, t.alpha,
+                                has ? p.elbo[l - 1] : std::nan(""),
+                                has ? p.elbo_se[l - 1] : std::nan(""),
+                                static_cast<double>(t.gradient_evaluations)});
+            }
+        }
+        write_trace_csv(args.diagnostic_file,
+                        {"path", "iter", "time_in_seconds", "lp__", "grad_norm", "step_norm",
+                         "alpha", "ELBO", "ELBO_mcse", "gradient_evaluations"},
+                        rows, args.sig_figs);
+    }
 
     // Generated quantities per draw, as for ADVI's draws; the _rng calls seeded with --seed.
     const stan::ReportedDraws reported = stan::report(*loaded->lowered, fit.as_fit(), options.seed);
@@ -130,6 +156,13 @@ Command add_pathfinder_command(CLI::App& parent) {
         ->check(non_negative_int())
         ->capture_default_str();
     app->add_option("--output", args->output, "CSV file to write")->capture_default_str();
+    add_trace_options(*app, args->diagnostic_file,
+                      "CSV of the paths' traces: a row per iterate of each path (path, iter, "
+                      "time_in_seconds, lp__, grad_norm, step_norm, alpha, its approximation's "
+                      "ELBO and ELBO_mcse, gradient_evaluations)",
+                      args->options.refresh,
+                      "Iterations between a path's progress lines on stderr (CmdStan's "
+                      "refresh); 0: none");
     add_sig_figs_option(*app, args->sig_figs);
     app->add_flag("--quiet,-q", args->quiet, "No progress on stderr");
     return {app, [args] { return run_pathfinder(*args); }};

@@ -96,6 +96,7 @@ OptimizerResult maximize_lbfgs(Target& target, const Eigen::VectorXd& init,
     if (!std::isfinite(fx) || !g.allFinite())
         return finish(OptimizeStatus::NonFiniteStart,
                       optimizer::nonfinite_start(-fx, -g, settings));
+    optimizer::record_row(r, settings, start, 0.0, 0.0);
     if (settings.on_iterate)
         settings.on_iterate(x, r.lp, r.grad);
     if (auto c = optimizer::gradient_converged(settings, g.norm(), std::nan(""))) {
@@ -147,6 +148,7 @@ OptimizerResult maximize_lbfgs(Target& target, const Eigen::VectorXd& init,
         r.zeta = x;
         r.lp = -fx;
         r.grad = -g;
+        optimizer::record_row(r, settings, start, s.norm(), ls.alpha);
         if (settings.on_iterate)
             settings.on_iterate(x, r.lp, r.grad);
         if (auto why = optimizer::ran_off(x, -fx, r.grad, settings))

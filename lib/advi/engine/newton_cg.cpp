@@ -110,6 +110,7 @@ OptimizerResult maximize_newton_cg(CurvatureTarget& target, const Eigen::VectorX
     r.grad = g;
     if (!std::isfinite(lp) || !g.allFinite())
         return finish(OptimizeStatus::NonFiniteStart, optimizer::nonfinite_start(lp, g, settings));
+    optimizer::record_row(r, settings, start, 0.0, 1.0);
     g = -g;  // of f
     double fx = -lp;
     double radius = 1.0;
@@ -201,6 +202,7 @@ OptimizerResult maximize_newton_cg(CurvatureTarget& target, const Eigen::VectorX
         }
         rejected_in_a_row = 0;
         g_new = -g_new;
+        const double step_norm = (x_new - x).norm();
         x.swap(x_new);
         g.swap(g_new);
         fx = f_new;
@@ -208,6 +210,7 @@ OptimizerResult maximize_newton_cg(CurvatureTarget& target, const Eigen::VectorX
         r.zeta = x;
         r.lp = -fx;
         r.grad = -g;
+        optimizer::record_row(r, settings, start, step_norm, radius);
         if (auto why = optimizer::ran_off(x, -fx, r.grad, settings))
             return finish(OptimizeStatus::NoMode, *why);
         trend.record(-fx, x);

@@ -221,6 +221,21 @@ std::optional<std::string> TrendWatch::no_mode(double lp, const Eigen::VectorXd&
         }));
 }
 
+void record_row(OptimizerResult& r, const OptimizerSettings& s,
+                std::chrono::steady_clock::time_point start, double step_norm, double alpha) {
+    const OptimizerTraceRow row{
+        .iteration = r.iterations,
+        .seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+        .lp = r.lp,
+        .grad_norm = r.grad.norm(),
+        .step_norm = step_norm,
+        .alpha = alpha,
+        .gradient_evaluations = r.gradient_evaluations};
+    r.trace.push_back(row);
+    if (s.on_row)
+        s.on_row(row);
+}
+
 OptimizerResult& finish_run(OptimizerResult& r, const TrendWatch& trend, OptimizeStatus status,
                             std::string message, std::chrono::steady_clock::time_point start) {
     if (status == OptimizeStatus::Converged) {

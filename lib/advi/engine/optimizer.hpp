@@ -25,6 +25,20 @@ enum class OptimizerAlgorithm { Lbfgs, Newton };
 //                Hessian applied by CG (Newton)
 //  tol_param     ||zeta_i - zeta_{i-1}|| < tol_param
 // (epsilon: the machine epsilon of double, 2.2e-16.)
+// One row of an optimiser's trace: the start (iteration 0), then every accepted step; what
+// `--diagnostic-file` writes and `--refresh` prints.
+struct OptimizerTraceRow {
+    int iteration = 0;
+    double seconds = 0.0;  // since the run started
+    double lp = 0.0;
+    double grad_norm = 0.0;
+    double step_norm = 0.0;  // ||zeta_i - zeta_{i-1}||; 0 at the start
+    // L-BFGS: the line search's step length along its direction; Newton: the trust radius
+    // after the step.
+    double alpha = 0.0;
+    long gradient_evaluations = 0;  // so far
+};
+
 struct OptimizerSettings {
     int iter = 2000;           // iterations (accepted steps) at most
     double init_alpha = 1e-3;  // L-BFGS: the first line search's step length
@@ -46,6 +60,8 @@ struct OptimizerSettings {
     // normal approximations from. Empty: nothing is called.
     std::function<void(const Eigen::VectorXd& zeta, double lp, const Eigen::VectorXd& grad)>
         on_iterate{};
+    // Called with each row of the trace as it is recorded (progress); empty: nothing.
+    std::function<void(const OptimizerTraceRow&)> on_row{};
 };
 
 enum class OptimizeStatus {
@@ -72,6 +88,7 @@ struct OptimizerResult {
     long gradient_evaluations = 0;     // log density + gradient evaluations
     long hessian_vector_products = 0;  // Newton only
     double seconds = 0.0;
+    std::vector<OptimizerTraceRow> trace;  // the start and every accepted step
 
     [[nodiscard]] bool converged() const { return status == OptimizeStatus::Converged; }
 };
@@ -114,6 +131,11 @@ struct Convergence {
 [[nodiscard]] std::string nonfinite_start(double lp, const Eigen::VectorXd& grad,
                                           const OptimizerSettings& s);
 [[nodiscard]] std::string describe(const OptimizerSettings& s, int k);
+
+// Appends the trace row of r's current point (r.iterations, r.lp, r.grad) and hands it to
+// s.on_row.
+void record_row(OptimizerResult& r, const OptimizerSettings& s,
+                std::chrono::steady_clock::time_point start, double step_norm, double alpha);
 
 // A density without a maximum need not let a coordinate reach its runaway limit within the
 // iterations: along a narrowing ridge (a funnel) the optimiser crawls, lp rising while a

@@ -193,7 +193,7 @@ PathfinderPath pathfinder_path(Target& target, const Eigen::VectorXd& init,
             ++path.skipped_pairs;
         x_prev = x;
         g_prev = g;
-        double elbo = -kInf;
+        double elbo = -kInf, elbo_se = std::nan("");
         if (!inverse_hessian.empty()) {
             try {
                 PathGaussian q = inverse_hessian.at(x, g);
@@ -201,9 +201,14 @@ PathfinderPath pathfinder_path(Target& target, const Eigen::VectorXd& init,
                 const Eigen::MatrixXd draws = q.draw(rng, settings.num_elbo_draws, log_q);
                 const Eigen::VectorXd log_p = log_densities_of(target, draws);
                 path.value_evaluations += settings.num_elbo_draws;
-                elbo = (log_p - log_q).mean();  // -inf when a draw's density was not finite
+                const Eigen::ArrayXd ratio = (log_p - log_q).array();
+                elbo = ratio.mean();  // -inf when a draw's density was not finite
                 if (std::isnan(elbo))
                     elbo = -kInf;
+                if (std::isfinite(elbo) && ratio.size() > 1)
+                    elbo_se = std::sqrt((ratio - elbo).square().sum() /
+                                        static_cast<double>(ratio.size() - 1) /
+                                        static_cast<double>(ratio.size()));
                 if (elbo > path.best_elbo) {
                     path.best_elbo = elbo;
                     path.best = l - 1;
@@ -214,7 +219,8 @@ PathfinderPath pathfinder_path(Target& target, const Eigen::VectorXd& init,
             }
         }
         path.elbo.push_back(elbo);
-        if (settings.log && (l - 1) % 10 == 0) {
+        path.elbo_se.push_back(elbo_se);
+        if (settings.log && settings.refresh > 0 && (l - 1) % settings.refresh == 0) {
             settings.log(fmt::format("  iteration {:>4}: ELBO {:.6g} (best {:.6g} at {})", l - 1,
                                      elbo, path.best_elbo, path.best));
         }

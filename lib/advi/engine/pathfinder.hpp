@@ -94,6 +94,8 @@ struct PathfinderSettings {
     std::uint64_t seed = 0;
     // Progress, one line per line written (nothing when empty).
     std::function<void(const std::string&)> log{};
+    // Iterations between the progress lines of the path (CmdStan's refresh); 0: none.
+    int refresh = 10;
 };
 
 struct PathfinderPath {
@@ -102,6 +104,9 @@ struct PathfinderPath {
     // where it had none: no pair of positive curvature yet, or Sigma not positive definite;
     // or where a draw's log density was not finite).
     std::vector<double> elbo;
+    // Their Monte Carlo standard errors: sd(log p - log q) / sqrt(num_elbo_draws); NaN where
+    // the ELBO is -inf.
+    std::vector<double> elbo_se;
     int best = -1;  // the iterate whose approximation was drawn from (1-based l)
     double best_elbo = -std::numeric_limits<double>::infinity();
     PathGaussian gaussian;          // its approximation

@@ -40,6 +40,8 @@ std::vector<std::string> cmdstan_preamble(const CsvRunInfo& run) {
 
 std::vector<std::string> cmdstan_output_settings(const CsvRunInfo& run) {
     return {"output", fmt::format("  file = {}", run.output_file),
+            csv_setting("  ", "diagnostic_file", run.diagnostic_file, std::string()),
+            csv_setting("  ", "refresh", run.refresh, run.refresh_default),
             csv_setting("  ", "sig_figs", run.sig_figs, -1)};
 }
 

@@ -49,13 +49,18 @@ struct CsvRunInfo {
     std::string data_file;        // empty: none
     std::string init_file;  // --init as given (a radius or a file); empty: Options::init or zeros
     std::string output_file = "output.csv";
-    int sig_figs = -1;  // CmdStan's sig_figs; -1: each value as the shortest exact text
+    int sig_figs = -1;            // CmdStan's sig_figs; -1: each value as the shortest exact text
+    std::string diagnostic_file;  // --diagnostic-file; empty: none
+    // --refresh as given, and the method's default (marked "(Default)" when equal).
+    int refresh = 0;
+    int refresh_default = 0;
 };
 
 // The header's first lines, every method alike: "advi_version = X.Y.Z" (which program wrote
 // the file; CmdStan writes stan_version_major/minor/patch there) and "model = <name>".
 [[nodiscard]] std::vector<std::string> cmdstan_preamble(const CsvRunInfo& run);
-// The `output` block's lines: "output", "  file = ...", "  sig_figs = ...".
+// The `output` block's lines: "output", "  file = ...", "  diagnostic_file = ...",
+// "  refresh = ...", "  sig_figs = ...", as CmdStan writes them.
 [[nodiscard]] std::vector<std::string> cmdstan_output_settings(const CsvRunInfo& run);
 
 // The lines after a method's own settings that laplace and pathfinder write alike, as CmdStan:

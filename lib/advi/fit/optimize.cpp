@@ -87,7 +87,24 @@ OptimizerResult verified(const ModelSpec& m, const OptimizeOptions& options,
     }
     curvature->set_threads(options.threads);
     CurvatureTargetRef<HessianVectorProgram> target(*curvature);
-    OptimizerResult check = maximize_newton_cg(target, lbfgs.zeta, settings);
+    // Its trace continues L-BFGS's: its start is L-BFGS's last row, its steps numbered on.
+    const auto continued = [&lbfgs](OptimizerTraceRow row) {
+        row.iteration += lbfgs.iterations;
+        row.seconds += lbfgs.seconds;
+        row.gradient_evaluations += lbfgs.gradient_evaluations;
+        return row;
+    };
+    OptimizerSettings confirm = settings;
+    if (settings.on_row) {
+        confirm.on_row = [&](const OptimizerTraceRow& row) {
+            if (row.iteration > 0)
+                settings.on_row(continued(row));
+        };
+    }
+    OptimizerResult check = maximize_newton_cg(target, lbfgs.zeta, confirm);
+    std::vector<OptimizerTraceRow> trace = std::move(lbfgs.trace);
+    for (std::size_t i = 1; i < check.trace.size(); ++i) trace.push_back(continued(check.trace[i]));
+    check.trace = std::move(trace);
     const bool same_point = check.iterations == 0;
     check.message = fmt::format(
         "{} (L-BFGS stopped by {} at lp = {:.10g} after {} iterations; Newton-CG on the exact "

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <string_view>
@@ -38,6 +39,8 @@ struct OptimizeOptions {  // CmdStan's defaults; field order matters for designa
     std::uint64_t seed = 0;
     int threads = 0;                               // of the gradient program (0: the hardware's)
     const std::atomic<bool>* interrupt = nullptr;  // set: stop after the current iteration
+    // Called with each row of the optimiser's trace as it goes (progress); empty: nothing.
+    std::function<void(const OptimizerTraceRow&)> on_row{};
 };
 
 // A point estimate. It answers like Fit where that makes sense (values by name in
@@ -93,7 +96,13 @@ template <class LbfgsOptions>
             .history_size = o.history_size,
             .runaway_limits = coordinate_runaway_limits(m),
             .describe_coordinate = coordinate_namer(m),
-            .interrupt = o.interrupt};
+            .interrupt = o.interrupt,
+            .on_row = [&o] {
+                if constexpr (requires { o.on_row; })
+                    return o.on_row;
+                else
+                    return std::function<void(const OptimizerTraceRow&)>{};
+            }()};
 }
 
 // Compiles the model (with or without the log-Jacobian) and finds its mode. Throws FitError

@@ -67,6 +67,9 @@ PathReport report_of(int k, const PathfinderPath& p) {
     r.value_evaluations = p.value_evaluations;
     r.skipped_pairs = p.skipped_pairs;
     r.failure = p.failure;
+    r.trace = p.lbfgs.trace;
+    r.elbo = p.elbo;
+    r.elbo_se = p.elbo_se;
     return r;
 }
 
@@ -141,7 +144,8 @@ PathfinderFit pathfinder(const ModelSpec& m, const PathfinderOptions& options) {
             .num_elbo_draws = options.num_elbo_draws,
             .num_draws = options.num_draws,
             .seed = (options.seed ^ kPathStream) + static_cast<std::uint64_t>(k - 1),
-            .log = {}};
+            .log = {},
+            .refresh = options.refresh};
         if (options.log) {
             settings.log = [&options, k](const std::string& line) {
                 options.log(fmt::format("path {}:{}", k, line));

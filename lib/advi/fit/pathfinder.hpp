@@ -45,6 +45,8 @@ struct PathfinderOptions {  // CmdStan's pathfinder defaults and names
     const std::atomic<bool>* interrupt = nullptr;
     // Progress lines (nothing when empty).
     std::function<void(const std::string&)> log{};
+    // Iterations between a path's progress lines (CmdStan's refresh); 0: none.
+    int refresh = 10;
 };
 
 // What one path did.
@@ -59,6 +61,11 @@ struct PathReport {
     long value_evaluations = 0;
     int skipped_pairs = 0;
     std::string failure;  // empty when the path gave draws
+    // Its L-BFGS trace (the start, then every iterate), and per iterate l = 1.. the ELBO
+    // estimate of its normal approximation (-inf where none) and that estimate's Monte Carlo
+    // standard error: the rows of `--diagnostic-file`.
+    std::vector<OptimizerTraceRow> trace;
+    std::vector<double> elbo, elbo_se;
 };
 
 class PathfinderFit {
