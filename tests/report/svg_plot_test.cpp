@@ -1,6 +1,6 @@
-// report/svg_plot: the mathematics of the report's plots (tick choice, log-scale mapping, the
-// two-sigma ellipse) and the well-formedness of what it writes.
-#include "../../report/svg_plot.hpp"
+// lib/advi/report/svg_plot: the mathematics of the report's plots (tick choice, log-scale mapping,
+// the two-sigma ellipse) and the well-formedness of what it writes.
+#include <advi/report/svg_plot.hpp>
 
 #include <cmath>
 #include <filesystem>

@@ -28,5 +28,6 @@ void print_error(std::string_view message);
 [[nodiscard]] Command add_graph_command(CLI::App& parent);
 [[nodiscard]] Command add_program_command(CLI::App& parent);
 [[nodiscard]] Command add_check_command(CLI::App& parent);
+[[nodiscard]] Command add_report_command(CLI::App& parent);
 
 }  // namespace advi::cli

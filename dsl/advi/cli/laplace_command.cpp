@@ -20,6 +20,7 @@
 #include <advi/cli/init_option.hpp>
 #include <advi/cli/load.hpp>
 #include <advi/cli/outputs.hpp>
+#include <advi/cli/report_option.hpp>
 #include <advi/cli/validators.hpp>
 #include <CLI/CLI.hpp>
 
@@ -38,6 +39,7 @@ struct LaplaceArgs {
     LaplaceOptions options;
     std::string output = "output.csv";
     bool quiet = false;
+    std::string report;  // --report: empty, none
 };
 
 int run_laplace(const LaplaceArgs& args) {
@@ -47,6 +49,7 @@ int run_laplace(const LaplaceArgs& args) {
     if (!init_radius(args.init))
         inputs.push_back({args.init, "init file"});
     check_output_path(args.output, inputs);
+    check_report_path(args.report, args.output, "", inputs);
     const std::vector<fs::path> data_files(args.data.begin(), args.data.end());
     const auto loaded = load_model(args.model, data_files, args.options.seed);
     const ModelSpec spec = loaded->lowered->model().spec();
@@ -77,6 +80,7 @@ int run_laplace(const LaplaceArgs& args) {
     if (!args.quiet) {
         std::cerr << fmt::format("Output written to {}\n", args.output);
     }
+    write_report(args.report, args.output, "", args.quiet);
     return 0;
 }
 
@@ -129,6 +133,7 @@ Command add_laplace_command(CLI::App& parent) {
         ->capture_default_str();
     app->add_option("--output", args->output, "CSV file to write")->capture_default_str();
     add_sig_figs_option(*app, args->sig_figs);
+    add_report_option(*app, args->report);
     app->add_flag("--quiet,-q", args->quiet, "No progress on stderr");
     return {app, [args] { return run_laplace(*args); }};
 }

@@ -101,7 +101,7 @@ int run(int argc, char** argv) {
     const std::vector<Command> commands = {add_fit_command(app),     add_optimize_command(app),
                                            add_laplace_command(app), add_pathfinder_command(app),
                                            add_graph_command(app),   add_program_command(app),
-                                           add_check_command(app)};
+                                           add_check_command(app),   add_report_command(app)};
     app.footer("Run `advi <command> --help` for the options of a command.");  // not inherited
     try {
         app.parse(argc, argv);

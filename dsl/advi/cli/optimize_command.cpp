@@ -25,6 +25,7 @@
 #include <advi/cli/lbfgs_options.hpp>
 #include <advi/cli/load.hpp>
 #include <advi/cli/outputs.hpp>
+#include <advi/cli/report_option.hpp>
 #include <advi/cli/stop_signals.hpp>
 #include <advi/cli/validators.hpp>
 #include <CLI/CLI.hpp>
@@ -44,6 +45,7 @@ struct OptimizeArgs {
     std::string init = "2";
     std::string output = "output.csv";
     bool quiet = false;
+    std::string report;  // --report: empty, none
 };
 
 int run_optimize(const OptimizeArgs& args) {
@@ -51,6 +53,7 @@ int run_optimize(const OptimizeArgs& args) {
     if (!init_radius(args.init))
         inputs.push_back({args.init, "init file"});
     check_output_path(args.output, inputs);
+    check_report_path(args.report, args.output, "", inputs);
     const std::vector<fs::path> data_files(args.data.begin(), args.data.end());
     const auto loaded = load_model(args.model, data_files, args.options.seed);
     const ModelSpec spec = loaded->lowered->model().spec();
@@ -106,6 +109,7 @@ int run_optimize(const OptimizeArgs& args) {
     std::cout << mode.summary(1) << extra_rows << std::flush;
     if (!args.quiet)
         std::cerr << fmt::format("Output written to {}\n", args.output);
+    write_report(args.report, args.output, "", args.quiet);
     if (const int sig = signals.received()) {
         std::cerr << fmt::format(
             "advi: interrupted: {}; the output holds the point reached, "
@@ -159,6 +163,7 @@ Command add_optimize_command(CLI::App& parent) {
         ->capture_default_str();
     app->add_option("--output", args->output, "CSV file to write")->capture_default_str();
     add_sig_figs_option(*app, args->sig_figs);
+    add_report_option(*app, args->report);
     app->add_flag("--quiet,-q", args->quiet, "No messages on stderr but errors and warnings");
     return {app, [args] { return run_optimize(*args); }};
 }

@@ -14,7 +14,8 @@ namespace advi::cli {
 
 namespace fs = std::filesystem;
 
-void check_output_path(const std::string& output_file, const std::vector<InputFile>& inputs) {
+void check_output_path(const std::string& output_file, const std::vector<InputFile>& inputs,
+                       std::string_view option) {
     const fs::path output = output_file;
     std::error_code ec;
     if (fs::is_directory(output, ec)) {
@@ -27,10 +28,10 @@ void check_output_path(const std::string& output_file, const std::vector<InputFi
     }
     for (const InputFile& input : inputs) {
         if (fs::exists(output, ec) && fs::equivalent(output, input.path, ec)) {
-            throw Error(fmt::format(
-                "--output `{}` is the {} `{}`: the output would destroy an input; choose "
-                "another --output",
-                output.string(), input.what, input.path));
+            throw Error(
+                fmt::format("{0} `{1}` is the {2} `{3}`: the output would destroy an input; choose "
+                            "another {0}",
+                            option, output.string(), input.what, input.path));
         }
     }
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <advi/fit/cmdstan_output.hpp>
@@ -23,7 +24,9 @@ struct InputFile {
     std::string path;
     std::string what;
 };
-void check_output_path(const std::string& output, const std::vector<InputFile>& inputs);
+// `option` names the output in the message (--report for the HTML page).
+void check_output_path(const std::string& output, const std::vector<InputFile>& inputs,
+                       std::string_view option = "--output");
 
 // The model file and the data files, as check_output_path's inputs.
 [[nodiscard]] std::vector<InputFile> model_and_data_inputs(const std::string& model,

@@ -385,6 +385,7 @@ StanCsv read_output_csv(TextStream& in) {
     CsvParser csv(in, &out.comments);
     std::vector<TextMark> marks;
     out.columns = csv.read_header(marks);
+    out.header_comments = out.comments.size();
     std::vector<double> values;  // row-major as read
     auto append = [&](std::size_t k, const Field& f) {
         const auto x = parse_real(f.text);

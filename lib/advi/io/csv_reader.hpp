@@ -3,6 +3,7 @@
 // (`#` comment lines, a header, rows of numbers), used to read fits back.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -29,8 +30,11 @@ namespace advi {
 // (values nan, inf, -inf allowed).
 struct StanCsv {
     std::vector<std::string> comments;  // each `#` line as written, without its line break
-    std::vector<std::string> columns;   // the header
-    Eigen::MatrixXd values;             // rows x columns
+    // How many of `comments` come before the header (CmdStan's settings); the others follow it
+    // (the adaptation, the trailer).
+    std::size_t header_comments = 0;
+    std::vector<std::string> columns;  // the header
+    Eigen::MatrixXd values;            // rows x columns
 
     // The position of `name` in the header, or -1.
     [[nodiscard]] Eigen::Index column_index(std::string_view name) const;
