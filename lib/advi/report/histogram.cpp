@@ -8,8 +8,10 @@
 namespace advi::report {
 
 int histogram_bins(Eigen::Index draws) {
-    const double rice =
-        std::ceil(2.0 * std::cbrt(static_cast<double>(std::max<Eigen::Index>(draws, 0))));
+    // Less a hair, so that a perfect cube's root rounded up (cbrt(27) = 3.0000000000000004)
+    // does not add a bin.
+    const double root = std::cbrt(static_cast<double>(std::max<Eigen::Index>(draws, 0)));
+    const double rice = std::ceil(2.0 * root - 1e-9);
     return static_cast<int>(std::clamp(rice, 5.0, 40.0));
 }
 

@@ -34,6 +34,7 @@ table.stats { border-collapse: collapse; margin: 8px 0; }
 table.stats td { padding: 2px 18px 2px 0; vertical-align: top; }
 table.stats td:first-child { color: #555; font-family: monospace; }
 .row { display: flex; flex-wrap: wrap; gap: 8px; align-items: flex-start; }
+.row > div { width: 620px; }
 .grid { display: flex; flex-wrap: wrap; gap: 2px; }
 .missing { color: #555; font-style: italic; padding: 12px; border: 1px dashed #bbb; }
 .note { color: #555; font-size: 14px; margin: 4px 0; }
