@@ -63,6 +63,28 @@ constexpr const char* kStatKeys[] = {"pareto_k",
                                      "mode_distance",
                                      "gradient_evaluations"};
 
+// Series styles by what they draw (built field by field: a designated initializer that leaves
+// out a field draws -Wmissing-field-initializers).
+SeriesStyle stroke(const char* colour, double width, const char* dash = "") {
+    SeriesStyle s;
+    s.colour = colour;
+    s.width = width;
+    s.dash = dash;
+    return s;
+}
+SeriesStyle fill(const char* colour, double opacity) {
+    SeriesStyle s;
+    s.colour = colour;
+    s.opacity = opacity;
+    return s;
+}
+SeriesStyle dots(const char* colour, double radius) {
+    SeriesStyle s;
+    s.colour = colour;
+    s.radius = radius;
+    return s;
+}
+
 std::string escape(std::string_view s) {
     return xml_escape(std::string(s));
 }
@@ -91,7 +113,10 @@ Headline headline(const FitCsv& fit) {
         return {"PSIS: " + *p, reliable ? "reliable" : unreliable ? "unreliable" : ""};
     }
     if (const auto c = fit.trailer_value("converged")) {
-        const std::string why = fit.trailer_value("convergence").value_or("");
+        // optimize's `convergence:` line starts "converged: <which tolerance>" when it did.
+        std::string why = fit.trailer_value("convergence").value_or("");
+        if (why.starts_with("converged: "))
+            why.erase(0, 11);
         return {(*c == "1" ? "Converged" : "Not converged") + (why.empty() ? "" : ": " + why),
                 *c == "1" ? "reliable" : "unreliable"};
     }
@@ -131,12 +156,17 @@ std::string verdict_section(const FitCsv& fit) {
     return o;
 }
 
-std::string elbo_section(const ElboTrace* trace) {
-    if (trace == nullptr) {
+std::string elbo_section(const FitCsv& fit, const ElboTrace* trace) {
+    if (trace == nullptr && (fit.method.empty() || fit.method == "variational")) {
         return missing("elbo-trace",
                        "No ELBO trace: no diagnostic file was given (advi fit --diagnostic-file "
                        "trace.csv writes one; advi report FIT.csv --diagnostic-file trace.csv "
                        "reads it).");
+    }
+    if (trace == nullptr) {
+        return missing("elbo-trace", fmt::format("No ELBO trace: {} does not maximise the ELBO "
+                                                 "by stochastic steps (advi fit does).",
+                                                 fit.method));
     }
     std::vector<double> x, y, lo, hi;
     bool has_band = false;
@@ -167,8 +197,8 @@ std::string elbo_section(const ElboTrace* trace) {
     const std::size_t cut = static_cast<std::size_t>(
         std::count_if(y.begin(), y.end(), [&](double v) { return v < yr.lo || v > yr.hi; }));
     if (has_band)
-        plot.band(x, lo, hi, "ELBO +- 2 MCSE", {.colour = colours::kFullRank, .opacity = 0.25});
-    plot.line(x, y, "ELBO", {.colour = colours::kFullRank, .width = 1.6});
+        plot.band(x, lo, hi, "ELBO +- 2 MCSE", fill(colours::kFullRank, 0.25));
+    plot.line(x, y, "ELBO", stroke(colours::kFullRank, 1.6));
     std::string o = plot.svg();
     std::string note = fmt::format("{} ELBO evaluations from `{}`", x.size(), trace->file);
     if (!has_band)
@@ -212,12 +242,11 @@ std::string khat_section(const FitCsv& fit) {
         .element_id("khat-curve")
         .log_x()
         .y_range(std::floor(k_lo * 10) / 10, std::ceil(k_hi * 10) / 10);
-    plot.hline(0.7, "0.7", {.colour = colours::kMeanField, .width = 1.2, .dash = "6 3"});
-    plot.hline(0.5, "0.5", {.colour = colours::kGrey, .width = 1.2, .dash = "6 3"});
-    plot.line(n, threshold, "threshold for n",
-              {.colour = colours::kGrey, .width = 1.0, .dash = "2 2"});
-    plot.line(n, k, "k-hat", {.colour = colours::kFullRank, .width = 1.6});
-    plot.points(n, k, "", {.colour = colours::kFullRank, .radius = 2.5});
+    plot.hline(0.7, "0.7", stroke(colours::kMeanField, 1.2, "6 3"));
+    plot.hline(0.5, "0.5", stroke(colours::kGrey, 1.2, "6 3"));
+    plot.line(n, threshold, "threshold for n", stroke(colours::kGrey, 1.0, "2 2"));
+    plot.line(n, k, "k-hat", stroke(colours::kFullRank, 1.6));
+    plot.points(n, k, "", dots(colours::kFullRank, 2.5));
     const bool all_nan =
         std::none_of(k.begin(), k.end(), [](double v) { return std::isfinite(v); });
     std::string note = fmt::format(
@@ -268,12 +297,12 @@ std::string marginals_section(const FitCsv& fit, const HtmlReportOptions& option
         Plot plot(fit.columns[j], "", "");
         plot.size(308, 200).element_id(fmt::format("marginal-{}", j + 1));
         plot.x_range(h.edges.front(), h.edges.back()).y_range(0, std::max(1.0, max_count * 1.08));
-        plot.band(x, zero, top, "", {.colour = colours::kFullRank, .opacity = 0.35});
-        plot.line(x, top, "", {.colour = colours::kFullRank, .width = 1.0});
+        plot.band(x, zero, top, "", fill(colours::kFullRank, 0.35));
+        plot.line(x, top, "", stroke(colours::kFullRank, 1.0));
         if (s.finite > 0) {
-            plot.vline(s.mean, "", {.colour = colours::kTruth, .width = 1.6});
-            plot.vline(s.q5, "", {.colour = colours::kMeanField, .width = 1.2, .dash = "4 3"});
-            plot.vline(s.q95, "", {.colour = colours::kMeanField, .width = 1.2, .dash = "4 3"});
+            plot.vline(s.mean, "", stroke(colours::kTruth, 1.6));
+            plot.vline(s.q5, "", stroke(colours::kMeanField, 1.2, "4 3"));
+            plot.vline(s.q95, "", stroke(colours::kMeanField, 1.2, "4 3"));
         }
         o += plot.svg();
     }
@@ -314,7 +343,7 @@ std::string pairs_section(const FitCsv& fit, const HtmlReportOptions& options) {
         Plot plot(fmt::format("r = {:.2f}", pair.correlation), fit.columns[pair.first],
                   fit.columns[pair.second]);
         plot.size(412, 320).element_id(fmt::format("pair-{}", p + 1));
-        plot.points(x, y, "", {.colour = colours::kFullRank, .radius = 1.6});
+        plot.points(x, y, "", dots(colours::kFullRank, 1.6));
         o += plot.svg();
     }
     return o + "</div>\n";
@@ -337,7 +366,7 @@ std::string html_report(const FitCsv& fit, const ElboTrace* trace,
         trace ? fmt::format("; ELBO trace from <code>{}</code>", escape(trace->file)) : "");
     o += verdict_section(fit);
     o += "<h2>Convergence and the quality of q</h2>\n<div class=\"row\">\n<div>\n";
-    o += elbo_section(trace);
+    o += elbo_section(fit, trace);
     o += "</div>\n<div>\n";
     o += khat_section(fit);
     o += "</div>\n</div>\n<h2>Marginals</h2>\n";
