@@ -93,8 +93,8 @@ std::string missing(std::string_view id, std::string_view why) {
     return fmt::format("<p class=\"missing\" id=\"{}\">{}</p>\n", id, escape(why));
 }
 
-// The verdict's headline and its class: the CSV's verdict; else Laplace's PSIS line; else
-// optimize's ending; else none.
+// The verdict's headline and its colour class: the CSV's verdict; else Laplace's PSIS line;
+// else optimize's ending; else none.
 struct Headline {
     std::string text;
     std::string css;  // reliable, unreliable or empty
@@ -117,16 +117,17 @@ Headline headline(const FitCsv& fit) {
         std::string why = fit.trailer_value("convergence").value_or("");
         if (why.starts_with("converged: "))
             why.erase(0, 11);
+        // A mode found is no posterior approximation to trust or not: only a failure is red.
         return {(*c == "1" ? "Converged" : "Not converged") + (why.empty() ? "" : ": " + why),
-                *c == "1" ? "reliable" : "unreliable"};
+                *c == "1" ? "" : "unreliable"};
     }
     return {"No verdict in this CSV (it has no `verdict`, `psis` or `converged` line)", ""};
 }
 
 std::string verdict_section(const FitCsv& fit) {
     const Headline h = headline(fit);
-    std::string o =
-        fmt::format("<div class=\"verdict {}\" id=\"verdict\">{}</div>\n", h.css, escape(h.text));
+    std::string o = fmt::format("<div class=\"verdict{}\" id=\"verdict\">{}</div>\n",
+                                h.css.empty() ? "" : " " + h.css, escape(h.text));
     std::string doubts;
     for (const auto& [key, value] : fit.trailer) {
         if (key == "doubt")
