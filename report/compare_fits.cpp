@@ -46,8 +46,8 @@
 #include <advi/fit/pathfinder.hpp>
 #include <advi/fit/psis.hpp>
 
+#include <advi/report/svg_plot.hpp>
 #include "reference_models.hpp"
-#include "svg_plot.hpp"
 #include "wasserstein.hpp"
 
 namespace {

@@ -24,6 +24,7 @@
 #include <advi/advi.hpp>
 #include <advi/io/read_data.hpp>
 
+#include <advi/report/svg_plot.hpp>
 #include "example_data.hpp"
 #include "gamma_transforms_model.hpp"
 #include "gauss2d_model.hpp"
@@ -32,7 +33,6 @@
 #include "ppca_ard_model.hpp"
 #include "predictive_section.hpp"
 #include "stochastic_volatility_model.hpp"
-#include "svg_plot.hpp"
 
 namespace fs = std::filesystem;
 using advi::report::HeatMap;
@@ -773,7 +773,7 @@ command that reproduces it alone.
 - The fits are seeded and single-threaded (`Options::threads = 1`), so a rerun writes the same
   bytes, except what is wall time (Section 4's curves, the seconds in its tables and in the
   factorisations'); the example programs use every core and may differ in the last digits.
-- The plots are drawn by our own small SVG writer (`report/svg_plot.hpp`), not gnuplot: no new
+- The plots are drawn by our own small SVG writer (`lib/advi/report/svg_plot.hpp`), not gnuplot: no new
   dependency, deterministic byte-identical output that diffs well in git, and the plots are
   simple (lines, points, ellipses, a heat map).
 - Models are the examples' own builders (`examples/*_model.hpp`), not copies.

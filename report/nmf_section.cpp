@@ -9,11 +9,11 @@
 #include <advi/advi.hpp>
 #include <advi/io/read_data.hpp>
 
+#include <advi/report/svg_plot.hpp>
 #include "example_data.hpp"
 #include "nmf_direxp_model.hpp"
 #include "nmf_gap_model.hpp"
 #include "nmf_rates.hpp"
-#include "svg_plot.hpp"
 
 namespace advi::report {
 

@@ -11,13 +11,13 @@
 #include <advi/advi.hpp>
 #include <advi/io/read_data.hpp>
 
+#include <advi/report/svg_plot.hpp>
 #include "example_data.hpp"
 #include "gmm_model.hpp"
 #include "hier_logistic_model.hpp"
 #include "linreg_ard_model.hpp"
 #include "nmf_direxp_model.hpp"
 #include "nmf_gap_model.hpp"
-#include "svg_plot.hpp"
 
 namespace advi::report {
 

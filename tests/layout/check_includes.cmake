@@ -13,7 +13,8 @@ endif()
 
 # Which rooms each room may include (besides itself). The ground floor (base) includes nothing
 # of ours; the graph only the ground floor; the pure engine only the ground floor; io is a leaf
-# that the fit layer writes through; nothing in lib/ includes the front ends; the C++ DSL
+# that the fit layer writes through; the report (plots and a fit's HTML page) reads what the fit
+# layer wrote, through io, with fit's PSIS; nothing in lib/ includes the front ends; the C++ DSL
 # includes neither the Stan front end nor the tool.
 set(allowed_base      "")
 set(allowed_graph     "base")
@@ -25,7 +26,8 @@ set(allowed_compile   "base;graph;transform;dist;model;diff")
 set(allowed_engine    "base")
 set(allowed_io        "base")
 set(allowed_fit       "base;graph;transform;dist;model;diff;compile;engine;io")
-set(lib_rooms base graph transform dist model diff compile engine io fit)
+set(allowed_report    "base;io;fit")
+set(lib_rooms base graph transform dist model diff compile engine io fit report)
 set(allowed_cpp       "${lib_rooms}")
 set(allowed_stan      "${lib_rooms};cpp")
 set(allowed_cli       "${lib_rooms};cpp;stan")

@@ -1,6 +1,6 @@
-// report/svg_plot: the mathematics of the report's plots (tick choice, log-scale mapping, the
-// two-sigma ellipse) and the well-formedness of what it writes.
-#include "../../report/svg_plot.hpp"
+// lib/advi/report/svg_plot: the mathematics of the report's plots (tick choice, log-scale mapping,
+// the two-sigma ellipse) and the well-formedness of what it writes.
+#include <advi/report/svg_plot.hpp>
 
 #include <cmath>
 #include <filesystem>
@@ -211,4 +211,20 @@ TEST_CASE("save_atomically: the file holds the text, no temporary left", "[repor
     CHECK(text.str() == "<svg></svg>\n");
     CHECK(!std::filesystem::exists(file.string() + ".tmp"));
     std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("Plot::element_id: an id, the points drawn, a clip path of its own", "[report]") {
+    Plot p("t", "x", "y");
+    p.line({1, 2, 3}, {1, std::nan(""), 3}, "a").points({1, 2}, {2, 2}, "b").hline(1.5, "c");
+    const std::string plain = p.svg();
+    CHECK(plain.find(" id=\"area\"") != std::string::npos);
+    CHECK(plain.find("data-points") == std::string::npos);
+    const std::string page = p.element_id("plot-1").svg();
+    // Two of the line's three points (the NaN is not drawn) and both points; the reference
+    // line is no data.
+    CHECK(page.find("<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"plot-1\" data-points=\"4\"") ==
+          0);
+    CHECK(page.find("<clipPath id=\"plot-1-area\">") != std::string::npos);
+    CHECK(page.find("clip-path=\"url(#plot-1-area)\"") != std::string::npos);
+    CHECK(page.find("\"area\"") == std::string::npos);
 }

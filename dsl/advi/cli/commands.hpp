@@ -1,5 +1,5 @@
 // The subcommands of the `advi` tool (fit, optimize, laplace, pathfinder, generate-quantities,
-// graph, program, check, summary). Each adds itself to the
+// graph, program, check, summary, report). Each adds itself to the
 // application with its options and returns what to run once the command line has parsed, so
 // that usage errors (exit 2) are told apart from errors of the run (exit 1).
 #pragma once
@@ -31,5 +31,6 @@ void print_error(std::string_view message);
 [[nodiscard]] Command add_check_command(CLI::App& parent);
 [[nodiscard]] Command add_summary_command(CLI::App& parent);
 [[nodiscard]] Command add_generate_quantities_command(CLI::App& parent);
+[[nodiscard]] Command add_report_command(CLI::App& parent);
 
 }  // namespace advi::cli

@@ -30,6 +30,7 @@
 #include <advi/cli/load.hpp>
 #include <advi/cli/outputs.hpp>
 #include <advi/cli/progress_stream.hpp>
+#include <advi/cli/report_option.hpp>
 #include <advi/cli/stop_signals.hpp>
 #include <advi/cli/validators.hpp>
 #include <CLI/CLI.hpp>
@@ -62,6 +63,7 @@ struct FitArgs {
     CLI::Option* eta = nullptr;
     CLI::Option* init_given = nullptr;  // --init on the command line (0 then means zeros, kept)
     std::string diagnostic_file;        // empty: none
+    std::string report;                 // --report: empty, none
 };
 
 // The ELBO trace as CSV (`--diagnostic-file`): a row per ELBO evaluation of the main loop,
@@ -84,6 +86,7 @@ int run_fit(const FitArgs& args) {
         inputs.push_back({args.init, "init file"});
     check_output_path(args.output, inputs);
     check_diagnostic_path(args.diagnostic_file, args.output, inputs);
+    check_report_path(args.report, args.output, args.diagnostic_file, inputs);
     const std::vector<fs::path> data_files(args.data.begin(), args.data.end());
     const auto loaded = load_model(args.model, data_files, args.options.seed);
     ModelSpec spec = loaded->lowered->model().spec();
@@ -174,6 +177,7 @@ int run_fit(const FitArgs& args) {
     if (!args.quiet) {
         std::cerr << fmt::format("Output written to {}\n", args.output);
     }
+    write_report(args.report, args.output, args.diagnostic_file, args.quiet);
     if (const int sig = signals.received()) {
         const std::string& reason = fit.result().stop_reason;
         if (reason.starts_with("interrupted"))
@@ -293,6 +297,7 @@ Command add_fit_command(CLI::App& parent) {
     app->add_option("--diagnostic-file", args->diagnostic_file,
                     "CSV of the ELBO trace: a row per ELBO evaluation (iter, time_in_seconds, "
                     "ELBO, its Monte Carlo error, the convergence statistics, eta)");
+    add_report_option(*app, args->report);
     app->add_option("--refresh", o.refresh,
                     "Iterations between the ELBO table's rows (CmdStan's refresh): a row at the "
                     "first ELBO evaluation past each multiple; 0: no rows; -1: every evaluation")

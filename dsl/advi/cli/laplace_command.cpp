@@ -20,6 +20,7 @@
 #include <advi/cli/init_option.hpp>
 #include <advi/cli/load.hpp>
 #include <advi/cli/outputs.hpp>
+#include <advi/cli/report_option.hpp>
 #include <advi/cli/validators.hpp>
 #include <CLI/CLI.hpp>
 
@@ -40,6 +41,7 @@ struct LaplaceArgs {
     bool quiet = false;
     std::string diagnostic_file;  // empty: none
     int refresh = 0;
+    std::string report;  // --report: empty, none
 };
 
 int run_laplace(const LaplaceArgs& args) {
@@ -50,6 +52,7 @@ int run_laplace(const LaplaceArgs& args) {
         inputs.push_back({args.init, "init file"});
     check_output_path(args.output, inputs);
     check_diagnostic_path(args.diagnostic_file, args.output, inputs);
+    check_report_path(args.report, args.output, args.diagnostic_file, inputs);
     const std::vector<fs::path> data_files(args.data.begin(), args.data.end());
     const auto loaded = load_model(args.model, data_files, args.options.seed);
     const ModelSpec spec = loaded->lowered->model().spec();
@@ -109,6 +112,7 @@ int run_laplace(const LaplaceArgs& args) {
     if (!args.quiet) {
         std::cerr << fmt::format("Output written to {}\n", args.output);
     }
+    write_report(args.report, args.output, "", args.quiet);
     return 0;
 }
 
@@ -168,6 +172,7 @@ Command add_laplace_command(CLI::App& parent) {
                       "Iterations between the mode search's progress rows on stderr (CmdStan's "
                       "refresh); 0: none");
     add_sig_figs_option(*app, args->sig_figs);
+    add_report_option(*app, args->report);
     app->add_flag("--quiet,-q", args->quiet, "No progress on stderr");
     return {app, [args] { return run_laplace(*args); }};
 }

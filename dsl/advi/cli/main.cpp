@@ -76,7 +76,7 @@ std::string usage_message(const CLI::App& app, const CLI::ParseError& e, int arg
     if (app.get_subcommands().empty() && argc > 1) {
         return fmt::format(
             "unknown {} `{}` (expected fit, optimize, laplace, pathfinder, generate-quantities, "
-            "graph, program, check or summary; see `advi --help`)",
+            "graph, program, check, summary or report; see `advi --help`)",
             argv[1][0] == '-' ? "option" : "command", argv[1]);
     }
     std::string message = e.what();
@@ -106,7 +106,8 @@ int run(int argc, char** argv) {
                                            add_graph_command(app),
                                            add_program_command(app),
                                            add_check_command(app),
-                                           add_summary_command(app)};
+                                           add_summary_command(app),
+                                           add_report_command(app)};
     app.footer("Run `advi <command> --help` for the options of a command.");  // not inherited
     try {
         app.parse(argc, argv);

@@ -25,6 +25,7 @@
 #include <advi/cli/lbfgs_options.hpp>
 #include <advi/cli/load.hpp>
 #include <advi/cli/outputs.hpp>
+#include <advi/cli/report_option.hpp>
 #include <advi/cli/stop_signals.hpp>
 #include <advi/cli/validators.hpp>
 #include <CLI/CLI.hpp>
@@ -46,6 +47,7 @@ struct OptimizeArgs {
     bool quiet = false;
     std::string diagnostic_file;  // empty: none
     int refresh = 0;
+    std::string report;  // --report: empty, none
 };
 
 int run_optimize(const OptimizeArgs& args) {
@@ -54,6 +56,7 @@ int run_optimize(const OptimizeArgs& args) {
         inputs.push_back({args.init, "init file"});
     check_output_path(args.output, inputs);
     check_diagnostic_path(args.diagnostic_file, args.output, inputs);
+    check_report_path(args.report, args.output, args.diagnostic_file, inputs);
     const std::vector<fs::path> data_files(args.data.begin(), args.data.end());
     const auto loaded = load_model(args.model, data_files, args.options.seed);
     const ModelSpec spec = loaded->lowered->model().spec();
@@ -120,6 +123,7 @@ int run_optimize(const OptimizeArgs& args) {
     std::cout << mode.summary(1) << extra_rows << std::flush;
     if (!args.quiet)
         std::cerr << fmt::format("Output written to {}\n", args.output);
+    write_report(args.report, args.output, "", args.quiet);
     if (const int sig = signals.received()) {
         std::cerr << fmt::format(
             "advi: interrupted: {}; the output holds the point reached, "
@@ -178,6 +182,7 @@ Command add_optimize_command(CLI::App& parent) {
                       args->refresh,
                       "Iterations between progress rows on stderr (CmdStan's refresh); 0: none");
     add_sig_figs_option(*app, args->sig_figs);
+    add_report_option(*app, args->report);
     app->add_flag("--quiet,-q", args->quiet, "No messages on stderr but errors and warnings");
     return {app, [args] { return run_optimize(*args); }};
 }

@@ -26,7 +26,7 @@ struct InputFile {
     std::string path;
     std::string what;
 };
-// `option` names the output in the message ("--output", "--csv_filename").
+// `option` names the output in the message ("--output", "--csv_filename", "--report").
 void check_output_path(const std::string& output, const std::vector<InputFile>& inputs,
                        std::string_view option = "--output");
 

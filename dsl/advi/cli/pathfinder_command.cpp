@@ -21,6 +21,7 @@
 #include <advi/cli/lbfgs_options.hpp>
 #include <advi/cli/load.hpp>
 #include <advi/cli/outputs.hpp>
+#include <advi/cli/report_option.hpp>
 #include <advi/cli/stop_signals.hpp>
 #include <advi/cli/validators.hpp>
 #include <CLI/CLI.hpp>
@@ -40,6 +41,7 @@ struct PathfinderArgs {
     std::string output = "output.csv";
     bool quiet = false;
     std::string diagnostic_file;  // empty: none
+    std::string report;  // --report: empty, none
 };
 
 int run_pathfinder(const PathfinderArgs& args) {
@@ -48,6 +50,7 @@ int run_pathfinder(const PathfinderArgs& args) {
         inputs.push_back({args.init, "init file"});
     check_output_path(args.output, inputs);
     check_diagnostic_path(args.diagnostic_file, args.output, inputs);
+    check_report_path(args.report, args.output, args.diagnostic_file, inputs);
     const std::vector<fs::path> data_files(args.data.begin(), args.data.end());
     const auto loaded = load_model(args.model, data_files, args.options.seed);
     const ModelSpec spec = loaded->lowered->model().spec();
@@ -102,6 +105,7 @@ int run_pathfinder(const PathfinderArgs& args) {
     std::cout << fit.summary(1) << stan::summary_rows(reported) << std::flush;
     if (!args.quiet)
         std::cerr << fmt::format("Output written to {}\n", args.output);
+    write_report(args.report, args.output, "", args.quiet);
     if (const int sig = signals.received()) {
         std::cerr << "advi: interrupted: the output holds the draws of the paths run so far\n";
         return 128 + sig;
@@ -164,6 +168,7 @@ Command add_pathfinder_command(CLI::App& parent) {
                       "Iterations between a path's progress lines on stderr (CmdStan's "
                       "refresh); 0: none");
     add_sig_figs_option(*app, args->sig_figs);
+    add_report_option(*app, args->report);
     app->add_flag("--quiet,-q", args->quiet, "No progress on stderr");
     return {app, [args] { return run_pathfinder(*args); }};
 }

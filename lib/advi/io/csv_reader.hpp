@@ -3,6 +3,7 @@
 // (`#` comment lines, a header, rows of numbers), used to read fits back.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <string_view>

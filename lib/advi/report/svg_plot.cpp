@@ -1,11 +1,12 @@
 // The report's SVG writer: tick choice, scales, ellipses, and the text of the plots. Every
 // coordinate is printed with a fixed number of decimals, so the same numbers give the same
 // bytes.
-#include "svg_plot.hpp"
+#include <advi/report/svg_plot.hpp>
+
+#include <advi/io/output_file.hpp>
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <numbers>
 #include <stdexcept>
@@ -233,6 +234,11 @@ Plot& Plot::y_range(double lo, double hi) {
     return *this;
 }
 
+Plot& Plot::element_id(std::string id) {
+    id_ = std::move(id);
+    return *this;
+}
+
 Plot& Plot::add(Series s) {
     if (s.kind != Kind::VLine && s.kind != Kind::HLine && s.x.size() != s.y.size()) {
         throw std::invalid_argument(fmt::format("Plot `{}`, series `{}`: {} x values but {} y",
@@ -302,18 +308,29 @@ std::string Plot::svg() const {
     const Scale sx(xr.lo, xr.hi, x0, x1, log_x_);
     const Scale sy(yr.lo, yr.hi, y0, y1, log_y_);
 
+    // What a page's test reads: the points drawn (a line's, a band's, the scatter's).
+    std::string page_attributes;
+    const std::string clip_id = id_.empty() ? "area" : id_ + "-area";
+    if (!id_.empty()) {
+        std::size_t drawn = 0;
+        for (const Series& s : series_) {
+            for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
+                drawn += usable(s.x[i], log_x_) && usable(s.y[i], log_y_);
+        }
+        page_attributes = fmt::format(" id=\"{}\" data-points=\"{}\"", xml_escape(id_), drawn);
+    }
     std::string o;
     o += fmt::format(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
+        "<svg xmlns=\"http://www.w3.org/2000/svg\"{2} width=\"{0}\" height=\"{1}\" "
         "viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" font-size=\"12\">\n",
-        width_, height_);
+        width_, height_, page_attributes);
     o += fmt::format("<rect width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>\n", width_, height_);
     o += fmt::format("<text x=\"{}\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">{}</text>\n",
                      px((x0 + x1) / 2), xml_escape(title_));
     o += fmt::format(
-        "<clipPath id=\"area\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>"
+        "<clipPath id=\"{}\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>"
         "</clipPath>\n",
-        px(x0), px(y1), px(x1 - x0), px(y0 - y1));
+        xml_escape(clip_id), px(x0), px(y1), px(x1 - x0), px(y0 - y1));
 
     // Grid and ticks.
     const std::vector<double> xt = log_x_ ? log_ticks(xr.lo, xr.hi) : linear_ticks(xr.lo, xr.hi);
@@ -356,7 +373,7 @@ std::string Plot::svg() const {
             a += fmt::format(" stroke-dasharray=\"{}\"", st.dash);
         return a;
     };
-    o += "<g clip-path=\"url(#area)\">\n";
+    o += fmt::format("<g clip-path=\"url(#{})\">\n", xml_escape(clip_id));
     for (const Series& s : series_) {
         switch (s.kind) {
             case Kind::Line: {
@@ -578,20 +595,7 @@ std::string HeatMap::svg() const {
 void save_atomically(const std::filesystem::path& path, const std::string& text) {
     if (path.has_parent_path())
         std::filesystem::create_directories(path.parent_path());
-    const std::filesystem::path tmp = path.string() + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << text;
-        out.flush();
-        if (!out)
-            throw std::runtime_error(fmt::format("cannot write {}", tmp.string()));
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) {
-        throw std::runtime_error(
-            fmt::format("cannot move {} to {}: {}", tmp.string(), path.string(), ec.message()));
-    }
+    write_output_file(path, [&](const WriteText& write) { write(text); });
 }
 
 }  // namespace advi::report

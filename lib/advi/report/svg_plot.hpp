@@ -1,6 +1,7 @@
-// A small SVG writer for the report's plots (lines, points, bands, ellipses, a heat map; linear
-// or log axes). Our own, not gnuplot: no new dependency, and byte-identical output for the same
-// numbers, so that a regenerated plot diffs cleanly in git.
+// A small SVG writer for plots (lines, points, bands, ellipses, a heat map; linear or log axes),
+// used by the paper's report (report/make_report) and by a fit's HTML report (html_report). Our
+// own, not gnuplot: no new dependency, and byte-identical output for the same numbers, so that a
+// regenerated plot diffs cleanly in git.
 #pragma once
 
 #include <filesystem>
@@ -90,6 +91,11 @@ public:
     Plot& log_y(bool on = true);
     Plot& x_range(double lo, double hi);
     Plot& y_range(double lo, double hi);
+    // For a page of many plots: the <svg> element gets this id and a `data-points` attribute
+    // (the data points drawn, over all series), and its clip path is named after the id, since
+    // an id names one element in the whole page. Without it the plot has neither (a file of its
+    // own).
+    Plot& element_id(std::string id);
 
     Plot& line(std::vector<double> x, std::vector<double> y, std::string label,
                SeriesStyle style = {});
@@ -117,7 +123,7 @@ private:
     };
     Plot& add(Series s);
 
-    std::string title_, x_label_, y_label_;
+    std::string title_, x_label_, y_label_, id_;
     int width_ = 640, height_ = 420;
     bool log_x_ = false, log_y_ = false;
     bool x_fixed_ = false, y_fixed_ = false;
@@ -142,8 +148,8 @@ private:
     int base_ = 0;
 };
 
-// Writes `text` to `path` through a temporary file in the same folder and a rename, so a
-// reader never sees half a file. Throws std::runtime_error naming the path on failure.
+// Writes `text` to `path` (its folders made first) by io's write_output_file: a temporary file
+// beside it and a rename, so a reader never sees half a file. Throws advi::Error naming the path.
 void save_atomically(const std::filesystem::path& path, const std::string& text);
 
 // Escapes &, <, > and " for SVG text.
