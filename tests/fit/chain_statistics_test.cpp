@@ -120,3 +120,18 @@ TEST_CASE("chain statistics: split chains, z-scale and what has no statistic",
     CHECK(s.nonfinite == 1);
     CHECK(s.draws == 99);
 }
+
+TEST_CASE("chain statistics: the posterior package's numbers on a fixed sequence",
+          "[chain_statistics]") {
+    // x_i = sin(0.7 i) + 0.3 cos(0.013 i^2), i = 1..200: autocorrelated, not normal. The
+    // references are R's posterior 1.4.0 (Debian's r-cran-posterior): ess_bulk(x), ess_tail(x),
+    // rhat(x) and ess_basic(x) (the ESS of the split chains, unranked).
+    Eigen::VectorXd x(200);
+    for (int i = 1; i <= 200; ++i)
+        x[i - 1] = std::sin(0.7 * i) + 0.3 * std::cos(0.013 * static_cast<double>(i) * i);
+    const Chains chains{x};
+    CHECK(ess_bulk(chains) == Approx(86.59040926).epsilon(1e-8));
+    CHECK(ess_tail(chains) == Approx(179.43272153).epsilon(1e-8));
+    CHECK(rhat(chains) == Approx(0.99505866).epsilon(1e-8));
+    CHECK(ess_basic(split_chains(chains)) == Approx(80.53667129).epsilon(1e-8));
+}

@@ -12,8 +12,8 @@
 #include <fmt/format.h>
 
 #include <advi/base/error.hpp>
-#include <advi/fit/csv_summary.hpp>
 #include <advi/io/output_file.hpp>
+#include <advi/report/csv_summary.hpp>
 
 #include <advi/cli/commands.hpp>
 #include <advi/cli/outputs.hpp>
@@ -31,6 +31,7 @@ struct SummaryArgs {
 };
 
 int run_summary(const SummaryArgs& args) {
+    using namespace advi::report;
     const std::vector<double> percentiles = parse_percentiles(args.percentiles);
     if (!args.csv_filename.empty()) {
         std::vector<InputFile> inputs;

@@ -14,17 +14,9 @@ FittedParams read_fitted_params(const ModelSpec& m, const std::filesystem::path&
     const StanCsv csv = read_stan_csv(file);
     FittedParams f;
     f.file = file.string();
-    for (std::size_t i = 0; i < csv.header_comments; ++i) {
-        const std::string& line = csv.comments[i];
-        const std::size_t at = line.find("method = ");
-        if (at != std::string::npos && line.find_first_not_of("# ") == at) {
-            f.method = line.substr(at + 9);
-            if (f.method.ends_with(" (Default)"))
-                f.method.resize(f.method.size() - 10);
-        }
-    }
+    f.method = csv.setting("method");
     // A variational file's first row is q's mean, not a draw: the quantities are of the draws.
-    f.mean_row_left_out = f.method == "variational" && csv.values.rows() > 0;
+    f.mean_row_left_out = csv.first_row_is_mean();
     const Eigen::Index first = f.mean_row_left_out ? 1 : 0;
     const Eigen::Index rows = csv.values.rows() - first;
     if (rows <= 0)

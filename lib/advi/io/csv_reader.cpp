@@ -429,6 +429,58 @@ Eigen::Index StanCsv::column_index(std::string_view name) const {
     return it == columns.end() ? -1 : static_cast<Eigen::Index>(it - columns.begin());
 }
 
+namespace {
+
+std::string_view trimmed(std::string_view s) {
+    const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+    while (!s.empty() && space(s.front())) s.remove_prefix(1);
+    while (!s.empty() && space(s.back())) s.remove_suffix(1);
+    return s;
+}
+
+StanCsv::KeyValues key_values(const std::vector<std::string>& lines, std::size_t begin,
+                              std::size_t end) {
+    StanCsv::KeyValues out;
+    for (std::size_t i = begin; i < end; ++i) {
+        std::string_view text = lines[i];
+        if (!text.empty() && text.front() == '#')
+            text.remove_prefix(1);
+        text = trimmed(text);
+        if (text.empty())
+            continue;
+        const std::size_t equals = text.find(" = "), colon = text.find(": ");
+        const std::size_t at = std::min(equals, colon);
+        if (at == std::string_view::npos) {
+            out.emplace_back(std::string(text), "");
+            continue;
+        }
+        const std::size_t skip = at == equals ? 3 : 2;
+        out.emplace_back(std::string(trimmed(text.substr(0, at))),
+                         std::string(trimmed(text.substr(at + skip))));
+    }
+    return out;
+}
+
+}  // namespace
+
+StanCsv::KeyValues StanCsv::settings() const {
+    return key_values(comments, 0, std::min(header_comments, comments.size()));
+}
+
+StanCsv::KeyValues StanCsv::trailer() const {
+    return key_values(comments, std::min(header_comments, comments.size()), comments.size());
+}
+
+std::string StanCsv::setting(std::string_view key) const {
+    for (auto& [k, v] : settings()) {
+        if (k == key) {
+            constexpr std::string_view kDefault = " (Default)";
+            return v.ends_with(kDefault) ? v.substr(0, v.size() - kDefault.size()) : v;
+        }
+    }
+    return "";
+}
+
 Eigen::VectorXd StanCsv::column(std::string_view name) const {
     const Eigen::Index k = column_index(name);
     if (k < 0)

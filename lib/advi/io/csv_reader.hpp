@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Core>
@@ -40,6 +41,21 @@ struct StanCsv {
     [[nodiscard]] Eigen::Index column_index(std::string_view name) const;
     // The values of column `name`; throws DataError "column `x` is not in the CSV file".
     [[nodiscard]] Eigen::VectorXd column(std::string_view name) const;
+
+    // The comment lines above the column names (the settings) and below them (the adaptation
+    // and the trailer) as "key = value" or "key: value" pairs, the `#` and spaces taken off
+    // (the first separator decides; a line of neither form is its whole text as the key with
+    // an empty value; blank lines are left out).
+    using KeyValues = std::vector<std::pair<std::string, std::string>>;
+    [[nodiscard]] KeyValues settings() const;
+    [[nodiscard]] KeyValues trailer() const;
+    // The first setting `key`'s value with CmdStan's " (Default)" mark taken off ("method" ->
+    // "variational"); empty when the header has none.
+    [[nodiscard]] std::string setting(std::string_view key) const;
+    // CmdStan's variational layout: the first row is q's mean, not a draw.
+    [[nodiscard]] bool first_row_is_mean() const {
+        return setting("method") == "variational" && values.rows() > 0;
+    }
 };
 
 [[nodiscard]] StanCsv read_stan_csv(const std::filesystem::path& file);

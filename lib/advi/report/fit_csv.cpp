@@ -13,47 +13,12 @@ namespace advi::report {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
-    const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
-    while (!s.empty() && space(s.front())) s.remove_prefix(1);
-    while (!s.empty() && space(s.back())) s.remove_suffix(1);
-    return s;
-}
-
-// A comment line without its `#`, trimmed.
-std::string_view comment_text(std::string_view line) {
-    if (!line.empty() && line.front() == '#')
-        line.remove_prefix(1);
-    return trim(line);
-}
-
-// "key = value" or "key: value" (the first of the two separators decides); neither: the whole
-// line as the key.
-std::pair<std::string, std::string> key_value(std::string_view text) {
-    const std::size_t equals = text.find(" = "), colon = text.find(": ");
-    const std::size_t at = std::min(equals, colon);
-    if (at == std::string_view::npos)
-        return {std::string(text), ""};
-    const std::size_t skip = at == equals ? 3 : 2;
-    return {std::string(trim(text.substr(0, at))), std::string(trim(text.substr(at + skip)))};
-}
-
 FitCsv from_stan_csv(const StanCsv& csv, std::string file) {
     FitCsv fit;
     fit.file = std::move(file);
-    for (std::size_t i = 0; i < csv.header_comments; ++i) {
-        const auto [key, value] = key_value(comment_text(csv.comments[i]));
-        // CmdStan writes "method = variational (Default)" when it was not chosen.
-        if (key == "method" && fit.method.empty())
-            fit.method = value.substr(0, value.find(' '));
-        if (key == "algorithm" && fit.algorithm.empty())
-            fit.algorithm = value.substr(0, value.find(' '));
-    }
-    for (std::size_t i = csv.header_comments; i < csv.comments.size(); ++i) {
-        const std::string_view text = comment_text(csv.comments[i]);
-        if (!text.empty())
-            fit.trailer.push_back(key_value(text));
-    }
+    fit.method = csv.setting("method");
+    fit.algorithm = csv.setting("algorithm");
+    fit.trailer = csv.trailer();
     std::vector<Eigen::Index> model_columns;
     for (std::size_t k = 0; k < csv.columns.size(); ++k) {
         if (!csv.columns[k].ends_with("__")) {
@@ -61,7 +26,7 @@ FitCsv from_stan_csv(const StanCsv& csv, std::string file) {
             fit.columns.push_back(csv.columns[k]);
         }
     }
-    fit.mean_row_skipped = fit.method == "variational" && csv.values.rows() > 0;
+    fit.mean_row_skipped = csv.first_row_is_mean();
     const Eigen::Index first = fit.mean_row_skipped ? 1 : 0;
     const Eigen::Index rows = csv.values.rows() - first;
     if (rows < 1) {

@@ -1,5 +1,5 @@
 // stansummary's table of Stan CSV files, and the facts of advi's trailer beneath it.
-#include <advi/fit/csv_summary.hpp>
+#include <advi/report/csv_summary.hpp>
 
 #include <cmath>
 #include <sstream>
@@ -9,30 +9,12 @@
 #include <advi/base/error.hpp>
 #include <advi/fit/psis.hpp>
 
-namespace advi {
+namespace advi::report {
 
 namespace {
 
-std::string trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '#')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\r')) s.remove_suffix(1);
-    return std::string(s);
-}
-
-// "key = value" or "key: value" of one comment line; an empty key when it is neither.
-std::pair<std::string, std::string> key_value(std::string_view line) {
-    const std::string text = trim(line);
-    const std::size_t eq = text.find(" = ");
-    const std::size_t colon = text.find(": ");
-    const std::size_t at = std::min(eq, colon);
-    if (at == std::string::npos)
-        return {"", text};
-    const std::size_t skip = at == eq ? 3 : 2;
-    return {trim(text.substr(0, at)), trim(text.substr(at + skip))};
-}
-
-std::string first(const std::vector<std::pair<std::string, std::string>>& kv,
-                  std::string_view key) {
+// The first value of `key` among `kv`; empty when absent.
+std::string first(const StanCsv::KeyValues& kv, std::string_view key) {
     for (const auto& [k, v] : kv) {
         if (k == key)
             return v;
@@ -53,10 +35,10 @@ std::string number(const std::string& text) {
     }
 }
 
-std::vector<std::string> notes_of(const StanCsv& csv, const CsvFacts& facts,
-                                  const std::vector<Eigen::Index>& rows) {
+std::vector<std::string> notes_of(const StanCsv& csv, const std::vector<Eigen::Index>& rows) {
     std::vector<std::string> out;
-    const auto fact = [&](std::string_view key) { return facts.fact(key); };
+    const StanCsv::KeyValues trailer = csv.trailer();
+    const auto fact = [&](std::string_view key) { return first(trailer, key); };
     if (!fact("ELBO").empty()) {
         std::string line = "ELBO " + number(fact("ELBO"));
         if (!fact("elbo_se").empty())
@@ -118,7 +100,7 @@ std::vector<std::string> notes_of(const StanCsv& csv, const CsvFacts& facts,
                                   number(fact("runs_rhat_max")), fact("runs_rhat_max_of"),
                                   number(fact("runs_elbo_gap"))));
     }
-    for (const auto& [k, v] : facts.trailer) {
+    for (const auto& [k, v] : trailer) {
         if (k == "doubt")
             out.push_back("Doubt: " + v);
     }
@@ -162,29 +144,6 @@ std::vector<double> values_of(const ChainStatistics& r) {
 }
 
 }  // namespace
-
-std::string CsvFacts::setting(std::string_view key) const {
-    std::string v = first(settings, key);
-    constexpr std::string_view kDefault = " (Default)";
-    if (v.ends_with(kDefault))
-        v.resize(v.size() - kDefault.size());
-    return v;
-}
-
-std::string CsvFacts::fact(std::string_view key) const {
-    return first(trailer, key);
-}
-
-CsvFacts csv_facts(const StanCsv& csv) {
-    CsvFacts facts;
-    for (std::size_t i = 0; i < csv.comments.size(); ++i) {
-        auto kv = key_value(csv.comments[i]);
-        if (kv.first.empty())
-            continue;
-        (i < csv.header_comments ? facts.settings : facts.trailer).push_back(std::move(kv));
-    }
-    return facts;
-}
 
 std::string bracket_label(std::string_view column) {
     const std::size_t dot = column.find('.');
@@ -256,18 +215,17 @@ CsvSummary summarize_csv_files(const std::vector<std::filesystem::path>& files,
         if (!std::filesystem::is_regular_file(file, ec) && !std::filesystem::exists(file, ec))
             throw Error(fmt::format("cannot open CSV file `{}`: no such file", file.string()));
         StanCsv csv = read_stan_csv(file);
-        const CsvFacts facts = csv_facts(csv);
-        const std::string method = facts.setting("method");
+        const std::string method = csv.setting("method");
         if (csvs.empty()) {
-            s.model = facts.setting("model");
+            s.model = csv.setting("model");
             s.method = method;
-            s.algorithm = facts.setting("algorithm");
-            const std::string advi = facts.setting("advi_version");
-            const std::string major = facts.setting("stan_version_major");
+            s.algorithm = csv.setting("algorithm");
+            const std::string advi = csv.setting("advi_version");
+            const std::string major = csv.setting("stan_version_major");
             s.writer = !advi.empty()    ? "advi " + advi
                        : !major.empty() ? fmt::format("CmdStan {}.{}.{}", major,
-                                                      facts.setting("stan_version_minor"),
-                                                      facts.setting("stan_version_patch"))
+                                                      csv.setting("stan_version_minor"),
+                                                      csv.setting("stan_version_patch"))
                                         : "unknown";
         } else if (csv.columns != csvs.front().columns) {
             throw Error(
@@ -277,7 +235,7 @@ CsvSummary summarize_csv_files(const std::vector<std::filesystem::path>& files,
                             csvs.front().columns.size()));
         }
         // CmdStan's variational output (and ours) starts with q's mean: not a draw.
-        const bool mean_row = method == "variational";
+        const bool mean_row = csv.first_row_is_mean();
         const Eigen::Index begin = mean_row ? 1 : 0;
         if (csv.values.rows() <= begin)
             throw Error(fmt::format("`{}` has no draws to summarise{}", file.string(),
@@ -287,7 +245,7 @@ CsvSummary summarize_csv_files(const std::vector<std::filesystem::path>& files,
         for (Eigen::Index i = begin; i < csv.values.rows(); ++i) r.push_back(i);
         s.files.push_back(file.string());
         s.draws.push_back(static_cast<Eigen::Index>(r.size()));
-        s.notes.push_back(notes_of(csv, facts, r));
+        s.notes.push_back(notes_of(csv, r));
         rows.push_back(std::move(r));
         csvs.push_back(std::move(csv));
     }
@@ -396,4 +354,4 @@ std::string summary_csv(const CsvSummary& s, int sig_figs) {
     return out;
 }
 
-}  // namespace advi
+}  // namespace advi::report

@@ -8,25 +8,12 @@
 
 #include <filesystem>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <advi/fit/chain_statistics.hpp>
 #include <advi/io/csv_reader.hpp>
 
-namespace advi {
-
-// What one file's comments say about its run: the settings above the column names and the
-// trailer's facts below the draws, "key = value" or "key: value" with the "# " taken off.
-struct CsvFacts {
-    std::vector<std::pair<std::string, std::string>> settings;
-    std::vector<std::pair<std::string, std::string>> trailer;
-    // The first value of `key` (settings: with CmdStan's " (Default)" mark taken off); empty
-    // when absent.
-    [[nodiscard]] std::string setting(std::string_view key) const;
-    [[nodiscard]] std::string fact(std::string_view key) const;
-};
-[[nodiscard]] CsvFacts csv_facts(const StanCsv& csv);
+namespace advi::report {
 
 struct CsvSummary {
     std::string model;      // "model = " of the first file
@@ -70,4 +57,4 @@ struct CsvSummary {
 // "Sigma[2,1]", "z.1.real" -> "z[1,real]"; a name without a dot as it is.
 [[nodiscard]] std::string bracket_label(std::string_view column);
 
-}  // namespace advi
+}  // namespace advi::report
