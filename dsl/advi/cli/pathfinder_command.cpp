@@ -41,7 +41,7 @@ struct PathfinderArgs {
     std::string output = "output.csv";
     bool quiet = false;
     std::string diagnostic_file;  // empty: none
-    std::string report;  // --report: empty, none
+    std::string report;           // --report: empty, none
 };
 
 int run_pathfinder(const PathfinderArgs& args) {
