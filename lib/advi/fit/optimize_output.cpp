@@ -104,16 +104,18 @@ CsvOutput cmdstan_optimize_output(const Optimum& mode, const std::vector<ExtraBl
         at += b.at_mean.size();
     }
     out.draws.resize(0, width);
+    // The search's ending goes above the column names, as a block of the header: cmdstanpy
+    // (and CmdStan's layout) take every line after the column names of an optimize CSV for a
+    // row of values, so that nothing may follow the mode's row.
     const OptimizerResult& r = mode.result();
-    out.trailer.emplace_back();
-    out.trailer.push_back(fmt::format("status = {}", status_name(r.status)));
-    out.trailer.push_back(fmt::format("converged = {}", int{r.converged()}));
-    out.trailer.push_back(fmt::format("convergence: {}", r.message));
-    out.trailer.push_back(fmt::format("iterations = {}", r.iterations));
-    out.trailer.push_back(fmt::format("gradient_evaluations = {}", r.gradient_evaluations));
-    out.trailer.push_back(fmt::format("hessian_vector_products = {}", r.hessian_vector_products));
-    out.trailer.push_back(fmt::format(" Elapsed Time: {:.6g} seconds (Total)", r.seconds));
-    out.trailer.emplace_back();
+    out.header.push_back("result");
+    out.header.push_back(fmt::format("  status = {}", status_name(r.status)));
+    out.header.push_back(fmt::format("  converged = {}", int{r.converged()}));
+    out.header.push_back(fmt::format("  convergence: {}", r.message));
+    out.header.push_back(fmt::format("  iterations = {}", r.iterations));
+    out.header.push_back(fmt::format("  gradient_evaluations = {}", r.gradient_evaluations));
+    out.header.push_back(fmt::format("  hessian_vector_products = {}", r.hessian_vector_products));
+    out.header.push_back(fmt::format("  elapsed_seconds = {:.6g}", r.seconds));
     return out;
 }
 

@@ -23,10 +23,11 @@ namespace advi {
 // extra blocks (their `at_mean` values; their `draws` are not read). lp__ is Optimum::lp():
 // the log density maximised, with the log-Jacobian when options.jacobian, and with every
 // normalising constant (CmdStan drops constant terms from its lp__: the two differ by a
-// constant that does not depend on the parameters). The trailer: "status = ", "converged =
-// 1|0", "convergence: <message>", "iterations = ", "gradient_evaluations = ",
-// "hessian_vector_products = ", " Elapsed Time: <s> seconds (Total)". Throws ShapeError when
-// a block's values do not match its dims, ModelError for a column name given twice.
+// constant that does not depend on the parameters). No trailer (cmdstanpy reads every line
+// after the column names as a row): the header ends with the block "result", "  status = ",
+// "  converged = 1|0", "  convergence: <message>", "  iterations = ",
+// "  gradient_evaluations = ", "  hessian_vector_products = ", "  elapsed_seconds = ". Throws
+// ShapeError when a block's values do not match its dims, ModelError for a column name given twice.
 [[nodiscard]] CsvOutput cmdstan_optimize_output(const Optimum& mode,
                                                 const std::vector<ExtraBlock>& extra = {},
                                                 std::vector<std::string> header = {});

@@ -37,8 +37,13 @@ std::string number(const std::string& text) {
 
 std::vector<std::string> notes_of(const StanCsv& csv, const std::vector<Eigen::Index>& rows) {
     std::vector<std::string> out;
-    const StanCsv::KeyValues trailer = csv.trailer();
-    const auto fact = [&](std::string_view key) { return first(trailer, key); };
+    // The run's facts are in the trailer, or (optimize: nothing may follow its row) in the
+    // header's last block.
+    const StanCsv::KeyValues trailer = csv.trailer(), settings = csv.settings();
+    const auto fact = [&](std::string_view key) {
+        const std::string t = first(trailer, key);
+        return t.empty() ? first(settings, key) : t;
+    };
     if (!fact("ELBO").empty()) {
         std::string line = "ELBO " + number(fact("ELBO"));
         if (!fact("elbo_se").empty())

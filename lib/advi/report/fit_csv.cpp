@@ -19,6 +19,7 @@ FitCsv from_stan_csv(const StanCsv& csv, std::string file) {
     fit.method = csv.setting("method");
     fit.algorithm = csv.setting("algorithm");
     fit.trailer = csv.trailer();
+    fit.settings = csv.settings();
     std::vector<Eigen::Index> model_columns;
     for (std::size_t k = 0; k < csv.columns.size(); ++k) {
         if (!csv.columns[k].ends_with("__")) {
@@ -80,6 +81,10 @@ std::optional<std::string> FitCsv::trailer_value(std::string_view key) const {
     for (auto it = trailer.rbegin(); it != trailer.rend(); ++it) {
         if (it->first == key)
             return it->second;
+    }
+    for (const auto& [k, v] : settings) {
+        if (k == key)
+            return v;
     }
     return std::nullopt;
 }

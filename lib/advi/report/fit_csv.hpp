@@ -42,7 +42,11 @@ struct FitCsv {
     std::string log_ratios_from;  // "log_p__ - log_g__", "lp__ - lp_approx__" or empty
     bool mean_row_skipped = false;
 
-    // The trailer's value of `key` (its last occurrence), or nothing.
+    // The header's settings as key-value pairs (optimize writes its ending there: nothing may
+    // follow an optimize CSV's row).
+    std::vector<std::pair<std::string, std::string>> settings;
+    // The trailer's value of `key` (its last occurrence), else the settings' (optimize's
+    // `status`, `convergence`, ...), or nothing.
     [[nodiscard]] std::optional<std::string> trailer_value(std::string_view key) const;
 };
 

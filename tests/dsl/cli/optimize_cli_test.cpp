@@ -67,7 +67,7 @@ TEST_CASE("advi optimize: the CSV holds the mode, lp__ and CmdStan's header", "[
             CHECK(has_comment(csv, "#         tol_grad = 1e-08 (Default)"));
             CHECK(
                 has_comment(csv, jacobian ? "#     jacobian = 1" : "#     jacobian = 0 (Default)"));
-            CHECK(has_comment(csv, "# converged = 1"));
+            CHECK(has_comment(csv, "#   converged = 1"));  // the header's result block
             const double mu = csv.values(0, 1), sigma = csv.values(0, 2);
             // The mode's conditions, from the derivatives of log p in (mu, log sigma):
             // d/dmu: -mu / 100 + sum(y - mu) / sigma^2 = 0;
@@ -103,7 +103,7 @@ TEST_CASE("advi optimize: --init from a file and by radius", "[cli][optimize]") 
     REQUIRE(r.status == 0);
     const advi::StanCsv csv = advi::read_stan_csv(out);
     CHECK(has_comment(csv, "# init = " + (scratch() / "opt_init.json").string()));
-    CHECK(has_comment(csv, "# converged = 0"));
+    CHECK(has_comment(csv, "#   converged = 0"));
     // Not converged: said on stderr, the point still written.
     CHECK(contains(r.err, "advi: warning: not converged: iteration limit 1 reached"));
     r = tool("optimize " + m + " --data " + d + " --init 0 --output " + q(out) + " -q");
@@ -210,4 +210,24 @@ TEST_CASE(
     const Run r = tool("optimize " + never + " --output " + q(out));
     CHECK(r.status != 0);
     CHECK(contains(r.err, "and at each of the 100 random initial points tried"));
+}
+
+TEST_CASE("optimize: nothing follows the mode's row, as cmdstanpy reads an optimize CSV",
+          "[cli][optimize]") {
+    if (!cli_built())
+        return;
+    const fs::path model = write_file("opt_last_row.stan", normal_model());
+    write_file("opt_last_row.json", kNormalJson);
+    REQUIRE(tool("optimize " + q(model) + " --data opt_last_row.json --output opt_last_row.csv")
+                .status == 0);
+    // cmdstanpy's scan_optimize_csv takes every line after the column names for a row of
+    // numbers and the last for the mode: the file ends with the row.
+    const std::vector<std::string> text = lines(read_file(scratch() / "opt_last_row.csv"));
+    REQUIRE(text.size() >= 2);
+    CHECK(text.back().find('#') == std::string::npos);
+    CHECK(text[text.size() - 2].rfind("lp__,", 0) == 0);
+    // The ending is in the header's last block.
+    const std::string all = read_file(scratch() / "opt_last_row.csv");
+    CHECK(
+        contains(all, "\n# result\n#   status = converged\n#   converged = 1\n#   convergence: "));
 }

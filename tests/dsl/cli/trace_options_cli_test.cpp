@@ -48,12 +48,12 @@ TEST_CASE("trace options: optimize's search as CSV, progress rows at --refresh",
     CHECK(diag.values(n - 1, 2) == Approx(mode.column("lp__")[0]).epsilon(1e-9));
     CHECK(diag.values(n - 1, 2) >= diag.values(0, 2));
     CHECK(diag.values(0, 4) == 0.0);  // no step at the start
-    // The gradient evaluations so far, rising; the trailer's total also counts what came after
+    // The gradient evaluations so far, rising; the run's total also counts what came after
     // the last accepted step (the exact-Hessian check of the mode at least once).
     const std::string text = read_file(scratch() / "trace_opt.csv");
-    const auto at = text.find("# gradient_evaluations = ");
+    const auto at = text.find("#   gradient_evaluations = ");  // the header's result block
     REQUIRE(at != std::string::npos);
-    const long total = std::stol(text.substr(at + 25));
+    const long total = std::stol(text.substr(at + 27));
     CHECK(diag.values(n - 1, 6) < static_cast<double>(total));
     CHECK(diag.values(n - 1, 6) >= diag.values(n - 2, 6));
     // The header's output block names the diagnostic file and the refresh.
