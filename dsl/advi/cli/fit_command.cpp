@@ -117,9 +117,12 @@ int run_fit(const FitArgs& args) {
     run.refresh = options.refresh;
     run.refresh_default = -1;
     if (const auto radius = init_radius(args.init)) {
-        // The same point as `advi optimize --init R --seed S` (engine/initial_point).
-        if (*radius > 0.0)
+        // The points `advi optimize --init R --seed S` tries (engine/initial_point), tried as
+        // Stan tries them until the density is finite; DADVI's engine takes a point.
+        if (*radius > 0.0 && dadvi)
             options.init = uniform_init(options.seed ^ kInitStream, spec.zeta_dim(), *radius);
+        else if (*radius > 0.0)
+            options.init_radius = *radius;
         else if (args.init_given->count() > 0)
             options.init = Eigen::VectorXd::Zero(spec.zeta_dim());  // chosen: it stands
     } else {
@@ -159,6 +162,9 @@ int run_fit(const FitArgs& args) {
     progress.reset();  // its last line out before anything else
     options.log = nullptr;
 
+    // The header says where the fit started when the default moved off zeros (Stan's rule).
+    if (args.init_given->count() == 0 && fit.result().start.starts_with("random initial values"))
+        run.init_file = "0 (not finite at zeros: Stan's random initial values on (-2, 2))";
     const stan::ReportedDraws reported = stan::report(*loaded->lowered, fit, options.seed);
     CsvOutput csv = cmdstan_output(fit, options, extra_blocks(reported),
                                    cmdstan_settings(options, run,

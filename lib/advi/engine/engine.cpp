@@ -633,6 +633,30 @@ AdviResult run_with_start(Target& target, const Options& opts, CurvatureTarget* 
         r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         return r;
     };
+    if (opts.init.size() == 0 && opts.init_radius > 0.0 && target.dim() > 0) {
+        // Random initial values asked for (Options::init_radius): Stan's rule, tries until
+        // the density and its gradient are finite; the point then stands as a given init.
+        const auto found = finite_uniform_init(target, opts.seed ^ kInitStream, opts.init_radius);
+        if (!found)
+            throw FitError(fmt::format(
+                "the log density or its gradient is not finite at any of the {0} random initial "
+                "points tried (uniform on (-{1}, {1}) in unconstrained space, as Stan tries them)",
+                kRandomInitTries, opts.init_radius));
+        Options from = opts;
+        from.init = found->point;
+        from.init_radius = 0.0;
+        const std::string how =
+            found->tries == 1
+                ? std::string()
+                : fmt::format(
+                      "random initial values of try {} (the log density or its gradient "
+                      "was not finite at the {} before, as Stan retries), then ",
+                      found->tries, found->tries - 1);
+        AdviResult r = run_with_start_given(target, from, curvature);
+        r.start = how + r.start;
+        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return r;
+    }
     if (opts.init.size() == 0 && target.dim() > 0) {
         const std::string why = nonfinite_at_zero(target);
         if (!why.empty()) {

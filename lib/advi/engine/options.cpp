@@ -33,6 +33,9 @@ void validate_options(const Options& opts, int dim) {
                         "ADVI needs at least 1)",
                         dim));
     }
+    if (!(opts.init_radius >= 0.0) || !std::isfinite(opts.init_radius))
+        throw FitError(
+            fmt::format("option `init_radius` must be finite and >= 0, got {}", opts.init_radius));
     require_positive(opts.grad_samples, "grad_samples");
     require_positive(opts.elbo_samples, "elbo_samples");
     require_positive(opts.eval_elbo, "eval_elbo");

@@ -81,7 +81,13 @@ struct Options {  // field order matters: users write {.family = ..., .seed = 1}
     int max_iterations = 10000;
     int output_samples = 1000;
     ConvergenceRule convergence = ConvergenceRule::Auto;
-    Eigen::VectorXd init{};       // initial mu; empty means zeros
+    Eigen::VectorXd init{};  // initial mu; empty means zeros
+    // With `init` empty and a radius > 0: Stan's random initial values, each unconstrained
+    // coordinate uniform on (-init_radius, init_radius) from the seed (engine/initial_point:
+    // the points `advi optimize --init R --seed S` tries), the first of up to 100 tries where
+    // the log density and its gradient are finite. 0: zeros (and those random values on
+    // (-2, 2) only where the density is not finite at zeros).
+    double init_radius = 0.0;
     std::ostream* log = nullptr;  // progress lines (eta search, ELBO table) when set
     // Threads of the gradient program's long loops (0: the hardware's). A fit has the same
     // bits for a given seed on any thread count (the program's parts depend on sizes only).

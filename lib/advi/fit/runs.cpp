@@ -85,9 +85,11 @@ RunsAgreement agreement(const ModelSpec& m, const std::vector<Fit>& fits) {
 }  // namespace
 
 Eigen::VectorXd run_init(const Options& options, int run, int dim) {
-    Eigen::VectorXd z = options.init.size() != 0 ? options.init : Eigen::VectorXd::Zero(dim);
+    // Run 0 is the single fit: its init as given, empty when none (so that the engine's rules
+    // for the default and for init_radius apply to it as to a single fit).
     if (run == 0)
-        return z;
+        return options.init;
+    Eigen::VectorXd z = options.init.size() != 0 ? options.init : Eigen::VectorXd::Zero(dim);
     return z +
            uniform_init((options.seed + static_cast<std::uint64_t>(run)) ^ 0x72756E5F696E6974ull,
                         dim, 2.0);

@@ -9,7 +9,8 @@
 
 namespace advi {
 
-// Where run k (0-based) starts: run 0 at options.init (zero when empty), as a single fit; run
+// Where run k (0-based) starts: run 0 at options.init (empty when none: the engine's default,
+// or options.init_radius's random values), as a single fit; run
 // k > 0 at that point plus a uniform draw on (-2, 2) in every unconstrained coordinate (CmdStan's
 // default inits), from a stream of its seed options.seed + k. The start at the mode is
 // deterministic: from one init every run would start at the same mode, and their agreement

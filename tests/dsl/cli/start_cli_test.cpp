@@ -33,3 +33,40 @@ TEST_CASE("cli: --start pathfinder", "[cli]") {
     const Run bad = tool(common + "--start mode --output start_bad.csv");
     CHECK(bad.status == 2);
 }
+
+TEST_CASE("cli: fit --init R tries random initial values as Stan does", "[cli]") {
+    if (!cli_built())
+        return;
+    // x > 1 where the density is finite: log(x - 1) is -inf (and its gradient not finite) for
+    // x <= 1, i.e. for log x <= 0, half of the points of radius 2 in unconstrained space.
+    const std::string m = q(write_file("init_retry.stan",
+                                       "parameters {\n  real<lower=0> x;\n}\nmodel {\n"
+                                       "  x ~ gamma(4, 1);\n  target += log(x - 1);\n}\n"));
+    int retried = 0;
+    for (int seed = 0; seed < 12; ++seed) {
+        const std::string out = "init_retry_" + std::to_string(seed) + ".csv";
+        const Run r = tool("fit " + m + " --init 2 --seed " + std::to_string(seed) + " --output " +
+                           out + " -q");
+        INFO("seed " << seed << ": " << r.err);
+        // Every seed fits: a first point outside the density's support is replaced by the next.
+        REQUIRE(r.status == 0);
+        const std::string c = comments_text(advi::read_stan_csv(scratch() / out));
+        CHECK(contains(c, "# init = 2\n"));
+        if (contains(c, "# start = random initial values of try "))
+            ++retried;
+    }
+    // About half of the seeds' first points have x < 1.
+    CHECK(retried >= 2);
+    // zeros are outside too (x = 1): the default moves to random values, and the header says so.
+    const Run d = tool("fit " + m + " --seed 1 --output init_retry_default.csv -q");
+    REQUIRE(d.status == 0);
+    const std::string c = comments_text(advi::read_stan_csv(scratch() / "init_retry_default.csv"));
+    CHECK(contains(c, "# init = 0 (not finite at zeros: Stan's random initial values on (-2, 2))"));
+    // An explicit --init 0 stands: the header says 0, not the random values.
+    const Run zero = tool("fit " + m + " --init 0 --seed 1 --output init_retry_zero.csv -q");
+    if (zero.status == 0) {
+        const std::string z = comments_text(advi::read_stan_csv(scratch() / "init_retry_zero.csv"));
+        CHECK(contains(z, "# init = 0"));
+        CHECK(!contains(z, "random initial values"));
+    }
+}
