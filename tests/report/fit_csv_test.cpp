@@ -116,6 +116,12 @@ TEST_CASE("fit_csv and elbo_trace: errors on one line naming the file", "[report
         error_of([] { (void)elbo_trace_from_text("iter,elbo\n1,2\n", "trace.csv"); });
     CHECK(not_trace ==
           "`trace.csv` has no column `ELBO`: not an ELBO trace (advi fit --diagnostic-file)");
+    // pathfinder's trace (an ELBO per iterate of each path) is not one series.
+    const std::string paths = error_of([] {
+        (void)elbo_trace_from_text("path,iter,time_in_seconds,ELBO\n1,1,0.1,-5\n2,1,0.2,-6\n",
+                                   "pf.csv");
+    });
+    CHECK(paths.starts_with("`pf.csv` is a trace of pathfinder's paths"));
 }
 
 TEST_CASE("elbo_trace: iteration, ELBO and its error; NaN where a rule has none",

@@ -15,6 +15,13 @@ namespace {
 ElboTrace from_stan_csv(const StanCsv& csv, std::string file) {
     ElboTrace trace;
     trace.file = std::move(file);
+    // pathfinder's trace has an ELBO per iterate of each path, the paths one after the other:
+    // as one series it would zigzag between paths. Refused rather than drawn wrong.
+    if (csv.column_index("path") >= 0)
+        throw DataError(fmt::format(
+            "`{}` is a trace of pathfinder's paths (a `path` column): the report draws fit's "
+            "ELBO trace (advi fit --diagnostic-file); leave --diagnostic-file out for pathfinder",
+            trace.file));
     const auto column = [&](std::string_view name, bool required) {
         const Eigen::Index k = csv.column_index(name);
         if (k < 0 && required) {
