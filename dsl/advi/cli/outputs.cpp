@@ -78,15 +78,27 @@ void add_trace_options(CLI::App& app, std::string& diagnostic_file, std::string_
         ->capture_default_str();
 }
 
-void check_diagnostic_path(const std::string& diagnostic, const std::string& output,
-                           const std::vector<InputFile>& inputs) {
-    if (diagnostic.empty())
+void check_extra_output_path(const std::string& path, std::string_view option,
+                             const std::vector<InputFile>& outputs,
+                             const std::vector<InputFile>& inputs) {
+    if (path.empty())
         return;
     std::error_code ec;
-    if (diagnostic == output ||
-        (fs::exists(diagnostic, ec) && fs::equivalent(diagnostic, output, ec)))
-        throw Error(fmt::format("--diagnostic-file `{}` is the --output file", diagnostic));
-    check_output_path(diagnostic, inputs, "--diagnostic-file");
+    for (const InputFile& other : outputs) {
+        if (!other.path.empty() &&
+            (path == other.path || (fs::exists(path, ec) && fs::equivalent(path, other.path, ec))))
+            throw Error(fmt::format("{} `{}` is the {}", option, path, other.what));
+    }
+    check_output_path(path, inputs, option);
+}
+
+void check_diagnostic_path(const std::string& diagnostic, const std::string& output,
+                           const std::vector<InputFile>& inputs) {
+    check_extra_output_path(diagnostic, "--diagnostic-file",
+                            {
+                                {output, "--output file"}
+    },
+                            inputs);
 }
 
 void write_trace_csv(const std::string& path, const std::vector<std::string>& columns,

@@ -52,6 +52,14 @@ void write_csv(const std::string& path, CsvOutput csv, const CsvRunInfo& run);
 void add_trace_options(CLI::App& app, std::string& diagnostic_file, std::string_view rows,
                        int& refresh, std::string_view progress);
 
+// A second output of a run (`option`: "--diagnostic-file", "--report"), refused before the run
+// when it is one of the run's other outputs (`outputs`: each path with what it is, "--output
+// file"; an empty path is none) or, by check_output_path's rules, an input. Nothing when `path`
+// is empty.
+void check_extra_output_path(const std::string& path, std::string_view option,
+                             const std::vector<InputFile>& outputs,
+                             const std::vector<InputFile>& inputs);
+
 // --diagnostic-file: refused (before the run) when it is the --output file or an input.
 void check_diagnostic_path(const std::string& diagnostic, const std::string& output,
                            const std::vector<InputFile>& inputs);

@@ -23,19 +23,12 @@ void add_report_option(CLI::App& app, std::string& report) {
 
 void check_report_path(const std::string& report, const std::string& output,
                        const std::string& diagnostic_file, const std::vector<InputFile>& inputs) {
-    if (report.empty())
-        return;
-    std::error_code ec;
-    const auto same = [&](const std::string& other) {
-        return !other.empty() &&
-               (report == other || (std::filesystem::exists(report, ec) &&
-                                    std::filesystem::equivalent(report, other, ec)));
-    };
-    if (same(output))
-        throw Error(fmt::format("--report `{}` is the --output file", report));
-    if (same(diagnostic_file))
-        throw Error(fmt::format("--report `{}` is the --diagnostic-file", report));
-    check_output_path(report, inputs, "--report");
+    check_extra_output_path(report, "--report",
+                            {
+                                {output,          "--output file"    },
+                                {diagnostic_file, "--diagnostic-file"}
+    },
+                            inputs);
 }
 
 void write_report(const std::string& report, const std::string& csv,
