@@ -467,3 +467,29 @@ TEST_CASE(
     o.init = Eigen::VectorXd::Zero(50);
     CHECK_THROWS_WITH(advi::run_advi(target, o), Catch::Contains("initial approximation"));
 }
+
+TEST_CASE("start: Options::init_radius tries random initial values until finite, or says why",
+          "[advi]") {
+    // Nowhere finite: each of the 100 tries fails, and the error says how many and where.
+    advi::test::BrokenTarget broken(2, -std::numeric_limits<double>::infinity());
+    Options o;
+    o.init_radius = 2.0;
+    o.max_iterations = 200;
+    try {
+        (void)advi::run_advi(broken, o);
+        FAIL("expected a FitError");
+    } catch (const advi::FitError& e) {
+        CHECK_THAT(e.what(), Catch::Contains("not finite at any of the 100 random initial points "
+                                             "tried (uniform on (-2, 2)"));
+    }
+    // A radius that is not a radius is refused by name.
+    o.init_radius = -1.0;
+    auto target = gaussian_curvature(Eigen::Vector3d(1, 2, 3), test_precision());
+    CHECK_THROWS_WITH(advi::run_advi(target, o),
+                      Catch::Contains("option `init_radius` must be finite and >= 0, got -1"));
+    // Where the first point is finite it stands: the fit ends at the same optimum as from zeros.
+    o.init_radius = 2.0;
+    const advi::AdviResult r = advi::run_advi(target, o);
+    CHECK(r.start.find("random initial values of try") == std::string::npos);
+    CHECK((r.q.mu() - Eigen::Vector3d(1, 2, 3)).cwiseAbs().maxCoeff() < 0.05);
+}
