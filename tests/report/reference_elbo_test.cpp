@@ -23,6 +23,15 @@ namespace {
 const std::filesystem::path kSource = ADVI_SOURCE_DIR;
 const std::filesystem::path kShared = ADVI_SHARED_DATA;
 
+// ../shared/data sits beside the repository on our machines; a clone elsewhere has none, and
+// the cases that read its data say so and skip, as the data readers' tests do.
+bool shared_data_present() {
+    if (std::filesystem::exists(kShared / "sim"))
+        return true;
+    WARN("shared data not found at " << kShared << ": skipped");
+    return false;
+}
+
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     const std::size_t n = v.size();
@@ -103,6 +112,8 @@ void check_model(const std::string& name) {
 // data), so its stored moments must be the analytic ones, and the patient ELBOs of the two
 // families must differ by KL(mean-field optimum || p) = (sum log P_dd - log det P) / 2.
 TEST_CASE("references: gauss2d's stored reference is the analytic posterior", "[report]") {
+    if (!shared_data_present())
+        return;
     const DataTable data = read_data(kShared / "sim/gauss2d/small.data.json");
     const Eigen::MatrixXd y = data.at("y").as_matrix();
     const Eigen::MatrixXd Sigma = data.at("Sigma").as_matrix();
@@ -205,7 +216,8 @@ TEST_CASE("references: an approximation two sds off fails the patient-ELBO check
 // logistic, linreg_raw, linreg_std, logistic_glm, poisson_glm.
 #define ADVI_REFERENCE_CASE(model, tags)                                             \
     TEST_CASE("references: default fit of " model " meets the patient ELBO", tags) { \
-        check_model(model);                                                          \
+        if (shared_data_present())                                                   \
+            check_model(model);                                                      \
     }
 
 ADVI_REFERENCE_CASE("gauss2d", "[report]")
