@@ -111,6 +111,84 @@ TEST_CASE("minibatch: a batch of all rows gives the full-data density", "[advi][
     CHECK(g1[0] == Approx(g2[0]).epsilon(1e-10));
 }
 
+TEST_CASE("minibatch: the full-data pass is the full model's density, N not a multiple of B",
+          "[advi][minibatch]") {
+    const int N = 53, B = 10;  // five batches and a last of 3 rows padded with copies
+    const Eigen::VectorXd y = simulated(N, 0.7, 13);
+    Model full;
+    build_normal_mean(full, y);
+    Program p = compile(full.spec());
+    const Eigen::VectorXd batch = y.head(B);
+    Model m;
+    build_normal_mean(m, batch);
+    MinibatchTarget target(m.spec(), {MinibatchData("y", y)}, 2, 1);
+    // 100 ELBO draws x 53 rows: the ELBO's evaluation set is every row.
+    CHECK(target.evaluation_rows() == static_cast<std::size_t>(N));
+    Eigen::MatrixXd zetas(1, 3);
+    zetas << -0.4, 0.9, 2.2;
+    Eigen::VectorXd on_set, on_all, grad(1);
+    target.log_densities(zetas, on_set);
+    target.use_full_data();
+    target.log_densities(zetas, on_all);
+    for (Eigen::Index j = 0; j < zetas.cols(); ++j) {
+        const double expected = p.run(zetas.col(j), grad);
+        CHECK(on_all[j] == Approx(expected).epsilon(1e-12));
+        CHECK(on_set[j] == Approx(expected).epsilon(1e-12));
+    }
+    // and the batches' program is left as it was: the evaluation batch at N / B
+    Eigen::VectorXd g(1);
+    target.use_evaluation_batch();
+    const double e = target.log_density_gradient(zetas.col(0), g);
+    CHECK(std::isfinite(e));
+    CHECK(e != Approx(on_all[0]).epsilon(1e-6));
+}
+
+TEST_CASE("minibatch: an epoch of reshuffled batches sums to the full-data density",
+          "[advi][minibatch]") {
+    const int N = 200, B = 20;
+    const Eigen::VectorXd y = simulated(N, 1.1, 17);
+    Model full;
+    build_normal_mean(full, y);
+    Program p = compile(full.spec());
+    const Eigen::VectorXd batch = y.head(B);
+    Model m;
+    build_normal_mean(m, batch);
+    MinibatchTarget target(m.spec(), {MinibatchData("y", y)}, 4, 1, MinibatchDraw::Epochs);
+    Eigen::VectorXd zeta(1), grad(1), g(1);
+    zeta[0] = 0.6;
+    const double lp_full = p.run(zeta, grad);
+    for (int epoch = 0; epoch < 2; ++epoch) {
+        // each row once per epoch: lp_k = prior + (N / B) sum of its rows, so the mean over the
+        // epoch's N / B batches is exactly the full data's (independent batches: only on average)
+        double mean = 0, gmean = 0;
+        for (int k = 0; k < N / B; ++k) {
+            target.next_minibatch();
+            mean += target.log_density_gradient(zeta, g) / (N / B);
+            gmean += g[0] / (N / B);
+        }
+        CHECK(mean == Approx(lp_full).epsilon(1e-12));
+        CHECK(gmean == Approx(grad[0]).epsilon(1e-10));
+    }
+}
+
+TEST_CASE("minibatch: a term that couples rows is refused before the fit", "[advi][minibatch]") {
+    const Eigen::VectorXd y = simulated(100, 0.0, 19);
+    const Eigen::VectorXd batch = y.head(10);
+    Model m;
+    auto yy = m.data("y", batch);
+    auto mu = m.param("mu", normal(0, 1));
+    const Expr total = sum(yy - mu);
+    m.target_add(-0.5 * total * total);  // (sum of rows)^2: products of pairs of rows
+    CHECK_THROWS_WITH(MinibatchTarget(m.spec(), {MinibatchData("y", y)}, 1, 1),
+                      Contains("not a sum of terms of one row each of `y`"));
+    // the same density written row by row passes
+    Model rows;
+    auto yr = rows.data("y", batch);
+    auto mr = rows.param("mu", normal(0, 1));
+    rows.target_add(-0.5 * sum((yr - mr) * (yr - mr)));
+    CHECK_NOTHROW(MinibatchTarget(rows.spec(), {MinibatchData("y", y)}, 1, 1));
+}
+
 TEST_CASE("minibatch: a fit on minibatches finds the full-data posterior", "[advi][minibatch]") {
     const int N = 5000, B = 100;
     const Eigen::VectorXd y = simulated(N, 2.0, 11);
@@ -127,10 +205,11 @@ TEST_CASE("minibatch: a fit on minibatches finds the full-data posterior", "[adv
                                  .output_samples = 4000,
                                  .minibatch = {MinibatchData("y", y)}});
     INFO(f.summary());
-    // Minibatch gradients are noisier than full-data ones; the step-size sequence still
-    // takes the mean within a few posterior sds (0.028 here) of the truth.
-    CHECK(std::abs(f.mean("mu")[0] - post_mean) < 3 * post_sd);
-    CHECK(f.sd("mu")[0] == Approx(post_sd).epsilon(0.5));
+    // Minibatch gradients are noisier than full-data ones; with the ELBO on every row (the
+    // evaluation set: 100 draws x 5000 rows) the mean ends within 0.2 posterior sds (0.028) of
+    // the truth and the sd within 10% (measured; 3 sds and 50% with the ELBO on one batch).
+    CHECK(std::abs(f.mean("mu")[0] - post_mean) < 0.5 * post_sd);
+    CHECK(f.sd("mu")[0] == Approx(post_sd).epsilon(0.2));
 }
 
 TEST_CASE("minibatch: bad sources name the slot at fault", "[advi][minibatch]") {

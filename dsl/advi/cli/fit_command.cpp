@@ -64,6 +64,9 @@ struct FitArgs {
     CLI::Option* init_given = nullptr;  // --init on the command line (0 then means zeros, kept)
     std::string diagnostic_file;        // empty: none
     std::string report;                 // --report: empty, none
+    int minibatch = 0;                  // --minibatch B (0: the full data)
+    std::string rows;                   // --rows N
+    std::string minibatch_draw = "independent";
 };
 
 // The ELBO trace as CSV (`--diagnostic-file`): a row per ELBO evaluation of the main loop,
@@ -88,7 +91,9 @@ int run_fit(const FitArgs& args) {
     check_diagnostic_path(args.diagnostic_file, args.output, inputs);
     check_report_path(args.report, args.output, args.diagnostic_file, inputs);
     const std::vector<fs::path> data_files(args.data.begin(), args.data.end());
-    const auto loaded = load_model(args.model, data_files, args.options.seed);
+    const stan::MinibatchRequest request{args.rows, args.minibatch};
+    const auto loaded = load_model(args.model, data_files, args.options.seed,
+                                   args.minibatch > 0 ? &request : nullptr);
     ModelSpec spec = loaded->lowered->model().spec();
     // --transform softplus: T2 for every one-sided bound; auto: chosen per variable below.
     if (args.transform == "softplus") {
@@ -96,6 +101,11 @@ int run_fit(const FitArgs& args) {
     }
 
     Options options = args.options;
+    if (loaded->minibatch) {
+        options.minibatch = loaded->minibatch->sources;
+        options.minibatch_draw =
+            args.minibatch_draw == "epochs" ? MinibatchDraw::Epochs : MinibatchDraw::Independent;
+    }
     options.family = args.algorithm == "fullrank"  ? Family::FullRank
                      : args.algorithm == "lowrank" ? Family::LowRank
                                                    : Family::MeanField;
@@ -172,7 +182,9 @@ int run_fit(const FitArgs& args) {
                                                      .psis_resample = args.psis_resample,
                                                      .dadvi_draws = dadvi ? args.dadvi_draws : "",
                                                      .linear_response = args.linear_response,
-                                                     .transform = args.transform}));
+                                                     .transform = args.transform,
+                                                     .minibatch = args.minibatch,
+                                                     .rows = args.rows}));
     // The choices before the trailer's last line (the elapsed time).
     csv.trailer.insert(csv.trailer.end() - 1, transform_lines.begin(), transform_lines.end());
     write_csv(args.output, csv, run);
@@ -298,6 +310,18 @@ Command add_fit_command(CLI::App& parent) {
     app->add_flag("--linear-response", args->linear_response,
                   "--algorithm dadvi: q with the linear-response covariance (DADVI's means; the "
                   "correlations and sds mean-field misses)");
+    app->add_option("--minibatch", args->minibatch,
+                    "Data subsampling: B rows per gradient, every term of the log density that "
+                    "reads them scaled by N / B (needs --rows)")
+        ->check(positive_int());
+    app->add_option("--rows", args->rows,
+                    "--minibatch: the data block's int that counts the rows; every data "
+                    "variable declared with it as its first size is subsampled");
+    app->add_option("--minibatch-draw", args->minibatch_draw,
+                    "--minibatch: independent (B rows without replacement for each gradient) or "
+                    "epochs (random reshuffling: the rows in a random order, B at a time)")
+        ->check(CLI::IsMember({"independent", "epochs"}))
+        ->capture_default_str();
     app->add_option("--output", args->output, "CSV file to write")->capture_default_str();
     add_sig_figs_option(*app, args->sig_figs);
     app->add_option("--diagnostic-file", args->diagnostic_file,
@@ -312,6 +336,17 @@ Command add_fit_command(CLI::App& parent) {
     app->add_flag("--quiet,-q", args->quiet, "No progress on stderr");
     // Combinations the options' own checks cannot see: a bad command line (status 2).
     app->parse_complete_callback([args] {
+        if ((args->minibatch > 0) != !args->rows.empty())
+            throw CLI::ValidationError(args->minibatch > 0 ? "--minibatch" : "--rows",
+                                       args->minibatch > 0
+                                           ? "needs --rows (the data's int that counts the rows)"
+                                           : "needs --minibatch (the rows per batch)");
+        if (args->minibatch_draw != "independent" && args->minibatch == 0)
+            throw CLI::ValidationError("--minibatch-draw", "needs --minibatch");
+        if (args->minibatch > 0 && args->algorithm == "dadvi")
+            throw CLI::ValidationError("--minibatch",
+                                       "is not supported with --algorithm dadvi (its fixed draws "
+                                       "need the full data)");
         if (args->algorithm == "dadvi" && args->runs != 1)
             throw CLI::ValidationError("--runs", "is not supported with --algorithm dadvi");
         if (args->algorithm != "dadvi" && args->linear_response)

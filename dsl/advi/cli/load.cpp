@@ -63,7 +63,8 @@ auto out_of_memory_names(const std::string& stage, Stage&& run) {
 
 std::unique_ptr<LoadedModel> load_model(const std::filesystem::path& model,
                                         std::span<const std::filesystem::path> data,
-                                        std::uint64_t seed) {
+                                        std::uint64_t seed,
+                                        const stan::MinibatchRequest* minibatch) {
     auto loaded = std::make_unique<LoadedModel>();
     loaded->program = out_of_memory_names(fmt::format("parsing `{}`", model.string()),
                                           [&] { return parse_model_file(model); });
@@ -72,7 +73,13 @@ std::unique_ptr<LoadedModel> load_model(const std::filesystem::path& model,
         fmt::format("lowering `{}` with its data (a size in the program or the data is too large "
                     "for the memory there is)",
                     model.string()),
-        [&] { return stan::lower(loaded->program, loaded->data, seed); });
+        [&] {
+            if (minibatch == nullptr)
+                return stan::lower(loaded->program, loaded->data, seed);
+            loaded->minibatch =
+                stan::lower_minibatch(loaded->program, loaded->data, *minibatch, seed);
+            return std::move(loaded->minibatch->lowered);
+        });
     // The program's print statements, as Stan prints them: on standard output, a line each.
     for (const std::string& line : loaded->lowered->printed()) fmt::print("{}\n", line);
     std::fflush(stdout);

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include <advi/io/data_table.hpp>
 #include <advi/stan/ast.hpp>
 #include <advi/stan/lower.hpp>
+#include <advi/stan/minibatch.hpp>
 
 namespace advi::cli {
 
@@ -26,13 +28,16 @@ struct LoadedModel {
     stan::Program program;
     DataTable data;
     std::unique_ptr<stan::LoweredProgram> lowered;
+    // With a minibatch request: the row variables' full data (Options::minibatch), `lowered`
+    // being the program over one batch (its `lowered` moved to the field above).
+    std::optional<stan::LoweredMinibatch> minibatch;
 };
 
 // Parses `model`, reads `data` (no files: an empty table) and lowers them (`seed`: the run's,
-// for the `_rng` calls of transformed data). Not movable once built: the lowered model may
-// point into the program and the data.
-[[nodiscard]] std::unique_ptr<LoadedModel> load_model(const std::filesystem::path& model,
-                                                      std::span<const std::filesystem::path> data,
-                                                      std::uint64_t seed);
+// for the `_rng` calls of transformed data), over one batch of rows where `minibatch` is given.
+// Not movable once built: the lowered model may point into the program and the data.
+[[nodiscard]] std::unique_ptr<LoadedModel> load_model(
+    const std::filesystem::path& model, std::span<const std::filesystem::path> data,
+    std::uint64_t seed, const stan::MinibatchRequest* minibatch = nullptr);
 
 }  // namespace advi::cli

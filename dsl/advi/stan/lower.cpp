@@ -1708,11 +1708,108 @@ void Lowerer::target_plus(const Expression& e, Loc at) {
     if (block_ != BlockKind::Model &&
         !(block_ == BlockKind::TransformedParameters && !call_stack_.empty()))
         fail(at, "`target +=` belongs in the model block");
+    if (rows_) {
+        target_plus_addends(e, at);
+        return;
+    }
     const Value v = expr(e);
     Expr x = real(v, e.loc);
     if (!x.shape().is_scalar())
         x = sum(x);
     add_target(x, v.level);
+}
+
+void Lowerer::target_plus_addends(const Expression& e, Loc at) {
+    // the addends of e's top-level + and -, with their signs
+    std::vector<std::pair<const Expression*, bool>> addends;
+    const std::function<void(const Expression&, bool)> split = [&](const Expression& x,
+                                                                   bool negated) {
+        const auto* b = x.as<Binary>();
+        if (b != nullptr && (b->op == BinaryOp::Add || b->op == BinaryOp::Subtract)) {
+            split(*b->lhs, negated);
+            split(*b->rhs, b->op == BinaryOp::Subtract ? !negated : negated);
+            return;
+        }
+        addends.emplace_back(&x, negated);
+    };
+    split(e, false);
+    std::vector<Value> values;
+    bool scalars = true;
+    for (const auto& [x, negated] : addends) {
+        values.push_back(expr(*x));
+        scalars = scalars && values.back().is_scalar() && !values.back().has_parts();
+    }
+    if (!scalars) {  // `v + c` of a vector v sums to sum(v) + n c: the whole, as Stan adds it
+        Value whole = values[0];
+        if (addends[0].second)
+            whole = binary(BinaryOp::Subtract, constant(0), whole, e.loc);
+        for (std::size_t k = 1; k < values.size(); ++k) {
+            whole = binary(addends[k].second ? BinaryOp::Subtract : BinaryOp::Add, whole, values[k],
+                           addends[k].first->loc);
+        }
+        Expr x = real(whole, e.loc);
+        if (!x.shape().is_scalar())
+            x = sum(x);
+        add_target(x, whole.level);
+        return;
+    }
+    for (std::size_t k = 0; k < values.size(); ++k) {
+        Expr x = real(values[k], addends[k].first->loc);
+        add_target(addends[k].second ? -x : x, values[k].level);
+    }
+    (void)at;
+}
+
+Value Lowerer::batch_rows_read(Loc at) {
+    const std::string& n = rows_->size_variable;
+    const auto refuse = [&](const std::string& what) {
+        fail(at, fmt::format("`{}` sizes {} under --minibatch, {}", n, what,
+                             "which would hold a value per row of one batch only"));
+    };
+    switch (block_) {
+        case BlockKind::Parameters:
+            fail(at,
+                 fmt::format("`{}` sizes a parameter under --minibatch: a latent variable per row "
+                             "(a local variable) is moved only when its row is drawn, and "
+                             "subsampling does not fit it; fit on the full data",
+                             n));
+        case BlockKind::TransformedParameters:
+            refuse("a transformed parameter (declare it as a local of the model block)");
+        case BlockKind::GeneratedQuantities:
+            refuse(
+                "a generated quantity (leave it out of the fit and compute it over the full "
+                "data afterwards with `advi generate-quantities`)");
+        case BlockKind::TransformedData:
+            refuse(
+                "transformed data (computed once, not per batch: compute it in the model "
+                "block or in the data file)");
+        case BlockKind::Data:
+        case BlockKind::Model: break;
+    }
+    return int_scalar(rows_->batch_rows);
+}
+
+void Lowerer::check_row_variable_read(const std::string& name, Loc at) const {
+    const auto& rows = rows_->row_variables;
+    if (block_ == BlockKind::Model || block_ == BlockKind::Data ||
+        std::find(rows.begin(), rows.end(), name) == rows.end())
+        return;
+    const std::string why = [&]() -> std::string {
+        switch (block_) {
+            case BlockKind::TransformedData:
+                return "transformed data are computed once, from the rows of no batch in "
+                       "particular: compute it in the model block or in the data file";
+            case BlockKind::TransformedParameters:
+                return "a transformed parameter is written for each draw, and would be "
+                       "computed from one batch's rows: compute it in the model block";
+            case BlockKind::GeneratedQuantities:
+                return "it would be computed from one batch's rows: leave it out of the fit and "
+                       "compute it over the full data afterwards with `advi generate-quantities`";
+            default: return "";
+        }
+    }();
+    fail(at, fmt::format("`{}` holds the rows subsampled under --minibatch, read in {}: {}", name,
+                         stan::name(block_), why));
 }
 
 void Lowerer::jacobian_plus(const Expression& e, Loc at) {
@@ -2375,11 +2472,13 @@ std::optional<Value> Lowerer::call_user_function(const std::string& name,
 }
 
 std::unique_ptr<LoweredProgram> lower(const Program& program, const DataTable& data,
-                                      std::uint64_t seed, int unroll_limit) {
+                                      std::uint64_t seed, int unroll_limit, const RowBatch* rows) {
     check(program);  // the checker's types first: a fit never lowers an ill-typed program
     auto out = std::make_unique<LoweredProgram>();
     Lowerer lowerer(program, data, *out, seed);
     lowerer.unroll_limit_ = unroll_limit;
+    if (rows != nullptr)
+        lowerer.rows_ = *rows;
     lowerer.run();
     return out;
 }

@@ -97,9 +97,25 @@ private:
 // iterations, and are unrolled into the graph when shorter (the unrolled graph has second
 // derivatives, the loop op not yet).
 inline constexpr int kDefaultUnrollLimit = 1000;
+
+// The program over a batch of its rows (minibatch.hpp): the int `size_variable` of the data
+// block (N) counts the rows, and `row_variables` (data declared with N as their first size)
+// hold B rows in the data given. N means B where it sizes something (a declaration, a loop
+// bound, the size argument of rep_vector and its kind) and keeps its value everywhere else
+// (`-N * log(sigma)`). Refused by file:line:col: N sizing a parameter, transformed parameter,
+// generated quantity or transformed data variable (a value per row), and a row variable read
+// outside the model block. `target += a + b - c` of scalars adds a, b and -c as terms of their
+// own, so that only those that read rows are scaled by N / B.
+struct RowBatch {
+    std::string size_variable;
+    int batch_rows = 0;
+    std::vector<std::string> row_variables;
+};
+
 [[nodiscard]] std::unique_ptr<LoweredProgram> lower(const Program& program, const DataTable& data,
                                                     std::uint64_t seed = 0,
-                                                    int unroll_limit = kDefaultUnrollLimit);
+                                                    int unroll_limit = kDefaultUnrollLimit,
+                                                    const RowBatch* rows = nullptr);
 // The program lowered with made-up data (each data variable a value of its declared type and
 // constraints: `advi check --lower`), to find what the lowering refuses without the data: the
 // graph is not meant for a fit.

@@ -432,7 +432,39 @@ Value Lowerer::call(const Call& c, Loc at) {
         return target_so_far(at);
     CallSite site{*this, c, {}, at};
     std::vector<Value>& args = site.args;
-    for (const auto& a : c.args) args.push_back(expr(a));
+    {
+        // Functions whose arguments are sizes (and fill values): under --minibatch the size
+        // variable in them means the batch's rows, as in a declaration (lower.hpp: RowBatch).
+        static const std::set<std::string, std::less<>> kSized = {"rep_vector",
+                                                                  "rep_row_vector",
+                                                                  "rep_matrix",
+                                                                  "rep_array",
+                                                                  "zeros_vector",
+                                                                  "zeros_row_vector",
+                                                                  "zeros_array",
+                                                                  "zeros_int_array",
+                                                                  "ones_vector",
+                                                                  "ones_row_vector",
+                                                                  "ones_array",
+                                                                  "ones_int_array",
+                                                                  "linspaced_vector",
+                                                                  "linspaced_row_vector",
+                                                                  "linspaced_array",
+                                                                  "linspaced_int_array",
+                                                                  "uniform_simplex",
+                                                                  "identity_matrix",
+                                                                  "one_hot_vector",
+                                                                  "one_hot_row_vector",
+                                                                  "one_hot_array",
+                                                                  "one_hot_int_array",
+                                                                  "head",
+                                                                  "tail"};
+        const bool sized = rows_ && !has_user_function(f) && kSized.count(f) != 0;
+        std::optional<InSize> in_size;
+        if (sized)
+            in_size.emplace(size_context_);
+        for (const auto& a : c.args) args.push_back(expr(a));
+    }
     for (const auto& a : args) site.level = std::max(site.level, a.level);
     if (calls_user(f, args)) {
         auto r = call_user_function(f, args, at);

@@ -148,7 +148,11 @@ Expr Lowerer::int_data(const Value& v, Loc at) {
 }
 
 int Lowerer::known_int(const Expression& e, const char* what) {
-    const Value v = expr(e);
+    Value v;
+    {
+        const InSize in_size(size_context_);
+        v = expr(e);
+    }
     if (v.level > 0)
         throw NotVectorisable(e.loc, fmt::format("{} differs between iterations", what));
     if (!v.is_known_int() || !v.is_scalar()) {
@@ -190,6 +194,11 @@ Value Lowerer::expr_here(const Expression& e) {
             var->level < static_cast<int>(levels_.size())) {
             throw NotVectorisable(
                 e.loc, fmt::format("`{}` is read whole in a loop that assigns it", x->name));
+        }
+        if (rows_) {
+            if (x->name == rows_->size_variable && size_context_ > 0)
+                return batch_rows_read(e.loc);
+            check_row_variable_read(x->name, e.loc);
         }
         return read_variable(x->name, e.loc);
     }

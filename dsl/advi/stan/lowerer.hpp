@@ -241,6 +241,23 @@ public:
     int unroll_limit_ = kDefaultUnrollLimit;
     // Data missing from the data are made up (lower_with_placeholder_data).
     bool placeholder_data_ = false;
+    // The program over a batch of rows (lower.hpp: RowBatch), and how deep the evaluation is
+    // inside a size (known_int, size arguments), where the size variable means the batch.
+    std::optional<RowBatch> rows_;
+    int size_context_ = 0;
+    struct InSize {  // a scope inside a size
+        explicit InSize(int& depth) : depth_(depth) { ++depth_; }
+        ~InSize() { --depth_; }
+        InSize(const InSize&) = delete;
+        InSize& operator=(const InSize&) = delete;
+        int& depth_;
+    };
+    // The size variable read where it sizes something (the batch's rows), or a row variable
+    // read: refused outside the blocks where a value per row can live (lower.hpp: RowBatch).
+    Value batch_rows_read(Loc at);
+    void check_row_variable_read(const std::string& name, Loc at) const;
+    // `target += e` with e's scalar addends as terms of their own (RowBatch).
+    void target_plus_addends(const Expression& e, Loc at);
     // The sides of conditions known only per draw being lowered (if_per_draw): 1 where the side
     // is taken, else 0. An index known only per draw that is out of range on a side not taken
     // must not make the gradient NaN (0 times a NaN derivative): inside such sides a read or

@@ -75,6 +75,7 @@ Estimator::Estimator(Target& target, const Options& opts)
     }
     if (opts.draws == DrawScheme::Rqmc)
         rqmc_.emplace(noise_dim);
+    minibatch_ = !opts.minibatch.empty();
 }
 
 double Estimator::elbo(const Approximation& q) {
@@ -87,6 +88,26 @@ double Estimator::elbo(const Approximation& q) {
 }
 
 ElboGradient Estimator::gradient(const Approximation& q) {
+    if (minibatch_ && grad_samples_ > 1 && !rqmc_) {
+        // A batch for each draw: more draws then average out the batches' noise too, which
+        // dominates a minibatch gradient's (one batch for all draws would leave it as it is
+        // however many draws the Auto rule asks for).
+        ElboGradient g;
+        g.grad = Eigen::VectorXd::Zero(q.num_params());
+        while (g.used < grad_samples_ && g.used + g.dropped < max_grad_draws()) {
+            target_.next_minibatch();
+            const ElboGradient one = elbo_gradient(target_, q, grad_rng_, 1, 1, estimator_);
+            g.dropped += one.dropped;
+            if (one.ok()) {
+                g.grad += one.grad;
+                ++g.used;
+            }
+        }
+        if (g.used > 0)
+            g.grad /= static_cast<double>(g.used);
+        dropped_ += g.dropped;
+        return g;
+    }
     target_.next_minibatch();
     if (!rqmc_) {
         ElboGradient g =
@@ -114,7 +135,35 @@ ElboGradient Estimator::gradient(const Approximation& q) {
     return g;
 }
 
+namespace {
+
+// Each evaluation on a batch of its own (Estimator::scale_balance on minibatches).
+class FreshBatchEach final : public Target {
+public:
+    explicit FreshBatchEach(Target& inner) : inner_(inner) {}
+    int dim() const override { return inner_.dim(); }
+    double log_density_gradient(const Eigen::VectorXd& zeta, Eigen::VectorXd& grad) override {
+        inner_.next_minibatch();
+        return inner_.log_density_gradient(zeta, grad);
+    }
+
+private:
+    Target& inner_;
+};
+
+}  // namespace
+
 ScaleBalance Estimator::scale_balance(const Approximation& q) {
+    if (minibatch_) {
+        FreshBatchEach fresh(target_);
+        const Eigen::MatrixXd& etas = rule_ == ConvergenceRule::Auto
+                                          ? common_etas_
+                                          : elbo_rng_.normal_matrix(elbo_samples_, q.noise_dim());
+        ScaleBalance b = advi::scale_balance(fresh, q, etas);
+        dropped_ += etas.rows() - b.used;
+        target_.use_evaluation_batch();
+        return b;
+    }
     target_.use_evaluation_batch();
     const Eigen::MatrixXd fresh = rule_ == ConvergenceRule::Auto
                                       ? Eigen::MatrixXd()

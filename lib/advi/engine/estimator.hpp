@@ -56,7 +56,10 @@ public:
     ElboGradient gradient(const Approximation& q);
 
     // Whether q's scale is at an optimum of its family (runaway.hpp), over the ELBO's draws:
-    // the common ones under the Robust rule, fresh ones under Stan's.
+    // the common ones under the Robust rule, fresh ones under Stan's. On minibatches each draw
+    // reads a fresh batch: a fixed batch's gradient is not zero at the full data's optimum,
+    // while the mean over draws and batches estimates the full data's, with the batches'
+    // spread in its standard error.
     ScaleBalance scale_balance(const Approximation& q);
 
     long dropped() const { return dropped_; }
@@ -75,6 +78,7 @@ private:
     std::optional<RqmcNormals> rqmc_;  // DrawScheme::Rqmc only
     ElboEstimate last_elbo_;
     long dropped_ = 0;
+    bool minibatch_ = false;  // the target reads minibatches (Options::minibatch)
 };
 
 // q += rho^(i) .* grad (paper Algorithm 1); returns whether q is still finite.

@@ -66,6 +66,21 @@ struct MinibatchData {
         : slot(std::move(s)), real(v.data()), rows(v.size()) {}
     MinibatchData(std::string s, const Eigen::VectorXi& v)
         : slot(std::move(s)), ints(v.data()), rows(v.size()) {}
+    // Column-major `rows` x `cols` values owned elsewhere (a data file's variable).
+    MinibatchData(std::string s, const double* values, Eigen::Index r, Eigen::Index c)
+        : slot(std::move(s)), real(values), rows(r), cols(c) {}
+    MinibatchData(std::string s, const int* values, Eigen::Index r, Eigen::Index c)
+        : slot(std::move(s)), ints(values), rows(r), cols(c) {}
+};
+
+// How a minibatch fit picks each gradient's B rows of N (measured against each other in the
+// README, Command line: minibatches).
+enum class MinibatchDraw {
+    // B rows drawn without replacement for each gradient, each batch independent of the last.
+    Independent,
+    // Random reshuffling: the rows in a random order, taken B at a time, reshuffled once fewer
+    // than B are left (each row is seen once per epoch of about N / B gradients).
+    Epochs,
 };
 
 struct Options {  // field order matters: users write {.family = ..., .seed = 1}
@@ -102,6 +117,7 @@ struct Options {  // field order matters: users write {.family = ..., .seed = 1}
     // data given here (all with the same N rows), and every term of log p that reads them is
     // scaled by N / B. Empty: the model's data as bound.
     std::vector<MinibatchData> minibatch{};
+    MinibatchDraw minibatch_draw = MinibatchDraw::Independent;
     // Set from elsewhere (a SIGINT handler, another thread): the fit stops after the current
     // iteration, of the eta search or of the main loop, and returns what it has, q as it is,
     // marked not converged ("interrupted").

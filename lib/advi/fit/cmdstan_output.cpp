@@ -112,6 +112,13 @@ std::vector<std::string> cmdstan_settings(const Options& o, const CsvRunInfo& ru
                                 draws.dadvi_draws == "auto" ? " (Default)" : ""));
         h.push_back(fmt::format("    linear_response = {}", int{draws.linear_response}));
     }
+    if (!o.minibatch.empty()) {
+        h.push_back(fmt::format("    minibatch = {}", draws.minibatch));
+        h.push_back(fmt::format("    rows = {} ({} rows)", draws.rows, o.minibatch.front().rows));
+        h.push_back(fmt::format("    minibatch_draw = {}", o.minibatch_draw == MinibatchDraw::Epochs
+                                                               ? "epochs"
+                                                               : "independent"));
+    }
     h.push_back("id = 1 (Default)");
     h.push_back("data");
     h.push_back(csv_setting("  ", "file", run.data_file, std::string()));

@@ -80,6 +80,9 @@ struct CsvDrawsInfo {
     // The transform of one-sided bounds: log (T1, Stan's), softplus (T2), or auto (chosen per
     // variable by ELBO: transform_choice.hpp).
     std::string transform = "log";
+    // A minibatch fit (Options::minibatch): B, the size variable that counts the rows.
+    int minibatch = 0;
+    std::string rows;
 };
 
 // The settings comment lines in CmdStan's layout ("model = ...", "method = variational",
@@ -88,7 +91,8 @@ struct CsvDrawsInfo {
 // Options{}'s (CsvDrawsInfo{}'s for runs and psis_resample). Our own settings follow CmdStan's
 // in the variational block: "    convergence = auto|stan", "    start = auto|init|pathfinder",
 // "    runs = <K>", "    psis_resample = 1|0"; after a DADVI fit "    dadvi_draws = <N>|auto" and
-// "    linear_response = 1|0".
+// "    linear_response = 1|0"; after a minibatch fit "    minibatch = <B>", "    rows = <N> (<n>
+// rows)" and "    minibatch_draw = independent|epochs".
 [[nodiscard]] std::vector<std::string> cmdstan_settings(const Options& options,
                                                         const CsvRunInfo& run = {},
                                                         const CsvDrawsInfo& draws = {});

@@ -366,8 +366,26 @@ Fit fit(const ModelSpec& m, const Options& given) {
     require_fit_memory(m, given);
     const Options options = with_runaway_limits(m, with_coordinate_names(m, given));
     if (!options.minibatch.empty()) {
-        MinibatchTarget target(m, options.minibatch, options.seed, options.threads);
+        MinibatchTarget target(m, options.minibatch, options.seed, options.threads,
+                               options.minibatch_draw, options.elbo_samples);
         AdviResult result = run_explained(target.spec(), target, options);
+        // The output draws' log densities (log_p__, and the verdict's k-hat from them) over the
+        // full data where a pass over it for every draw is affordable; else one batch's, scaled
+        // to the full data, and the fit says so.
+        double values = 0.0;
+        for (const MinibatchData& d : options.minibatch)
+            values += static_cast<double>(d.rows) * static_cast<double>(d.cols);
+        values *= static_cast<double>(result.draws.rows());
+        if (values <= kFullDataPassBudget) {
+            target.use_full_data();
+        } else {
+            result.doubts.push_back(fmt::format(
+                "log_p__ and the Pareto k-hat come from {} of the {} rows (the ELBO's evaluation "
+                "set) scaled to all, not from the full data (a pass over all rows for each of "
+                "the {} draws reads {:.3g} data values, above the budget of {:.3g})",
+                target.evaluation_rows(), target.full_rows(), result.draws.rows(), values,
+                kFullDataPassBudget));
+        }
         target.use_evaluation_batch();
         return finish(m, std::move(result), target, options.seed);
     }
