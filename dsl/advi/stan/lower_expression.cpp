@@ -142,6 +142,17 @@ Expr Lowerer::int_data(const Value& v, Loc at) {
     if (v.ints.size() == 1 && v.level == 0 && v.dims.empty()) {
         return m().data(fresh_name("int"), v.ints[0]);
     }
+    if (rows_) {
+        // A row variable's ints read whole again (`flip[n]` over the loop 1:N): its own slot,
+        // which the minibatch refills. The same values by another route (a permutation that
+        // happens to agree) would differ on the other batches that lower_minibatch compares.
+        for (const std::string& name : rows_->row_variables) {
+            const Var* var = find(name);
+            if (var != nullptr && var->value.is_known_int() && var->value.expr.valid() &&
+                var->value.ints == v.ints)
+                return var->value.expr;
+        }
+    }
     Eigen::VectorXi x =
         Eigen::Map<const Eigen::VectorXi>(v.ints.data(), static_cast<Eigen::Index>(v.ints.size()));
     return m().data(fresh_name("ints"), out_.keep(std::move(x)));

@@ -142,11 +142,11 @@ TEST_CASE("fit --minibatch: a regression on batches of 100 finds the full-data p
     INFO("full " << full.mean.transpose() << " / " << full.sd.transpose());
     INFO("batches " << batches.mean.transpose() << " / " << batches.sd.transpose());
     INFO("least squares " << coef.transpose() << " " << sigma << " / " << sd.transpose());
-    // The means within 2 posterior sds of least squares (sds about 0.008; unscaled terms would
+    // The means within a posterior sd of least squares (sds about 0.008; unscaled terms would
     // leave them there too, but not the sds below).
-    CHECK(std::abs(batches.mean[0] - coef[0]) < 2 * sd[0]);
-    CHECK(std::abs(batches.mean[1] - coef[1]) < 2 * sd[1]);
-    CHECK(std::abs(batches.mean[2] - sigma) < 0.02);
+    CHECK(std::abs(batches.mean[0] - coef[0]) < sd[0]);
+    CHECK(std::abs(batches.mean[1] - coef[1]) < sd[1]);
+    CHECK(std::abs(batches.mean[2] - sigma) < 0.01);
     // The sds those of the full data (N / B = 40: a term left unscaled gives sds sqrt(40) = 6.3
     // times larger; mean-field's sds of alpha and beta are below the exact ones by at most the
     // correlation's share, small here with x centred).
@@ -176,9 +176,9 @@ TEST_CASE("fit --minibatch: N keeps its full value outside sizes; epochs reach t
                              "dot_self(y - alpha - beta * x) / square(sigma);\n"),
             "--minibatch 100 --rows N --minibatch-draw epochs");
     INFO("by hand " << by_hand.mean.transpose() << " / " << by_hand.sd.transpose());
-    CHECK(std::abs(by_hand.mean[0] - coef[0]) < 2 * sd[0]);
-    CHECK(std::abs(by_hand.mean[1] - coef[1]) < 2 * sd[1]);
-    CHECK(std::abs(by_hand.mean[2] - sigma) < 0.02);
+    CHECK(std::abs(by_hand.mean[0] - coef[0]) < sd[0]);
+    CHECK(std::abs(by_hand.mean[1] - coef[1]) < sd[1]);
+    CHECK(std::abs(by_hand.mean[2] - sigma) < 0.01);
     CHECK(by_hand.sd[1] == Approx(sd[1]).epsilon(0.3));
     CHECK(contains(by_hand.header, "    minibatch_draw = epochs"));
 }
@@ -187,28 +187,37 @@ TEST_CASE("fit --minibatch: an int outcome is a row variable (logistic regressio
           "[cli][minibatch]") {
     if (!cli_built())
         return;
-    const std::string program =
-        kData +
-        "parameters {\n  real a;\n  real b;\n}\nmodel {\n  a ~ normal(0, 5);\n  b ~ normal(0, 5);\n"
-        "  flip ~ bernoulli_logit(a + b * x);\n}\n";
-    const fs::path model = write_file("mb_logistic.stan", program);
-    const Run full = tool(fmt::format("fit {} --data {} --output mb_logistic_full.csv --seed 4 -q",
-                                      q(model), q(data_file())));
-    const Run batches =
-        tool(fmt::format("fit {} --data {} --output mb_logistic.csv --seed 4 -q --minibatch 200 "
-                         "--rows N",
-                         q(model), q(data_file())));
-    INFO(full.err << batches.err);
-    REQUIRE(full.status == 0);
-    REQUIRE(batches.status == 0);
-    const advi::StanCsv f = advi::read_stan_csv(scratch() / "mb_logistic_full.csv");
-    const advi::StanCsv m = advi::read_stan_csv(scratch() / "mb_logistic.csv");
-    for (const char* name : {"a", "b"}) {
-        const Eigen::VectorXd x = draws(f, name), y = draws(m, name);
-        const double sd = std::sqrt((x.array() - x.mean()).square().mean());
-        INFO(name << ": full " << x.mean() << " (sd " << sd << "), batches " << y.mean());
-        CHECK(std::abs(y.mean() - x.mean()) < 2 * sd);
-        CHECK(std::sqrt((y.array() - y.mean()).square().mean()) == Approx(sd).epsilon(0.3));
+    const std::string priors =
+        "parameters {\n  real a;\n  real b;\n}\nmodel {\n"
+        "  a ~ normal(0, 5);\n  b ~ normal(0, 5);\n";
+    const std::string whole = kData + priors + "  flip ~ bernoulli_logit(a + b * x);\n}\n";
+    // a local sized by N, a loop over 1:N and the outcome read element by element
+    const std::string by_row = kData + priors +
+                               "  vector[N] eta = a + b * x;\n  for (n in 1:N) flip[n] ~ "
+                               "bernoulli_logit(eta[n]);\n}\n";
+    const auto run = [](const std::string& name, const std::string& program,
+                        const std::string& options) {
+        const fs::path model = write_file(name + ".stan", program);
+        const Run r = tool(fmt::format("fit {} --data {} --output {}.csv --seed 4 -q {}", q(model),
+                                       q(data_file()), name, options));
+        INFO(r.err);
+        REQUIRE(r.status == 0);
+        return advi::read_stan_csv(scratch() / (name + ".csv"));
+    };
+    const advi::StanCsv f = run("mb_logistic_full", whole, "");
+    for (const auto& [name, program] : {
+             std::pair{"mb_logistic",        whole },
+             std::pair{"mb_logistic_by_row", by_row}
+    }) {
+        const advi::StanCsv m = run(name, program, "--minibatch 200 --rows N");
+        for (const char* p : {"a", "b"}) {
+            const Eigen::VectorXd x = draws(f, p), y = draws(m, p);
+            const double sd = std::sqrt((x.array() - x.mean()).square().mean());
+            INFO(name << " " << p << ": full " << x.mean() << " (sd " << sd << "), batches "
+                      << y.mean());
+            CHECK(std::abs(y.mean() - x.mean()) < 0.5 * sd);
+            CHECK(std::sqrt((y.array() - y.mean()).square().mean()) == Approx(sd).epsilon(0.3));
+        }
     }
 }
 
