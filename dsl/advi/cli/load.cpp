@@ -68,7 +68,9 @@ std::unique_ptr<LoadedModel> load_model(const std::filesystem::path& model,
     auto loaded = std::make_unique<LoadedModel>();
     loaded->program = out_of_memory_names(fmt::format("parsing `{}`", model.string()),
                                           [&] { return parse_model_file(model); });
-    loaded->data = out_of_memory_names("reading the data", [&] { return read_data(data); });
+    // A minibatch fit reads large .npy arrays row by row from their mapped files.
+    loaded->data = out_of_memory_names("reading the data",
+                                       [&] { return read_data(data, minibatch != nullptr); });
     loaded->lowered = out_of_memory_names(
         fmt::format("lowering `{}` with its data (a size in the program or the data is too large "
                     "for the memory there is)",

@@ -10,6 +10,7 @@
 
 #include <advi/base/error.hpp>
 #include <advi/engine/rng.hpp>
+#include <advi/io/npy_reader.hpp>
 #include <advi/stan/ast_printer.hpp>
 
 namespace advi::stan {
@@ -91,6 +92,15 @@ DataTable batch_table(const DataTable& data, const std::vector<std::string>& row
         b.dims[0] = static_cast<std::int64_t>(rows.size());
         for (std::size_t c = 0; c < cols; ++c) {
             for (const int r : rows) {
+                if (v.mapped) {
+                    const std::int64_t at =
+                        v.mapped->storage_index(r, static_cast<std::int64_t>(c));
+                    if (v.is_int())
+                        b.ints.push_back(static_cast<int>(v.mapped->int_at(at)));
+                    else
+                        b.reals.push_back(v.mapped->real_at(at));
+                    continue;
+                }
                 const std::size_t from = c * n + static_cast<std::size_t>(r);
                 if (v.is_int())
                     b.ints.push_back(v.ints[from]);
@@ -240,6 +250,31 @@ LoweredMinibatch lower_minibatch(const Program& program, const DataTable& data,
     const DataTable first_table = batch_table(data, out.row_variables, first);
     out.lowered = lower(program, first_table, seed, unroll_limit, &rows);
     const ModelSpec spec = out.lowered->model().spec();
+    // Every row checked as the full-data lowering checks it (the declared constraints of the
+    // data, the outcomes of discrete densities), in chunks of at most kCheckRows rows so that
+    // the memory stays bounded; an error names the chunk's rows.
+    {
+        const RowBatch all_rows{n, 0, out.row_variables};
+        for (int start = 0; start < full; start += kCheckRows) {
+            const int count = std::min(kCheckRows, full - start);
+            std::vector<int> chunk(static_cast<std::size_t>(count));
+            std::iota(chunk.begin(), chunk.end(), start);
+            RowBatch chunk_rows = all_rows;
+            chunk_rows.batch_rows = count;
+            try {
+                (void)lower(program, batch_table(data, out.row_variables, chunk), seed,
+                            unroll_limit, &chunk_rows);
+            } catch (const Error& e) {
+                if (count == full)
+                    throw;
+                throw DataError(
+                    fmt::format("--minibatch: in rows {} to {} of {} (indices of "
+                                "that chunk, from 1): {}",
+                                start + 1, start + count, n, e.what()));
+            }
+        }
+    }
+
     for (const std::vector<int>* probe : std::array<const std::vector<int>*, 2>{&rotated, &other}) {
         const auto again =
             lower(program, batch_table(data, out.row_variables, *probe), seed, unroll_limit, &rows);
@@ -292,6 +327,26 @@ LoweredMinibatch lower_minibatch(const Program& program, const DataTable& data,
             continue;  // not read by the model (or only its size)
         const DataValue& v = data.at(name);
         const Eigen::Index cols = full == 0 ? 0 : static_cast<Eigen::Index>(v.size()) / full;
+        if (v.mapped) {
+            // in the file as it is (float64 or int32: npy_reader.hpp), row-major unless the
+            // file is in Fortran order
+            const MappedArray& a = *v.mapped;
+            if (slot->dtype == DType::Int) {
+                out.sources.emplace_back(name, static_cast<const int*>(a.data()), full, cols);
+            } else if (a.is_int()) {
+                auto& reals = out.converted.emplace_back(static_cast<std::size_t>(v.size()));
+                for (Eigen::Index c = 0; c < cols; ++c)
+                    for (Eigen::Index r = 0; r < full; ++r)
+                        reals[static_cast<std::size_t>(c * full + r)] =
+                            a.real_at(a.storage_index(r, c));
+                out.sources.emplace_back(name, reals.data(), full, cols);
+                continue;
+            } else {
+                out.sources.emplace_back(name, static_cast<const double*>(a.data()), full, cols);
+            }
+            out.sources.back().row_major = a.shape().size() == 2 && !a.fortran_order();
+            continue;
+        }
         if (slot->dtype == DType::Int) {
             out.sources.emplace_back(name, v.ints.data(), full, cols);
         } else if (v.is_int()) {

@@ -12,7 +12,8 @@
 // in place for all. The program is therefore lowered three times, over three batches (one,
 // the same rows rotated by one, and another), and the graphs must be the same node for node
 // and the data the same outside the row variables' slots; otherwise the variable at fault is
-// found (each alone rotated) and named.
+// found (each alone rotated) and named. Before that, every row is checked as a full-data
+// lowering checks it (declared constraints, discrete outcomes), kCheckRows rows at a time.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +28,9 @@
 #include <advi/stan/lower.hpp>
 
 namespace advi::stan {
+
+// The rows lowered at a time by the check of every row before the fit (lower_minibatch).
+inline constexpr int kCheckRows = 65536;
 
 struct MinibatchRequest {
     std::string size_variable;  // --rows: the data block's int that counts the rows

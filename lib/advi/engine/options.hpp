@@ -59,6 +59,8 @@ struct MinibatchData {
     const int* ints = nullptr;
     Eigen::Index rows = 0;
     Eigen::Index cols = 1;
+    // Row-major (a C-order .npy file): element (r, c) at r * cols + c, not c * rows + r.
+    bool row_major = false;
 
     MinibatchData(std::string s, const Eigen::MatrixXd& m)
         : slot(std::move(s)), real(m.data()), rows(m.rows()), cols(m.cols()) {}

@@ -259,15 +259,23 @@ void MinibatchTarget::load(const std::vector<int>& rows) {
     const std::size_t B = rows.size();
     for (Source& s : sources_) {
         const auto N = static_cast<std::size_t>(s.data.rows);
-        for (std::size_t c = 0; c < static_cast<std::size_t>(s.data.cols); ++c) {
-            for (std::size_t b = 0; b < B; ++b) {
-                const std::size_t from = c * N + static_cast<std::size_t>(rows[b]);
-                if (s.data.ints != nullptr) {
-                    s.ints[c * B + b] = s.data.ints[from];
-                } else {
-                    s.real[c * B + b] = s.data.real[from];
-                }
-            }
+        const auto cols = static_cast<std::size_t>(s.data.cols);
+        const auto copy = [&](std::size_t b, std::size_t c) {
+            const auto r = static_cast<std::size_t>(rows[b]);
+            const std::size_t from = s.data.row_major ? r * cols + c : c * N + r;
+            if (s.data.ints != nullptr)
+                s.ints[c * B + b] = s.data.ints[from];
+            else
+                s.real[c * B + b] = s.data.real[from];
+        };
+        // along the source's storage: a row's values together when it is row-major (a mapped
+        // file's pages read once per row)
+        if (s.data.row_major) {
+            for (std::size_t b = 0; b < B; ++b)
+                for (std::size_t c = 0; c < cols; ++c) copy(b, c);
+        } else {
+            for (std::size_t c = 0; c < cols; ++c)
+                for (std::size_t b = 0; b < B; ++b) copy(b, c);
         }
     }
 }

@@ -1,5 +1,7 @@
 #include <advi/io/data_table.hpp>
 
+#include <advi/io/npy_reader.hpp>
+
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -14,6 +16,38 @@ std::string describe_shape(DType type, std::span<const std::int64_t> dims, bool 
     if (!dims.empty())
         s += fmt::format("[{}]", fmt::join(dims, ","));
     return s;
+}
+
+std::size_t DataValue::size() const {
+    if (mapped) {
+        std::size_t n = 1;
+        for (const std::int64_t d : dims) n *= static_cast<std::size_t>(d);
+        return n;
+    }
+    return is_int() ? ints.size() : reals.size();
+}
+
+void DataValue::materialize() {
+    if (!mapped)
+        return;
+    const std::size_t n = size();
+    const std::int64_t rows = dims.empty() ? 1 : dims[0];
+    const std::int64_t cols = rows == 0 ? 0 : static_cast<std::int64_t>(n) / rows;
+    if (is_int())
+        ints.resize(n);
+    else
+        reals.resize(n);
+    for (std::int64_t c = 0; c < cols; ++c) {
+        for (std::int64_t r = 0; r < rows; ++r) {
+            const std::int64_t at = mapped->storage_index(r, c);
+            const auto to = static_cast<std::size_t>(c * rows + r);
+            if (is_int())
+                ints[to] = static_cast<int>(mapped->int_at(at));
+            else
+                reals[to] = mapped->real_at(at);
+        }
+    }
+    mapped.reset();
 }
 
 void DataValue::promote_to_real() {

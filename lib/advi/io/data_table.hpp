@@ -26,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -36,6 +37,8 @@
 #include <advi/base/dtype.hpp>
 
 namespace advi {
+
+class MappedArray;  // npy_reader.hpp
 
 // "int", "real[3]", "real[2,3]"; an empty array of unknown type is "empty[0]".
 [[nodiscard]] std::string describe_shape(DType type, std::span<const std::int64_t> dims,
@@ -53,10 +56,17 @@ struct DataValue {
     // declaration of either type.
     bool type_unknown = false;
     std::string source;  // "file:line:col" of the name, for messages
+    // Values left in a memory-mapped .npy file (npy_reader.hpp: read with keep_mapped), `ints`
+    // and `reals` empty: only a minibatch fit reads them so, row by row; everything else
+    // reads materialize()'s copy.
+    std::shared_ptr<const MappedArray> mapped;
 
     [[nodiscard]] bool is_int() const { return type == DType::Int; }
     [[nodiscard]] bool is_scalar() const { return dims.empty(); }
-    [[nodiscard]] std::size_t size() const { return is_int() ? ints.size() : reals.size(); }
+    [[nodiscard]] std::size_t size() const;
+    // The mapped values copied into `ints` or `reals` (column-major), the mapping dropped; a
+    // value that is not mapped is left as it is.
+    void materialize();
     [[nodiscard]] std::string shape_str() const { return describe_shape(type, dims, type_unknown); }
 
     // Appending while reading: an int joins the current type; a real turns the variable real.

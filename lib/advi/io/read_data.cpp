@@ -11,6 +11,7 @@
 #include <advi/base/error.hpp>
 #include <advi/io/csv_reader.hpp>
 #include <advi/io/json_reader.hpp>
+#include <advi/io/npy_reader.hpp>
 #include <advi/io/rdump_reader.hpp>
 
 namespace advi {
@@ -24,7 +25,7 @@ std::string lower_case(std::string s) {
 
 }  // namespace
 
-DataTable read_data(const std::filesystem::path& file) {
+DataTable read_data(const std::filesystem::path& file, bool keep_mapped) {
     // `.data.R` ends in `.R`: the last extension decides. R itself writes `.R`; `.json` and
     // `.csv` are accepted in any case because other tools write `.JSON` and `.CSV`.
     const std::string ext = file.extension().string();
@@ -38,17 +39,20 @@ DataTable read_data(const std::filesystem::path& file) {
     if (lower == ".csv") {
         return read_csv_data(file);
     }
+    if (lower == ".npy") {
+        return read_npy_data(file, keep_mapped);
+    }
     throw DataError(fmt::format(
         "data file `{}`: unknown format {}(expected .json for CmdStan JSON, .R, .r, .data.R or "
-        ".rdump for R dump, .csv for CSV)",
+        ".rdump for R dump, .csv for CSV, .npy for NumPy)",
         file.string(), ext.empty() ? "without an extension " : "`" + ext + "` "));
 }
 
-DataTable read_data(std::span<const std::filesystem::path> files) {
+DataTable read_data(std::span<const std::filesystem::path> files, bool keep_mapped) {
     std::vector<DataTable> tables;
     tables.reserve(files.size());
     for (const auto& f : files) {
-        tables.push_back(read_data(f));
+        tables.push_back(read_data(f, keep_mapped));
     }
     return merge_tables(std::move(tables));
 }
