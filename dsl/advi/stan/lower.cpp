@@ -1812,6 +1812,41 @@ void Lowerer::check_row_variable_read(const std::string& name, Loc at) const {
                          stan::name(block_), why));
 }
 
+void Lowerer::check_row_position(const std::string& name, const std::vector<Index>& indices) const {
+    const auto& rows = rows_->row_variables;
+    if (indices.empty() || std::find(rows.begin(), rows.end(), name) == rows.end())
+        return;
+    const Index& first = indices.front();
+    // only literals and the size variable in the index: a position fixed by the program
+    const std::function<bool(const Expression&)> fixed = [&](const Expression& x) {
+        if (x.is<IntLiteral>())
+            return true;
+        if (const auto* v = x.as<Variable>())
+            return v->name == rows_->size_variable;
+        if (const auto* b = x.as<Binary>())
+            return fixed(*b->lhs) && fixed(*b->rhs);
+        if (const auto* u = x.as<Unary>())
+            return fixed(*u->operand);
+        return false;
+    };
+    if (first.is_range) {  // y[1:N], y[:N], y[1:], y[:]: the whole batch
+        const bool from_one = !first.lower || (first.lower && (*first.lower)->is<IntLiteral>() &&
+                                               (*first.lower)->as<IntLiteral>()->value == 1);
+        const auto* up = first.upper ? (*first.upper)->as<Variable>() : nullptr;
+        const bool to_n = !first.upper || (up != nullptr && up->name == rows_->size_variable);
+        if (from_one && to_n)
+            return;
+    }
+    for (const auto* bound : {&first.lower, &first.upper}) {
+        if (*bound && fixed(***bound)) {
+            fail(first.loc,
+                 fmt::format("`{}[{}]` reads a row of `{}` by its position, which under "
+                             "--minibatch would be that position in whichever batch was drawn",
+                             name, to_stan(***bound), name));
+        }
+    }
+}
+
 void Lowerer::jacobian_plus(const Expression& e, Loc at) {
     const Value v = expr(e);
     Expr x = real(v, e.loc);

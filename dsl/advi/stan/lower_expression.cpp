@@ -277,6 +277,8 @@ Value Lowerer::expr_here(const Expression& e) {
         return c.ints[0] != 0 ? expr(*x->if_true) : expr(*x->if_false);
     }
     if (const auto* x = e.as<Indexed>()) {
+        if (const auto* v = x->base->as<Variable>(); v != nullptr && rows_)
+            check_row_position(v->name, x->indices);
         if (const auto* v = x->base->as<Variable>();
             v != nullptr && scan_ && scan_->name == v->name) {
             // In a recurrence: x[t - 1] is the placeholder, x[t] the value before the loop.

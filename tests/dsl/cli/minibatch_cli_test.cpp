@@ -360,6 +360,21 @@ TEST_CASE("fit --minibatch: what cannot be subsampled honestly is refused with t
         CHECK(contains(r.err, "251"));
         CHECK_FALSE(fs::exists(scratch() / "mb_bad_row.csv"));
     }
+    // a row by its position: the batch's, not that row
+    refused("mb_position", regression_model(likelihood + "  y[N] ~ normal(0, 100);\n"),
+            "--minibatch 100 --rows N", "reads a row of `y` by its position");
+    // while all of a row variable's rows are the batch's
+    {
+        const fs::path model =
+            write_file("mb_all_rows.stan",
+                       regression_model("  y[1:N] ~ normal(alpha + beta * x[:N], sigma);\n"));
+        const Run r =
+            tool(fmt::format("fit {} --data {} --output mb_all_rows.csv -q --minibatch "
+                             "100 --rows N --seed 2",
+                             q(model), q(data_file())));
+        INFO(r.err);
+        CHECK(r.status == 0);
+    }
     // columns that are rows
     refused("mb_columns",
             "data {\n  int N;\n  matrix[2, N] X;\n  vector[N] y;\n}\nparameters {\n  real m;\n}\n"
