@@ -1812,17 +1812,22 @@ void Lowerer::check_row_variable_read(const std::string& name, Loc at) const {
                          stan::name(block_), why));
 }
 
-void Lowerer::check_row_position(const std::string& name, const std::vector<Index>& indices) const {
+void Lowerer::check_row_position(const std::string& name, const std::vector<Index>& indices) {
     const auto& rows = rows_->row_variables;
     if (indices.empty() || std::find(rows.begin(), rows.end(), name) == rows.end())
         return;
     const Index& first = indices.front();
-    // only literals and the size variable in the index: a position fixed by the program
+    // only literals, the size variable and data in the index: a position fixed by the program
     const std::function<bool(const Expression&)> fixed = [&](const Expression& x) {
         if (x.is<IntLiteral>())
             return true;
-        if (const auto* v = x.as<Variable>())
-            return v->name == rows_->size_variable;
+        if (const auto* v = x.as<Variable>()) {
+            // the size, or an int of the data (a position the data fix): not a loop's index
+            const Var* var = find(v->name);
+            return v->name == rows_->size_variable ||
+                   (var != nullptr &&
+                    (var->block == BlockKind::Data || var->block == BlockKind::TransformedData));
+        }
         if (const auto* b = x.as<Binary>())
             return fixed(*b->lhs) && fixed(*b->rhs);
         if (const auto* u = x.as<Unary>())

@@ -256,10 +256,10 @@ public:
     // read: refused outside the blocks where a value per row can live (lower.hpp: RowBatch).
     Value batch_rows_read(Loc at);
     void check_row_variable_read(const std::string& name, Loc at) const;
-    // A row variable indexed by a position written into the program (`y[1]`, `y[N]`,
-    // `y[N - 1]`: literals and the size variable only) reads a row of whichever batch was
-    // drawn, not that row: refused.
-    void check_row_position(const std::string& name, const std::vector<Index>& indices) const;
+    // A row variable indexed by a position written into the program or the data (`y[1]`,
+    // `y[N]`, `y[N - 1]`, `y[i]` with i data: literals, the size variable and data only)
+    // reads a row of whichever batch was drawn, not that row: refused.
+    void check_row_position(const std::string& name, const std::vector<Index>& indices);
     // `target += e` with e's scalar addends as terms of their own (RowBatch).
     void target_plus_addends(const Expression& e, Loc at);
     // The sides of conditions known only per draw being lowered (if_per_draw): 1 where the side

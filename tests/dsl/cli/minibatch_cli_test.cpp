@@ -363,6 +363,8 @@ TEST_CASE("fit --minibatch: what cannot be subsampled honestly is refused with t
     // a row by its position: the batch's, not that row
     refused("mb_position", regression_model(likelihood + "  y[N] ~ normal(0, 100);\n"),
             "--minibatch 100 --rows N", "reads a row of `y` by its position");
+    refused("mb_data_position", regression_model(likelihood + "  y[K + 1] ~ normal(0, 100);\n"),
+            "--minibatch 100 --rows N", "reads a row of `y` by its position");
     // while all of a row variable's rows are the batch's
     {
         const fs::path model =
