@@ -29,6 +29,7 @@
 #include <advi/cli/init_option.hpp>
 #include <advi/cli/load.hpp>
 #include <advi/cli/outputs.hpp>
+#include <advi/cli/process_ranks.hpp>
 #include <advi/cli/progress_stream.hpp>
 #include <advi/cli/report_option.hpp>
 #include <advi/cli/stop_signals.hpp>
@@ -91,9 +92,19 @@ int run_fit(const FitArgs& args) {
     check_diagnostic_path(args.diagnostic_file, args.output, inputs);
     check_report_path(args.report, args.output, args.diagnostic_file, inputs);
     const std::vector<fs::path> data_files(args.data.begin(), args.data.end());
+    // Under mpirun the ranks share the rows of the full data: --rows without --minibatch.
+    Ranks& ranks = process_ranks();
+    if (ranks.size() > 1 && (args.rows.empty() || args.minibatch > 0)) {
+        throw ModelError(fmt::format(
+            "under mpirun with {} ranks, `advi fit` needs --rows N (the data's int that counts "
+            "the rows, which the ranks share){}",
+            ranks.size(),
+            args.minibatch > 0 ? " and the full data: --minibatch runs as one process" : ""));
+    }
+    const bool row_shards = !args.rows.empty() && args.minibatch == 0;
     const stan::MinibatchRequest request{args.rows, args.minibatch};
     const auto loaded = load_model(args.model, data_files, args.options.seed,
-                                   args.minibatch > 0 ? &request : nullptr);
+                                   args.rows.empty() ? nullptr : &request);
     ModelSpec spec = loaded->lowered->model().spec();
     // --transform softplus: T2 for every one-sided bound; auto: chosen per variable below.
     if (args.transform == "softplus") {
@@ -101,7 +112,11 @@ int run_fit(const FitArgs& args) {
     }
 
     Options options = args.options;
-    if (loaded->minibatch) {
+    if (row_shards) {
+        options.minibatch = loaded->minibatch->sources;
+        options.row_shards = true;
+        options.ranks = &ranks;
+    } else if (loaded->minibatch) {
         options.minibatch = loaded->minibatch->sources;
         options.minibatch_draw =
             args.minibatch_draw == "epochs" ? MinibatchDraw::Epochs : MinibatchDraw::Independent;
@@ -140,14 +155,16 @@ int run_fit(const FitArgs& args) {
     }
     run.init_file = args.init;
     std::optional<ProgressStream> progress;
-    if (!args.quiet) {
+    if (!args.quiet && ranks.rank() == 0) {
         progress.emplace(std::cerr);
         options.log = &*progress;
     }
     // Held until the output is written and the summary printed: a first signal there is only
     // noted, so that the finished fit is not lost; a second gives up the output whole.
     const StopSignals signals;
-    options.interrupt = &signals.flag();
+    // Over MPI ranks a fit must stop at the same iteration on every rank, which a signal to
+    // each cannot promise: there the first signal is noted and the fit runs on.
+    options.interrupt = ranks.size() > 1 ? nullptr : &signals.flag();
     std::string transform_summary;
     std::vector<std::string> transform_lines;
     const Fit fit = [&] {
@@ -171,6 +188,8 @@ int run_fit(const FitArgs& args) {
     }();
     progress.reset();  // its last line out before anything else
     options.log = nullptr;
+    if (ranks.rank() != 0)
+        return 0;  // every rank holds the same fit: rank 0 writes it
 
     // The header says where the fit started when the default moved off zeros (Stan's rule).
     if (args.init_given->count() == 0 && fit.result().start.starts_with("random initial values"))
@@ -315,8 +334,9 @@ Command add_fit_command(CLI::App& parent) {
                     "reads them scaled by N / B (needs --rows)")
         ->check(positive_int());
     app->add_option("--rows", args->rows,
-                    "--minibatch: the data block's int that counts the rows; every data "
-                    "variable declared with it as its first size is subsampled");
+                    "The data block's int that counts the rows; every data variable declared "
+                    "with it as its first size is a row variable: subsampled with --minibatch, "
+                    "else read in shards (shared by the ranks under mpirun)");
     app->add_option("--minibatch-draw", args->minibatch_draw,
                     "--minibatch: independent (B rows without replacement for each gradient) or "
                     "epochs (random reshuffling: the rows in a random order, B at a time)")
@@ -336,11 +356,11 @@ Command add_fit_command(CLI::App& parent) {
     app->add_flag("--quiet,-q", args->quiet, "No progress on stderr");
     // Combinations the options' own checks cannot see: a bad command line (status 2).
     app->parse_complete_callback([args] {
-        if ((args->minibatch > 0) != !args->rows.empty())
-            throw CLI::ValidationError(args->minibatch > 0 ? "--minibatch" : "--rows",
-                                       args->minibatch > 0
-                                           ? "needs --rows (the data's int that counts the rows)"
-                                           : "needs --minibatch (the rows per batch)");
+        if (args->minibatch > 0 && args->rows.empty())
+            throw CLI::ValidationError("--minibatch",
+                                       "needs --rows (the data's int that counts the rows)");
+        if (!args->rows.empty() && args->algorithm == "dadvi")
+            throw CLI::ValidationError("--rows", "is not supported with --algorithm dadvi");
         if (args->minibatch_draw != "independent" && args->minibatch == 0)
             throw CLI::ValidationError("--minibatch-draw", "needs --minibatch");
         if (args->minibatch > 0 && args->algorithm == "dadvi")

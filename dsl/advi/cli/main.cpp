@@ -16,6 +16,7 @@
 #include <advi/base/error.hpp>
 
 #include <advi/cli/commands.hpp>
+#include <advi/cli/process_ranks.hpp>
 #include <CLI/CLI.hpp>
 
 namespace advi::cli {
@@ -58,10 +59,13 @@ void print_error(std::string_view message) {
     while (!message.empty() && message.back() == '\n') message.remove_suffix(1);
     std::cout.flush();  // what was printed before the error comes before it
     // Only the message line: the source excerpt below it is cut to a window already, and its
-    // caret must stay under the column.
+    // caret must stay under the column. Under mpirun, ranks other than 0 say which they are.
     const std::size_t first_line = std::min(message.find('\n'), message.size());
-    std::cerr << "advi: error: " << shorten_long_words(message.substr(0, first_line))
-              << message.substr(first_line) << '\n'
+    const Ranks& ranks = process_ranks();
+    std::cerr << (ranks.rank() == 0 ? std::string("advi: error: ")
+                                    : fmt::format("advi: error (rank {}): ", ranks.rank()))
+              << shorten_long_words(message.substr(0, first_line)) << message.substr(first_line)
+              << '\n'
               << std::flush;
 }
 
@@ -121,6 +125,14 @@ int run(int argc, char** argv) {
     }
     for (const Command& c : commands) {
         if (c.app->parsed()) {
+            const int ranks = process_ranks().size();
+            if (ranks > 1 && c.app->get_name() != "fit") {
+                print_error(fmt::format(
+                    "`advi {}` under mpirun with {} ranks: only `advi fit --rows N` runs over "
+                    "MPI ranks (they share its rows); run the others as one process",
+                    c.app->get_name(), ranks));
+                return kUsageStatus;
+            }
             return c.run();
         }
     }
@@ -142,16 +154,25 @@ int main(int argc, char** argv) {
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
 #endif
-    try {
-        return advi::cli::run(argc, argv);
-    } catch (const advi::InternalError& e) {
-        advi::cli::print_error(std::string(e.what()) + " (an advi bug: please report it)");
-    } catch (const std::bad_alloc&) {
-        advi::cli::print_error("out of memory");
-    } catch (const std::exception& e) {
-        advi::cli::print_error(e.what());
-    } catch (...) {
-        advi::cli::print_error("unknown failure");
-    }
-    return advi::cli::kErrorStatus;
+    advi::cli::ProcessRanks ranks(&argc, &argv);
+    const int status = [&] {
+        try {
+            return advi::cli::run(argc, argv);
+        } catch (const advi::InternalError& e) {
+            advi::cli::print_error(std::string(e.what()) + " (an advi bug: please report it)");
+        } catch (const std::bad_alloc&) {
+            advi::cli::print_error("out of memory");
+        } catch (const std::exception& e) {
+            advi::cli::print_error(e.what());
+        } catch (...) {
+            advi::cli::print_error("unknown failure");
+        }
+        return advi::cli::kErrorStatus;
+    }();
+    // A failure on one rank after the ranks started sharing the rows leaves the others waiting
+    // for it: the job ends on every rank. (An error of the command line is the same on all of
+    // them and ends each alone.)
+    if (status == advi::cli::kErrorStatus && ranks.ranks().size() > 1)
+        ranks.ranks().abort(status);
+    return status;
 }

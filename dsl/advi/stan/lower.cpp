@@ -1763,16 +1763,15 @@ void Lowerer::target_plus_addends(const Expression& e, Loc at) {
 Value Lowerer::batch_rows_read(Loc at) {
     const std::string& n = rows_->size_variable;
     const auto refuse = [&](const std::string& what) {
-        fail(at, fmt::format("`{}` sizes {} under --minibatch, {}", n, what,
+        fail(at, fmt::format("`{}` sizes {} under {}, {}", n, what, rows_->option,
                              "which would hold a value per row of one batch only"));
     };
     switch (block_) {
         case BlockKind::Parameters:
-            fail(at,
-                 fmt::format("`{}` sizes a parameter under --minibatch: a latent variable per row "
-                             "(a local variable) is moved only when its row is drawn, and "
-                             "subsampling does not fit it; fit on the full data",
-                             n));
+            fail(at, fmt::format("`{}` sizes a parameter under {}: a latent variable per row "
+                                 "(a local variable) is moved only when its row is drawn, and "
+                                 "subsampling does not fit it; fit on the full data",
+                                 n, rows_->option));
         case BlockKind::TransformedParameters:
             refuse("a transformed parameter (declare it as a local of the model block)");
         case BlockKind::GeneratedQuantities:
@@ -1808,8 +1807,8 @@ void Lowerer::check_row_variable_read(const std::string& name, Loc at) const {
             default: return "";
         }
     }();
-    fail(at, fmt::format("`{}` holds the rows subsampled under --minibatch, read in {}: {}", name,
-                         stan::name(block_), why));
+    fail(at, fmt::format("`{}` holds the rows subsampled under {}, read in {}: {}", name,
+                         rows_->option, stan::name(block_), why));
 }
 
 void Lowerer::check_row_position(const std::string& name, const std::vector<Index>& indices) {
@@ -1844,10 +1843,9 @@ void Lowerer::check_row_position(const std::string& name, const std::vector<Inde
     }
     for (const auto* bound : {&first.lower, &first.upper}) {
         if (*bound && fixed(***bound)) {
-            fail(first.loc,
-                 fmt::format("`{}[{}]` reads a row of `{}` by its position, which under "
-                             "--minibatch would be that position in whichever batch was drawn",
-                             name, to_stan(***bound), name));
+            fail(first.loc, fmt::format("`{}[{}]` reads a row of `{}` by its position, which under "
+                                        "{} would be that position in whichever batch was drawn",
+                                        name, to_stan(***bound), name, rows_->option));
         }
     }
 }

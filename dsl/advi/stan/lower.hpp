@@ -110,6 +110,8 @@ struct RowBatch {
     std::string size_variable;
     int batch_rows = 0;
     std::vector<std::string> row_variables;
+    // The option named in refusals: "--minibatch", or "--rows N" for the full data in shards.
+    std::string option = "--minibatch";
 };
 
 [[nodiscard]] std::unique_ptr<LoweredProgram> lower(const Program& program, const DataTable& data,

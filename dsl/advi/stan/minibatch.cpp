@@ -10,6 +10,7 @@
 
 #include <advi/base/error.hpp>
 #include <advi/engine/rng.hpp>
+#include <advi/fit/row_shards.hpp>
 #include <advi/io/npy_reader.hpp>
 #include <advi/stan/ast_printer.hpp>
 
@@ -54,7 +55,7 @@ std::vector<const VarDecl*> row_declarations(const Program& program, const std::
             throw program.error_at(
                 other->loc,
                 fmt::format("--rows {0}: `{1}` ({2}) has `{0}` in a size other than its first, "
-                            "and --minibatch subsamples a variable's first index only (give it "
+                            "and --rows reads a variable's rows by its first index only (give it "
                             "with the rows first, e.g. transposed)",
                             n, d->name, to_stan(d->type)));
         }
@@ -201,13 +202,18 @@ LoweredMinibatch lower_minibatch(const Program& program, const DataTable& data,
     if (given == nullptr || !given->is_int() || !given->is_scalar())
         throw DataError(fmt::format("--rows {0}: the data give no int `{0}`", n));
     const int full = given->ints[0];
-    if (request.batch_rows < 1 || request.batch_rows > full) {
+    // batch_rows 0: the full data in shards (fit/row_shards.hpp), a shard as the batch
+    const bool shards = request.batch_rows == 0;
+    const std::string option = shards ? fmt::format("--rows {}", n) : "--minibatch";
+    if (shards && full < 1)
+        throw ModelError(fmt::format("--rows {0}: {0} = {1}: no rows to shard", n, full));
+    if (!shards && (request.batch_rows < 1 || request.batch_rows > full)) {
         throw ModelError(fmt::format("--minibatch {}: a batch holds 1 to {} = {} rows",
                                      request.batch_rows, n, full));
     }
     LoweredMinibatch out;
     out.full_rows = full;
-    out.batch_rows = request.batch_rows;
+    out.batch_rows = shards ? shard_rows(full) : request.batch_rows;
     const std::vector<const VarDecl*> decls = row_declarations(program, n);
     if (decls.empty()) {
         throw ModelError(
@@ -230,7 +236,7 @@ LoweredMinibatch lower_minibatch(const Program& program, const DataTable& data,
     }
 
     // Three batches: random rows, the same rotated by one, other random rows.
-    const auto B = static_cast<std::size_t>(request.batch_rows);
+    const auto B = static_cast<std::size_t>(out.batch_rows);
     Rng rng(seed ^ 0x726F776261746368ull);
     std::vector<int> order(static_cast<std::size_t>(full));
     std::iota(order.begin(), order.end(), 0);
@@ -246,7 +252,7 @@ LoweredMinibatch lower_minibatch(const Program& program, const DataTable& data,
     std::rotate(rotated.begin(), rotated.begin() + 1, rotated.end());
     const std::vector<int> other = random_rows();
 
-    const RowBatch rows{n, request.batch_rows, out.row_variables};
+    const RowBatch rows{n, out.batch_rows, out.row_variables, option};
     const DataTable first_table = batch_table(data, out.row_variables, first);
     out.lowered = lower(program, first_table, seed, unroll_limit, &rows);
     const ModelSpec spec = out.lowered->model().spec();
@@ -254,7 +260,7 @@ LoweredMinibatch lower_minibatch(const Program& program, const DataTable& data,
     // data, the outcomes of discrete densities), in chunks of at most kCheckRows rows so that
     // the memory stays bounded; an error names the chunk's rows.
     {
-        const RowBatch all_rows{n, 0, out.row_variables};
+        const RowBatch all_rows{n, 0, out.row_variables, option};
         for (int start = 0; start < full; start += kCheckRows) {
             const int count = std::min(kCheckRows, full - start);
             std::vector<int> chunk(static_cast<std::size_t>(count));
@@ -268,9 +274,9 @@ LoweredMinibatch lower_minibatch(const Program& program, const DataTable& data,
                 if (count == full)
                     throw;
                 throw DataError(
-                    fmt::format("--minibatch: in rows {} to {} of {} (indices of "
+                    fmt::format("{}: in rows {} to {} of {} (indices of "
                                 "that chunk, from 1): {}",
-                                start + 1, start + count, n, e.what()));
+                                option, start + 1, start + count, n, e.what()));
             }
         }
     }
@@ -311,10 +317,11 @@ LoweredMinibatch lower_minibatch(const Program& program, const DataTable& data,
             }
         }
         throw ModelError(fmt::format(
-            "--minibatch: {} while the program is built ({}), so the program would change "
+            "{}: {} while the program is built ({}), so the program would change "
             "with the rows drawn; subsampling needs rows that enter the model as data (reals, "
             "and ints as a density's outcome), not as indices, loop bounds, conditions or int "
             "arithmetic",
+            option,
             culprit.empty() ? std::string("the rows' values are read")
                             : fmt::format("the values of `{}` are read", culprit),
             why));
@@ -357,10 +364,10 @@ LoweredMinibatch lower_minibatch(const Program& program, const DataTable& data,
         }
     }
     if (out.sources.empty()) {
-        throw ModelError(fmt::format(
-            "--minibatch: the model reads none of the row variables ({}) as data: nothing to "
-            "subsample",
-            fmt::format("`{}`", fmt::join(out.row_variables, "`, `"))));
+        throw ModelError(
+            fmt::format("{}: the model reads none of the row variables ({}) as data: nothing to "
+                        "subsample",
+                        option, fmt::format("`{}`", fmt::join(out.row_variables, "`, `"))));
     }
     return out;
 }

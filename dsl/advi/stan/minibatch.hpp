@@ -34,7 +34,9 @@ inline constexpr int kCheckRows = 65536;
 
 struct MinibatchRequest {
     std::string size_variable;  // --rows: the data block's int that counts the rows
-    int batch_rows = 0;         // --minibatch: B
+    // --minibatch: B; 0: the full data in shards of shard_rows(N) rows (fit/row_shards.hpp),
+    // `advi fit --rows N` without --minibatch (over MPI ranks where the build has them)
+    int batch_rows = 0;
 };
 
 // The program over one batch and the full data of its row variables' slots. Points into the

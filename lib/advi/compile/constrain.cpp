@@ -81,10 +81,20 @@ Graph constrain(const ModelSpec& m, bool jacobian) {
         throw InternalError("constrain: the model graph has no output `lp`");
     NodeId total = *lp;
     if (jacobian) {
-        for (NodeId d : s.logdet) total = g.apply(Op::Add, total, d);
+        std::vector<NodeId> log_dets = s.logdet;
         // the model's own log-Jacobian terms (Stan's `jacobian +=`), ModelSpec::graph
         if (const std::optional<NodeId> j = g.output("jacobian"))
-            total = g.apply(Op::Add, total, *j);
+            log_dets.push_back(*j);
+        if (const std::optional<NodeId> w = g.output("jacobian_weight")) {
+            // weighted where the model says so (a shard of rows other than the first:
+            // fit/row_shards.hpp)
+            NodeId sum = kNoNode;
+            for (NodeId d : log_dets) sum = sum == kNoNode ? d : g.apply(Op::Add, sum, d);
+            if (sum != kNoNode)
+                total = g.apply(Op::Add, total, g.apply(Op::Mul, *w, sum));
+        } else {
+            for (NodeId d : log_dets) total = g.apply(Op::Add, total, d);
+        }
     }
     g.clear_outputs();
     g.set_output("lp", total);

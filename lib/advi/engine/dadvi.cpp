@@ -158,7 +158,7 @@ DadviResult run_dadvi(CurvatureTarget& target, const Options& opts, const DadviS
     const auto t0 = std::chrono::steady_clock::now();
     const int D = target.dim();
     const bool full_rank = opts.family == Family::FullRank;
-    if (!opts.minibatch.empty())
+    if (subsamples(opts))
         throw ModelError("DADVI's fixed draws need the full data: a minibatch is not supported");
     if (opts.family == Family::LowRank)
         throw ModelError("DADVI is built for the mean-field and full-rank families, not low-rank");

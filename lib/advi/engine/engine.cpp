@@ -471,7 +471,7 @@ AdviResult run_with_start_given(Target& target, const Options& opts, CurvatureTa
                               opts.family != Family::LowRank;
     if (!start.curvature && (opts.family != Family::MeanField || newton_steps) &&
         opts.start == StartFrom::Auto && opts.convergence == ConvergenceRule::Auto &&
-        opts.minibatch.empty()) {
+        !subsamples(opts)) {
         // No mode gave q its start: it starts from a first mean-field fit instead, its means and
         // sds, then Newton steps on the family's ELBO from there where they are affordable,
         // and the fit runs in coordinates whitened by that q, as from a mode. Full-rank from

@@ -75,7 +75,7 @@ Estimator::Estimator(Target& target, const Options& opts)
     }
     if (opts.draws == DrawScheme::Rqmc)
         rqmc_.emplace(noise_dim);
-    minibatch_ = !opts.minibatch.empty();
+    minibatch_ = subsamples(opts);
 }
 
 double Estimator::elbo(const Approximation& q) {

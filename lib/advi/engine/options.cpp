@@ -80,7 +80,7 @@ void validate_options(const Options& opts, int dim) {
                         "quasi-Monte Carlo point is one Monte Carlo draw",
                         opts.grad_samples));
     }
-    if (opts.start == StartFrom::Pathfinder && !opts.minibatch.empty()) {
+    if (opts.start == StartFrom::Pathfinder && subsamples(opts)) {
         throw FitError(
             "option `start` = pathfinder needs the full data: its L-BFGS path on a minibatch's "
             "noisy log density would end anywhere");

@@ -41,6 +41,7 @@ enum class StartFrom { Auto, Init, Pathfinder };
 enum class DrawScheme { MonteCarlo, Rqmc };
 
 class Approximation;
+class Ranks;  // ranks/ranks.hpp
 
 // Where a fit is, for a monitor (Options::monitor): the iteration just finished (0: q's
 // starting point, before any step), the fit's wall time so far without the time spent in
@@ -120,6 +121,13 @@ struct Options {  // field order matters: users write {.family = ..., .seed = 1}
     // scaled by N / B. Empty: the model's data as bound.
     std::vector<MinibatchData> minibatch{};
     MinibatchDraw minibatch_draw = MinibatchDraw::Independent;
+    // The full data in shards instead (fit/row_shards.hpp): the model is written over one
+    // shard of shard_rows(N) rows, `minibatch` holds the row variables' full data, and every
+    // evaluation sums all the shards, in shard order. With `ranks` (outliving the fit; nullptr:
+    // this process alone) the shards are spread over the processes of a job (MPI), and a seed
+    // gives the same fit, bit for bit, on any number of them.
+    bool row_shards = false;
+    Ranks* ranks = nullptr;
     // Set from elsewhere (a SIGINT handler, another thread): the fit stops after the current
     // iteration, of the eta search or of the main loop, and returns what it has, q as it is,
     // marked not converged ("interrupted").
@@ -159,6 +167,12 @@ struct Options {  // field order matters: users write {.family = ..., .seed = 1}
         return true;
     }
 };
+
+// The fit reads a minibatch of the rows for each gradient (Options::minibatch without
+// row_shards): no mode, Pathfinder or DADVI on such a target, and the estimator's batch rules.
+[[nodiscard]] inline bool subsamples(const Options& o) {
+    return !o.minibatch.empty() && !o.row_shards;
+}
 
 // Throws FitError naming the first bad option (non-positive count, tol_rel_obj <= 0,
 // eta <= 0), ShapeError when `init` does not have `dim` entries, ModelError when dim < 1.

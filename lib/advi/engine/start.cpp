@@ -56,7 +56,7 @@ Start find_start(Target& target, const Options& opts, CurvatureTarget* curvature
         return init_start(opts, dim, "");
     if (opts.convergence == ConvergenceRule::Stan)
         return init_start(opts, dim, "Stan's rule keeps Stan's start");
-    if (!opts.minibatch.empty())
+    if (subsamples(opts))
         return init_start(opts, dim, "no mode is sought on minibatches");
     if (curvature == nullptr)
         curvature = dynamic_cast<CurvatureTarget*>(&target);

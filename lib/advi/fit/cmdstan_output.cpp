@@ -19,6 +19,8 @@
 
 #include <advi/base/error.hpp>
 #include <advi/base/version.hpp>
+#include <advi/fit/row_shards.hpp>
+#include <advi/ranks/ranks.hpp>
 
 namespace advi {
 
@@ -112,7 +114,13 @@ std::vector<std::string> cmdstan_settings(const Options& o, const CsvRunInfo& ru
                                 draws.dadvi_draws == "auto" ? " (Default)" : ""));
         h.push_back(fmt::format("    linear_response = {}", int{draws.linear_response}));
     }
-    if (!o.minibatch.empty()) {
+    if (o.row_shards && !o.minibatch.empty()) {
+        const std::int64_t n = o.minibatch.front().rows;
+        const int c = shard_rows(n);
+        h.push_back(fmt::format("    rows = {} ({} rows)", draws.rows, n));
+        h.push_back(fmt::format("    shards = {} ({} rows each)", (n + c - 1) / c, c));
+        h.push_back(fmt::format("    ranks = {}", o.ranks != nullptr ? o.ranks->size() : 1));
+    } else if (!o.minibatch.empty()) {
         h.push_back(fmt::format("    minibatch = {}", draws.minibatch));
         h.push_back(fmt::format("    rows = {} ({} rows)", draws.rows, o.minibatch.front().rows));
         h.push_back(fmt::format("    minibatch_draw = {}", o.minibatch_draw == MinibatchDraw::Epochs

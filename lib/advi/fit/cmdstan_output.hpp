@@ -92,7 +92,9 @@ struct CsvDrawsInfo {
 // in the variational block: "    convergence = auto|stan", "    start = auto|init|pathfinder",
 // "    runs = <K>", "    psis_resample = 1|0"; after a DADVI fit "    dadvi_draws = <N>|auto" and
 // "    linear_response = 1|0"; after a minibatch fit "    minibatch = <B>", "    rows = <N> (<n>
-// rows)" and "    minibatch_draw = independent|epochs".
+// rows)" and "    minibatch_draw = independent|epochs"; after a fit over row shards
+// (Options::row_shards) "    rows = <N> (<n> rows)", "    shards = <K> (<C> rows each)" and
+// "    ranks = <P>".
 [[nodiscard]] std::vector<std::string> cmdstan_settings(const Options& options,
                                                         const CsvRunInfo& run = {},
                                                         const CsvDrawsInfo& draws = {});

@@ -25,6 +25,7 @@
 #include <advi/fit/diagnose.hpp>
 #include <advi/fit/draw_summary.hpp>
 #include <advi/fit/minibatch.hpp>
+#include <advi/fit/row_shards.hpp>
 
 namespace advi {
 
@@ -362,9 +363,50 @@ std::string no_mode_reason(const ModelSpec& m) {
     return {};
 }
 
+namespace {
+
+// The engine only knows that the target gives no curvature: the result's start says why.
+void say_why_no_curvature(AdviResult& r, const std::string& no_mode,
+                          const std::string& no_curvature) {
+    const std::string generic = "the target gives no curvature";
+    const std::string why =
+        no_mode.empty() ? fmt::format("no start from the mode, which needs second derivatives: {}",
+                                      no_curvature)
+                        : fmt::format("no start from the mode: {}", no_mode);
+    if (const auto at = r.start.find(generic); at != std::string::npos)
+        r.start.replace(at, generic.size(), why);
+    else
+        r.start += " (" + why + ")";
+}
+
+// The full data in shards (Options::row_shards), over Options::ranks: the same fit as the
+// full-data one below (the start from the mode where the model has curvature), every
+// evaluation summed over the shards.
+Fit fit_row_shards(const ModelSpec& m, const Options& options) {
+    const bool wants_curvature =
+        options.start != StartFrom::Init && options.convergence == ConvergenceRule::Auto;
+    const std::string no_mode = wants_curvature ? no_mode_reason(m) : "";
+    RowShardTarget target(m, options.minibatch, options.seed, options.threads, options.ranks,
+                          wants_curvature && no_mode.empty());
+    if (target.has_curvature())
+        return finish(m, run_explained(target.spec(), target, options, &target), target,
+                      options.seed);
+    AdviResult r = run_explained(target.spec(), target, options);
+    if (wants_curvature)
+        say_why_no_curvature(r, no_mode, target.curvature_error());
+    return finish(m, std::move(r), target, options.seed);
+}
+
+}  // namespace
+
 Fit fit(const ModelSpec& m, const Options& given) {
     require_fit_memory(m, given);
     const Options options = with_runaway_limits(m, with_coordinate_names(m, given));
+    if (options.row_shards) {
+        if (options.minibatch.empty())
+            throw ModelError("row shards: no row variable's full data (Options::minibatch)");
+        return fit_row_shards(m, options);
+    }
     if (!options.minibatch.empty()) {
         MinibatchTarget target(m, options.minibatch, options.seed, options.threads,
                                options.minibatch_draw, options.elbo_samples);
@@ -414,17 +456,7 @@ Fit fit(const ModelSpec& m, const Options& given) {
             return finish(m, run_explained(m, target, options, &curvature), target, options.seed);
         }
         AdviResult r = run_explained(m, target, options);
-        // say why there is no curvature: the engine only knows the target has none
-        const std::string generic = "the target gives no curvature";
-        const std::string why =
-            no_mode.empty()
-                ? fmt::format("no start from the mode, which needs second derivatives: {}",
-                              no_curvature)
-                : fmt::format("no start from the mode: {}", no_mode);
-        if (const auto at = r.start.find(generic); at != std::string::npos)
-            r.start.replace(at, generic.size(), why);
-        else
-            r.start += " (" + why + ")";
+        say_why_no_curvature(r, no_mode, no_curvature);
         return finish(m, std::move(r), target, options.seed);
     }
     return finish(m, run_explained(m, target, options), target, options.seed);
@@ -433,8 +465,11 @@ Fit fit(const ModelSpec& m, const Options& given) {
 Fit fit_dadvi(const ModelSpec& m, const Options& given, const DadviSettings& settings) {
     require_fit_memory(m, given);
     const Options options = with_runaway_limits(m, with_coordinate_names(m, given));
-    if (!options.minibatch.empty())
+    if (!options.minibatch.empty() && !options.row_shards)
         throw ModelError("DADVI's fixed draws need the full data: a minibatch is not supported");
+    if (options.row_shards)
+        throw ModelError(
+            "DADVI over row shards is not supported (it takes the model's data whole)");
     Program gradient = compile(m);
     gradient.set_threads(options.threads);
     CompiledTarget target(m, gradient, options.threads);

@@ -21,14 +21,9 @@
 #include <advi/engine/options.hpp>
 #include <advi/engine/rng.hpp>
 #include <advi/engine/target.hpp>
+#include <advi/fit/row_buffers.hpp>
 
 namespace advi {
-
-// The model whose log density has every term (ModelSpec::terms: the priors and likelihood
-// terms as the model added them) that reads one of the data slots `slots` multiplied by
-// `factor`. A ModelError when the model does not list its terms or none reads the slots.
-[[nodiscard]] ModelSpec scale_terms_reading(const ModelSpec& m, const std::vector<int>& slots,
-                                            double factor);
 
 // A minibatch fit's output draws get full-data log densities (MinibatchTarget::use_full_data)
 // while the draws times the full data's values (rows x columns of every subsampled slot) are at
@@ -73,22 +68,13 @@ public:
     [[nodiscard]] Program& program() { return program_; }
 
 private:
-    struct Source {
-        MinibatchData data;
-        int slot = 0;
-        std::vector<double> real;  // the minibatch, column-major B x cols
-        std::vector<int> ints;
-    };
     void draw(std::vector<int>& rows);       // the evaluation batch: B rows without replacement
     void draw_next(std::vector<int>& rows);  // a gradient's batch, by `scheme_`
     void load(const std::vector<int>& rows);
-    // The ModelError above where the subsampled terms are not a sum over rows.
-    void check_sum_over_rows(std::uint64_t seed);
     // c + N / |set| (sum over the set's rows of the row terms), from batches of B.
     void rows_pass(const std::vector<int>& set, const Eigen::MatrixXd& zetas, Eigen::VectorXd& out);
-    [[nodiscard]] std::string slot_names() const;
 
-    std::vector<Source> sources_;
+    RowBuffers rows_;
     int batch_rows_ = 0;
     Eigen::Index full_rows_ = 0;
     ModelSpec spec_;

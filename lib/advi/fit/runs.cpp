@@ -101,7 +101,9 @@ Fit fit_runs(const ModelSpec& m, const Options& options, int runs) {
     if (runs == 1)
         return fit(m, options);
     const int threads = options.threads > 0 ? options.threads : ThreadPool::hardware_threads();
-    const int parallel = std::min(runs, threads);
+    // Runs over ranks (Options::ranks) go one after another: each run's exchanges between the
+    // ranks must come in the same order on every rank.
+    const int parallel = options.ranks != nullptr ? 1 : std::min(runs, threads);
     const int each = std::max(1, threads / parallel);
     // Every run's output draws are kept until the runs are compared (both spaces and their
     // densities), and the runs in parallel hold a full-rank factor each: refused before any

@@ -67,7 +67,9 @@ struct ConstraintCheck {
 
 struct ModelSpec {
     // Output "lp": the log joint density over Param leaves; output "jacobian", if any: the
-    // model's own log-Jacobian terms, added with the transforms' (compile/constrain.hpp).
+    // model's own log-Jacobian terms, added with the transforms' (compile/constrain.hpp);
+    // output "jacobian_weight", if any: a scalar that multiplies both (a data slot of the
+    // fit over row shards, fit/row_shards.hpp, which counts them in one shard only).
     Graph graph;
     std::vector<LatentVariable> latents;
     std::vector<DataSlot> data;

@@ -296,11 +296,10 @@ TEST_CASE("fit --minibatch: what cannot be subsampled honestly is refused with t
     };
     const std::string likelihood = "  y ~ normal(alpha + beta * x, sigma);\n";
     refused("mb_no_rows", regression_model(likelihood), "--minibatch 100", "needs --rows");
-    refused("mb_no_batch", regression_model(likelihood), "--rows N", "needs --minibatch");
     refused("mb_draw_alone", regression_model(likelihood), "--minibatch-draw epochs",
             "--minibatch-draw: needs --minibatch");
     refused("mb_dadvi", regression_model(likelihood), "--minibatch 100 --rows N --algorithm dadvi",
-            "--minibatch: is not supported with --algorithm dadvi");
+            "--rows: is not supported with --algorithm dadvi");
     refused("mb_wrong_size", regression_model(likelihood), "--minibatch 100 --rows M",
             "declares no int `M`");
     refused("mb_too_big", regression_model(likelihood), "--minibatch 5000 --rows N",
