@@ -92,14 +92,15 @@ TEST_CASE("row shards: one shard when N is at most kShardRows, at most kMaxShard
     CHECK((1'700'000 + 6640) / 6641 == 256);
 }
 
-TEST_CASE("row shards: the same fit, bit for bit, on 1, 2 and 3 ranks", "[advi][row_shards]") {
+TEST_CASE("row shards: the same fit, bit for bit, on 1, 2 and 3 ranks and on 1 or 3 threads",
+          "[advi][row_shards]") {
     const int N = 9000;  // three shards: 4096, 4096, 808
     const Regression d = simulated(N, 11);
     const int C = shard_rows(N);
     const Eigen::VectorXd xs = d.x.head(C), ys = d.y.head(C);
     Model shard;
     regression(shard, xs, ys);
-    const auto fit_on = [&](int P) {
+    const auto fit_on = [&](int P, int threads = 1) {
         test::ThreadRanksGroup group(P);
         std::vector<Eigen::MatrixXd> draws(static_cast<std::size_t>(P));
         std::vector<double> elbo(static_cast<std::size_t>(P));
@@ -107,7 +108,7 @@ TEST_CASE("row shards: the same fit, bit for bit, on 1, 2 and 3 ranks", "[advi][
         group.run([&](Ranks& ranks) {
             Options o;
             o.seed = 5;
-            o.threads = 1;
+            o.threads = threads;
             o.output_samples = 200;
             o.minibatch = {MinibatchData("x", d.x), MinibatchData("y", d.y)};
             o.row_shards = true;
@@ -126,6 +127,9 @@ TEST_CASE("row shards: the same fit, bit for bit, on 1, 2 and 3 ranks", "[advi][
     const auto one = fit_on(1);
     const auto two = fit_on(2);
     const auto three = fit_on(3);
+    const auto threaded = fit_on(1, 3);  // the three shards of one rank on three threads
+    CHECK(threaded.first == one.first);
+    CHECK(threaded.second == one.second);
     CHECK(one.first.rows() == 200);
     CHECK(two.first == one.first);
     CHECK(three.first == one.first);

@@ -10,7 +10,7 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,12 +39,16 @@ public:
     // `model` is written over shard_rows(N) rows of every source (RowBuffers' checks);
     // `ranks` (nullptr: this process alone) outlives the target. With `curvature`, the
     // Hessian-vector program is compiled too, where the model has one (curvature_error()).
+    // `threads` (0: the hardware's): this rank's shards are evaluated in parallel, each thread
+    // with copies of the programs and buffers of its own (made on first use); a shard's result
+    // does not depend on which thread computed it.
     RowShardTarget(const ModelSpec& model, const std::vector<MinibatchData>& sources,
                    std::uint64_t seed, int threads, Ranks* ranks, bool curvature);
     RowShardTarget(const RowShardTarget&) = delete;  // the programs read the buffers
     RowShardTarget& operator=(const RowShardTarget&) = delete;
+    ~RowShardTarget() override;
 
-    int dim() const override { return gradient_.dim(); }
+    int dim() const override;
     double log_density_gradient(const Eigen::VectorXd& zeta, Eigen::VectorXd& grad) override;
     double log_density(const Eigen::VectorXd& zeta) override;
     void log_densities(const Eigen::MatrixXd& zetas, Eigen::VectorXd& out) override;
@@ -52,43 +56,45 @@ public:
     double hessian_vector(const Eigen::VectorXd& zeta, const Eigen::VectorXd& v,
                           Eigen::VectorXd& grad, Eigen::VectorXd& hv) override;
 
-    [[nodiscard]] bool has_curvature() const { return curvature_.has_value(); }
+    [[nodiscard]] bool has_curvature() const;
     // Why there is no Hessian-vector program where one was asked for (compile_hessian_vector's
     // ModelError: an ODE solve, say); empty otherwise.
     [[nodiscard]] const std::string& curvature_error() const { return curvature_error_; }
     [[nodiscard]] int shards() const { return shards_; }
-    [[nodiscard]] int shard_size() const { return rows_.batch_rows(); }
+    [[nodiscard]] int shard_size() const { return shard_size_; }
     // This rank's shards: [first, last).
     [[nodiscard]] int first_shard() const { return first_; }
     [[nodiscard]] int last_shard() const { return last_; }
     // The weighted model over one shard.
-    [[nodiscard]] const ModelSpec& spec() const { return spec_; }
+    [[nodiscard]] const ModelSpec& spec() const;
+
+    struct Lane;  // one thread's buffers, weights and programs
 
 private:
-    // Sets shard k's rows and weights (the terms without rows only in shard 0; `padding`: the
-    // shard's first row in every place, for the correction of a short last shard) and reloads
-    // the data of `program`.
-    void load_shard(int k, bool padding, const std::function<void()>& reload);
-    // Runs `evaluate(into)` (writing `width` values) for each of this rank's shards, a short
-    // last shard corrected, gathers every shard's values from the ranks and sums them in shard
-    // order into `total`.
-    void reduce(int width, const std::function<void()>& reload,
-                const std::function<void(double*)>& evaluate, Eigen::VectorXd& total);
+    enum class Kind { Gradient, Value, Curvature };
+    struct Request;
+    static void shard_task(void* context, int part, int thread);
+    // Evaluates `request` (`width` values per shard) for each of this rank's shards, on
+    // threads, a short last shard corrected; gathers every shard's values from the ranks and
+    // sums them in shard order into `total`.
+    void reduce(Request& request, Eigen::VectorXd& total);
+    // Shard k's values into `into` on `lane`.
+    void evaluate_shard(Lane& lane, const Request& request, int k, double* into) const;
+    Lane& lane(int thread);
 
-    RowBuffers rows_;
-    double row_weight_ = 1.0;
-    double rest_weight_ = 1.0;
-    ModelSpec spec_;
-    Program gradient_;
-    Program value_;
-    std::optional<HessianVectorProgram> curvature_;
+    ModelSpec model_;
+    std::vector<MinibatchData> sources_;
+    bool curvature_wanted_ = false;
+    int threads_ = 0;
+    std::vector<std::unique_ptr<Lane>> lanes_;
     std::string curvature_error_;
     OneRank one_;
     Ranks* ranks_ = nullptr;
+    std::int64_t full_rows_ = 0;
+    int shard_size_ = 0;
     int shards_ = 0;
     int first_ = 0;
     int last_ = 0;
-    std::vector<int> batch_;  // the rows loaded
     std::vector<double> mine_, all_;
     std::vector<int> counts_;
 };
