@@ -2,7 +2,7 @@
 // writes report/README.md with its SVG plots. One function per section; each section's text
 // names the command that reproduces it. Every fit is seeded and single-threaded, so a rerun
 // writes the same bytes.
-//   ./build/report/make_report [--out DIR] [--only SECTION]
+//   ./build/report/make_report [--out DIR] [--only SECTION] [--large-data DIR]
 // --only reruns one section and replaces its part of an existing DIR/README.md (between its
 // BEGIN/END markers).
 #include <algorithm>
@@ -45,6 +45,7 @@ namespace {
 // Where a section puts its plots; the Markdown it returns refers to them by file name.
 struct Context {
     fs::path out;
+    fs::path large_data;  // --large-data DIR: the on-demand sets of ../shared/data/gen
     void save(const std::string& file, const std::string& svg) const {
         advi::report::save_atomically(out / file, svg);
         fmt::print("  wrote {}\n", (out / file).string());
@@ -657,6 +658,20 @@ std::string predictive(const Context& ctx) {
     return advi::report::predictive_section(ctx.out) + "\n" + reproduce("predictive");
 }
 
+// The same at the paper's own scale (on demand: --only predictive_large --large-data DIR).
+std::string predictive_large(const Context& ctx) {
+    if (ctx.large_data.empty())
+        throw std::runtime_error("section predictive_large needs --large-data DIR");
+    return advi::report::predictive_large_section(ctx.out, ctx.large_data) + "\n" +
+           fmt::format(
+               "Reproduce (about 20 minutes on two cores): `python3 "
+               "../shared/data/gen/generate.py --out DIR --large --only gmm`, "
+               "`sh report/minibatch/gmm_large.sh build/dsl/advi/cli/advi DIR` (its first "
+               "step writes the .npy files; its fits are the CLI's of the same), then "
+               "`./build/report/make_report --only predictive_large --large-data "
+               "DIR`.\n\n");
+}
+
 // ------------------------------------------------------------ Appendix A.6: PPCA with ARD
 
 std::string ppca_ard(const Context& ctx) {
@@ -747,17 +762,22 @@ struct SectionInfo {
     const char* id;
     const char* heading;
     std::string (*run)(const Context&);
+    // Run only by --only (large data made on demand, tens of minutes): a full run keeps the
+    // section's last text.
+    bool on_demand = false;
 };
 
 const SectionInfo kSections[] = {
-    {"gauss2d",           "Section 3.1: two-dimensional Gaussian",                   gauss2d          },
-    {"logistic",          "Section 3.1: logistic regression",                        logistic         },
-    {"stochvol",          "Section 3.1: stochastic volatility",                      stochvol         },
-    {"gradient_variance", "Section 3.2: variance of the gradient estimators",        gradient_variance},
-    {"gamma",             "Section 3.3: transformations, KL(q||p) for three Gammas", gamma_kl         },
-    {"predictive",        "Section 4: held-out predictive accuracy against time",    predictive       },
-    {"ppca_ard",          "Appendix A.6: PPCA with ARD recovers the rank",           ppca_ard         },
-    {"nmf",               "Appendix A.3, A.4: non-negative matrix factorisations",   nmf              },
+    {"gauss2d",           "Section 3.1: two-dimensional Gaussian",                        gauss2d          },
+    {"logistic",          "Section 3.1: logistic regression",                             logistic         },
+    {"stochvol",          "Section 3.1: stochastic volatility",                           stochvol         },
+    {"gradient_variance", "Section 3.2: variance of the gradient estimators",             gradient_variance},
+    {"gamma",             "Section 3.3: transformations, KL(q||p) for three Gammas",      gamma_kl         },
+    {"predictive",        "Section 4: held-out predictive accuracy against time",         predictive       },
+    {"predictive_large",  "Section 4 at the paper's scale: 240,000 x 576 in minibatches",
+     predictive_large,                                                                                       true},
+    {"ppca_ard",                   "Appendix A.6: PPCA with ARD recovers the rank",                                                                        ppca_ard                       },
+    {"nmf",                   "Appendix A.3, A.4: non-negative matrix factorisations",                                                                             nmf},
 };
 
 const char* kHeader = R"(# The paper's results, reproduced
@@ -808,7 +828,8 @@ std::string read_file(const fs::path& p) {
 int usage(const char* argv0) {
     std::string ids;
     for (const auto& s : kSections) ids += fmt::format(" {}", s.id);
-    fmt::print(stderr, "usage: {} [--out DIR] [--only SECTION]\nsections:{}\n", argv0, ids);
+    fmt::print(stderr, "usage: {} [--out DIR] [--only SECTION] [--large-data DIR]\nsections:{}\n",
+               argv0, ids);
     return 2;
 }
 
@@ -817,25 +838,37 @@ int usage(const char* argv0) {
 int main(int argc, char** argv) {
     fs::path out = fs::path(ADVI_SOURCE_DIR) / "report";
     std::string only;
+    fs::path large_data;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--out" && i + 1 < argc) {
             out = argv[++i];
         } else if (a == "--only" && i + 1 < argc) {
             only = argv[++i];
+        } else if (a == "--large-data" && i + 1 < argc) {
+            large_data = argv[++i];
         } else {
             return usage(argv[0]);
         }
     }
-    const Context ctx{out};
+    const Context ctx{out, large_data};
     const auto start = std::chrono::steady_clock::now();
     try {
         if (only.empty()) {
             std::string md = kHeader;
-            for (const auto& s : kSections) md += "\n" + run_section(s, ctx);
-            // The references table (issue 19) is written by compare_fits, not here: keep it.
             const fs::path readme = out / "README.md";
             const std::string old = fs::exists(readme) ? read_file(readme) : "";
+            for (const auto& s : kSections) {
+                if (!s.on_demand) {
+                    md += "\n" + run_section(s, ctx);
+                    continue;
+                }
+                const auto b = old.find(begin_marker(s.id));
+                const auto e = old.find(end_marker(s.id));
+                if (b != std::string::npos && e != std::string::npos && b < e)
+                    md += "\n" + old.substr(b, e + end_marker(s.id).size() - b);
+            }
+            // The references table (issue 19) is written by compare_fits, not here: keep it.
             const auto b = old.find(begin_marker("references"));
             const auto e = old.find(end_marker("references"));
             if (b != std::string::npos && e != std::string::npos && b < e)
@@ -854,6 +887,17 @@ int main(int argc, char** argv) {
             std::string md = fs::exists(readme) ? read_file(readme) : "";
             const auto b = md.find(begin_marker(only));
             const auto e = md.find(end_marker(only));
+            if ((b == std::string::npos || e == std::string::npos) && it->on_demand &&
+                it != std::begin(kSections)) {
+                // first run of an on-demand section: after the section before it
+                const std::string before = end_marker(std::prev(it)->id);
+                const auto at = md.find(before);
+                if (at != std::string::npos) {
+                    md.insert(at + before.size(), "\n" + part);
+                    advi::report::save_atomically(readme, md);
+                    return 0;
+                }
+            }
             if (b == std::string::npos || e == std::string::npos || e < b) {
                 fmt::print(stderr,
                            "make_report: {} has no section `{}` to replace (run without --only "

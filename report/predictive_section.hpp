@@ -13,4 +13,13 @@ namespace advi::report {
 // section's Markdown.
 [[nodiscard]] std::string predictive_section(const std::filesystem::path& out);
 
+// The paper's mixture at its own scale (section 4.3, issue 23): K = 30 on gmm_large's first
+// 240,000 x 576 rows (`data`/gmm.y.npy, memory-mapped) in minibatches of B = 100, 500 and 1000,
+// the held-out density of its last 10,000 rows (`data`/gmm_test.y_test.npy) against wall time,
+// and at the simulation's true parameters (`data`/gmm_large.truth.json). The files are made by
+// ../shared/data/gen/generate.py --large --only gmm and report/minibatch/gmm_large.sh's
+// conversion. Saves predictive_gmm_large.svg into `out`; returns the Markdown.
+[[nodiscard]] std::string predictive_large_section(const std::filesystem::path& out,
+                                                   const std::filesystem::path& data);
+
 }  // namespace advi::report
