@@ -127,6 +127,26 @@ Eigen::VectorXd theta_of(const ModelSpec& spec,
     return theta;
 }
 
+// The mixture's average held-out log density at the simulation's true parameters (as many
+// components as the truth has), for the sections' dashed line.
+double gmm_truth_lpd(const DataTable& truth, const Eigen::MatrixXd& y_test, double alpha0) {
+    const auto K = static_cast<int>(truth.at("theta").as_vector().size());
+    Model fitted, held_out;  // the fitted model only lays out theta: a few rows will do
+    const Eigen::MatrixXd rows = y_test.topRows(std::min<Eigen::Index>(10, y_test.rows()));
+    examples::build_gmm(fitted, rows, K, alpha0);
+    const Expr log_lik = examples::build_gmm(held_out, y_test, K, alpha0);
+    const ModelSpec spec = fitted.spec(), held = held_out.spec();
+    HeldOutLikelihood at_truth(spec, held, log_lik.id());
+    return at_truth
+        .at(theta_of(spec,
+                     {
+                         {"theta", truth.at("theta").as_vector()           },
+                         {"mu",    truth.at("mu").as_matrix().reshaped()   },
+                         {"sigma", truth.at("sigma").as_matrix().reshaped()}
+    }))
+        .mean();
+}
+
 std::string linreg_ard(const fs::path& out) {
     const fs::path dir = examples::sim_dir("linreg_ard");
     const DataTable data = read_data(dir / "medium.data.json");
@@ -200,16 +220,7 @@ std::string gmm(const fs::path& out) {
     examples::build_gmm(full, y, K, alpha0);
     const Expr log_lik = examples::build_gmm(held_out, y_test, K, alpha0);
     const ModelSpec full_spec = full.spec(), held = held_out.spec();
-    HeldOutLikelihood at_truth(full_spec, held, log_lik.id());
-    const double truth_lpd =
-        at_truth
-            .at(theta_of(full_spec,
-                         {
-                             {"theta", truth.at("theta").as_vector()           },
-                             {"mu",    truth.at("mu").as_matrix().reshaped()   },
-                             {"sigma", truth.at("sigma").as_matrix().reshaped()}
-    }))
-            .mean();
+    const double truth_lpd = gmm_truth_lpd(truth, y_test, alpha0);
     const int restarts = 1, every = 50;
     std::vector<Curve> curves;
     for (int B : {100, 500, 0}) {
@@ -356,23 +367,8 @@ std::string predictive_large_section(const fs::path& out, const fs::path& data) 
     const auto N = static_cast<Eigen::Index>(y.dims[0]), D = static_cast<Eigen::Index>(y.dims[1]);
     const int K = sizes.at("K").as_int();
     const double alpha0 = sizes.at("alpha0").as_real();
-    // The held-out density at the truth (K = 10 components), and the fitted model's (K = 30).
-    Model truth_model, truth_held;
-    const Eigen::MatrixXd first_rows = y_test.topRows(10);
-    examples::build_gmm(truth_model, first_rows, truth.at("theta").as_vector().size(), alpha0);
-    const Expr truth_lik =
-        examples::build_gmm(truth_held, y_test, truth.at("theta").as_vector().size(), alpha0);
-    const ModelSpec truth_spec = truth_model.spec(), truth_held_spec = truth_held.spec();
-    HeldOutLikelihood at_truth(truth_spec, truth_held_spec, truth_lik.id());
-    const double truth_lpd =
-        at_truth
-            .at(theta_of(truth_spec,
-                         {
-                             {"theta", truth.at("theta").as_vector()           },
-                             {"mu",    truth.at("mu").as_matrix().reshaped()   },
-                             {"sigma", truth.at("sigma").as_matrix().reshaped()}
-    }))
-            .mean();
+    // The held-out density at the truth (its own 10 components; the fitted model has K = 30).
+    const double truth_lpd = gmm_truth_lpd(truth, y_test, alpha0);
     Model held_out;
     const Expr log_lik = examples::build_gmm(held_out, y_test, K, alpha0);
     const ModelSpec held = held_out.spec();

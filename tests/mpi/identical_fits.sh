@@ -2,7 +2,8 @@
 # `mpirun -n P advi fit --rows N` gives the same fit for P = 1, 2, 4, bit for bit: the CSV's
 # body (every draw and the mean row) and the verdict line; the header differs only in its
 # `ranks = P` line, the times and the output file's name. Run by ctest in an MPI build
-# (-DADVI_MPI=ON) and by .ci/run's MPI step:
+# (-DADVI_MPI=ON) and by .ci/run's MPI step; then what does not run over ranks (another
+# command, a fit without --rows, --minibatch) refused with its reason:
 #   sh tests/mpi/identical_fits.sh path/to/advi [work dir]
 # The data: 20,000 rows (five shards of 4096, the last short), a regression and a logistic
 # regression on the same x, an int row variable among the reals.
@@ -54,5 +55,25 @@ for P in 2 4; do
     fi
   done
 done
+# What does not run over ranks is refused by name, and leaves no output.
+refused() {  # expected message, then the command's arguments
+  want=$1; shift
+  if mpirun $ROOT --oversubscribe -n 2 "$ADVI" "$@" > "$WORK/refused.out" 2> "$WORK/refused.err"; then
+    echo "identical_fits: \`advi $*\` on 2 ranks was not refused" >&2; exit 1
+  fi
+  if ! grep -q -e "$want" "$WORK/refused.err"; then
+    echo "identical_fits: \`advi $*\` on 2 ranks did not say: $want" >&2
+    head -3 "$WORK/refused.err" >&2; exit 1
+  fi
+  if [ -e "$WORK/refused.csv" ]; then
+    echo "identical_fits: \`advi $*\` on 2 ranks left an output" >&2; exit 1
+  fi
+}
+refused "only \`advi fit --rows N\` runs over MPI ranks" optimize "$WORK/rows.stan" \
+  --data "$WORK/rows.json" --output "$WORK/refused.csv"
+refused "needs --rows N" fit "$WORK/rows.stan" --data "$WORK/rows.json" -q \
+  --output "$WORK/refused.csv"
+refused "--minibatch runs as one process" fit "$WORK/rows.stan" --data "$WORK/rows.json" -q \
+  --rows N --minibatch 100 --output "$WORK/refused.csv"
 rows=$(wc -l < "$WORK/body_1.csv")
 echo "identical_fits: P = 1, 2, 4 gave the same $rows CSV lines, bit for bit ($(cat "$WORK/verdict_1.txt"))"
