@@ -149,6 +149,24 @@ TEST_CASE("row shards: refusals name the reason", "[advi][row_shards]") {
                        nullptr, false),
         Contains("the model is written over 100 rows") &&
             Contains("shards of 5000 rows have 4096"));
+    // the C++ API's own misuses
+    Options no_rows;
+    no_rows.row_shards = true;
+    CHECK_THROWS_WITH(fit(wrong.spec(), no_rows),
+                      Contains("row shards: no row variable's full data (Options::minibatch)"));
+    Options dadvi;
+    dadvi.row_shards = true;
+    dadvi.minibatch = {MinibatchData("x", d.x), MinibatchData("y", d.y)};
+    CHECK_THROWS_WITH(fit_dadvi(wrong.spec(), dadvi, {}),
+                      Contains("DADVI over row shards is not supported"));
+    const Eigen::VectorXd x4 = d.x.head(4096), y4 = d.y.head(4096);
+    Model shard;
+    regression(shard, x4, y4);
+    RowShardTarget flat(shard.spec(), {MinibatchData("x", d.x), MinibatchData("y", d.y)}, 1, 1,
+                        nullptr, false);
+    Eigen::VectorXd z = Eigen::VectorXd::Zero(3), g(3), hv(3);
+    CHECK_THROWS_WITH(flat.hessian_vector(z, z, g, hv),
+                      Contains("row shards: the target was made without its curvature program"));
     // a term coupling rows: the log of the rows' sum
     const Eigen::VectorXd y = d.y.head(4096).array().abs();
     Model coupled;
