@@ -4,6 +4,8 @@
 # same program and data; prints per fit the iterations, the wall time and the largest
 # |mean - full mean| in full-data posterior sds, and the sds' largest relative error.
 #   sh report/minibatch/compare_draws.sh ADVI [N] [B] [SEEDS]
+#   EXTRA="--control-variates" sh report/minibatch/compare_draws.sh ...   (more fit options)
+#   SCHEMES=independent sh report/minibatch/compare_draws.sh ...          (one scheme only)
 # Needs Debian's python3 with python3-numpy for the data.
 set -eu
 ADVI=$1; N=${2:-4000}; B=${3:-100}; SEEDS=${4:-10}
@@ -29,11 +31,11 @@ stats() {  # mean and sd of alpha, beta, sigma over the draws (the mean row left
 "$ADVI" fit "$DIR/lr.stan" --data "$DIR/d.json" --output "$DIR/full.csv" --seed 1 -q >/dev/null
 FULL=$(stats "$DIR/full.csv")
 echo "scheme seed iterations seconds max_mean_err_sds max_sd_rel_err verdict"
-for scheme in independent epochs; do
+for scheme in ${SCHEMES:-independent epochs}; do
   for seed in $(seq 1 "$SEEDS"); do
     start=$(date +%s.%N)
     "$ADVI" fit "$DIR/lr.stan" --data "$DIR/d.json" --output "$DIR/mb.csv" --seed "$seed" -q \
-      --minibatch "$B" --rows N --minibatch-draw "$scheme" >"$DIR/out.txt"
+      --minibatch "$B" --rows N --minibatch-draw "$scheme" ${EXTRA:-} >"$DIR/out.txt"
     end=$(date +%s.%N)
     it=$(grep -m1 '^ADVI' "$DIR/out.txt" | sed 's/.*fit: \([0-9]*\) iterations.*/\1/')
     verdict=$(grep -m1 '^Verdict' "$DIR/out.txt" | cut -d: -f2 | cut -c2-13)

@@ -9,6 +9,7 @@
 #   sh report/minibatch/gmm_large.sh ADVI DIR [B ...]     (DIR holds gmm_large.csv)
 #   ETA=0.1 sh report/minibatch/gmm_large.sh ...          (a fixed step size, no search: the
 #                                                          search's eta = 1 is often a trap here)
+#   EXTRA=--control-variates sh report/minibatch/gmm_large.sh ...   (more fit options)
 # Needs Debian's python3 with python3-numpy and python3-pandas (the CSV is read once).
 set -eu
 ADVI=$1; DIR=$2; shift 2
@@ -46,7 +47,7 @@ echo "B wall peak_MB iterations held_out_lpd verdict"
 for B in $BATCHES; do
   /usr/bin/time -f "%e %M" -o time_b$B.txt "$ADVI" fit "$HERE/gmm_minibatch.stan" \
     --data gmm.sizes.json --data gmm.y.npy --minibatch "$B" --rows N --output gmm_b$B.csv \
-    --seed 1 -q ${ETA:+--eta "$ETA"} >gmm_b$B.out
+    --seed 1 -q ${ETA:+--eta "$ETA"} ${EXTRA:-} >gmm_b$B.out
   awk '/^#/ {print; next} {n++; if (n <= 101) print}' gmm_b$B.csv >gmm_b${B}_100.csv
   "$ADVI" generate-quantities "$HERE/gmm_heldout.stan" --data gmm.sizes.json \
     --data gmm_test.y_test.npy --fitted gmm_b${B}_100.csv --output heldout_b$B.csv -q >/dev/null

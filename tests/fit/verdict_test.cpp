@@ -64,6 +64,29 @@ std::string trailer_text(const CsvOutput& out) {
     return s;
 }
 
+// A fit by hand of x ~ N(p_mean, 1) with q = N(0, w^2): S draws of q with both densities exact.
+Fit normal_against_q(const Model& m, double p_mean, double w, int S, std::uint64_t seed) {
+    Rng rng(seed);
+    Eigen::MatrixXd zeta(S, 1);
+    DrawDensities dens;
+    dens.log_p.resize(S);
+    dens.log_g.resize(S);
+    const double log_2pi = std::log(2 * std::numbers::pi);
+    for (int i = 0; i < S; ++i) {
+        const double x = w * rng.normal();
+        zeta(i, 0) = x;
+        dens.log_p[i] = -0.5 * (x - p_mean) * (x - p_mean) - 0.5 * log_2pi;
+        dens.log_g[i] = -0.5 * (x / w) * (x / w) - 0.5 * log_2pi - std::log(w);
+    }
+    AdviResult r;
+    r.converged = true;
+    r.stop_reason = "made by hand";
+    r.q = Approximation::mean_field(Eigen::VectorXd::Zero(1),
+                                    Eigen::VectorXd::Constant(1, std::log(w)));
+    r.draws = zeta;
+    return Fit(m.spec(), r, zeta, Eigen::VectorXd::Zero(1), dens);
+}
+
 }  // namespace
 
 TEST_CASE("verdict: full-rank on a Gaussian target is reliable, with a small k-hat",
@@ -246,25 +269,8 @@ TEST_CASE("psis_resample: draws of a q that is off, resampled, have the posterio
     Model m;
     (void)m.param("x", normal(1.0, 1.0));
     const int S = 4000;
-    Rng rng(17);
-    Eigen::MatrixXd zeta(S, 1);
-    DrawDensities dens;
-    dens.log_p.resize(S);
-    dens.log_g.resize(S);
+    const Fit q = normal_against_q(m, 1.0, 1.5, S, 17);
     const double log_2pi = std::log(2 * std::numbers::pi);
-    for (int i = 0; i < S; ++i) {
-        const double x = 1.5 * rng.normal();
-        zeta(i, 0) = x;
-        dens.log_p[i] = -0.5 * (x - 1) * (x - 1) - 0.5 * log_2pi;
-        dens.log_g[i] = -0.5 * (x / 1.5) * (x / 1.5) - 0.5 * log_2pi - std::log(1.5);
-    }
-    AdviResult r;
-    r.converged = true;
-    r.stop_reason = "made by hand";
-    r.q = Approximation::mean_field(Eigen::VectorXd::Zero(1),
-                                    Eigen::VectorXd::Constant(1, std::log(1.5)));
-    r.draws = zeta;
-    const Fit q(m.spec(), r, zeta, Eigen::VectorXd::Zero(1), dens);
     REQUIRE(q.verdict().psis.k_hat < q.verdict().psis.k_threshold);
     // A light tail, yet q is centred 1 sd off: the importance-weighted mean says so (the shift
     // measured against it errs by about 1 / sqrt(ESS)), and the verdict with it.
@@ -302,6 +308,35 @@ TEST_CASE("psis_resample: draws of a q that is off, resampled, have the posterio
         Contains(fmt::format("draws = psis_resampled ({} distinct of {})", v.distinct_draws, S)));
     // The same seed, the same draws.
     CHECK(psis_resample(q, 5).theta_draws() == resampled.theta_draws());
+}
+
+TEST_CASE("verdict: q wider than the posterior is not reliable, though its k-hat is small",
+          "[fit][verdict]") {
+    // p = N(0, 1) against q = N(0, w^2): for w > 1 the weights are bounded (a small k-hat) and
+    // the means agree, so only the importance-weighted sd shows that q is w times too wide.
+    const auto assess_width = [](double w) {
+        Model m;
+        (void)m.param("x", normal(0.0, 1.0));
+        return normal_against_q(m, 0.0, w, 4000, 29).verdict();
+    };
+    const Verdict wide = assess_width(2.0);
+    INFO(wide.headline());
+    REQUIRE(wide.psis.k_hat < wide.psis.k_threshold);
+    CHECK(wide.mean_shift < wide.mean_shift_allowed);
+    // the weighted sd errs by about 1 / sqrt(2 ESS) of itself
+    CHECK(wide.sd_excess == Approx(2.0).margin(8.0 / std::sqrt(2.0 * wide.psis.ess)));
+    CHECK(wide.sd_excess_allowed == Approx(kSdExcess + 2.0 * std::sqrt(2.0 / wide.psis.ess)));
+    CHECK_FALSE(wide.reliable());
+    CHECK_THAT(wide.headline(), Contains("q's sd of `x` is ") &&
+                                    Contains("times its importance-weighted value") &&
+                                    Contains("q is wider than the posterior"));
+    CHECK_THAT(fmt::format("{}", fmt::join(wide.trailer_lines(), "\n")),
+               Contains("sd_excess = ") && Contains("sd_excess_of = x"));
+    // 10% wider: within what the verdict allows
+    const Verdict close = assess_width(1.1);
+    INFO(close.headline());
+    CHECK(close.sd_excess == Approx(1.1).margin(0.1));
+    CHECK(close.reliable());
 }
 
 TEST_CASE("psis_resample: mean-field's too narrow sds, resampled, come closer to the posterior's",

@@ -342,6 +342,9 @@ Command add_fit_command(CLI::App& parent) {
                     "epochs (random reshuffling: the rows in a random order, B at a time)")
         ->check(CLI::IsMember({"independent", "epochs"}))
         ->capture_default_str();
+    app->add_flag("--control-variates", args->options.control_variates,
+                  "--minibatch: each gradient's batch noise reduced by an anchor point's "
+                  "full-data gradient (a pass over the data whenever q has moved off the anchor)");
     app->add_option("--output", args->output, "CSV file to write")->capture_default_str();
     add_sig_figs_option(*app, args->sig_figs);
     app->add_option("--diagnostic-file", args->diagnostic_file,
@@ -363,6 +366,8 @@ Command add_fit_command(CLI::App& parent) {
             throw CLI::ValidationError("--rows", "is not supported with --algorithm dadvi");
         if (args->minibatch_draw != "independent" && args->minibatch == 0)
             throw CLI::ValidationError("--minibatch-draw", "needs --minibatch");
+        if (args->options.control_variates && args->minibatch == 0)
+            throw CLI::ValidationError("--control-variates", "needs --minibatch");
         if (args->minibatch > 0 && args->algorithm == "dadvi")
             throw CLI::ValidationError("--minibatch",
                                        "is not supported with --algorithm dadvi (its fixed draws "

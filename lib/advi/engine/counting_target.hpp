@@ -32,6 +32,7 @@ public:
     }
     void next_minibatch() override { inner_.next_minibatch(); }
     void use_evaluation_batch() override { inner_.use_evaluation_batch(); }
+    void offer_anchor(const Approximation& q) override { inner_.offer_anchor(q); }
 
     long gradient_evaluations() const { return gradient_evaluations_; }
     long value_evaluations() const { return value_evaluations_; }

@@ -88,6 +88,8 @@ double Estimator::elbo(const Approximation& q) {
 }
 
 ElboGradient Estimator::gradient(const Approximation& q) {
+    if (minibatch_)
+        target_.offer_anchor(q);  // control variates: the target may move its anchor to q
     if (minibatch_ && grad_samples_ > 1 && !rqmc_) {
         // A batch for each draw: more draws then average out the batches' noise too, which
         // dominates a minibatch gradient's (one batch for all draws would leave it as it is

@@ -80,6 +80,11 @@ void validate_options(const Options& opts, int dim) {
                         "quasi-Monte Carlo point is one Monte Carlo draw",
                         opts.grad_samples));
     }
+    if (opts.control_variates && !subsamples(opts)) {
+        throw FitError(
+            "option `control_variates` is for minibatch gradients: it needs `minibatch` (and "
+            "not `row_shards`, whose gradients are the full data's already)");
+    }
     if (opts.start == StartFrom::Pathfinder && subsamples(opts)) {
         throw FitError(
             "option `start` = pathfinder needs the full data: its L-BFGS path on a minibatch's "

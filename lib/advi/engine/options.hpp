@@ -121,6 +121,10 @@ struct Options {  // field order matters: users write {.family = ..., .seed = 1}
     // scaled by N / B. Empty: the model's data as bound.
     std::vector<MinibatchData> minibatch{};
     MinibatchDraw minibatch_draw = MinibatchDraw::Independent;
+    // Control variates for the minibatch gradients (minibatch.hpp: an anchor point with its
+    // full-data gradient, moved to q's mean as q moves off it): each gradient's batch noise
+    // shrinks with q's distance from the anchor instead of staying that of the rows' spread.
+    bool control_variates = false;
     // The full data in shards instead (fit/row_shards.hpp): the model is written over one
     // shard of shard_rows(N) rows, `minibatch` holds the row variables' full data, and every
     // evaluation sums all the shards, in shard order. With `ranks` (outliving the fit; nullptr:

@@ -13,6 +13,8 @@
 
 namespace advi {
 
+class Approximation;
+
 // The engine knows nothing about graphs or transforms: a compiled model, or a hand-written
 // density in a test, is just a dimension and a log density with gradient.
 class Target {
@@ -42,6 +44,12 @@ public:
     // A full-data target ignores both.
     virtual void next_minibatch() {}
     virtual void use_evaluation_batch() {}
+    // Control variates for minibatch gradients (Options::control_variates; after SVRG, Johnson
+    // and Zhang 2013): such a target's gradient at zeta is g_batch(zeta) - g_batch(a) +
+    // g_full(a), as unbiased as g_batch(zeta), with the batch's noise shrinking as zeta nears
+    // the anchor a. The estimator offers q before each gradient; the target moves its anchor
+    // to q's mean when it judges the old one stale (a full-data pass). Others ignore it.
+    virtual void offer_anchor(const Approximation& /*q*/) {}
 };
 
 // A target that also gives curvature: the Hessian of the same log density (the Jacobian

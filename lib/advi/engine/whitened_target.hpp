@@ -30,6 +30,7 @@ public:
     void log_densities(const Eigen::MatrixXd& us, Eigen::VectorXd& out) override;
     void next_minibatch() override { inner_.next_minibatch(); }
     void use_evaluation_batch() override { inner_.use_evaluation_batch(); }
+    void offer_anchor(const Approximation& q) override { inner_.offer_anchor(to_original(q)); }
 
     bool full_rank() const { return full_rank_; }
     const Eigen::VectorXd& shift() const { return m_; }

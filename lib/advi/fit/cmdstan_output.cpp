@@ -126,6 +126,7 @@ std::vector<std::string> cmdstan_settings(const Options& o, const CsvRunInfo& ru
         h.push_back(fmt::format("    minibatch_draw = {}", o.minibatch_draw == MinibatchDraw::Epochs
                                                                ? "epochs"
                                                                : "independent"));
+        h.push_back(fmt::format("    control_variates = {}", o.control_variates ? 1 : 0));
     }
     h.push_back("id = 1 (Default)");
     h.push_back("data");

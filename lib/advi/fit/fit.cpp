@@ -276,6 +276,7 @@ public:
     }
     void next_minibatch() override { inner_.next_minibatch(); }
     void use_evaluation_batch() override { inner_.use_evaluation_batch(); }
+    void offer_anchor(const Approximation& q) override { inner_.offer_anchor(q); }
     const Eigen::VectorXd& last_nonfinite() const { return last_nonfinite_; }
 
 private:
@@ -410,17 +411,23 @@ Fit fit(const ModelSpec& m, const Options& given) {
     if (!options.minibatch.empty()) {
         MinibatchTarget target(m, options.minibatch, options.seed, options.threads,
                                options.minibatch_draw, options.elbo_samples);
+        target.set_control_variates(options.control_variates);
         AdviResult result = run_explained(target.spec(), target, options);
+        if (options.control_variates) {
+            result.stop_reason += fmt::format(
+                "; control variates: {} full-data pass(es) for the anchor", target.anchor_passes());
+        }
         // The output draws' log densities (log_p__, and the verdict's k-hat from them) over the
-        // full data where a pass over it for every draw is affordable; else one batch's, scaled
-        // to the full data, and the fit says so.
+        // full data where a pass over it for every draw is affordable; else the ELBO's
+        // evaluation set's, scaled to the full data, and the fit says so where that set is not
+        // every row.
         double values = 0.0;
         for (const MinibatchData& d : options.minibatch)
             values += static_cast<double>(d.rows) * static_cast<double>(d.cols);
         values *= static_cast<double>(result.draws.rows());
         if (values <= kFullDataPassBudget) {
             target.use_full_data();
-        } else {
+        } else if (target.evaluation_rows() < static_cast<std::size_t>(target.full_rows())) {
             result.doubts.push_back(fmt::format(
                 "log_p__ and the Pareto k-hat come from {} of the {} rows (the ELBO's evaluation "
                 "set) scaled to all, not from the full data (a pass over all rows for each of "

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include <fmt/format.h>
 
 #include <advi/base/error.hpp>
 #include <advi/compile/pipeline.hpp>
+#include <advi/engine/approximation.hpp>
 
 namespace advi {
 
@@ -86,13 +88,16 @@ void MinibatchTarget::draw_next(std::vector<int>& rows) {
 }
 
 void MinibatchTarget::load(const std::vector<int>& rows) {
+    batch_at_anchor_ = false;
     rows_.load(rows);
 }
 
 void MinibatchTarget::log_densities(const Eigen::MatrixXd& zetas, Eigen::VectorXd& out) {
     if (full_data_) {
         rows_pass(all_rows_, zetas, out);
-    } else if (evaluation_set_.size() > evaluation_.size()) {
+        return;
+    }
+    if (evaluation_set_.size() > evaluation_.size()) {
         rows_pass(evaluation_set_, zetas, out);
     } else {
         use_evaluation_batch();
@@ -101,46 +106,115 @@ void MinibatchTarget::log_densities(const Eigen::MatrixXd& zetas, Eigen::VectorX
 }
 
 void MinibatchTarget::rows_pass(const std::vector<int>& set, const Eigen::MatrixXd& zetas,
-                                Eigen::VectorXd& out) {
+                                Eigen::VectorXd& out, Eigen::MatrixXd* grads) {
     // lp(rows, s) = c + s * (sum over rows of f): c at s = 0, then each batch's sum at s = 1,
     // the total scaled by N / |set|. The set in batches of B in order; the last, of r < B rows,
     // padded with B - r copies of the set's first row, whose share (B - r) / B of a batch of B
-    // such copies is taken off again.
+    // such copies is taken off again. The gradients (the program computes them anyway) add up
+    // the same way.
     const Eigen::Index n = zetas.cols();
     Eigen::VectorXd grad(dim()), c(n), sums = Eigen::VectorXd::Zero(n), lp(n);
+    Eigen::MatrixXd gc, gsums, g;
+    if (grads != nullptr) {
+        gc.resize(dim(), n);
+        g.resize(dim(), n);
+        gsums = Eigen::MatrixXd::Zero(dim(), n);
+    }
     const auto B = static_cast<std::size_t>(batch_rows_);
-    const auto evaluate = [&](const std::vector<int>& rows, Eigen::VectorXd& into) {
+    const auto evaluate = [&](const std::vector<int>& rows, Eigen::VectorXd& into,
+                              Eigen::MatrixXd& into_grads) {
         load(rows);
         program_.reload_data();
-        for (Eigen::Index j = 0; j < n; ++j) into[j] = program_.run(zetas.col(j), grad);
+        for (Eigen::Index j = 0; j < n; ++j) {
+            into[j] = program_.run(zetas.col(j), grad);
+            if (grads != nullptr)
+                into_grads.col(j) = grad;
+        }
     };
     std::vector<int> rows(B, set.front());
     scale_ = 0.0;
-    evaluate(rows, c);
+    evaluate(rows, c, gc);
     scale_ = 1.0;
     std::size_t r = B;
     for (std::size_t first = 0; first < set.size(); first += B) {
         r = std::min(B, set.size() - first);
         for (std::size_t b = 0; b < B; ++b) rows[b] = b < r ? set[first + b] : set.front();
-        evaluate(rows, lp);
+        evaluate(rows, lp, g);
         sums += lp - c;
+        if (grads != nullptr)
+            gsums += g - gc;
     }
     if (r < B) {
         std::fill(rows.begin(), rows.end(), set.front());
-        evaluate(rows, lp);
-        sums -= static_cast<double>(B - r) / static_cast<double>(B) * (lp - c);
+        evaluate(rows, lp, g);
+        const double share = static_cast<double>(B - r) / static_cast<double>(B);
+        sums -= share * (lp - c);
+        if (grads != nullptr)
+            gsums -= share * (g - gc);
     }
     const double to_full = static_cast<double>(full_rows_) / static_cast<double>(set.size());
     out.resize(n);
     for (Eigen::Index j = 0; j < n; ++j)
         out[j] = std::isfinite(c[j]) ? c[j] + to_full * sums[j] : c[j];
+    if (grads != nullptr)
+        *grads = gc + to_full * gsums;
     scale_ = static_cast<double>(full_rows_) / static_cast<double>(batch_rows_);
     load(evaluation_);
     program_.reload_data();
     evaluation_loaded_ = true;
 }
 
+double MinibatchTarget::log_density_gradient(const Eigen::VectorXd& zeta, Eigen::VectorXd& grad) {
+    const double lp = program_.run(zeta, grad);
+    if (!anchored_ || evaluation_loaded_)
+        return lp;
+    if (!batch_at_anchor_) {
+        // Once per batch (the draws of a gradient that share the batch share it): d = g(a) -
+        // G(a), whose mean over the batches is 0.
+        batch_anchor_grad_.resize(dim());
+        program_.run(anchor_, batch_anchor_grad_);
+        batch_anchor_grad_ -= anchor_grad_;
+        batch_at_anchor_ = true;
+    }
+    grad -= batch_anchor_grad_;
+    return lp;
+}
+
+void MinibatchTarget::offer_anchor(const Approximation& q) {
+    const long epoch = (full_rows_ + batch_rows_ - 1) / batch_rows_;
+    if (!control_variates_ || (anchor_passes_ > 0 && batches_since_anchor_ < epoch))
+        return;
+    batches_since_anchor_ = 0;
+    ++anchor_passes_;
+    Eigen::VectorXd lp;
+    Eigen::MatrixXd grads;
+    const Eigen::MatrixXd at = q.mu();
+    const double ok = evaluate_or_nan([&] {
+        rows_pass(all_rows_, at, lp, &grads);
+        return lp[0];
+    });
+    if (!std::isfinite(ok) || !grads.allFinite())
+        return;  // the full data's density fails at q's mean: the anchor stays (or none yet)
+    // A mean far below the anchor in log density is an iterate's excursion (a step size too
+    // large for a while: the Auto rule's first phase at a large eta), not where q is going: an
+    // anchor there made every gradient's noise that of the excursion's batches, the step
+    // sizes' squared-gradient averages grew by orders of magnitude and q stood still for
+    // thousands of iterations. Such a move waits, unless q has stayed there for kAnchorWaits
+    // epochs (q has moved on for good).
+    if (anchored_ && ok < anchor_lp_ - std::max(10.0, static_cast<double>(dim())) &&
+        ++anchor_waits_ <= kAnchorWaits) {
+        return;
+    }
+    anchor_waits_ = 0;
+    anchored_ = true;
+    batch_at_anchor_ = false;
+    anchor_ = q.mu();
+    anchor_grad_ = grads.col(0);
+    anchor_lp_ = ok;
+}
+
 void MinibatchTarget::next_minibatch() {
+    ++batches_since_anchor_;
     draw_next(batch_);
     load(batch_);
     program_.reload_data();

@@ -8,6 +8,12 @@
 // (halves of rows swapped) satisfies lp(ab) - lp(cb) - lp(ad) + lp(cd) = 0, which holds for
 // every sum of per-row terms (the terms that read no rows cancel) and fails where rows
 // interact.
+//
+// Control variates (Options::control_variates; SVRG, Johnson and Zhang 2013; for stochastic
+// gradients of a posterior, Baker et al. 2019): each gradient's batch noise is cancelled by the
+// same batch's noise at an anchor point a, whose full-data gradient G(a) is known from a pass
+// over all rows: g(zeta) - g(a) + G(a) has the mean of g(zeta), and its noise is that of the
+// rows' gradients' differences between zeta and a, which vanishes as q concentrates near a.
 #pragma once
 
 #include <cstdint>
@@ -32,9 +38,15 @@ namespace advi {
 inline constexpr double kFullDataPassBudget = 2e8;
 // The data values (rows x columns) that one ELBO estimate reads at most over its draws: the
 // evaluation set is all N rows up to it. The ELBO selects among q's iterate averages, so an
-// evaluation batch of B rows biases q towards that batch's posterior by about sqrt(N / B) of the
-// full posterior's sds (measured: sigma 3 sds off with B = 100 of N = 4000).
-inline constexpr double kEvaluationValues = 2e7;
+// evaluation set of E rows biases q towards that set's posterior by about sqrt(N / E - 1) of
+// the full posterior's sds (measured: sigma 3 sds off with E = B = 100 of N = 4000; at N =
+// 200,000, B = 1000, two values a row, the budget's former 2e7 made E = N / 2 and the means of
+// ten fits 1.05 posterior sds off on average, their sds 127%; at 5e7, E = N: 0.31 and 89%, and
+// with control variates 0.17 and 45% against 0.11 and 19%).
+inline constexpr double kEvaluationValues = 5e7;
+// Control variates: a move of the anchor to a point whose full-data log density is below the
+// anchor's by more than max(10, dimension) nats waits at most this many epochs.
+inline constexpr int kAnchorWaits = 4;
 
 class MinibatchTarget final : public Target {
 public:
@@ -48,10 +60,24 @@ public:
     MinibatchTarget& operator=(const MinibatchTarget&) = delete;
 
     int dim() const override { return program_.dim(); }
-    double log_density_gradient(const Eigen::VectorXd& zeta, Eigen::VectorXd& grad) override {
-        return program_.run(zeta, grad);
-    }
+    // The batch's log density and gradient; on a gradient's batch with an anchor a (control
+    // variates) the gradient is g(zeta) - (g(a) - G(a)), the batch's at zeta and a and the full
+    // data's at a (G(a) from a pass in batches, g(a) once per batch). (A share c of the
+    // control variate per coordinate, c = Cov(g(zeta), g(a)) / Var(g(a)) estimated from the
+    // gradients before, did worse on report/minibatch/compare_draws.sh, 4000 100 and 200000
+    // 1000, ten seeds: the sds' errors 0.14 and 0.77 on average against 0.11 and 0.41.)
+    double log_density_gradient(const Eigen::VectorXd& zeta, Eigen::VectorXd& grad) override;
     void next_minibatch() override;
+    // With control variates on (set_control_variates): the anchor moves to q's mean before the
+    // first gradient and then once per epoch of batches (N / B; a pass over the full data costs
+    // as much as an epoch of batches, so a fit spends at most about a third of its evaluations
+    // on anchors). (Moving it only where q's mean had moved over one of q's sds from it, rms
+    // over coordinates, did a little worse: report/minibatch/compare_draws.sh 200000 1000 10
+    // gave the sds' errors 0.47 on average against 0.41.)
+    void offer_anchor(const Approximation& q) override;
+    void set_control_variates(bool on) { control_variates_ = on; }
+    // Full-data passes made for anchors (each N / B batch evaluations).
+    [[nodiscard]] int anchor_passes() const { return anchor_passes_; }
     void use_evaluation_batch() override;
     // The ELBO's log densities: over the evaluation set (all N rows where kEvaluationValues
     // allows, so that the ELBO and the q it selects are the full data's; else as many rows as
@@ -72,7 +98,9 @@ private:
     void draw_next(std::vector<int>& rows);  // a gradient's batch, by `scheme_`
     void load(const std::vector<int>& rows);
     // c + N / |set| (sum over the set's rows of the row terms), from batches of B.
-    void rows_pass(const std::vector<int>& set, const Eigen::MatrixXd& zetas, Eigen::VectorXd& out);
+    // With `grads` (dim x columns of zetas): the gradients of the same, alongside.
+    void rows_pass(const std::vector<int>& set, const Eigen::MatrixXd& zetas, Eigen::VectorXd& out,
+                   Eigen::MatrixXd* grads = nullptr);
 
     RowBuffers rows_;
     int batch_rows_ = 0;
@@ -90,6 +118,17 @@ private:
     bool evaluation_loaded_ = false;
     double scale_ = 1.0;  // N / B, a data slot of the program
     bool full_data_ = false;
+
+    // Control variates (offer_anchor).
+    bool control_variates_ = false;
+    bool anchored_ = false;
+    Eigen::VectorXd anchor_, anchor_grad_;  // a and G(a)
+    double anchor_lp_ = 0.0;                // LP(a), the full data's log density at a
+    int anchor_waits_ = 0;                  // moves refused in a row (offer_anchor)
+    long batches_since_anchor_ = 0;
+    int anchor_passes_ = 0;
+    bool batch_at_anchor_ = false;       // d below is the loaded batch's
+    Eigen::VectorXd batch_anchor_grad_;  // d = g(a) - G(a) of the loaded batch
 };
 
 }  // namespace advi

@@ -55,6 +55,11 @@ bool mean_shifted(const Verdict& v) {
     return v.mean_shift > v.mean_shift_allowed;
 }
 
+// q's sd over the importance-weighted one beyond what noise allows (false: not measured).
+bool too_wide(const Verdict& v) {
+    return v.sd_excess > v.sd_excess_allowed;
+}
+
 std::string runs_disagreement(const RunsAgreement& a, int index_base) {
     std::string why;
     if (!a.means_agree()) {
@@ -89,7 +94,8 @@ bool RunsAgreement::means_agree() const {
 
 bool Verdict::reliable() const {
     return converged && !interrupted && psis_passes(psis) && !mean_shifted(*this) &&
-           (!runs || runs->agree()) && !other_mode.comparable() && doubts.empty();
+           !too_wide(*this) && (!runs || runs->agree()) && !other_mode.comparable() &&
+           doubts.empty();
 }
 
 std::string Verdict::headline(int index_base) const {
@@ -110,6 +116,13 @@ std::string Verdict::headline(int index_base) const {
             "{:.2g})",
             index_base == 0 ? mean_shift_label : mean_shift_label_stan, number(mean_shift, 2),
             mean_shift_allowed));
+    }
+    if (too_wide(*this)) {
+        why.push_back(fmt::format(
+            "q's sd of `{}` is {} times its importance-weighted value (more than {:.2g}): q is "
+            "wider than the posterior",
+            index_base == 0 ? sd_excess_label : sd_excess_label_stan, number(sd_excess, 2),
+            sd_excess_allowed));
     }
     if (runs && !runs->agree())
         why.push_back(runs_disagreement(*runs, index_base));
@@ -150,6 +163,11 @@ std::vector<std::string> Verdict::details(int index_base) const {
         out.push_back(fmt::format(
             "q's means within {} posterior sds of the importance-weighted means (largest: `{}`)",
             number(mean_shift, 2), index_base == 0 ? mean_shift_label : mean_shift_label_stan));
+    }
+    if (!std::isnan(sd_excess)) {
+        out.push_back(fmt::format(
+            "q's sds at most {} times the importance-weighted sds (largest: `{}`)",
+            number(sd_excess, 2), index_base == 0 ? sd_excess_label : sd_excess_label_stan));
     }
     if (runs) {
         std::string line =
@@ -195,6 +213,10 @@ std::vector<std::string> Verdict::trailer_lines(int index_base) const {
     if (!std::isnan(mean_shift))
         out.push_back(fmt::format("mean_shift_of = {}",
                                   index_base == 0 ? mean_shift_label : mean_shift_label_stan));
+    out.push_back(fmt::format("sd_excess = {}", sd_excess));
+    if (!std::isnan(sd_excess))
+        out.push_back(fmt::format("sd_excess_of = {}",
+                                  index_base == 0 ? sd_excess_label : sd_excess_label_stan));
     if (runs) {
         out.push_back(fmt::format("runs = {}", runs->runs.size()));
         for (std::size_t k = 0; k < runs->runs.size(); ++k) {
@@ -283,7 +305,8 @@ void measure_mean_shift(Verdict& v, const Eigen::MatrixXd& theta_draws,
         return;
     const Eigen::Index S = theta_draws.rows();
     v.mean_shift_allowed = kMeanShift + 2.0 / std::sqrt(p.ess);
-    double worst = -1.0;
+    v.sd_excess_allowed = kSdExcess + 2.0 * std::sqrt(2.0 / p.ess);
+    double worst = -1.0, widest = -1.0;
     for (Eigen::Index j = 0; j < theta_draws.cols(); ++j) {
         double q_sum = 0.0, w_sum = 0.0, w_mean = 0.0;
         int n = 0;
@@ -314,6 +337,20 @@ void measure_mean_shift(Verdict& v, const Eigen::MatrixXd& theta_draws,
             v.mean_shift = shift;
             v.mean_shift_label = labels[static_cast<std::size_t>(j)];
             v.mean_shift_label_stan = labels_stan[static_cast<std::size_t>(j)];
+        }
+        // (centred by w_mean before the squares: a column of 1e9 +- 1 keeps its digits)
+        double q_var = 0.0;
+        for (Eigen::Index i = 0; i < S; ++i) {
+            const double d = theta_draws(i, j) - w_mean;
+            q_var += d * d;
+        }
+        q_var = q_var / n - std::pow(q_sum / n - w_mean, 2);
+        const double ratio = std::sqrt(std::max(q_var, 0.0) / w_var);
+        if (ratio > widest) {
+            widest = ratio;
+            v.sd_excess = ratio;
+            v.sd_excess_label = labels[static_cast<std::size_t>(j)];
+            v.sd_excess_label_stan = labels_stan[static_cast<std::size_t>(j)];
         }
     }
 }

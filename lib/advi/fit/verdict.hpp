@@ -92,6 +92,17 @@ struct Verdict {
     double mean_shift_allowed = 0.0;
     std::string mean_shift_label;       // beta[0]
     std::string mean_shift_label_stan;  // beta[1]
+    // The same weights' sds: the largest ratio of q's sd to the importance-weighted sd (NaN: not
+    // measured), which element, and what noise allows: kSdExcess + 2 sqrt(2 / ESS). The check
+    // is one-sided on purpose: a q wider than the posterior covers it, so the weights see the
+    // whole posterior and their sd is trustworthy, while a q too wide has light-tailed weights
+    // that k-hat passes (minibatch fits with sds 2.6 times the full data's were "reliable"
+    // before it); a q too narrow cannot show the posterior's tails to the weights, and k-hat
+    // is the check there.
+    double sd_excess = std::numeric_limits<double>::quiet_NaN();
+    double sd_excess_allowed = 0.0;
+    std::string sd_excess_label;
+    std::string sd_excess_label_stan;
     // The output draws were resampled by their PSIS weights (psis_resample): the diagnostics
     // above are of q's draws before resampling; `distinct_draws` of them were kept.
     bool resampled = false;
@@ -113,6 +124,9 @@ struct Verdict {
 // q's means may sit this many posterior sds from the importance-weighted means (plus noise)
 // and still be called reliable: the "accurate" is 0.3 sd, its "off" 1 sd.
 inline constexpr double kMeanShift = 0.5;
+// q's sds may be this many times the importance-weighted sds (plus noise) and still be called
+// reliable (mean-field's sds fall short of the posterior's, not over them, at its optimum).
+inline constexpr double kSdExcess = 1.3;
 
 // The verdict on a fit with result `r` and output draws of densities `log_p`, `log_g` (one per
 // draw, every constant included; -inf log_p is a weight of 0).
