@@ -664,7 +664,7 @@ std::string predictive_large(const Context& ctx) {
         throw std::runtime_error("section predictive_large needs --large-data DIR");
     return advi::report::predictive_large_section(ctx.out, ctx.large_data) + "\n" +
            fmt::format(
-               "Reproduce (about 20 minutes on two cores): `python3 "
+               "Reproduce (about 30 minutes on two cores): `python3 "
                "../shared/data/gen/generate.py --out DIR --large --only gmm`, "
                "`sh report/minibatch/gmm_large.sh build/dsl/advi/cli/advi DIR` (its first "
                "step writes the .npy files; its fits are the CLI's of the same), then "
