@@ -330,6 +330,11 @@ TEST_CASE("minibatch: a fit on minibatches finds the full-data posterior", "[adv
     CHECK(std::abs(anchored.mean("mu")[0] - post_mean) < 0.2 * post_sd);
     CHECK(anchored.sd("mu")[0] == Approx(post_sd).epsilon(0.1));
     CHECK_THAT(anchored.result().stop_reason, Contains("full-data pass(es) for the anchor"));
+    // Without minibatches there is no batch noise to cancel: refused by the option's name.
+    Model full;
+    build_normal_mean(full, y);
+    CHECK_THROWS_WITH(fit(full.spec(), {.seed = 3, .control_variates = true}),
+                      Contains("option `control_variates` is for minibatch gradients"));
 }
 
 TEST_CASE("minibatch: bad sources name the slot at fault", "[advi][minibatch]") {
